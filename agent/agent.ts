@@ -1,0 +1,165 @@
+import { agentInfo } from '../shared/catalog/actions/agent-actions.ts';
+import { FleetError } from '../shared/errors/fleet-error.ts';
+import type { Logger } from '../shared/log/logger.ts';
+import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
+import { createAgentInfoHandler } from './actions/agent-info.ts';
+import type { AgentOptions } from './agent-options.ts';
+import type { Collector, CollectorStatus } from './collectors/collector.ts';
+import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
+import { Dispatcher } from './dispatcher/dispatcher.ts';
+import { enrollAgent } from './enrollment/enroll-agent.ts';
+import { hostFacts } from './facts/host-facts.ts';
+import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
+import { HostSampler } from './sampler/host-sampler.ts';
+
+/**
+ * The agent process: its identity (enrolling on first run), its collectors, the
+ * dispatcher that runs the broker's calls, and the stream that carries them.
+ */
+export class Agent {
+  readonly startedAt = Date.now();
+  private readonly statuses = new Map<string, CollectorStatus>();
+  private readonly facts = hostFacts();
+
+  private constructor(
+    readonly options: AgentOptions,
+    readonly connection: BrokerConnection,
+    readonly dispatcher: Dispatcher,
+    readonly sampler: HostSampler,
+    private readonly collectors: Collector[],
+  ) {}
+
+  static async start(options: AgentOptions, log: Logger, collectors: Collector[] = []): Promise<Agent> {
+    const identity = await Agent.identity(options, log);
+    const dispatcher = new Dispatcher(log);
+    const sampler = new HostSampler(options.sampleIntervalMs);
+    sampler.start();
+    const reenroll =
+      options.token && options.caPin
+        ? () =>
+            enrollAgent({
+              brokerAddress: options.brokerAddress ?? identity.brokerAddress,
+              token: options.token as string,
+              caPin: options.caPin as string,
+              name: identity.name,
+              dataDir: options.dataDir,
+              previousAgentId: identity.agentId,
+            })
+        : undefined;
+    let agent: Agent | undefined;
+    const connection = new BrokerConnection({
+      dataDir: options.dataDir,
+      identity: options.brokerAddress ? { ...identity, brokerAddress: options.brokerAddress } : identity,
+      dispatcher,
+      hello: () => (agent as Agent).hello(),
+      sample: () => sampler.current(),
+      log,
+      backoffBaseMs: options.backoffBaseMs,
+      backoffCapMs: options.backoffCapMs,
+      ...(reenroll ? { reenroll } : {}),
+    });
+    agent = new Agent(options, connection, dispatcher, sampler, collectors);
+    await agent.startCollectors();
+    connection.start();
+    return agent;
+  }
+
+  /** The identity in the data dir, enrolling first when there is none. */
+  private static async identity(options: AgentOptions, log: Logger): Promise<AgentIdentity> {
+    const existing = loadIdentity(options.dataDir);
+    if (existing) {
+      if (options.name !== existing.name) {
+        log.debug('agent is enrolled under another name; keeping it', { enrolled_as: existing.name, requested: options.name });
+      }
+      return existing;
+    }
+    if (!options.brokerAddress || !options.token || !options.caPin) {
+      const missing = [!options.brokerAddress && '--broker', !options.token && '--token', !options.caPin && '--ca-pin'].filter(Boolean).join(', ');
+      throw new FleetError('invalid_argument', `this agent is not enrolled yet (no identity in ${options.dataDir}); missing ${missing}`, {
+        hint: 'Run fleetmesh token create on the broker: it prints the exact fleetmesh agent command line to use.',
+      });
+    }
+    log.info('enrolling with the broker', { broker: options.brokerAddress, name: options.name });
+    const identity = await enrollAgent({
+      brokerAddress: options.brokerAddress,
+      token: options.token,
+      caPin: options.caPin,
+      name: options.name,
+      dataDir: options.dataDir,
+    });
+    log.info('enrolled', { name: identity.name, agent_id: identity.agentId, certificate_expires: identity.notAfter.toISOString() });
+    return identity;
+  }
+
+  private async startCollectors(): Promise<void> {
+    const identity = () => this.connection.currentIdentity;
+    this.dispatcher.register(
+      agentInfo,
+      createAgentInfoHandler({
+        describe: () => ({
+          agent_id: identity().agentId,
+          name: identity().name,
+          version: FLEETMESH_VERSION,
+          protocol_version: PROTOCOL_VERSION,
+          started_at_unix_ms: this.startedAt,
+          collectors: this.collectorStatuses(),
+          labels: this.options.labels,
+          facts: this.factsRecord(),
+          certificate_not_after_unix_ms: identity().notAfter.getTime(),
+        }),
+        sample: () => this.sampler.current(),
+      }),
+    );
+    for (const collector of this.collectors) {
+      collector.register(this.dispatcher);
+      await collector.start?.();
+      this.statuses.set(collector.name, await collector.probe());
+    }
+  }
+
+  collectorStatuses(): { name: string; available: boolean; reason: string }[] {
+    return this.collectors.map((c) => ({ name: c.name, ...(this.statuses.get(c.name) ?? { available: false, reason: 'not probed yet' }) }));
+  }
+
+  private factsRecord(): Record<string, string | number | boolean> {
+    const record: Record<string, string | number | boolean> = {
+      hostname: this.facts.hostname,
+      os: this.facts.os,
+      kernel: this.facts.kernel,
+      arch: this.facts.arch,
+      cpu_cores: this.facts.cpuCores,
+      memory_total_bytes: Number(this.facts.memoryTotalBytes),
+    };
+    for (const collector of this.collectors) Object.assign(record, collector.facts?.() ?? {});
+    return record;
+  }
+
+  private hello(): HelloInit {
+    const extra = Object.assign({}, ...this.collectors.map((c) => c.facts?.() ?? {})) as Record<string, unknown>;
+    return {
+      agentVersion: FLEETMESH_VERSION,
+      protocolVersion: PROTOCOL_VERSION,
+      actions: this.dispatcher.actions(),
+      collectors: this.collectorStatuses(),
+      labels: this.options.labels,
+      name: this.connection.currentIdentity.name,
+      startedUnixMs: BigInt(this.startedAt),
+      facts: {
+        ...this.facts,
+        dockerVersion: String(extra.docker_version ?? ''),
+        swarmRole: String(extra.swarm_role ?? ''),
+        swarmId: String(extra.swarm_id ?? ''),
+        swarmNodeId: String(extra.swarm_node_id ?? ''),
+        proxmoxNode: String(extra.proxmox_node ?? ''),
+        proxmoxCluster: String(extra.proxmox_cluster ?? ''),
+        proxmoxInsecure: extra.proxmox_insecure === true,
+      },
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.connection.stop();
+    this.sampler.stop();
+    for (const collector of this.collectors) await collector.stop?.();
+  }
+}

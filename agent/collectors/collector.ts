@@ -1,0 +1,25 @@
+import type { Dispatcher } from '../dispatcher/dispatcher.ts';
+
+export interface CollectorStatus {
+  available: boolean;
+  /** Why not, in words an operator can act on; empty when available. */
+  reason: string;
+}
+
+/**
+ * One source of facts and actions on a host (system, docker, swarm, proxmox,
+ * sandbox). A collector that is unavailable still registers its actions: they
+ * answer `collector_unavailable` with the reason, so the broker can say which
+ * host lacks what.
+ */
+export interface Collector {
+  readonly name: string;
+  /** Checks whether the collector can work now, and why not. */
+  probe(): Promise<CollectorStatus>;
+  /** Registers the collector's action handlers. */
+  register(dispatcher: Dispatcher): void;
+  /** Host facts this collector knows (Docker version, Swarm role, …). */
+  facts?(): Record<string, string | number | boolean>;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}

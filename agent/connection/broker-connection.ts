@@ -1,0 +1,309 @@
+import { EventEmitter } from 'node:events';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
+import * as grpc from '@grpc/grpc-js';
+import type { HostSample } from '../../shared/catalog/sample.ts';
+import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import {
+  type AgentFrame,
+  AgentFrameSchema,
+  type BrokerFrame,
+  CallErrorSchema,
+  ChunkSchema,
+  HeartbeatSchema,
+  HelloSchema,
+  RenewRequestSchema,
+  ResultSchema,
+} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { createCertificateRequest, createKeyPair, type KeyPair } from '../../shared/pki/certificates.ts';
+import { sampleToWire } from '../../shared/wire/sample-codec.ts';
+import type { Dispatcher, ResultSink } from '../dispatcher/dispatcher.ts';
+import { type AgentIdentity, replaceCertificate } from '../identity/agent-identity.ts';
+import { fullJitterDelayMs, setLongTimeout, sleep } from './backoff.ts';
+import { createMeshClient, type MeshClient } from './mesh-client.ts';
+
+export type HelloInit = MessageInitShape<typeof HelloSchema>;
+
+export interface BrokerConnectionOptions {
+  dataDir: string;
+  identity: AgentIdentity;
+  dispatcher: Dispatcher;
+  /** The Hello to send on each new stream (collectors are re-probed by the caller as it likes). */
+  hello: () => HelloInit;
+  sample: () => HostSample;
+  log: Logger;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** Enrolls again with the configured token when the certificate has expired; absent without a token. */
+  reenroll?: () => Promise<AgentIdentity>;
+}
+
+interface ConnectionEvents {
+  connected: [welcome: { sessionId: string; name: string; agentId: string }];
+  disconnected: [reason: string];
+  renewed: [identity: AgentIdentity];
+  /** The agent cannot go on (revoked, or expired without a token): the process should stop. */
+  fatal: [error: FleetError];
+}
+
+interface StreamEnd {
+  status: Partial<grpc.StatusObject>;
+  welcomed: boolean;
+  livedMs: number;
+}
+
+/** A stream that lived this long counts as a success: the next failure starts the backoff afresh. */
+const HEALTHY_SESSION_MS = 10_000;
+
+/**
+ * The agent's side of the Connect stream: dials out, says Hello, sends
+ * heartbeats, runs the calls that come down, renews its certificate before two
+ * thirds of its life, and when the stream ends, reconnects with full-jitter
+ * backoff, once per failure however many events the failure raised.
+ */
+export class BrokerConnection extends EventEmitter<ConnectionEvents> {
+  private identity: AgentIdentity;
+  private readonly stopController = new AbortController();
+  private running: Promise<void> | undefined;
+  private current: { client: MeshClient; stream: grpc.ClientDuplexStream<AgentFrame, BrokerFrame> } | undefined;
+  private isConnected = false;
+  private renewTimer: { clear(): void } | undefined;
+  private renewAtFor: { serial: string; at: number } | undefined;
+  private pendingRenewal: KeyPair | undefined;
+  private clockSkewMs = 0;
+
+  constructor(private readonly options: BrokerConnectionOptions) {
+    super();
+    this.identity = options.identity;
+  }
+
+  get connected(): boolean {
+    return this.isConnected;
+  }
+
+  get currentIdentity(): AgentIdentity {
+    return this.identity;
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    this.renewTimer?.clear();
+    if (this.current) {
+      this.current.stream.cancel();
+      this.current.client.close();
+    }
+    await this.running;
+  }
+
+  /** Resolves once the broker has welcomed this agent (or at once if it has). */
+  waitConnected(signal?: AbortSignal): Promise<void> {
+    if (this.isConnected) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onFatal = (error: FleetError) => {
+        this.off('connected', onConnected);
+        reject(error);
+      };
+      const onConnected = () => {
+        this.off('fatal', onFatal);
+        resolve();
+      };
+      this.once('connected', onConnected);
+      this.once('fatal', onFatal);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { log } = this.options;
+    const stopped = this.stopController.signal;
+    let failures = 0;
+    while (!stopped.aborted) {
+      if (this.identity.notAfter.getTime() <= Date.now()) {
+        if (!(await this.recoverExpired())) return;
+        continue;
+      }
+      const end = await this.runStream();
+      if (stopped.aborted) return;
+      const fatal = await this.classify(end.status);
+      if (fatal) {
+        log.error(fatal.message, { hint: fatal.hint });
+        this.emit('fatal', fatal);
+        return;
+      }
+      failures = end.welcomed && end.livedMs >= HEALTHY_SESSION_MS ? 1 : failures + 1;
+      const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, this.options.backoffCapMs);
+      log.warn('not connected to the broker; retrying', { reason: end.status.details ?? 'stream ended', retry_in_ms: delayMs, attempt: failures });
+      await sleep(delayMs, stopped);
+    }
+  }
+
+  /** Decides whether a stream's end is final. */
+  private async classify(status: Partial<grpc.StatusObject>): Promise<FleetError | undefined> {
+    if (status.code === grpc.status.PERMISSION_DENIED) {
+      return new FleetError('forbidden', `the broker refused this agent: ${status.details ?? 'permission denied'}`, {
+        hint: 'This agent was revoked. To bring the host back, enroll it as a new agent with a fresh join token (after removing its data dir).',
+      });
+    }
+    if (status.code === grpc.status.UNAUTHENTICATED && this.identity.notAfter.getTime() <= Date.now()) {
+      return (await this.recoverExpired()) ? undefined : new FleetError('forbidden', 'the agent certificate has expired');
+    }
+    return undefined;
+  }
+
+  /** An expired certificate: enroll again when a token is configured, or stop with a clear line. */
+  private async recoverExpired(): Promise<boolean> {
+    const expiredAt = this.identity.notAfter.toISOString();
+    if (!this.options.reenroll) {
+      const error = new FleetError('forbidden', `the agent certificate expired at ${expiredAt}`, {
+        hint: 'Enroll again: fleetmesh agent --broker … --token <new token> --ca-pin … (with the same --data-dir it keeps its name).',
+      });
+      this.options.log.error(error.message, { hint: error.hint });
+      this.emit('fatal', error);
+      return false;
+    }
+    this.options.log.warn('the agent certificate expired; enrolling again with the configured token', { expired_at: expiredAt });
+    try {
+      this.identity = await this.options.reenroll();
+      return true;
+    } catch (error) {
+      const failure = error instanceof FleetError ? error : new FleetError('internal', String(error));
+      this.options.log.error(`could not enroll again: ${failure.message}`, { hint: failure.hint });
+      this.emit('fatal', failure);
+      return false;
+    }
+  }
+
+  private runStream(): Promise<StreamEnd> {
+    const { log, dispatcher } = this.options;
+    const identity = this.identity;
+    const openedAt = Date.now();
+    return new Promise<StreamEnd>((resolve) => {
+      const client = createMeshClient(identity.brokerAddress, identity);
+      const stream = client.connect();
+      this.current = { client, stream };
+      let welcomed = false;
+      let heartbeat: NodeJS.Timeout | undefined;
+      let settled = false;
+      const write = (frame: AgentFrame['frame']) => {
+        if (!settled) stream.write(create(AgentFrameSchema, { frame }));
+      };
+      const sink: ResultSink = {
+        chunk: (callId, seq, payloadJson) => write({ case: 'chunk', value: create(ChunkSchema, { callId, seq, payloadJson }) }),
+        result: (callId, payloadJson, failedCollectors, errors: ErrorInfo[]) =>
+          write({
+            case: 'result',
+            value: create(ResultSchema, {
+              callId,
+              payloadJson,
+              failedCollectors,
+              errors: errors.map((e) => create(CallErrorSchema, { code: e.code, message: e.message, hint: e.hint, collector: e.collector ?? '' })),
+            }),
+          }),
+      };
+      // grpc-js raises both 'error' and 'status' (and sometimes 'end') for one
+      // failure; settle once, so one failure means one reconnect (DESIGN §10).
+      const finish = (status: Partial<grpc.StatusObject>) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(heartbeat);
+        this.renewTimer?.clear();
+        this.pendingRenewal = undefined;
+        dispatcher.cancelAll('the stream to the broker ended');
+        this.current = undefined;
+        client.close();
+        if (this.isConnected) {
+          this.isConnected = false;
+          this.emit('disconnected', status.details ?? 'stream ended');
+        }
+        resolve({ status, welcomed, livedMs: Date.now() - openedAt });
+      };
+      stream.on('error', (error: grpc.ServiceError) => finish({ code: error.code, details: error.details || error.message }));
+      stream.on('status', (status: grpc.StatusObject) => finish(status));
+      stream.on('end', () => {
+        // Wait for 'status'; if the stream ended cleanly, nothing more comes.
+        setImmediate(() => finish({ code: grpc.status.UNAVAILABLE, details: 'the broker ended the stream' }));
+      });
+      stream.on('data', (frame: BrokerFrame) => {
+        switch (frame.frame.case) {
+          case 'welcome': {
+            const welcome = frame.frame.value;
+            welcomed = true;
+            this.clockSkewMs = Number(welcome.serverTimeUnixMs) - Date.now();
+            this.isConnected = true;
+            const sendHeartbeat = () =>
+              write({ case: 'heartbeat', value: create(HeartbeatSchema, { sentUnixMs: BigInt(Date.now()), sample: sampleToWire(this.options.sample()) }) });
+            sendHeartbeat();
+            heartbeat = setInterval(sendHeartbeat, Math.max(100, welcome.heartbeatIntervalMs || 5000));
+            log.info('connected to the broker', { broker: identity.brokerAddress, name: welcome.name, session: welcome.sessionId });
+            this.scheduleRenewal(write);
+            this.emit('connected', { sessionId: welcome.sessionId, name: welcome.name, agentId: welcome.agentId });
+            return;
+          }
+          case 'call': {
+            const call = frame.frame.value;
+            void dispatcher.run(
+              {
+                callId: call.callId,
+                action: call.action,
+                paramsJson: call.paramsJson,
+                deadlineUnixMs: Number(call.deadlineUnixMs) - this.clockSkewMs,
+                caller: call.caller,
+              },
+              sink,
+            );
+            return;
+          }
+          case 'cancel':
+            dispatcher.cancel(frame.frame.value.callId, frame.frame.value.reason || 'cancelled by the broker');
+            return;
+          case 'renewResponse':
+            this.onRenewResponse(frame.frame.value, write);
+            return;
+          default:
+            return;
+        }
+      });
+      write({ case: 'hello', value: create(HelloSchema, this.options.hello()) });
+    });
+  }
+
+  /** Renews at a random point between half and two thirds of the certificate's life, so a fleet enrolled together does not renew together. */
+  private scheduleRenewal(write: (frame: AgentFrame['frame']) => void): void {
+    this.renewTimer?.clear();
+    const { notBefore, notAfter, serial } = this.identity;
+    if (this.renewAtFor?.serial !== serial) {
+      const lifetime = notAfter.getTime() - notBefore.getTime();
+      this.renewAtFor = { serial, at: notBefore.getTime() + lifetime * (0.5 + Math.random() / 6) };
+    }
+    this.renewTimer = setLongTimeout(() => void this.requestRenewal(write), Math.max(0, this.renewAtFor.at - Date.now()));
+  }
+
+  private async requestRenewal(write: (frame: AgentFrame['frame']) => void): Promise<void> {
+    if (this.pendingRenewal || !this.isConnected) return;
+    const keys = await createKeyPair();
+    this.pendingRenewal = keys;
+    this.options.log.info('renewing the agent certificate', { not_after: this.identity.notAfter.toISOString() });
+    write({ case: 'renewRequest', value: create(RenewRequestSchema, { csrPem: createCertificateRequest(keys, this.identity.name) }) });
+  }
+
+  private onRenewResponse(response: { certificatePem: string; error: string }, write: (frame: AgentFrame['frame']) => void): void {
+    const keys = this.pendingRenewal;
+    this.pendingRenewal = undefined;
+    if (!keys) return;
+    if (response.error || !response.certificatePem) {
+      this.options.log.warn('certificate renewal refused; will retry', { reason: response.error });
+      this.renewTimer = setLongTimeout(() => void this.requestRenewal(write), 60_000);
+      return;
+    }
+    // The live stream keeps its TLS session; the new pair is used from the next connection on.
+    this.identity = replaceCertificate(this.options.dataDir, this.identity, keys.privateKeyPem, response.certificatePem);
+    this.options.log.info('agent certificate renewed', { not_after: this.identity.notAfter.toISOString() });
+    this.emit('renewed', this.identity);
+    this.scheduleRenewal(write);
+  }
+}

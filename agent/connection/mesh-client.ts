@@ -1,0 +1,39 @@
+import * as grpc from '@grpc/grpc-js';
+import { Mesh } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { createClient, type ServiceClient } from '../../shared/grpc/service-adapter.ts';
+import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
+
+export type MeshClient = ServiceClient<(typeof Mesh)['method']>;
+
+export interface MeshClientCredentials {
+  caCertificatePem: string;
+  /** Absent while enrolling: the agent has no certificate yet. */
+  privateKeyPem?: string;
+  certificatePem?: string;
+}
+
+/**
+ * A channel to the broker. Each agent gets its own subchannel pool so that
+ * simulated agents in one process do not share a connection (DESIGN §10);
+ * retries are off because the agent stream is re-opened by our own loop, and
+ * keepalive is on so a dead broker is noticed instead of hanging the stream.
+ */
+export function createMeshClient(address: string, credentials: MeshClientCredentials): MeshClient {
+  const channelCredentials = grpc.credentials.createSsl(
+    Buffer.from(credentials.caCertificatePem),
+    credentials.privateKeyPem ? Buffer.from(credentials.privateKeyPem) : null,
+    credentials.certificatePem ? Buffer.from(credentials.certificatePem) : null,
+  );
+  return createClient(Mesh, address, channelCredentials, {
+    'grpc.use_local_subchannel_pool': 1,
+    'grpc.enable_retries': 0,
+    'grpc.keepalive_time_ms': 20_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    'grpc.enable_channelz': 0,
+    'grpc.initial_reconnect_backoff_ms': 500,
+    'grpc.max_reconnect_backoff_ms': 30_000,
+  }) as MeshClient;
+}

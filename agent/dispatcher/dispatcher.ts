@@ -1,0 +1,158 @@
+import type { Action, ActionInput } from '../../shared/catalog/action.ts';
+import { type ErrorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
+
+/** What a handler gets besides its parameters. */
+export interface CallContext {
+  callId: string;
+  caller: string;
+  /** Aborted when the broker cancels the call or its deadline passes. */
+  signal: AbortSignal;
+  /** The call's deadline on this host's clock. */
+  deadlineUnixMs: number;
+  /** Streams one piece of the result to the broker before the final answer. */
+  emit(payload: unknown): void;
+  log: Logger;
+}
+
+/** A handler's answer: its payload, and the parts of it that could not be collected. */
+export interface HandlerResult {
+  payload: unknown;
+  failedCollectors?: string[];
+  errors?: ErrorInfo[];
+}
+
+export type ActionHandler<A extends Action = Action> = (params: ActionInput<A>, context: CallContext) => Promise<HandlerResult>;
+
+export interface IncomingCall {
+  callId: string;
+  action: string;
+  paramsJson: Uint8Array;
+  /** Already corrected for the skew between broker and agent clocks. */
+  deadlineUnixMs: number;
+  caller: string;
+}
+
+export interface ResultSink {
+  chunk(callId: string, seq: number, payloadJson: Uint8Array): void;
+  result(callId: string, payloadJson: Uint8Array, failedCollectors: string[], errors: ErrorInfo[]): void;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** Room left in a frame for everything but the payload. */
+const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES - 64 * 1024;
+
+/**
+ * Runs the calls the broker sends: checks parameters against the action's
+ * schema, runs the handler under the call's deadline and cancellation, and
+ * answers exactly once. An action this agent does not know is `unsupported`.
+ */
+export class Dispatcher {
+  private readonly handlers = new Map<string, { action: Action; handler: ActionHandler }>();
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly log: Logger) {}
+
+  register<A extends Action>(action: A, handler: ActionHandler<A>): void {
+    this.handlers.set(action.id, { action, handler: handler as unknown as ActionHandler });
+  }
+
+  /** The action ids this agent serves, for Hello. */
+  actions(): string[] {
+    return [...this.handlers.keys()].sort();
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async run(call: IncomingCall, sink: ResultSink): Promise<void> {
+    const log = this.log.child({ call_id: call.callId, action: call.action });
+    const answer = (payload: unknown, errors: ErrorInfo[], failedCollectors: string[] = []) => {
+      let bytes = encoder.encode(JSON.stringify(payload ?? null));
+      if (bytes.length > MAX_PAYLOAD_BYTES) {
+        errors = [
+          ...errors,
+          new FleetError('result_too_large', `the result is ${bytes.length} bytes, over the ${MAX_PAYLOAD_BYTES}-byte limit`, {
+            hint: 'Narrow the request (a smaller limit, fewer lines, a filter).',
+          }).toInfo(),
+        ];
+        bytes = encoder.encode('null');
+      }
+      sink.result(call.callId, bytes, failedCollectors, errors);
+    };
+    const entry = this.handlers.get(call.action);
+    if (!entry) {
+      answer(null, [
+        new FleetError('unsupported', `this agent does not know the action ${call.action}`, {
+          hint: 'Upgrade the agent on this host to a fleetmesh version that has it.',
+        }).toInfo(),
+      ]);
+      return;
+    }
+    let params: unknown;
+    try {
+      const raw: unknown = call.paramsJson.length === 0 ? {} : JSON.parse(decoder.decode(call.paramsJson));
+      const parsed = entry.action.input.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new FleetError('invalid_argument', `${issue?.path.join('.') || 'parameters'}: ${issue?.message ?? 'invalid'}`, {
+          hint: `Check the parameters of ${entry.action.tool}.`,
+        });
+      }
+      params = parsed.data;
+    } catch (error) {
+      answer(null, [toFleetError(error).toInfo()]);
+      return;
+    }
+
+    const controller = new AbortController();
+    this.running.set(call.callId, controller);
+    const remainingMs = call.deadlineUnixMs - Date.now();
+    const timer = setTimeout(
+      () => controller.abort(new FleetError('deadline_exceeded', 'the call passed its deadline on the agent')),
+      Math.max(0, remainingMs),
+    );
+    let seq = 0;
+    const context: CallContext = {
+      callId: call.callId,
+      caller: call.caller,
+      signal: controller.signal,
+      deadlineUnixMs: call.deadlineUnixMs,
+      emit: (payload) => {
+        if (!controller.signal.aborted) sink.chunk(call.callId, seq++, encoder.encode(JSON.stringify(payload)));
+      },
+      log,
+    };
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    try {
+      const result = await Promise.race([entry.handler(params as Record<string, unknown>, context), aborted]);
+      answer(result.payload, result.errors ?? [], result.failedCollectors ?? []);
+    } catch (error) {
+      const failure = toFleetError(error);
+      if (controller.signal.aborted) log.info('call stopped', { reason: failure.message });
+      else if (failure.code === 'internal') log.error('action failed', { error: failure.message });
+      answer(null, [failure.toInfo()]);
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(call.callId);
+    }
+  }
+
+  /** The broker no longer wants this call's answer: stop its work. */
+  cancel(callId: string, reason: string): void {
+    const controller = this.running.get(callId);
+    if (!controller) return;
+    this.log.info('call cancelled', { call_id: callId, reason });
+    controller.abort(new FleetError('deadline_exceeded', `cancelled by the broker: ${reason}`));
+  }
+
+  /** The stream is gone: nobody will read these answers. */
+  cancelAll(reason: string): void {
+    for (const callId of [...this.running.keys()]) this.cancel(callId, reason);
+  }
+}

@@ -1,0 +1,83 @@
+import { create } from '@bufbuild/protobuf';
+import * as grpc from '@grpc/grpc-js';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { EnrollRequestSchema, type EnrollResponse } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { fromGrpcError } from '../../shared/grpc/grpc-status.ts';
+import { parseHostPort } from '../../shared/options/values.ts';
+import { createCertificateRequest, createKeyPair, publicKeyFingerprint, readCertificate } from '../../shared/pki/certificates.ts';
+import { FLEETMESH_VERSION } from '../../shared/version.ts';
+import { createMeshClient } from '../connection/mesh-client.ts';
+import { type AgentIdentity, saveIdentity } from '../identity/agent-identity.ts';
+import { fetchBrokerCa } from './fetch-broker-ca.ts';
+
+export interface EnrollOptions {
+  brokerAddress: string;
+  token: string;
+  caPin: string;
+  name: string;
+  dataDir: string;
+  /** The id of the identity this data dir held before, to keep it across re-enrollment. */
+  previousAgentId?: string;
+}
+
+const ENROLL_TIMEOUT_MS = 30_000;
+
+/**
+ * Enrolls this host: makes a key pair that never leaves it, checks the broker
+ * CA against the pin, and only then sends the token with a CSR over TLS
+ * verified with that CA. The identity is written to the data dir only once the
+ * broker has issued the certificate, so a refused enrollment leaves nothing.
+ */
+export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity> {
+  const { host, port } = parseHostPort(options.brokerAddress, '--broker');
+  const keys = await createKeyPair();
+  const caCertificatePem = await fetchBrokerCa(host, port, options.caPin);
+  const client = createMeshClient(options.brokerAddress, { caCertificatePem });
+  let response: EnrollResponse;
+  try {
+    response = await new Promise<EnrollResponse>((resolve, reject) => {
+      client.enroll(
+        create(EnrollRequestSchema, {
+          token: options.token,
+          csrPem: createCertificateRequest(keys, options.name),
+          name: options.name,
+          previousAgentId: options.previousAgentId ?? '',
+          agentVersion: FLEETMESH_VERSION,
+        }),
+        new grpc.Metadata(),
+        { deadline: Date.now() + ENROLL_TIMEOUT_MS },
+        (error, value) => (error || !value ? reject(fromGrpcError(error ?? { details: 'empty response' })) : resolve(value)),
+      );
+    });
+  } catch (error) {
+    const failure = error as FleetError;
+    const grpcCode = failure.details?.grpcCode;
+    if (grpcCode === grpc.status.UNAVAILABLE || grpcCode === grpc.status.DEADLINE_EXCEEDED) {
+      throw new FleetError('agent_offline', `cannot enroll with the broker at ${options.brokerAddress}: ${failure.message}`, {
+        hint: /altnames|hostname/i.test(failure.message)
+          ? `The broker's certificate does not name "${host}": start the broker with --advertise-names ${host}, or dial one of the names it has.`
+          : 'Check that the broker is running and reachable at --broker.',
+      });
+    }
+    throw new FleetError(failure.code, `enrollment refused: ${failure.message}`, { hint: failure.hint });
+  } finally {
+    client.close();
+  }
+  const facts = readCertificate(response.certificatePem);
+  if (publicKeyFingerprint(facts.publicKeyPem) !== publicKeyFingerprint(keys.publicKeyPem)) {
+    throw new FleetError('internal', 'the broker returned a certificate for another key', { hint: 'Report this; the broker answered wrongly.' });
+  }
+  const identity: AgentIdentity = {
+    agentId: response.agentId,
+    name: response.name,
+    brokerAddress: options.brokerAddress,
+    caCertificatePem,
+    certificatePem: response.certificatePem,
+    privateKeyPem: keys.privateKeyPem,
+    notBefore: facts.notBefore,
+    notAfter: facts.notAfter,
+    serial: facts.serial,
+  };
+  saveIdentity(options.dataDir, identity);
+  return identity;
+}

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import type * as grpc from '@grpc/grpc-js';
+import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
+import {
+  type AgentFrame,
+  type BrokerFrame,
+  BrokerFrameSchema,
+  CallSchema,
+  CancelSchema,
+  type Chunk,
+  type Result,
+} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+
+export interface CallRequest {
+  action: string;
+  params: unknown;
+  deadlineUnixMs: number;
+  caller: string;
+  /** Streamed pieces of the result, in order, before the final answer. */
+  onChunk?: (payload: unknown, seq: number) => void;
+  /** Aborting sends Cancel to the agent and settles the call at once. */
+  signal?: AbortSignal;
+}
+
+/** What one agent answered: its result, or why there is none. */
+export type CallOutcome = { ok: true; payload: unknown; failedCollectors: string[]; errors: ErrorInfo[] } | { ok: false; error: ErrorInfo };
+
+interface PendingCall {
+  request: CallRequest;
+  settle: (outcome: CallOutcome) => void;
+}
+
+type BrokerFrameBody = BrokerFrame['frame'];
+
+const textDecoder = new TextDecoder();
+const textEncoder = new TextEncoder();
+
+function parsePayload(bytes: Uint8Array): unknown {
+  return bytes.length === 0 ? null : JSON.parse(textDecoder.decode(bytes));
+}
+
+/**
+ * One live Connect stream of one agent: sends calls down it, matches results
+ * and chunks coming up to the calls waiting for them, and settles every call
+ * exactly once, by its result, its deadline, its cancellation or the stream's end.
+ */
+export class AgentSession {
+  readonly sessionId = randomUUID();
+  readonly connectedAt = Date.now();
+  private readonly pending = new Map<string, PendingCall>();
+  private ended = false;
+
+  constructor(
+    private readonly stream: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>,
+    readonly agentId: string,
+    readonly certSerial: string,
+  ) {}
+
+  get isOpen(): boolean {
+    return !this.ended;
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  send(frame: BrokerFrameBody): boolean {
+    if (this.ended) return false;
+    this.stream.write(create(BrokerFrameSchema, { frame }));
+    return true;
+  }
+
+  call(request: CallRequest): Promise<CallOutcome> {
+    return new Promise<CallOutcome>((resolve) => {
+      if (this.ended) {
+        resolve({
+          ok: false,
+          error: errorInfo(
+            'agent_disconnected',
+            'the agent disconnected before the call could be sent',
+            'Retry once the agent is online again (list_agents shows its state).',
+          ),
+        });
+        return;
+      }
+      const callId = randomUUID();
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        this.cancel(callId, 'cancelled by the caller');
+        settle({ ok: false, error: errorInfo('deadline_exceeded', 'the call was cancelled by the caller before the agent answered', '') });
+      };
+      const settle = (outcome: CallOutcome) => {
+        if (!this.pending.delete(callId)) return;
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      this.pending.set(callId, { request, settle });
+      const remainingMs = Math.max(0, request.deadlineUnixMs - Date.now());
+      timer = setTimeout(() => {
+        this.cancel(callId, 'deadline exceeded');
+        settle({
+          ok: false,
+          error: errorInfo(
+            'deadline_exceeded',
+            `the agent did not answer within ${remainingMs} ms`,
+            'Raise timeout_ms (up to 60000) or check the host with agent_info.',
+          ),
+        });
+      }, remainingMs);
+      if (request.signal?.aborted) {
+        onAbort();
+        return;
+      }
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      this.send({
+        case: 'call',
+        value: create(CallSchema, {
+          callId,
+          action: request.action,
+          paramsJson: textEncoder.encode(JSON.stringify(request.params ?? {})),
+          deadlineUnixMs: BigInt(request.deadlineUnixMs),
+          caller: request.caller,
+        }),
+      });
+    });
+  }
+
+  private cancel(callId: string, reason: string): void {
+    if (this.pending.has(callId)) this.send({ case: 'cancel', value: create(CancelSchema, { callId, reason }) });
+  }
+
+  onResult(result: Result): void {
+    const pending = this.pending.get(result.callId);
+    if (!pending) return; // settled already (deadline or cancel); the late answer is dropped
+    let payload: unknown;
+    try {
+      payload = parsePayload(result.payloadJson);
+    } catch (error) {
+      pending.settle({ ok: false, error: errorInfo('internal', `the agent sent a result that is not JSON: ${(error as Error).message}`) });
+      return;
+    }
+    pending.settle({
+      ok: true,
+      payload,
+      failedCollectors: [...result.failedCollectors],
+      errors: result.errors.map((e) => errorInfo(e.code, e.message, e.hint, e.collector ? { collector: e.collector } : {})),
+    });
+  }
+
+  onChunk(chunk: Chunk): void {
+    const pending = this.pending.get(chunk.callId);
+    if (!pending?.request.onChunk) return;
+    try {
+      pending.request.onChunk(parsePayload(chunk.payloadJson), chunk.seq);
+    } catch {
+      // A chunk that cannot be parsed is dropped; the final result still settles the call.
+    }
+  }
+
+  /** Ends the stream (with an error status when given) and fails every call still waiting. */
+  close(status?: Partial<grpc.StatusObject>): void {
+    if (this.ended) return;
+    this.markEnded();
+    try {
+      if (status) this.stream.emit('error', status);
+      else this.stream.end();
+    } catch {
+      // The stream may already be gone underneath us.
+    }
+  }
+
+  /** The stream went away from the agent's side. */
+  markEnded(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const pending of [...this.pending.values()]) {
+      pending.settle({
+        ok: false,
+        error: errorInfo(
+          'agent_disconnected',
+          'the agent disconnected before it answered',
+          'Retry once the agent is online again (list_agents shows its state).',
+        ),
+      });
+    }
+  }
+}

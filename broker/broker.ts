@@ -1,0 +1,116 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FleetError } from '../shared/errors/fleet-error.ts';
+import type { Logger } from '../shared/log/logger.ts';
+import { parseHostPort } from '../shared/options/values.ts';
+import type { Host } from './agents/agent-registry.ts';
+import { AgentRegistry } from './agents/agent-registry.ts';
+import type { BrokerOptions } from './broker-options.ts';
+import { Enrollment } from './enrollment/enrollment.ts';
+import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
+import { MeshServer } from './grpc/mesh-server.ts';
+import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
+import { BrokerStore } from './store/broker-store.ts';
+
+export const BROKER_PID_FILE = 'broker.pid';
+/** broker_meta key: the address agents should dial, for the command lines admin commands print. */
+export const META_AGENT_ADDRESS = 'agent_address';
+
+/** The broker process: its store, its CA, the agent registry and the gRPC endpoint. */
+export class Broker {
+  private constructor(
+    readonly options: BrokerOptions,
+    readonly store: BrokerStore,
+    readonly authority: BrokerAuthority,
+    readonly registry: AgentRegistry,
+    private readonly mesh: MeshServer,
+    readonly grpcPort: number,
+    readonly log: Logger,
+  ) {}
+
+  static async start(options: BrokerOptions, log: Logger): Promise<Broker> {
+    const other = readPid(join(options.dataDir, BROKER_PID_FILE));
+    if (other !== undefined && other !== process.pid && processAlive(other)) {
+      throw new FleetError('conflict', `another broker (pid ${other}) is already running on ${options.dataDir}`, {
+        hint: 'Stop it first, or give this one its own --data-dir.',
+      });
+    }
+    const store = BrokerStore.open(options.dataDir);
+    try {
+      const authority = await BrokerAuthority.open(options.dataDir);
+      const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
+      const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
+      const registry = new AgentRegistry(
+        store,
+        { heartbeatIntervalMs: options.heartbeatIntervalMs, staleAfterMissed: options.staleAfterMissed, storePollMs: options.storePollMs },
+        log,
+      );
+      registry.start();
+      const mesh = new MeshServer({
+        listen: options.grpcListen,
+        caCertificatePem: authority.ca.certificatePem,
+        serverIdentity,
+        store,
+        registry,
+        enrollment,
+        heartbeatIntervalMs: options.heartbeatIntervalMs,
+        log,
+      });
+      let port: number;
+      try {
+        port = await mesh.start();
+      } catch (error) {
+        registry.stop();
+        const reason = (error as Error).message;
+        throw new FleetError(
+          'conflict',
+          `cannot listen for agents on ${options.grpcListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
+          {
+            hint: 'Stop whatever holds that port, or choose another address with --grpc-listen.',
+          },
+        );
+      }
+      const dialName = options.advertiseNames[0] ?? 'localhost';
+      store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
+      writeFileSync(join(options.dataDir, BROKER_PID_FILE), `${process.pid}\n`);
+      log.info('broker listening for agents', {
+        grpc: `${parseHostPort(options.grpcListen, 'grpc').host}:${port}`,
+        ca_pin: authority.pin,
+        names: serverIdentity.names.join(','),
+      });
+      return new Broker(options, store, authority, registry, mesh, port, log);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+
+  /** One call to many hosts, every host settling on its own (see fan-out.ts). */
+  fanOut(targets: readonly Host[], request: FanOutRequest): Promise<HostOutcome[]> {
+    return fanOut(targets, request);
+  }
+
+  async stop(): Promise<void> {
+    this.registry.stop();
+    await this.mesh.stop();
+    const pidFile = join(this.options.dataDir, BROKER_PID_FILE);
+    if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
+    this.store.close();
+  }
+}
+
+/** The pid in a broker pid file, if there is a readable one. */
+export function readPid(pidFile: string): number | undefined {
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

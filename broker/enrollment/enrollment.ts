@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { publicKeyFingerprint, readCertificateRequest } from '../../shared/pki/certificates.ts';
+import type { BrokerAuthority } from '../pki/broker-authority.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
+import { redeemJoinToken } from './join-tokens.ts';
+
+const AGENT_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
+
+export function checkAgentName(name: string): void {
+  if (!AGENT_NAME.test(name)) {
+    throw new FleetError('invalid_argument', `"${name}" is not a valid agent name`, {
+      hint: 'An agent name is 1-63 letters, digits, ".", "_" or "-", starting and ending with a letter or digit; pass one with --name.',
+    });
+  }
+}
+
+export interface EnrollmentRequest {
+  token: string;
+  csrPem: string;
+  name: string;
+  previousAgentId: string;
+  agentVersion: string;
+}
+
+export interface EnrollmentResult {
+  agentId: string;
+  name: string;
+  certificatePem: string;
+  caCertificatePem: string;
+  notAfter: Date;
+  labels: Record<string, string>;
+}
+
+export interface RenewalResult {
+  certificatePem: string;
+  notAfter: Date;
+}
+
+/**
+ * Turns join tokens into agent identities, and renews them. Everything an
+ * enrollment changes (token use, agent row, certificate row) is written in one
+ * transaction, so a refused enrollment leaves nothing behind.
+ */
+export class Enrollment {
+  constructor(
+    private readonly store: BrokerStore,
+    private readonly authority: BrokerAuthority,
+    private readonly certLifetimeMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  enroll(request: EnrollmentRequest, now = Date.now()): EnrollmentResult {
+    checkAgentName(request.name);
+    const { publicKeyPem } = readCertificateRequest(request.csrPem);
+    const keySha256 = publicKeyFingerprint(publicKeyPem);
+    const result = this.store.transaction(() => {
+      const token = redeemJoinToken(this.store, request.token, now);
+      let agentId = '';
+      const previous = request.previousAgentId ? this.store.agents.get(request.previousAgentId) : undefined;
+      if (previous?.revokedAt) {
+        throw new FleetError('forbidden', `agent ${previous.name} (${previous.id}) was revoked; a revoked identity cannot enroll again`, {
+          hint: 'To enroll this host as a new agent, remove its data dir (agent.json, agent.key, agent.crt) and run fleetmesh agent again.',
+        });
+      }
+      if (previous && previous.publicKeySha256 === keySha256) agentId = previous.id;
+      const holder = this.store.agents.findLiveByName(request.name);
+      if (holder && holder.id !== agentId) {
+        throw new FleetError('conflict', `the name "${request.name}" belongs to another enrolled agent (${holder.id})`, {
+          hint: 'Start this agent with another --name, or revoke the other one first with fleetmesh revoke.',
+        });
+      }
+      const reenrolling = agentId !== '';
+      if (!reenrolling) agentId = randomBytes(8).toString('hex');
+      const issued = this.authority.issueAgentCertificate({ publicKeyPem, agentId, name: request.name, lifetimeMs: this.certLifetimeMs, now });
+      if (reenrolling) {
+        this.store.agents.reenroll(agentId, { name: request.name, tokenLabels: token.labels, publicKeySha256: keySha256, tokenId: token.id, now });
+      } else {
+        this.store.agents.insert({
+          id: agentId,
+          name: request.name,
+          tokenLabels: token.labels,
+          publicKeySha256: keySha256,
+          enrolledAt: now,
+          tokenId: token.id,
+        });
+      }
+      this.recordCertificate(agentId, issued.serial, issued.notBefore, issued.notAfter, keySha256, 'enroll', now);
+      return { agentId, issued, labels: token.labels, tokenId: token.id, reenrolling };
+    });
+    this.log.info(result.reenrolling ? 'agent re-enrolled' : 'agent enrolled', {
+      agent: request.name,
+      agent_id: result.agentId,
+      token_id: result.tokenId,
+      agent_version: request.agentVersion,
+    });
+    return {
+      agentId: result.agentId,
+      name: request.name,
+      certificatePem: result.issued.certificatePem,
+      caCertificatePem: this.authority.ca.certificatePem,
+      notAfter: result.issued.notAfter,
+      labels: result.labels,
+    };
+  }
+
+  /** A fresh certificate for a connected, unrevoked agent; its current one stays valid until it expires. */
+  renew(agentId: string, csrPem: string, now = Date.now()): RenewalResult {
+    const { publicKeyPem } = readCertificateRequest(csrPem);
+    const keySha256 = publicKeyFingerprint(publicKeyPem);
+    const issued = this.store.transaction(() => {
+      const agent = this.store.agents.get(agentId);
+      if (!agent || agent.revokedAt !== null) {
+        throw new FleetError('forbidden', `agent ${agentId} is revoked or unknown`, { hint: 'Enroll again with a new join token.' });
+      }
+      const certificate = this.authority.issueAgentCertificate({ publicKeyPem, agentId, name: agent.name, lifetimeMs: this.certLifetimeMs, now });
+      this.recordCertificate(agentId, certificate.serial, certificate.notBefore, certificate.notAfter, keySha256, 'renew', now);
+      return certificate;
+    });
+    this.log.info('agent certificate renewed', { agent_id: agentId, serial: issued.serial, not_after: issued.notAfter.toISOString() });
+    return { certificatePem: issued.certificatePem, notAfter: issued.notAfter };
+  }
+
+  private recordCertificate(
+    agentId: string,
+    serial: string,
+    notBefore: Date,
+    notAfter: Date,
+    keySha256: string,
+    issuedBy: 'enroll' | 'renew',
+    now: number,
+  ): void {
+    this.store.certificates.insert({
+      serial,
+      agentId,
+      issuedAt: now,
+      notBefore: notBefore.getTime(),
+      notAfter: notAfter.getTime(),
+      publicKeySha256: keySha256,
+      issuedBy,
+    });
+    this.store.agents.setCertificate(agentId, serial, notAfter.getTime(), keySha256);
+  }
+}

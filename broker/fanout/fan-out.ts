@@ -1,0 +1,75 @@
+import { errorInfo } from '../../shared/errors/fleet-error.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import type { CallOutcome } from '../agents/agent-session.ts';
+
+export interface FanOutRequest {
+  action: string;
+  params: unknown;
+  timeoutMs: number;
+  caller: string;
+  signal?: AbortSignal;
+  onChunk?: (host: Host, payload: unknown, seq: number) => void;
+  /** Called as each host settles, in the order they do: progress for the client. */
+  onHostDone?: (outcome: HostOutcome, done: number, total: number) => void;
+}
+
+export interface HostOutcome {
+  host: Host;
+  outcome: CallOutcome;
+  durationMs: number;
+}
+
+/** Why a host cannot take this call without asking it, or undefined when it can. */
+function refuseLocally(host: Host, action: string): CallOutcome | undefined {
+  if (!host.session?.isOpen) {
+    const since = host.lastSeenAt ? ` (last seen ${new Date(host.lastSeenAt).toISOString()})` : ' (never connected)';
+    return {
+      ok: false,
+      error: errorInfo(
+        'agent_offline',
+        `agent ${host.name} is offline${since}`,
+        'list_agents shows every agent and when it was last seen; the host answers again once its agent reconnects.',
+      ),
+    };
+  }
+  if (host.hello && !host.hello.actions.includes(action)) {
+    return {
+      ok: false,
+      error: errorInfo(
+        'unsupported',
+        `agent ${host.name} (fleetmesh ${host.version || 'unknown version'}) does not offer ${action}`,
+        'Upgrade the agent on that host, or check agent_info for what it runs.',
+      ),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Sends one call to many agents at once and collects every answer under one
+ * deadline. A host never holds the others: each settles on its own by result,
+ * deadline, disconnection or cancellation, and every target gets an outcome.
+ */
+export async function fanOut(targets: readonly Host[], request: FanOutRequest): Promise<HostOutcome[]> {
+  const deadlineUnixMs = Date.now() + request.timeoutMs;
+  let done = 0;
+  return Promise.all(
+    targets.map(async (host): Promise<HostOutcome> => {
+      const started = performance.now();
+      const outcome =
+        refuseLocally(host, request.action) ??
+        (await (host.session as NonNullable<Host['session']>).call({
+          action: request.action,
+          params: request.params,
+          deadlineUnixMs,
+          caller: request.caller,
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
+        }));
+      const result = { host, outcome, durationMs: performance.now() - started };
+      done += 1;
+      request.onHostDone?.(result, done, targets.length);
+      return result;
+    }),
+  );
+}

@@ -1,0 +1,159 @@
+import { create } from '@bufbuild/protobuf';
+import * as grpc from '@grpc/grpc-js';
+import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
+import { type AgentFrame, type BrokerFrame, type Hello, RenewResponseSchema, WelcomeSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { agentIdFromAltNames, normalizeSerial } from '../../shared/pki/certificates.ts';
+import type { AgentRegistry } from '../agents/agent-registry.ts';
+import { AgentSession } from '../agents/agent-session.ts';
+import type { Enrollment } from '../enrollment/enrollment.ts';
+import type { StoredHello } from '../store/agents-table.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
+
+/** An agent that opens a stream and sends no Hello within this time is dropped. */
+const HELLO_TIMEOUT_MS = 10_000;
+
+export interface ConnectHandlerOptions {
+  store: BrokerStore;
+  registry: AgentRegistry;
+  enrollment: Enrollment;
+  heartbeatIntervalMs: number;
+  log: Logger;
+}
+
+/** Who is on the other end of a stream, from the verified client certificate only. */
+function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>, store: BrokerStore): { agentId: string; serial: string } {
+  const certificate = call.getAuthContext().sslPeerCertificate;
+  if (!certificate) {
+    // grpc-js exposes a peer certificate only when Node's TLS verified it
+    // against our CA: none presented, another CA's, or an expired one all end here.
+    throw new FleetError(
+      'forbidden',
+      'a valid client certificate issued by this broker is required (none was presented, it has expired, or another CA issued it)',
+      {
+        hint: 'Enroll the agent with a join token from this broker: fleetmesh token create.',
+        details: { authentication: true },
+      },
+    );
+  }
+  const agentId = agentIdFromAltNames(certificate.subjectaltname);
+  const serial = normalizeSerial(certificate.serialNumber);
+  const issued = store.certificates.get(serial);
+  if (!agentId || !issued || issued.agentId !== agentId) {
+    throw new FleetError('forbidden', 'the client certificate was not issued to an agent of this broker', {
+      hint: 'Enroll the agent again with a join token from this broker.',
+      details: { authentication: true },
+    });
+  }
+  const revocation = store.certificates.revocation(serial);
+  const agent = store.agents.get(agentId);
+  if (revocation || !agent || agent.revokedAt !== null) {
+    const when = new Date(revocation?.revokedAt ?? agent?.revokedAt ?? Date.now()).toISOString();
+    throw new FleetError('forbidden', `the certificate of agent ${agent?.name ?? agentId} was revoked at ${when}`, {
+      hint: 'A revoked agent cannot reconnect; enroll the host as a new agent if it should come back.',
+    });
+  }
+  return { agentId, serial };
+}
+
+function storedHello(hello: Hello): StoredHello {
+  const facts: Record<string, string | number | boolean> = {};
+  if (hello.facts) {
+    for (const [key, value] of Object.entries(hello.facts)) {
+      if (key.startsWith('$')) continue;
+      const plain = typeof value === 'bigint' ? Number(value) : value;
+      if (plain !== '' && plain !== 0 && plain !== false) facts[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = plain as string | number | boolean;
+    }
+  }
+  return {
+    agent_version: hello.agentVersion,
+    protocol_version: hello.protocolVersion,
+    actions: [...hello.actions].sort(),
+    collectors: hello.collectors.map((c) => ({ name: c.name, available: c.available, reason: c.reason })),
+    facts,
+    started_unix_ms: Number(hello.startedUnixMs),
+  };
+}
+
+/** Serves one agent's Connect stream from authentication to its end. */
+export function createConnectHandler(options: ConnectHandlerOptions): grpc.handleBidiStreamingCall<AgentFrame, BrokerFrame> {
+  const { store, registry, enrollment, log } = options;
+  return (call) => {
+    // An unhandled 'error' on a stream kills the process (DESIGN §10).
+    call.on('error', () => {});
+    let identity: { agentId: string; serial: string };
+    try {
+      identity = authenticate(call, store);
+    } catch (error) {
+      const failure = toFleetError(error);
+      log.warn('agent stream refused', { peer: call.getPeer(), reason: failure.message });
+      call.emit('error', toGrpcStatus(failure));
+      return;
+    }
+    const session = new AgentSession(call, identity.agentId, identity.serial);
+    let attached = false;
+    const helloTimer = setTimeout(() => {
+      if (!attached) session.close({ code: grpc.status.DEADLINE_EXCEEDED, details: 'no Hello within 10 s of opening the stream' });
+    }, HELLO_TIMEOUT_MS);
+    const finish = (reason: string) => {
+      clearTimeout(helloTimer);
+      if (attached) registry.detach(session, reason);
+      else session.markEnded();
+    };
+    call.on('end', () => {
+      finish('stream ended');
+      session.close();
+    });
+    call.on('cancelled', () => finish('stream cancelled'));
+    call.on('close', () => finish('stream closed'));
+    call.on('error', (error) => finish(`stream error: ${error.message}`));
+
+    call.on('data', (frame: AgentFrame) => {
+      switch (frame.frame.case) {
+        case 'hello': {
+          if (attached) return;
+          attached = true;
+          clearTimeout(helloTimer);
+          const hello = frame.frame.value;
+          const host = registry.attach(session, storedHello(hello), { ...hello.labels });
+          session.send({
+            case: 'welcome',
+            value: create(WelcomeSchema, {
+              sessionId: session.sessionId,
+              heartbeatIntervalMs: options.heartbeatIntervalMs,
+              agentId: host.id,
+              name: host.name,
+              serverTimeUnixMs: BigInt(Date.now()),
+            }),
+          });
+          log.info('agent connected', { agent: host.name, agent_id: host.id, version: hello.agentVersion });
+          return;
+        }
+        case 'heartbeat':
+          if (attached) registry.heartbeat(session, frame.frame.value.sample);
+          return;
+        case 'result':
+          session.onResult(frame.frame.value);
+          return;
+        case 'chunk':
+          session.onChunk(frame.frame.value);
+          return;
+        case 'renewRequest': {
+          let response: ReturnType<typeof create<typeof RenewResponseSchema>>;
+          try {
+            const renewed = enrollment.renew(identity.agentId, frame.frame.value.csrPem);
+            registry.refreshFromStore(identity.agentId);
+            response = create(RenewResponseSchema, { certificatePem: renewed.certificatePem, notAfterUnixMs: BigInt(renewed.notAfter.getTime()) });
+          } catch (error) {
+            response = create(RenewResponseSchema, { error: toFleetError(error).message });
+          }
+          session.send({ case: 'renewResponse', value: response });
+          return;
+        }
+        default:
+          return;
+      }
+    });
+  };
+}

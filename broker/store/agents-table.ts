@@ -1,0 +1,139 @@
+import type Database from 'better-sqlite3';
+
+export type AgentState = 'online' | 'stale' | 'offline';
+
+/** What an agent said of itself in its last Hello, kept so offline agents still list their collectors. */
+export interface StoredHello {
+  agent_version: string;
+  protocol_version: number;
+  actions: string[];
+  collectors: { name: string; available: boolean; reason: string }[];
+  facts: Record<string, string | number | boolean>;
+  started_unix_ms: number;
+}
+
+export interface AgentRow {
+  id: string;
+  name: string;
+  tokenLabels: Record<string, string>;
+  reportedLabels: Record<string, string>;
+  publicKeySha256: string;
+  enrolledAt: number;
+  lastSeenAt: number | null;
+  state: AgentState;
+  version: string;
+  hello: StoredHello | null;
+  certSerial: string | null;
+  certNotAfter: number | null;
+  revokedAt: number | null;
+  revokedReason: string | null;
+}
+
+interface RawAgentRow {
+  id: string;
+  name: string;
+  token_labels_json: string;
+  reported_labels_json: string;
+  public_key_sha256: string;
+  enrolled_at: number;
+  last_seen_at: number | null;
+  state: AgentState;
+  version: string;
+  hello_json: string | null;
+  cert_serial: string | null;
+  cert_not_after: number | null;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+function fromRaw(raw: RawAgentRow): AgentRow {
+  return {
+    id: raw.id,
+    name: raw.name,
+    tokenLabels: JSON.parse(raw.token_labels_json) as Record<string, string>,
+    reportedLabels: JSON.parse(raw.reported_labels_json) as Record<string, string>,
+    publicKeySha256: raw.public_key_sha256,
+    enrolledAt: raw.enrolled_at,
+    lastSeenAt: raw.last_seen_at,
+    state: raw.state,
+    version: raw.version,
+    hello: raw.hello_json ? (JSON.parse(raw.hello_json) as StoredHello) : null,
+    certSerial: raw.cert_serial,
+    certNotAfter: raw.cert_not_after,
+    revokedAt: raw.revoked_at,
+    revokedReason: raw.revoked_reason,
+  };
+}
+
+/** Labels as the fleet sees them: what the agent reports, overridden by what its join token assigned. */
+export function effectiveLabels(row: Pick<AgentRow, 'tokenLabels' | 'reportedLabels'>): Record<string, string> {
+  return { ...row.reportedLabels, ...row.tokenLabels };
+}
+
+export class AgentsTable {
+  constructor(private readonly db: Database.Database) {}
+
+  insert(row: { id: string; name: string; tokenLabels: Record<string, string>; publicKeySha256: string; enrolledAt: number; tokenId: string }): void {
+    this.db
+      .prepare(
+        `INSERT INTO agents (id, name, token_labels_json, public_key_sha256, enrolled_at, enrolled_with_token)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(row.id, row.name, JSON.stringify(row.tokenLabels), row.publicKeySha256, row.enrolledAt, row.tokenId);
+  }
+
+  /** An agent re-enrolling from its own data dir: same id, fresh token labels and name. */
+  reenroll(id: string, fields: { name: string; tokenLabels: Record<string, string>; publicKeySha256: string; tokenId: string; now: number }): void {
+    this.db
+      .prepare('UPDATE agents SET name = ?, token_labels_json = ?, public_key_sha256 = ?, enrolled_with_token = ?, enrolled_at = ? WHERE id = ?')
+      .run(fields.name, JSON.stringify(fields.tokenLabels), fields.publicKeySha256, fields.tokenId, fields.now, id);
+  }
+
+  get(id: string): AgentRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM agents WHERE id = ?').get(id) as RawAgentRow | undefined;
+    return raw ? fromRaw(raw) : undefined;
+  }
+
+  /** The unrevoked agent holding a name (names compare case-insensitively). */
+  findLiveByName(name: string): AgentRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM agents WHERE name = ? COLLATE NOCASE AND revoked_at IS NULL').get(name) as RawAgentRow | undefined;
+    return raw ? fromRaw(raw) : undefined;
+  }
+
+  list(options: { includeRevoked: boolean } = { includeRevoked: false }): AgentRow[] {
+    const sql = options.includeRevoked ? 'SELECT * FROM agents ORDER BY name' : 'SELECT * FROM agents WHERE revoked_at IS NULL ORDER BY name';
+    return (this.db.prepare(sql).all() as RawAgentRow[]).map(fromRaw);
+  }
+
+  setCertificate(id: string, serial: string, notAfter: number, publicKeySha256: string): void {
+    this.db.prepare('UPDATE agents SET cert_serial = ?, cert_not_after = ?, public_key_sha256 = ? WHERE id = ?').run(serial, notAfter, publicKeySha256, id);
+  }
+
+  recordHello(id: string, fields: { version: string; hello: StoredHello; reportedLabels: Record<string, string>; now: number }): void {
+    this.db
+      .prepare("UPDATE agents SET state = 'online', version = ?, hello_json = ?, reported_labels_json = ?, last_seen_at = ? WHERE id = ?")
+      .run(fields.version, JSON.stringify(fields.hello), JSON.stringify(fields.reportedLabels), fields.now, id);
+  }
+
+  setState(id: string, state: AgentState, lastSeenAt: number | null): void {
+    this.db.prepare('UPDATE agents SET state = ?, last_seen_at = COALESCE(?, last_seen_at) WHERE id = ?').run(state, lastSeenAt, id);
+  }
+
+  /** Records last-seen times for many agents in one statement batch. */
+  touch(seen: ReadonlyMap<string, number>): void {
+    if (seen.size === 0) return;
+    const statement = this.db.prepare('UPDATE agents SET last_seen_at = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const [id, at] of seen) statement.run(at, id);
+    })();
+  }
+
+  /** At broker start nobody is connected yet, whatever the last run left behind. */
+  markAllOffline(): void {
+    this.db.prepare("UPDATE agents SET state = 'offline' WHERE state != 'offline'").run();
+  }
+
+  markRevoked(id: string, reason: string, now: number): void {
+    this.db.prepare("UPDATE agents SET revoked_at = ?, revoked_reason = ?, state = 'offline' WHERE id = ?").run(now, reason, id);
+  }
+}

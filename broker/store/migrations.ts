@@ -1,0 +1,63 @@
+/**
+ * The broker's schema, as an ordered list of migrations. `PRAGMA user_version`
+ * records how many have run; each runs once, in its own transaction. Append,
+ * never edit: a released migration is part of every existing data dir.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: agents, join tokens, issued certificates, revocations.
+  `
+  CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    token_labels_json TEXT NOT NULL DEFAULT '{}',
+    reported_labels_json TEXT NOT NULL DEFAULT '{}',
+    public_key_sha256 TEXT NOT NULL,
+    enrolled_at INTEGER NOT NULL,
+    enrolled_with_token TEXT,
+    last_seen_at INTEGER,
+    state TEXT NOT NULL DEFAULT 'offline',
+    version TEXT NOT NULL DEFAULT '',
+    hello_json TEXT,
+    cert_serial TEXT,
+    cert_not_after INTEGER,
+    revoked_at INTEGER,
+    revoked_reason TEXT
+  );
+  CREATE UNIQUE INDEX agents_live_name ON agents(name COLLATE NOCASE) WHERE revoked_at IS NULL;
+
+  CREATE TABLE join_tokens (
+    id TEXT PRIMARY KEY,
+    secret_sha256 TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    uses_allowed INTEGER,
+    uses INTEGER NOT NULL DEFAULT 0,
+    labels_json TEXT NOT NULL DEFAULT '{}',
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+
+  CREATE TABLE certificates (
+    serial TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL REFERENCES agents(id),
+    issued_at INTEGER NOT NULL,
+    not_before INTEGER NOT NULL,
+    not_after INTEGER NOT NULL,
+    public_key_sha256 TEXT NOT NULL,
+    issued_by TEXT NOT NULL
+  );
+  CREATE INDEX certificates_agent ON certificates(agent_id);
+
+  CREATE TABLE revocations (
+    serial TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    revoked_at INTEGER NOT NULL,
+    reason TEXT NOT NULL
+  );
+
+  CREATE TABLE broker_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,70 @@
+import { resolve } from 'node:path';
+import { effectiveLabels } from '../../broker/store/agents-table.ts';
+import { BrokerStore } from '../../broker/store/broker-store.ts';
+import { formatAgo, formatTable, formatUntil } from '../../shared/format/table.ts';
+import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { formatLabels } from '../../shared/options/values.ts';
+import { brokerRunning } from '../broker-process.ts';
+import { defineCommand } from '../command.ts';
+
+export const agentsCommand = defineCommand({
+  spec: {
+    name: 'agents',
+    summary: "List the broker's agents: name, state, version, labels, last seen, certificate expiry.",
+    usage: 'fleetmesh agents [--all] [--output text|json]',
+    details: 'Reads the broker data dir, so it works on the broker host whether or not the broker runs.',
+    flags: {
+      ...BROKER_DATA_DIR_FLAG,
+      all: { type: 'boolean', description: 'include revoked agents', default: false, env: false },
+      output: {
+        type: 'string',
+        description: 'text for people, json for scripts',
+        default: 'text',
+        choices: ['text', 'json'],
+        placeholder: 'FORMAT',
+        env: false,
+      },
+    },
+  },
+  async run(parsed, io) {
+    const dataDir = resolve(parsed.values['data-dir']);
+    const store = BrokerStore.open(dataDir, { create: false });
+    try {
+      const running = brokerRunning(dataDir);
+      const now = Date.now();
+      const agents = store.agents.list({ includeRevoked: parsed.values.all }).map((row) => ({
+        id: row.id,
+        name: row.name,
+        // Without a running broker nobody is connected, whatever the store last recorded.
+        state: row.revokedAt !== null ? 'revoked' : running ? row.state : 'offline',
+        version: row.version,
+        labels: effectiveLabels(row),
+        last_seen_unix_ms: row.lastSeenAt,
+        certificate_not_after_unix_ms: row.certNotAfter,
+        enrolled_at_unix_ms: row.enrolledAt,
+      }));
+      if (parsed.values.output === 'json') {
+        io.stdout(`${JSON.stringify({ broker_running: running, agents }, null, 2)}\n`);
+        return 0;
+      }
+      if (agents.length === 0) {
+        io.stdout('No agents enrolled yet. Create a join token with: fleetmesh token create\n');
+        return 0;
+      }
+      const rows = agents.map((a) => [
+        a.name,
+        a.state,
+        a.version || '-',
+        formatLabels(a.labels) || '-',
+        a.state === 'online' ? 'now' : formatAgo(a.last_seen_unix_ms, now),
+        formatUntil(a.certificate_not_after_unix_ms, now),
+        a.id,
+      ]);
+      io.stdout(`${formatTable(['NAME', 'STATE', 'VERSION', 'LABELS', 'LAST SEEN', 'CERT EXPIRES', 'ID'], rows)}\n`);
+      if (!running) io.stdout(`(the broker for ${dataDir} is not running: every agent shows offline)\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});

@@ -1,0 +1,159 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
+import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
+import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
+import { BrokerStore } from '../../broker/store/broker-store.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { formatTable, formatUntil } from '../../shared/format/table.ts';
+import type { FlagSpec } from '../../shared/options/command-line.ts';
+import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { formatDurationMs, formatLabels } from '../../shared/options/values.ts';
+import { defineCommand } from '../command.ts';
+
+const OUTPUT_FLAG = {
+  output: { type: 'string', description: 'text for people, json for scripts', default: 'text', choices: ['text', 'json'], placeholder: 'FORMAT', env: false },
+} as const satisfies Record<string, FlagSpec>;
+
+const CREATE_FLAGS = {
+  ...BROKER_DATA_DIR_FLAG,
+  ttl: { type: 'duration', description: 'how long the token can be used', default: '1h', min: 1000, placeholder: 'DURATION', env: false },
+  uses: { type: 'integer', description: 'how many agents may enroll with it (default 1)', min: 1, max: 1_000_000, placeholder: 'N', env: false },
+  reusable: { type: 'boolean', description: 'any number of agents until it expires (DaemonSets, stacks)', default: false, env: false },
+  labels: { type: 'labels', description: 'labels every agent enrolled with it gets', default: {}, placeholder: 'K=V,…', env: false },
+  'broker-address': {
+    type: 'string',
+    description: 'the HOST:PORT agents dial, for the printed command (default: what the broker advertises)',
+    placeholder: 'HOST:PORT',
+    env: false,
+  },
+  ...OUTPUT_FLAG,
+} as const satisfies Record<string, FlagSpec>;
+
+export const tokenCreateCommand = defineCommand({
+  spec: {
+    name: 'token create',
+    summary: 'Create a join token for enrolling agents, and print the exact agent command line that uses it.',
+    usage: 'fleetmesh token create [--ttl 1h] [--uses N | --reusable] [--labels k=v,…]',
+    details: 'Only a hash of the token is stored; the token is shown once. Works while the broker runs.',
+    flags: CREATE_FLAGS,
+  },
+  async run(parsed, io) {
+    const { values } = parsed;
+    const dataDir = resolve(values['data-dir']);
+    if (values.reusable && values.uses !== undefined) {
+      throw new FleetError('invalid_argument', 'token create: --uses and --reusable cannot be combined', {
+        hint: 'Pick one: --uses N for N agents, --reusable for any number.',
+      });
+    }
+    const store = BrokerStore.open(dataDir);
+    try {
+      const authority = await BrokerAuthority.open(dataDir);
+      const created = createJoinToken(store, { ttlMs: values.ttl, uses: values.reusable ? null : (values.uses ?? 1), labels: values.labels });
+      const address = values['broker-address'] ?? store.getMeta(META_AGENT_ADDRESS) ?? `${hostname()}:7443`;
+      const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${authority.pin}`;
+      if (values.output === 'json') {
+        io.stdout(
+          `${JSON.stringify(
+            {
+              token: created.token,
+              token_id: created.id,
+              ca_pin: authority.pin,
+              broker: address,
+              expires_at_unix_ms: created.expiresAt,
+              uses_allowed: created.usesAllowed,
+              labels: created.labels,
+              agent_command: command,
+            },
+            null,
+            2,
+          )}\n`,
+        );
+        return 0;
+      }
+      const uses = created.usesAllowed === null ? 'reusable' : `${created.usesAllowed} use${created.usesAllowed === 1 ? '' : 's'}`;
+      io.stdout(
+        [
+          `Join token ${created.id} (${uses}, expires ${new Date(created.expiresAt).toISOString()}, in ${formatDurationMs(values.ttl)}${Object.keys(created.labels).length ? `, labels ${formatLabels(created.labels)}` : ''}):`,
+          `  ${created.token}`,
+          'Broker CA pin:',
+          `  ${authority.pin}`,
+          '',
+          'On the host to enroll, run (add --name NAME to choose its name; it defaults to the host name):',
+          `  ${command}`,
+          '',
+          'The token is shown only this once; the broker keeps only its hash.',
+          '',
+        ].join('\n'),
+      );
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});
+
+export const tokenListCommand = defineCommand({
+  spec: {
+    name: 'token list',
+    summary: 'List join tokens: id, uses, expiry, labels (never the secret).',
+    usage: 'fleetmesh token list',
+    flags: { ...BROKER_DATA_DIR_FLAG, ...OUTPUT_FLAG },
+  },
+  async run(parsed, io) {
+    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    try {
+      const now = Date.now();
+      const tokens = store.tokens.list();
+      if (parsed.values.output === 'json') {
+        io.stdout(
+          `${JSON.stringify(
+            tokens.map((t) => ({
+              token_id: t.id,
+              uses: t.uses,
+              uses_allowed: t.usesAllowed,
+              expires_at_unix_ms: t.expiresAt,
+              labels: t.labels,
+              revoked: t.revokedAt !== null,
+            })),
+            null,
+            2,
+          )}\n`,
+        );
+        return 0;
+      }
+      const rows = tokens.map((t) => {
+        const status =
+          t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : t.usesAllowed !== null && t.uses >= t.usesAllowed ? 'used up' : 'usable';
+        return [t.id, status, `${t.uses}/${t.usesAllowed ?? '∞'}`, formatUntil(t.expiresAt, now), formatLabels(t.labels) || '-'];
+      });
+      io.stdout(`${formatTable(['TOKEN ID', 'STATUS', 'USES', 'EXPIRES', 'LABELS'], rows)}\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});
+
+export const tokenRevokeCommand = defineCommand({
+  spec: {
+    name: 'token revoke',
+    summary: 'Revoke a join token so no further agent can enroll with it (enrolled agents stay).',
+    usage: 'fleetmesh token revoke TOKEN_ID',
+    positionals: [{ name: 'TOKEN_ID', description: 'the token id (second part of fm1.<id>.<secret>)', required: true }],
+    flags: { ...BROKER_DATA_DIR_FLAG },
+  },
+  async run(parsed, io) {
+    const id = parsed.positionals[0] ?? '';
+    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    try {
+      if (!store.tokens.revoke(id.includes('.') ? (id.split('.')[1] ?? id) : id, Date.now())) {
+        throw new FleetError('not_found', `no usable join token has the id "${id}"`, { hint: 'fleetmesh token list shows the token ids.' });
+      }
+      io.stdout(`revoked join token ${id}\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+
+/** homebutler's classes: what an action may do to the machine it runs on. */
+export type Risk = 'read' | 'write' | 'destructive';
+/** Cetacean's operations levels: 0 read-only, 1 operational, 2 configuration, 3 impactful. */
+export type Level = 0 | 1 | 2 | 3;
+/** Who answers: the agents (fan-out), one manager agent of a swarm, or the broker itself. */
+export type RunsOn = 'host' | 'swarm' | 'broker';
+
+/**
+ * One capability, declared once. The MCP surfaces, the `fleetmesh call` CLI, the
+ * docs table and the agent dispatcher all read this declaration.
+ */
+export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  /** Canonical `domain.action`. */
+  readonly id: string;
+  /** The tool name on the individual surface. */
+  readonly tool: string;
+  readonly risk: Risk;
+  readonly level: Level;
+  readonly runsOn: RunsOn;
+  /** The agent collector serving it (`agent` for the agent's built-ins); null when the broker answers. */
+  readonly collector: string | null;
+  readonly title: string;
+  /** Written for the model: when to use it, what comes back, what it costs. */
+  readonly description: string;
+  /** The parameters the action itself takes (targets and timeouts are added by the broker). */
+  readonly input: I;
+  /** The shape of one host's answer (or the broker's answer for broker actions). */
+  readonly output: O;
+  /** Repeating the call with the same arguments changes nothing more. */
+  readonly idempotent: boolean;
+  /** The action reaches beyond the fleet (registries, external APIs). */
+  readonly openWorld: boolean;
+}
+
+export type ActionInput<A extends Action> = z.infer<A['input']>;
+export type ActionOutput<A extends Action> = z.infer<A['output']>;
+
+export function defineAction<I extends z.ZodObject, O extends z.ZodType>(
+  action: Omit<Action<I, O>, 'idempotent' | 'openWorld'> & { idempotent?: boolean; openWorld?: boolean },
+): Action<I, O> {
+  return { idempotent: action.risk === 'read', openWorld: false, ...action };
+}
+
+/** The domain of an action id (`docker.logs` → `docker`). */
+export function domainOf(action: Pick<Action, 'id'>): string {
+  return action.id.slice(0, action.id.indexOf('.'));
+}

@@ -1,0 +1,62 @@
+import * as grpc from '@grpc/grpc-js';
+import { type ErrorCode, FleetError, isErrorCode } from '../errors/fleet-error.ts';
+
+/**
+ * FleetError ↔ gRPC status, the one place the two vocabularies meet. The
+ * fleetmesh code and hint ride in trailing metadata, so the far side gets back
+ * exactly the error that was thrown.
+ */
+
+const CODE_KEY = 'fleetmesh-code';
+const HINT_KEY = 'fleetmesh-hint-bin';
+
+const TO_GRPC: Record<ErrorCode, grpc.status> = {
+  invalid_argument: grpc.status.INVALID_ARGUMENT,
+  not_found: grpc.status.NOT_FOUND,
+  ambiguous: grpc.status.INVALID_ARGUMENT,
+  forbidden: grpc.status.PERMISSION_DENIED,
+  confirm_required: grpc.status.FAILED_PRECONDITION,
+  conflict: grpc.status.ALREADY_EXISTS,
+  agent_offline: grpc.status.UNAVAILABLE,
+  agent_disconnected: grpc.status.UNAVAILABLE,
+  deadline_exceeded: grpc.status.DEADLINE_EXCEEDED,
+  unsupported: grpc.status.UNIMPLEMENTED,
+  collector_unavailable: grpc.status.UNAVAILABLE,
+  collector_failed: grpc.status.INTERNAL,
+  result_too_large: grpc.status.RESOURCE_EXHAUSTED,
+  internal: grpc.status.INTERNAL,
+};
+
+export function toGrpcStatus(error: FleetError): Partial<grpc.StatusObject> {
+  const metadata = new grpc.Metadata();
+  metadata.set(CODE_KEY, error.code);
+  if (error.hint) metadata.set(HINT_KEY, Buffer.from(error.hint, 'utf8'));
+  // A refused credential is UNAUTHENTICATED rather than PERMISSION_DENIED: the
+  // caller did not prove who it is, as opposed to being someone not allowed.
+  const code = error.details?.authentication === true ? grpc.status.UNAUTHENTICATED : TO_GRPC[error.code];
+  return { code, details: error.message, metadata };
+}
+
+/** A FleetError from a failed gRPC call, keeping a broker's own code and hint when it sent them. */
+export function fromGrpcError(error: grpc.ServiceError | Partial<grpc.StatusObject>): FleetError {
+  const metadata = error.metadata;
+  const sentCode = metadata?.get(CODE_KEY)[0];
+  const sentHint = metadata?.get(HINT_KEY)[0];
+  const hint = Buffer.isBuffer(sentHint) ? sentHint.toString('utf8') : '';
+  const details = error.details ?? (error as Error).message ?? 'unknown gRPC failure';
+  const grpcCode = error.code ?? grpc.status.UNKNOWN;
+  if (typeof sentCode === 'string' && isErrorCode(sentCode)) {
+    return new FleetError(sentCode, details, { hint, details: { grpcCode } });
+  }
+  const code: ErrorCode =
+    grpcCode === grpc.status.DEADLINE_EXCEEDED
+      ? 'deadline_exceeded'
+      : grpcCode === grpc.status.UNAVAILABLE
+        ? 'agent_disconnected'
+        : grpcCode === grpc.status.UNAUTHENTICATED || grpcCode === grpc.status.PERMISSION_DENIED
+          ? 'forbidden'
+          : grpcCode === grpc.status.UNIMPLEMENTED
+            ? 'unsupported'
+            : 'internal';
+  return new FleetError(code, details, { hint, details: { grpcCode } });
+}

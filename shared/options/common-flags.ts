@@ -1,0 +1,17 @@
+import type { FlagSpec } from './command-line.ts';
+
+/** Flags every long-running command shares. */
+export const LOG_FLAGS = {
+  'log-level': { type: 'string', description: 'how much to log', default: 'info', choices: ['debug', 'info', 'warn', 'error'], placeholder: 'LEVEL' },
+  'log-format': { type: 'string', description: 'log line format on stderr', default: 'text', choices: ['text', 'json'], placeholder: 'FORMAT' },
+} as const satisfies Record<string, FlagSpec>;
+
+/** The broker data dir flag, shared by the broker and the admin commands that act on it. */
+export const BROKER_DATA_DIR_FLAG = {
+  'data-dir': {
+    type: 'string',
+    description: "the broker's state: CA, certificates and database",
+    default: '.fleetmesh/broker',
+    placeholder: 'DIR',
+  },
+} as const satisfies Record<string, FlagSpec>;

@@ -1,0 +1,223 @@
+import { createHash, createPublicKey, generateKeyPair, randomBytes, verify, X509Certificate } from 'node:crypto';
+import { promisify } from 'node:util';
+import forge from 'node-forge';
+import { FleetError } from '../errors/fleet-error.ts';
+
+/**
+ * Certificate issuance for the fleet's private PKI. Keys come from node:crypto
+ * (forge's pure-JS key generation takes seconds); node-forge only builds and
+ * signs certificates and requests. Every verification of a certificate is left
+ * to Node's TLS, and the one signature we check ourselves (a CSR's proof of
+ * possession) is checked with node:crypto, not forge.
+ */
+
+export interface KeyPair {
+  /** PKCS#1 PEM. */
+  privateKeyPem: string;
+  publicKeyPem: string;
+}
+
+export interface IssuedCertificate {
+  certificatePem: string;
+  serial: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+export interface CertificateAuthority {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+/** Certificates start this much in the past, so a peer whose clock is a little behind accepts them. */
+const BACKDATE_MS = 5 * 60_000;
+export const AGENT_URI_PREFIX = 'spiffe://fleetmesh/agent/';
+
+export async function createKeyPair(): Promise<KeyPair> {
+  const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** A random positive serial number as lower-case hex (16 bytes, high bit clear). */
+export function newSerial(): string {
+  const bytes = randomBytes(16);
+  // 0x10..0x7f: positive, and no leading zero nibble for peers to strip.
+  bytes[0] = 0x10 + ((bytes[0] ?? 0) % 0x70);
+  return bytes.toString('hex');
+}
+
+/** `sha256:<hex>` of a certificate's DER encoding: the pin an agent checks the broker CA against. */
+export function certificatePin(certificatePem: string): string {
+  return `sha256:${createHash('sha256').update(new X509Certificate(certificatePem).raw).digest('hex')}`;
+}
+
+/** SHA-256 of a public key's SPKI DER, to compare keys across certificates and requests. */
+export function publicKeyFingerprint(publicKeyPem: string): string {
+  const der = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(der).digest('hex');
+}
+
+function baseCertificate(publicKeyPem: string, lifetimeMs: number, now: number): { cert: forge.pki.Certificate; serial: string } {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
+  const serial = newSerial();
+  cert.serialNumber = serial;
+  cert.validity.notBefore = new Date(now - BACKDATE_MS);
+  cert.validity.notAfter = new Date(now + lifetimeMs);
+  return { cert, serial };
+}
+
+function issued(cert: forge.pki.Certificate, serial: string): IssuedCertificate {
+  return {
+    certificatePem: forge.pki.certificateToPem(cert),
+    serial,
+    notBefore: cert.validity.notBefore,
+    notAfter: cert.validity.notAfter,
+  };
+}
+
+export async function createCertificateAuthority(options: { commonName: string; lifetimeMs: number; now?: number }): Promise<CertificateAuthority> {
+  const keys = await createKeyPair();
+  const { cert, serial } = baseCertificate(keys.publicKeyPem, options.lifetimeMs, options.now ?? Date.now());
+  const subject = [
+    { name: 'commonName', value: options.commonName },
+    { name: 'organizationName', value: 'fleetmesh' },
+  ];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(forge.pki.privateKeyFromPem(keys.privateKeyPem), forge.md.sha256.create());
+  return { certificatePem: issued(cert, serial).certificatePem, privateKeyPem: keys.privateKeyPem };
+}
+
+function signWithAuthority(cert: forge.pki.Certificate, authority: CertificateAuthority, extensions: object[]): void {
+  const caCert = forge.pki.certificateFromPem(authority.certificatePem);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    ...extensions,
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(forge.pki.privateKeyFromPem(authority.privateKeyPem), forge.md.sha256.create());
+}
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/** A TLS server certificate for the broker, valid for every name and address given. */
+export function issueServerCertificate(
+  authority: CertificateAuthority,
+  options: { publicKeyPem: string; names: string[]; lifetimeMs: number; now?: number },
+): IssuedCertificate {
+  const { cert, serial } = baseCertificate(options.publicKeyPem, options.lifetimeMs, options.now ?? Date.now());
+  cert.setSubject([{ name: 'commonName', value: options.names[0] ?? 'localhost' }]);
+  const altNames = options.names.map((name) => (IPV4.test(name) || name.includes(':') ? { type: 7, ip: name } : { type: 2, value: name }));
+  signWithAuthority(cert, authority, [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames },
+  ]);
+  return issued(cert, serial);
+}
+
+/** A PKCS#10 request proving possession of the key; the broker ignores its subject. */
+export function createCertificateRequest(keys: KeyPair, commonName: string): string {
+  const csr = forge.pki.createCertificationRequest();
+  csr.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
+  csr.setSubject([{ name: 'commonName', value: commonName }]);
+  csr.sign(forge.pki.privateKeyFromPem(keys.privateKeyPem), forge.md.sha256.create());
+  return forge.pki.certificationRequestToPem(csr);
+}
+
+const SHA256_WITH_RSA = '1.2.840.113549.1.1.11';
+
+/**
+ * Reads a CSR and checks its self-signature with node:crypto, returning the
+ * public key it proves possession of. Only sha256WithRSAEncryption is accepted:
+ * that is what our agents send.
+ */
+export function readCertificateRequest(csrPem: string): { publicKeyPem: string } {
+  let csr: forge.pki.CertificateSigningRequest;
+  try {
+    csr = forge.pki.certificationRequestFromPem(csrPem, false, false);
+  } catch (error) {
+    throw new FleetError('invalid_argument', `the certificate signing request cannot be parsed: ${(error as Error).message}`);
+  }
+  const parsed = csr as unknown as { certificationRequestInfo?: forge.asn1.Asn1; signature?: string; signatureOid?: string };
+  if (!parsed.certificationRequestInfo || !parsed.signature || parsed.signatureOid !== SHA256_WITH_RSA || !csr.publicKey) {
+    throw new FleetError('invalid_argument', 'the certificate signing request must be an RSA request signed with SHA-256');
+  }
+  const publicKeyPem = forge.pki.publicKeyToPem(csr.publicKey);
+  const signedBytes = Buffer.from(forge.asn1.toDer(parsed.certificationRequestInfo).getBytes(), 'binary');
+  const signature = Buffer.from(parsed.signature, 'binary');
+  if (!verify('sha256', signedBytes, publicKeyPem, signature)) {
+    throw new FleetError('invalid_argument', 'the certificate signing request is not signed by the key it carries');
+  }
+  return { publicKeyPem };
+}
+
+/** A client certificate for an agent: CN = its name, SAN URI = its id, clientAuth only. */
+export function issueAgentCertificate(
+  authority: CertificateAuthority,
+  options: { publicKeyPem: string; agentId: string; name: string; lifetimeMs: number; now?: number },
+): IssuedCertificate {
+  const { cert, serial } = baseCertificate(options.publicKeyPem, options.lifetimeMs, options.now ?? Date.now());
+  cert.setSubject([
+    { name: 'commonName', value: options.name },
+    { name: 'organizationName', value: 'fleetmesh agents' },
+  ]);
+  signWithAuthority(cert, authority, [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', clientAuth: true },
+    { name: 'subjectAltName', altNames: [{ type: 6, value: `${AGENT_URI_PREFIX}${options.agentId}` }] },
+  ]);
+  return issued(cert, serial);
+}
+
+export interface CertificateFacts {
+  serial: string;
+  notBefore: Date;
+  notAfter: Date;
+  subjectCommonName: string;
+  /** The agent id from the SAN URI, when there is one. */
+  agentId: string | undefined;
+  publicKeyPem: string;
+}
+
+/** Reads the facts we key on from a PEM certificate (parsing only, no trust decision). */
+export function readCertificate(certificatePem: string): CertificateFacts {
+  const x509 = new X509Certificate(certificatePem);
+  return {
+    serial: x509.serialNumber.toLowerCase().replace(/^0+/, ''),
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+    subjectCommonName: /CN=([^\n]+)/.exec(x509.subject)?.[1] ?? '',
+    agentId: agentIdFromAltNames(x509.subjectAltName),
+    publicKeyPem: x509.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
+
+/** The agent id in a `subjectaltname` string as Node renders it (`URI:spiffe://fleetmesh/agent/<id>`). */
+export function agentIdFromAltNames(altNames: string | undefined): string | undefined {
+  if (!altNames) return undefined;
+  for (const part of altNames.split(',')) {
+    const item = part.trim();
+    if (item.startsWith(`URI:${AGENT_URI_PREFIX}`)) return item.slice(`URI:${AGENT_URI_PREFIX}`.length);
+  }
+  return undefined;
+}
+
+/** Serial numbers compared the way Node prints them (upper-case hex without leading zeros) and we store them. */
+export function normalizeSerial(serial: string): string {
+  return serial.toLowerCase().replace(/^0+/, '');
+}
