@@ -43,10 +43,11 @@ export class Agent {
               caPin: options.caPin as string,
               name: identity.name,
               dataDir: options.dataDir,
-              previousAgentId: identity.agentId,
+              previous: { agentId: identity.agentId, privateKeyPem: connectionIdentity().privateKeyPem },
             })
         : undefined;
     let agent: Agent | undefined;
+    const connectionIdentity = () => (agent as Agent).connection.currentIdentity;
     const connection = new BrokerConnection({
       dataDir: options.dataDir,
       identity: options.brokerAddress ? { ...identity, brokerAddress: options.brokerAddress } : identity,

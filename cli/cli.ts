@@ -70,7 +70,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await found.command.run(parsed, io);
   } catch (error) {
     const failure = toFleetError(error);
-    io.stderr(`fleetmesh ${found.command.spec.name}: ${failure.message}${failure.hint ? `\n  ${failure.hint}` : ''}\n`);
+    // One line: what is wrong, then what to do about it.
+    io.stderr(`fleetmesh ${found.command.spec.name}: ${failure.message}${failure.hint ? ` (${failure.hint.replace(/\.$/, '')})` : ''}\n`);
     return error instanceof FleetError && failure.code === 'invalid_argument' ? 2 : 1;
   }
 }

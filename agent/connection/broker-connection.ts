@@ -72,10 +72,13 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private renewAtFor: { serial: string; at: number } | undefined;
   private pendingRenewal: KeyPair | undefined;
   private clockSkewMs = 0;
+  /** Settles when the connection gives up for good (revoked, or expired without a token). */
+  readonly fatal: Promise<FleetError>;
 
   constructor(private readonly options: BrokerConnectionOptions) {
     super();
     this.identity = options.identity;
+    this.fatal = new Promise((resolve) => this.once('fatal', resolve));
   }
 
   get connected(): boolean {

@@ -4,7 +4,7 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { EnrollRequestSchema, type EnrollResponse } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { fromGrpcError } from '../../shared/grpc/grpc-status.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
-import { createCertificateRequest, createKeyPair, publicKeyFingerprint, readCertificate } from '../../shared/pki/certificates.ts';
+import { createCertificateRequest, createKeyPair, keyPairOf, publicKeyFingerprint, readCertificate } from '../../shared/pki/certificates.ts';
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import { createMeshClient } from '../connection/mesh-client.ts';
 import { type AgentIdentity, saveIdentity } from '../identity/agent-identity.ts';
@@ -16,8 +16,11 @@ export interface EnrollOptions {
   caPin: string;
   name: string;
   dataDir: string;
-  /** The id of the identity this data dir held before, to keep it across re-enrollment. */
-  previousAgentId?: string;
+  /**
+   * The identity this data dir held before: re-enrolling with its key proves
+   * to the broker that this is the same agent, which keeps its id and name.
+   */
+  previous?: { agentId: string; privateKeyPem: string };
 }
 
 const ENROLL_TIMEOUT_MS = 30_000;
@@ -30,7 +33,7 @@ const ENROLL_TIMEOUT_MS = 30_000;
  */
 export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity> {
   const { host, port } = parseHostPort(options.brokerAddress, '--broker');
-  const keys = await createKeyPair();
+  const keys = options.previous ? keyPairOf(options.previous.privateKeyPem) : await createKeyPair();
   const caCertificatePem = await fetchBrokerCa(host, port, options.caPin);
   const client = createMeshClient(options.brokerAddress, { caCertificatePem });
   let response: EnrollResponse;
@@ -41,7 +44,7 @@ export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity
           token: options.token,
           csrPem: createCertificateRequest(keys, options.name),
           name: options.name,
-          previousAgentId: options.previousAgentId ?? '',
+          previousAgentId: options.previous?.agentId ?? '',
           agentVersion: FLEETMESH_VERSION,
         }),
         new grpc.Metadata(),

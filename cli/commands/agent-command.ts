@@ -14,8 +14,7 @@ export const agentCommand = defineCommand({
     const options = resolveAgentOptions(parsed.values);
     const log = createLogger({ level: options.logLevel, format: options.logFormat });
     const agent = await Agent.start(options, log);
-    const fatal = new Promise<FleetError>((resolve) => agent.connection.once('fatal', resolve));
-    const ended = await Promise.race([untilSignal().then((signal) => ({ signal })), fatal.then((error) => ({ error }))]);
+    const ended = await Promise.race([untilSignal().then((signal) => ({ signal })), agent.connection.fatal.then((error: FleetError) => ({ error }))]);
     await agent.stop();
     if ('error' in ended) return AGENT_FATAL_EXIT;
     log.info('agent stopped', { signal: ended.signal });

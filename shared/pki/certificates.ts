@@ -30,8 +30,14 @@ export interface CertificateAuthority {
 }
 
 const generateKeyPairAsync = promisify(generateKeyPair);
-/** Certificates start this much in the past, so a peer whose clock is a little behind accepts them. */
-const BACKDATE_MS = 5 * 60_000;
+/**
+ * Certificates start a little in the past, so a peer whose clock is behind
+ * accepts them: 5 minutes, or a tenth of a short lifetime (so the agent's
+ * renewal point, a fraction of the lifetime, stays meaningful).
+ */
+function backdateMs(lifetimeMs: number): number {
+  return Math.min(5 * 60_000, Math.floor(lifetimeMs / 10));
+}
 export const AGENT_URI_PREFIX = 'spiffe://fleetmesh/agent/';
 
 export async function createKeyPair(): Promise<KeyPair> {
@@ -41,6 +47,11 @@ export async function createKeyPair(): Promise<KeyPair> {
     privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   });
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** The key pair of an existing private key. */
+export function keyPairOf(privateKeyPem: string): KeyPair {
+  return { privateKeyPem, publicKeyPem: createPublicKey(privateKeyPem).export({ type: 'spki', format: 'pem' }).toString() };
 }
 
 /** A random positive serial number as lower-case hex (16 bytes, high bit clear). */
@@ -67,7 +78,7 @@ function baseCertificate(publicKeyPem: string, lifetimeMs: number, now: number):
   cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
   const serial = newSerial();
   cert.serialNumber = serial;
-  cert.validity.notBefore = new Date(now - BACKDATE_MS);
+  cert.validity.notBefore = new Date(now - backdateMs(lifetimeMs));
   cert.validity.notAfter = new Date(now + lifetimeMs);
   return { cert, serial };
 }

@@ -1,0 +1,53 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CommandSpec, formatHelp, parseCommandLine } from './command-line.ts';
+
+const spec = {
+  name: 'demo',
+  summary: 'a demo',
+  usage: 'fleetmesh demo',
+  configFile: true,
+  flags: {
+    listen: { type: 'string', description: 'where', default: '0.0.0.0:1' },
+    interval: { type: 'duration', description: 'how often', default: '5s' },
+    count: { type: 'integer', description: 'how many', min: 1, max: 9 },
+    labels: { type: 'labels', description: 'labels', default: {} },
+    verbose: { type: 'boolean', description: 'talk', default: false },
+  },
+} as const satisfies CommandSpec;
+
+function config(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'fm-config-')), 'c.yaml');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('command lines', () => {
+  it('takes a flag over the environment over the config file over the default', () => {
+    const file = config('listen: from-config:1\ninterval: 7s\ncount: 3\n');
+    const env = { FLEETMESH_INTERVAL: '9s', FLEETMESH_LISTEN: 'from-env:1' };
+    const parsed = parseCommandLine(spec, ['--config', file, '--listen', 'from-flag:1'], env);
+    expect(parsed.values).toMatchObject({ listen: 'from-flag:1', interval: 9000, count: 3, labels: {}, verbose: false });
+  });
+
+  it('accepts snake_case config keys and YAML mappings for labels', () => {
+    const file = config('labels:\n  role: db\n');
+    expect(parseCommandLine(spec, ['--config', file], {}).values.labels).toEqual({ role: 'db' });
+  });
+
+  it('names the flag, variable or key at fault', () => {
+    expect(() => parseCommandLine(spec, ['--count', '12'], {})).toThrow(/--count must be between 1 and 9, not 12/);
+    expect(() => parseCommandLine(spec, [], { FLEETMESH_COUNT: 'many' })).toThrow(/FLEETMESH_COUNT must be a whole number/);
+    expect(() => parseCommandLine(spec, ['--config', config('colour: red\n')], {})).toThrow(/unknown key "colour"/);
+    expect(() => parseCommandLine(spec, ['--config', config('a: [\n')], {})).toThrow(/is not valid YAML/);
+    expect(() => parseCommandLine(spec, ['extra'], {})).toThrow(/unexpected argument "extra"/);
+  });
+
+  it('prints help with defaults and environment variables', () => {
+    const help = formatHelp(spec);
+    expect(help).toMatch(/--interval DURATION\s+how often \(default 5s; env FLEETMESH_INTERVAL\)/);
+    expect(help).toMatch(/--config FILE/);
+  });
+});

@@ -1,0 +1,46 @@
+import { X509Certificate } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  certificatePin,
+  createCertificateAuthority,
+  createCertificateRequest,
+  createKeyPair,
+  issueAgentCertificate,
+  issueServerCertificate,
+  readCertificate,
+  readCertificateRequest,
+} from './certificates.ts';
+
+describe('the fleet PKI', () => {
+  it('issues agent certificates Node verifies against the CA, for the key in the request', async () => {
+    const ca = await createCertificateAuthority({ commonName: 'test CA', lifetimeMs: 86_400_000 });
+    const keys = await createKeyPair();
+    const request = readCertificateRequest(createCertificateRequest(keys, 'ignored'));
+    const issued = issueAgentCertificate(ca, { publicKeyPem: request.publicKeyPem, agentId: 'abc', name: 'web-1', lifetimeMs: 3_600_000 });
+    const x509 = new X509Certificate(issued.certificatePem);
+    expect(x509.verify(new X509Certificate(ca.certificatePem).publicKey)).toBe(true);
+    expect(x509.subjectAltName).toBe('URI:spiffe://fleetmesh/agent/abc');
+    expect(x509.checkPrivateKey((await import('node:crypto')).createPrivateKey(keys.privateKeyPem))).toBe(true);
+    expect(readCertificate(issued.certificatePem)).toMatchObject({ agentId: 'abc', subjectCommonName: 'web-1', serial: issued.serial });
+  });
+
+  it('refuses a request whose signature does not match its key', async () => {
+    const keys = await createKeyPair();
+    const other = await createKeyPair();
+    // A request carrying one key but signed with another.
+    const forged = createCertificateRequest({ publicKeyPem: keys.publicKeyPem, privateKeyPem: other.privateKeyPem }, 'x');
+    expect(() => readCertificateRequest(forged)).toThrow(/not signed by the key it carries/);
+    expect(() => readCertificateRequest('not a csr')).toThrow(/cannot be parsed/);
+  });
+
+  it('names every advertised host and address in the server certificate, and pins the CA by hash', async () => {
+    const ca = await createCertificateAuthority({ commonName: 'test CA', lifetimeMs: 86_400_000 });
+    const keys = await createKeyPair();
+    const server = issueServerCertificate(ca, { publicKeyPem: keys.publicKeyPem, names: ['broker.example', 'localhost', '127.0.0.1'], lifetimeMs: 86_400_000 });
+    const x509 = new X509Certificate(server.certificatePem);
+    expect(x509.checkHost('broker.example')).toBe('broker.example');
+    expect(x509.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(x509.checkHost('elsewhere.example')).toBeUndefined();
+    expect(certificatePin(ca.certificatePem)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,92 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
+import { makeTempDir } from './harness/temp-dir.ts';
+import { waitFor } from './harness/wait.ts';
+
+describe('the fleetmesh command line', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  const processes: CliProcess[] = [];
+  beforeEach(() => {
+    temp = makeTempDir();
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((p) => p.stop()));
+    temp.remove();
+  });
+
+  it('gives every command a --help', async () => {
+    for (const command of [['up'], ['broker'], ['agent'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['agents'], ['revoke']]) {
+      const { code, stdout } = await runFleetmesh([...command, '--help']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(new RegExp(`^Usage: fleetmesh ${command.join(' ')}`));
+    }
+  });
+
+  it('stops on a bad flag with one line naming it', async () => {
+    const { code, stdout, stderr } = await runFleetmesh(['broker', '--grpc-lisen', '1.2.3.4:5']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/fleetmesh broker: unknown option '--grpc-lisen'/);
+  });
+
+  it('stops on a bad value, naming the flag or the environment variable', async () => {
+    const badFlag = await runFleetmesh(['broker', '--heartbeat-interval', '5', '--data-dir', temp.path]);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/--heartbeat-interval "5" has no unit/);
+    const badEnv = await runFleetmesh(['broker', '--data-dir', temp.path], { env: { FLEETMESH_GRPC_LISTEN: 'nowhere' } });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr.trim().split('\n')).toHaveLength(1);
+    expect(badEnv.stderr).toMatch(/--grpc-listen "nowhere" is not host:port/);
+  });
+
+  it('stops on an unknown config key, and on an unreadable config file', async () => {
+    const config = join(temp.path, 'broker.yaml');
+    writeFileSync(config, 'grpc-listen: 127.0.0.1:0\nheartbeat_intervl: 5s\n');
+    const unknown = await runFleetmesh(['broker', '--config', config, '--data-dir', temp.path]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unknown.stderr).toMatch(/unknown key "heartbeat_intervl"/);
+    const missing = await runFleetmesh(['agent', '--config', join(temp.path, 'nope.yaml')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/config file .*nope\.yaml does not exist/);
+  });
+
+  it('asks for enrollment flags when an agent has no identity yet', async () => {
+    const { code, stderr } = await runFleetmesh(['agent', '--data-dir', join(temp.path, 'agent')]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/not enrolled yet .*missing --broker, --token, --ca-pin/);
+  });
+
+  it('runs the README walk-through: up, a second agent from a printed token, agents, revoke', async () => {
+    const up = new CliProcess(['up', '--grpc-listen', '127.0.0.1:0', '--advertise-names', 'localhost', '--name', 'local', '--heartbeat-interval', '500ms'], {
+      cwd: temp.path,
+    });
+    processes.push(up);
+    await up.waitForOutput(/fleetmesh is up/);
+    expect(up.stdout).toMatch(/local agent\s+local \(online\)/);
+
+    const listed = await runFleetmesh(['agents'], { cwd: temp.path });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^NAME\s+STATE\s+VERSION\s+LABELS\s+LAST SEEN\s+CERT EXPIRES/);
+    expect(listed.stdout).toMatch(/local\s+online/);
+
+    const token = await runFleetmesh(['token', 'create', '--labels', 'role=db'], { cwd: temp.path });
+    expect(token.code).toBe(0);
+    const command = /^\s+(fleetmesh agent --broker \S+ --token fm1\.\S+ --ca-pin sha256:[0-9a-f]{64})$/m.exec(token.stdout)?.[1];
+    expect(command).toBeDefined();
+    const args = (command as string).split(' ').slice(1);
+    const second = new CliProcess([...args, '--name', 'db-1', '--data-dir', join(temp.path, 'db-1')], { cwd: temp.path });
+    processes.push(second);
+    await waitFor(async () => /db-1\s+online\s+\S+\s+role=db/.test((await runFleetmesh(['agents'], { cwd: temp.path })).stdout), { what: 'db-1 online' });
+
+    const revoked = await runFleetmesh(['revoke', 'db-1'], { cwd: temp.path });
+    expect(revoked.code).toBe(0);
+    expect(await second.exited).toBe(3);
+    const after = await runFleetmesh(['agents'], { cwd: temp.path });
+    expect(after.stdout).not.toMatch(/db-1/);
+    expect(after.stdout).toMatch(/local\s+online/);
+  });
+});

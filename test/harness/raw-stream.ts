@@ -1,0 +1,38 @@
+import { create } from '@bufbuild/protobuf';
+import type * as grpc from '@grpc/grpc-js';
+import { createMeshClient, type MeshClientCredentials } from '../../agent/connection/mesh-client.ts';
+import { type AgentFrame, AgentFrameSchema, type BrokerFrame, HelloSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { PROTOCOL_VERSION } from '../../shared/version.ts';
+
+/** A Connect stream opened by hand, to present credentials no well-behaved agent would. */
+export interface RawStream {
+  frames: BrokerFrame[];
+  status: Promise<grpc.StatusObject>;
+  stream: grpc.ClientDuplexStream<AgentFrame, BrokerFrame>;
+  close(): void;
+}
+
+export function openRawStream(address: string, credentials: MeshClientCredentials, options: { hello?: boolean; actions?: string[] } = {}): RawStream {
+  const client = createMeshClient(address, credentials);
+  const stream = client.connect();
+  const frames: BrokerFrame[] = [];
+  stream.on('data', (frame: BrokerFrame) => frames.push(frame));
+  stream.on('error', () => {});
+  const status = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+  if (options.hello !== false) {
+    stream.write(
+      create(AgentFrameSchema, {
+        frame: { case: 'hello', value: create(HelloSchema, { agentVersion: 'raw', protocolVersion: PROTOCOL_VERSION, actions: options.actions ?? [] }) },
+      }),
+    );
+  }
+  return {
+    frames,
+    status,
+    stream,
+    close: () => {
+      stream.cancel();
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import { Agent } from '../../agent/agent.ts';
+import type { AgentOptions } from '../../agent/agent-options.ts';
+import type { Collector } from '../../agent/collectors/collector.ts';
+import type { BrokerOptions } from '../../broker/broker-options.ts';
+import { Broker } from '../../broker/broker.ts';
+import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
+import { type Logger, silentLogger } from '../../shared/log/logger.ts';
+import { makeTempDir } from './temp-dir.ts';
+import { nextEvent } from './wait.ts';
+
+/**
+ * A broker on a loopback port with its own data dir, and in-process agents
+ * enrolled with real join tokens over real mTLS. Everything it starts, it
+ * stops: call `stop()` in afterEach/afterAll.
+ */
+export interface TestFleet {
+  broker: Broker;
+  root: string;
+  /** host:port agents dial. */
+  address: string;
+  pin: string;
+  token(options?: Partial<JoinTokenOptions>): string;
+  /** Enrolls (first time) and connects an in-process agent, resolving once it is online. */
+  addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: Collector[]; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
+  agentDir(name: string): string;
+  /** Stops the broker (keeping its data dir) and starts a new one on the same port and data dir. */
+  restartBroker(): Promise<Broker>;
+  stopAgent(agent: Agent): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+  return {
+    dataDir,
+    grpcListen: '127.0.0.1:0',
+    advertiseNames: ['localhost'],
+    heartbeatIntervalMs: 200,
+    certLifetimeMs: 30 * 86_400_000,
+    staleAfterMissed: 3,
+    storePollMs: 100,
+    logLevel: 'error',
+    logFormat: 'text',
+    ...overrides,
+  };
+}
+
+export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?: Logger } = {}): Promise<TestFleet> {
+  const temp = makeTempDir();
+  const brokerDir = join(temp.path, 'broker');
+  const log = overrides.log ?? silentLogger;
+  let options = brokerOptions(brokerDir, overrides);
+  let broker = await Broker.start(options, log);
+  // Later restarts keep the port, so agents find the broker where they left it.
+  options = { ...options, grpcListen: `127.0.0.1:${broker.grpcPort}` };
+  const agents = new Set<Agent>();
+  const fleet: TestFleet = {
+    get broker() {
+      return broker;
+    },
+    root: temp.path,
+    address: `localhost:${broker.grpcPort}`,
+    pin: broker.authority.pin,
+    token: (tokenOptions = {}) => createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {}, ...tokenOptions }).token,
+    agentDir: (name) => join(temp.path, 'agents', name),
+    async addAgent(name, agentOptions = {}) {
+      const { collectors, log: agentLog, waitOnline = true, ...rest } = agentOptions;
+      const agent = await Agent.start(
+        {
+          dataDir: fleet.agentDir(name),
+          brokerAddress: fleet.address,
+          token: fleet.token(),
+          caPin: fleet.pin,
+          name,
+          labels: {},
+          backoffBaseMs: 100,
+          backoffCapMs: 1000,
+          sampleIntervalMs: 1000,
+          logLevel: 'error',
+          logFormat: 'text',
+          ...rest,
+        },
+        agentLog ?? silentLogger,
+        collectors ?? [],
+      );
+      agents.add(agent);
+      if (waitOnline && !agent.connection.connected) await nextEvent(agent.connection, 'connected');
+      return agent;
+    },
+    async restartBroker() {
+      await broker.stop();
+      broker = await Broker.start(options, log);
+      return broker;
+    },
+    async stopAgent(agent) {
+      agents.delete(agent);
+      await agent.stop();
+    },
+    async stop() {
+      await Promise.all([...agents].map((agent) => agent.stop()));
+      agents.clear();
+      await broker.stop();
+      temp.remove();
+    },
+  };
+  return fleet;
+}
