@@ -33,7 +33,12 @@ describe('the agent stream', () => {
     const real = await fleet.addAgent('real');
     const otherCa = await createCertificateAuthority({ commonName: 'other', lifetimeMs: 86_400_000 });
     const keys = await createKeyPair();
-    const forged = issueAgentCertificate(otherCa, { publicKeyPem: keys.publicKeyPem, agentId: real.connection.currentIdentity.agentId, name: 'real', lifetimeMs: 86_400_000 });
+    const forged = issueAgentCertificate(otherCa, {
+      publicKeyPem: keys.publicKeyPem,
+      agentId: real.connection.currentIdentity.agentId,
+      name: 'real',
+      lifetimeMs: 86_400_000,
+    });
     const raw = openRawStream(fleet.address, {
       caCertificatePem: fleet.broker.authority.ca.certificatePem,
       privateKeyPem: keys.privateKeyPem,
@@ -90,7 +95,19 @@ describe('the agent stream', () => {
 
   it('marks a silent agent stale after three missed heartbeats, then offline when its stream goes', async () => {
     fleet = await startTestFleet();
-    const agent = new CliProcess(['agent', '--broker', fleet.address, '--token', fleet.token(), '--ca-pin', fleet.pin, '--name', 'quiet', '--data-dir', fleet.agentDir('quiet')]);
+    const agent = new CliProcess([
+      'agent',
+      '--broker',
+      fleet.address,
+      '--token',
+      fleet.token(),
+      '--ca-pin',
+      fleet.pin,
+      '--name',
+      'quiet',
+      '--data-dir',
+      fleet.agentDir('quiet'),
+    ]);
     processes.push(agent);
     const states: string[] = [];
     fleet.broker.registry.on('state', (host) => {
@@ -104,10 +121,22 @@ describe('the agent stream', () => {
     expect(states).toEqual(['online', 'stale', 'offline']);
   });
 
-  it('closes a revoked agent\'s live stream at once, and the agent cannot come back', async () => {
+  it("closes a revoked agent's live stream at once, and the agent cannot come back", async () => {
     fleet = await startTestFleet();
     const dataDir = fleet.agentDir('doomed');
-    const agent = new CliProcess(['agent', '--broker', fleet.address, '--token', fleet.token(), '--ca-pin', fleet.pin, '--name', 'doomed', '--data-dir', dataDir]);
+    const agent = new CliProcess([
+      'agent',
+      '--broker',
+      fleet.address,
+      '--token',
+      fleet.token(),
+      '--ca-pin',
+      fleet.pin,
+      '--name',
+      'doomed',
+      '--data-dir',
+      dataDir,
+    ]);
     processes.push(agent);
     await waitFor(() => fleet.broker.registry.find('doomed')?.state === 'online', { what: 'doomed online' });
 

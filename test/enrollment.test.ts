@@ -68,9 +68,13 @@ describe('enrollment', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const token = fleet.token();
-      const failure = await enrollAgent({ brokerAddress: `localhost:${port}`, token, caPin: fleet.pin, name: 'victim', dataDir: fleet.agentDir('victim') }).catch(
-        (e: FleetError) => e,
-      );
+      const failure = await enrollAgent({
+        brokerAddress: `localhost:${port}`,
+        token,
+        caPin: fleet.pin,
+        name: 'victim',
+        dataDir: fleet.agentDir('victim'),
+      }).catch((e: FleetError) => e);
       expect((failure as FleetError).message).toContain('the join token was not sent');
       expect(Buffer.concat(received).toString('latin1')).not.toContain(token.split('.')[2]);
       // And the impostor's own pin would not have fooled a check either.
@@ -82,7 +86,9 @@ describe('enrollment', () => {
 
   it('refuses an expired token', async () => {
     const token = fleet.token({ ttlMs: 1, now: Date.now() - 1000 });
-    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'late', dataDir: fleet.agentDir('late') }).catch((e: FleetError) => e);
+    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'late', dataDir: fleet.agentDir('late') }).catch(
+      (e: FleetError) => e,
+    );
     expect((failure as FleetError).code).toBe('forbidden');
     expect((failure as FleetError).message).toMatch(/join token \w+ expired at/);
     expect(existsSync(fleet.agentDir('late'))).toBe(false);
@@ -92,7 +98,9 @@ describe('enrollment', () => {
   it('refuses a single-use token the second time', async () => {
     const token = fleet.token();
     await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'first', dataDir: fleet.agentDir('first') });
-    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'second', dataDir: fleet.agentDir('second') }).catch((e: FleetError) => e);
+    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'second', dataDir: fleet.agentDir('second') }).catch(
+      (e: FleetError) => e,
+    );
     expect((failure as FleetError).message).toMatch(/has been used already/);
     expect(existsSync(fleet.agentDir('second'))).toBe(false);
     expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['first']);
@@ -101,19 +109,26 @@ describe('enrollment', () => {
 
   it('lets a reusable token enroll many agents, and a --uses N token N agents', async () => {
     const reusable = fleet.token({ uses: null });
-    for (const name of ['r1', 'r2', 'r3']) await enrollAgent({ brokerAddress: fleet.address, token: reusable, caPin: fleet.pin, name, dataDir: fleet.agentDir(name) });
+    for (const name of ['r1', 'r2', 'r3'])
+      await enrollAgent({ brokerAddress: fleet.address, token: reusable, caPin: fleet.pin, name, dataDir: fleet.agentDir(name) });
     const two = fleet.token({ uses: 2 });
     await enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n1', dataDir: fleet.agentDir('n1') });
     await enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n2', dataDir: fleet.agentDir('n2') });
-    await expect(enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n3', dataDir: fleet.agentDir('n3') })).rejects.toThrow(/used 2 times/);
+    await expect(enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n3', dataDir: fleet.agentDir('n3') })).rejects.toThrow(
+      /used 2 times/,
+    );
     expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['n1', 'n2', 'r1', 'r2', 'r3']);
   });
 
   it('refuses a name another agent holds, and keeps the name of an agent re-enrolling from its own data dir', async () => {
     await enrollAgent({ brokerAddress: fleet.address, token: fleet.token(), caPin: fleet.pin, name: 'web', dataDir: fleet.agentDir('web') });
-    const clash = await enrollAgent({ brokerAddress: fleet.address, token: fleet.token(), caPin: fleet.pin, name: 'web', dataDir: fleet.agentDir('other') }).catch(
-      (e: FleetError) => e,
-    );
+    const clash = await enrollAgent({
+      brokerAddress: fleet.address,
+      token: fleet.token(),
+      caPin: fleet.pin,
+      name: 'web',
+      dataDir: fleet.agentDir('other'),
+    }).catch((e: FleetError) => e);
     expect((clash as FleetError).code).toBe('conflict');
     expect((clash as FleetError).message).toContain('belongs to another enrolled agent');
     expect(existsSync(fleet.agentDir('other'))).toBe(false);

@@ -57,7 +57,10 @@ export class CliProcess {
 }
 
 /** Runs a `fleetmesh …` command to completion. */
-export async function runFleetmesh(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runFleetmesh(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const process = new CliProcess(args, options);
   const code = await process.exited;
   return { code, stdout: process.stdout, stderr: process.stderr };

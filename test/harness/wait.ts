@@ -5,7 +5,10 @@ import type { EventEmitter } from 'node:events';
  * (another process's output, a file, a store row). Fails with the last value
  * seen, so a timeout says what was there instead.
  */
-export async function waitFor<T>(probe: () => T | Promise<T>, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<NonNullable<T>> {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const intervalMs = options.intervalMs ?? 50;
   const until = Date.now() + timeoutMs;

@@ -1,0 +1,62 @@
+import type { BrokerOptions } from '../../broker/broker-options.ts';
+import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
+import { BrokerStore } from '../../broker/store/broker-store.ts';
+import { createKeyPair, type KeyPair, publicKeyFingerprint } from '../../shared/pki/certificates.ts';
+
+export function brokerOptionsFor(dataDir: string): BrokerOptions {
+  return {
+    dataDir,
+    grpcListen: '127.0.0.1:0',
+    advertiseNames: ['localhost'],
+    heartbeatIntervalMs: 5000,
+    certLifetimeMs: 30 * 86_400_000,
+    staleAfterMissed: 3,
+    storePollMs: 250,
+    logLevel: 'error',
+    logFormat: 'text',
+  };
+}
+
+export interface BenchAgentIdentity {
+  agentId: string;
+  name: string;
+  certificatePem: string;
+  notBefore: Date;
+  notAfter: Date;
+  serial: string;
+}
+
+/**
+ * Enrolls N simulated agents straight into a broker data dir: one key pair
+ * shared by all (key generation is not what is measured), a certificate and a
+ * row each, exactly as enrollment would write them.
+ */
+export async function preEnroll(dataDir: string, count: number): Promise<{ keys: KeyPair; caCertificatePem: string; agents: BenchAgentIdentity[] }> {
+  const store = BrokerStore.open(dataDir);
+  const authority = await BrokerAuthority.open(dataDir);
+  const keys = await createKeyPair();
+  const keySha = publicKeyFingerprint(keys.publicKeyPem);
+  const agents: BenchAgentIdentity[] = [];
+  const now = Date.now();
+  store.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const agentId = `bench${String(i).padStart(6, '0')}`;
+      const name = `sim-${String(i).padStart(5, '0')}`;
+      const issued = authority.issueAgentCertificate({ publicKeyPem: keys.publicKeyPem, agentId, name, lifetimeMs: 30 * 86_400_000, now });
+      store.agents.insert({ id: agentId, name, tokenLabels: {}, publicKeySha256: keySha, enrolledAt: now, tokenId: 'bench' });
+      store.certificates.insert({
+        serial: issued.serial,
+        agentId,
+        issuedAt: now,
+        notBefore: issued.notBefore.getTime(),
+        notAfter: issued.notAfter.getTime(),
+        publicKeySha256: keySha,
+        issuedBy: 'enroll',
+      });
+      store.agents.setCertificate(agentId, issued.serial, issued.notAfter.getTime(), keySha);
+      agents.push({ agentId, name, certificatePem: issued.certificatePem, notBefore: issued.notBefore, notAfter: issued.notAfter, serial: issued.serial });
+    }
+  });
+  store.close();
+  return { keys, caCertificatePem: authority.ca.certificatePem, agents };
+}
