@@ -1,4 +1,4 @@
-import { agentInfo } from '../shared/catalog/actions/agent-actions.ts';
+import { agentInfo, agentSetLabels } from '../shared/catalog/actions/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
@@ -10,6 +10,7 @@ import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
 import { hostFacts } from './facts/host-facts.ts';
 import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
+import { AgentLabels } from './identity/agent-labels.ts';
 import { HostSampler } from './sampler/host-sampler.ts';
 
 /**
@@ -20,6 +21,7 @@ export class Agent {
   readonly startedAt = Date.now();
   private readonly statuses = new Map<string, CollectorStatus>();
   private readonly facts = hostFacts();
+  private readonly labels: AgentLabels;
 
   private constructor(
     readonly options: AgentOptions,
@@ -27,7 +29,9 @@ export class Agent {
     readonly dispatcher: Dispatcher,
     readonly sampler: HostSampler,
     private readonly collectors: Collector[],
-  ) {}
+  ) {
+    this.labels = new AgentLabels(options.dataDir, options.labels);
+  }
 
   static async start(options: AgentOptions, log: Logger, collectors: Collector[] = []): Promise<Agent> {
     const identity = await Agent.identity(options, log);
@@ -104,13 +108,18 @@ export class Agent {
           protocol_version: PROTOCOL_VERSION,
           started_at_unix_ms: this.startedAt,
           collectors: this.collectorStatuses(),
-          labels: this.options.labels,
+          labels: this.labels.current(),
           facts: this.factsRecord(),
           certificate_not_after_unix_ms: identity().notAfter.getTime(),
         }),
         sample: () => this.sampler.current(),
       }),
     );
+    this.dispatcher.register(agentSetLabels, async (params) => {
+      const labels = this.labels.update(params.labels);
+      this.connection.announce();
+      return { payload: { labels } };
+    });
     for (const collector of this.collectors) {
       collector.register(this.dispatcher);
       await collector.start?.();
@@ -142,7 +151,7 @@ export class Agent {
       protocolVersion: PROTOCOL_VERSION,
       actions: this.dispatcher.actions(),
       collectors: this.collectorStatuses(),
-      labels: this.options.labels,
+      labels: this.labels.current(),
       name: this.connection.currentIdentity.name,
       startedUnixMs: BigInt(this.startedAt),
       facts: {

@@ -1,8 +1,11 @@
 import { resolve } from 'node:path';
+import type { Level } from '../shared/catalog/action.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { parseHostPort } from '../shared/options/values.ts';
+import type { TextFormat } from './mcp/mcp-session.ts';
+import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
 
 export const BROKER_FLAGS = {
@@ -13,6 +16,46 @@ export const BROKER_FLAGS = {
     description: 'host names and addresses agents dial; all go into the server certificate with localhost',
     default: defaultAdvertiseNames(),
     placeholder: 'NAME,…',
+  },
+  'mcp-listen': { type: 'string', description: 'where MCP clients connect (Streamable HTTP, path /mcp)', default: '127.0.0.1:7400', placeholder: 'HOST:PORT' },
+  'tool-surface': {
+    type: 'string',
+    description: 'how the catalog appears as tools: one per action, one per domain, or find/execute',
+    default: 'individual',
+    choices: ['individual', 'meta', 'dynamic'],
+    placeholder: 'SURFACE',
+  },
+  'operations-level': {
+    type: 'integer',
+    description: 'the highest level any identity may use: 0 read-only, 1 operational, 2 configuration, 3 impactful',
+    default: 1,
+    min: 0,
+    max: 3,
+    placeholder: 'LEVEL',
+  },
+  'text-format': {
+    type: 'string',
+    description: 'the text of tool results (structuredContent is always complete)',
+    default: 'markdown',
+    choices: ['markdown', 'json'],
+    placeholder: 'FORMAT',
+  },
+  'mcp-allowed-hosts': {
+    type: 'list',
+    description: 'Host headers MCP accepts (default: localhost, 127.0.0.1 and [::1] with the port); * for any',
+    default: [],
+    placeholder: 'HOST:PORT,…',
+  },
+  'mcp-allowed-origins': {
+    type: 'list',
+    description: 'Origin headers MCP accepts from browsers (default: the loopback origins)',
+    default: [],
+    placeholder: 'ORIGIN,…',
+  },
+  'mcp-public-url': {
+    type: 'string',
+    description: 'the URL clients use for /mcp, when behind a proxy (for the protected resource metadata)',
+    placeholder: 'URL',
   },
   'heartbeat-interval': { type: 'duration', description: 'how often agents send a heartbeat', default: '5s', min: 100, placeholder: 'DURATION' },
   'cert-lifetime': {
@@ -39,6 +82,13 @@ export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS> = {
 export interface BrokerOptions {
   dataDir: string;
   grpcListen: string;
+  mcpListen: string;
+  toolSurface: SurfaceName;
+  operationsLevel: Level;
+  textFormat: TextFormat;
+  mcpAllowedHosts: string[];
+  mcpAllowedOrigins: string[];
+  mcpPublicUrl: string | undefined;
   advertiseNames: string[];
   heartbeatIntervalMs: number;
   certLifetimeMs: number;
@@ -51,9 +101,17 @@ export interface BrokerOptions {
 
 export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
   parseHostPort(values['grpc-listen'], '--grpc-listen');
+  parseHostPort(values['mcp-listen'], '--mcp-listen');
   return {
     dataDir: resolve(values['data-dir']),
     grpcListen: values['grpc-listen'],
+    mcpListen: values['mcp-listen'],
+    toolSurface: values['tool-surface'] as SurfaceName,
+    operationsLevel: values['operations-level'] as Level,
+    textFormat: values['text-format'] as TextFormat,
+    mcpAllowedHosts: values['mcp-allowed-hosts'],
+    mcpAllowedOrigins: values['mcp-allowed-origins'],
+    mcpPublicUrl: values['mcp-public-url'],
     advertiseNames: values['advertise-names'],
     heartbeatIntervalMs: values['heartbeat-interval'],
     certLifetimeMs: values['cert-lifetime'],

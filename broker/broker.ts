@@ -6,15 +6,22 @@ import { parseHostPort } from '../shared/options/values.ts';
 import type { Host } from './agents/agent-registry.ts';
 import { AgentRegistry } from './agents/agent-registry.ts';
 import type { BrokerOptions } from './broker-options.ts';
+import { ActionRunner } from './calls/action-runner.ts';
+import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
+import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
+import { McpSession } from './mcp/mcp-session.ts';
+import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 
 export const BROKER_PID_FILE = 'broker.pid';
 /** broker_meta key: the address agents should dial, for the command lines admin commands print. */
 export const META_AGENT_ADDRESS = 'agent_address';
+/** broker_meta key: the MCP URL, for the client configurations admin commands print. */
+export const META_MCP_URL = 'mcp_url';
 
 /** The broker process: its store, its CA, the agent registry and the gRPC endpoint. */
 export class Broker {
@@ -25,8 +32,15 @@ export class Broker {
     readonly registry: AgentRegistry,
     private readonly mesh: MeshServer,
     readonly grpcPort: number,
+    readonly mcp: McpHttpServer,
+    readonly runner: ActionRunner,
     readonly log: Logger,
   ) {}
+
+  /** The MCP endpoint clients use. */
+  get mcpUrl(): string {
+    return this.mcp.url;
+  }
 
   static async start(options: BrokerOptions, log: Logger): Promise<Broker> {
     const other = readPid(join(options.dataDir, BROKER_PID_FILE));
@@ -70,15 +84,56 @@ export class Broker {
           },
         );
       }
+      const interrupted = store.audit.markInterrupted(Date.now());
+      if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
+      const runner = new ActionRunner({ registry, store, log, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
+      const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
+      const mcp = new McpHttpServer({
+        host: mcpAddress.host,
+        port: mcpAddress.port,
+        allowedHosts: options.mcpAllowedHosts,
+        allowedOrigins: options.mcpAllowedOrigins,
+        publicUrl: options.mcpPublicUrl,
+        store,
+        log,
+        createSession: (identity) =>
+          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
+      });
+      try {
+        await mcp.start();
+      } catch (error) {
+        registry.stop();
+        await mesh.stop();
+        const reason = (error as Error).message;
+        throw new FleetError(
+          'conflict',
+          `cannot listen for MCP clients on ${options.mcpListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
+          {
+            hint: 'Stop whatever holds that port, or choose another address with --mcp-listen.',
+          },
+        );
+      }
+      registry.on('state', (host) => {
+        for (const session of mcp.liveSessions()) {
+          session.notifyUpdated('fleet://agents');
+          session.notifyUpdated('fleet://status');
+          session.notifyUpdated(`fleet://agents/${host.name}`);
+        }
+      });
+      registry.on('revoked', () => {
+        for (const session of mcp.liveSessions()) session.notifyListChanged();
+      });
       const dialName = options.advertiseNames[0] ?? 'localhost';
       store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
+      store.setMeta(META_MCP_URL, mcp.url);
       writeFileSync(join(options.dataDir, BROKER_PID_FILE), `${process.pid}\n`);
+      log.info('broker listening for MCP clients', { mcp: mcp.url, surface: options.toolSurface, operations_level: options.operationsLevel });
       log.info('broker listening for agents', {
         grpc: `${parseHostPort(options.grpcListen, 'grpc').host}:${port}`,
         ca_pin: authority.pin,
         names: serverIdentity.names.join(','),
       });
-      return new Broker(options, store, authority, registry, mesh, port, log);
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, log);
     } catch (error) {
       store.close();
       throw error;
@@ -91,6 +146,7 @@ export class Broker {
   }
 
   async stop(): Promise<void> {
+    await this.mcp.stop();
     this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

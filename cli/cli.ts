@@ -4,8 +4,12 @@ import { FLEETMESH_VERSION } from '../shared/version.ts';
 import type { CliIo, Command } from './command.ts';
 import { agentCommand } from './commands/agent-command.ts';
 import { agentsCommand } from './commands/agents-command.ts';
+import { auditCommand } from './commands/audit-command.ts';
 import { brokerCommand } from './commands/broker-command.ts';
+import { callCommand } from './commands/call-command.ts';
+import { identityCreateCommand, identityListCommand, identityRevokeCommand } from './commands/identity-command.ts';
 import { revokeCommand } from './commands/revoke-command.ts';
+import { stdioCommand } from './commands/stdio-command.ts';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token-command.ts';
 import { upCommand } from './commands/up-command.ts';
 
@@ -18,6 +22,12 @@ const COMMANDS: Command<FlagSpecs>[] = [
   tokenRevokeCommand,
   agentsCommand,
   revokeCommand,
+  identityCreateCommand,
+  identityListCommand,
+  identityRevokeCommand,
+  auditCommand,
+  callCommand,
+  stdioCommand,
 ] as unknown as Command<FlagSpecs>[];
 
 function overview(): string {

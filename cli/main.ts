@@ -11,3 +11,6 @@ const io: CliIo = {
   env: process.env,
 };
 process.exitCode = await runCli(process.argv.slice(2), io);
+// Nothing should keep the process alive once a command has returned; if
+// something does (a socket left open), leave rather than hang.
+setTimeout(() => process.exit(), 2000).unref();

@@ -121,6 +121,12 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
     });
   }
 
+  /** Sends a fresh Hello on the live stream, so the broker sees changed labels or collectors at once. */
+  announce(): void {
+    if (!this.current || !this.isConnected) return;
+    this.current.stream.write(create(AgentFrameSchema, { frame: { case: 'hello', value: create(HelloSchema, this.options.hello()) } }));
+  }
+
   private async loop(): Promise<void> {
     const { log } = this.options;
     const stopped = this.stopController.signal;

@@ -7,6 +7,13 @@ export function brokerOptionsFor(dataDir: string): BrokerOptions {
   return {
     dataDir,
     grpcListen: '127.0.0.1:0',
+    mcpListen: '127.0.0.1:0',
+    toolSurface: 'individual',
+    operationsLevel: 1,
+    textFormat: 'markdown',
+    mcpAllowedHosts: [],
+    mcpAllowedOrigins: [],
+    mcpPublicUrl: undefined,
     advertiseNames: ['localhost'],
     heartbeatIntervalMs: 5000,
     certLifetimeMs: 30 * 86_400_000,

@@ -162,6 +162,17 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     return host;
   }
 
+  /** The agent re-announced itself on its live stream (labels or collectors changed). */
+  updateHello(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): void {
+    const host = this.hosts.get(session.agentId);
+    if (!host || host.session !== session) return;
+    const row = this.store.agents.get(host.id);
+    host.hello = hello;
+    host.labels = { ...reportedLabels, ...(row?.tokenLabels ?? {}) };
+    this.store.agents.recordHello(host.id, { version: hello.agent_version, hello, reportedLabels, now: Date.now() });
+    this.emit('state', host, host.state);
+  }
+
   /** A stream ended; the host goes offline unless a newer stream already replaced it. */
   detach(session: AgentSession, reason: string): void {
     session.markEnded();

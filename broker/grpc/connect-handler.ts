@@ -112,7 +112,12 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
     call.on('data', (frame: AgentFrame) => {
       switch (frame.frame.case) {
         case 'hello': {
-          if (attached) return;
+          if (attached) {
+            // A later Hello re-announces what changed (labels, collectors).
+            const hello = frame.frame.value;
+            registry.updateHello(session, storedHello(hello), { ...hello.labels });
+            return;
+          }
           attached = true;
           clearTimeout(helloTimer);
           const hello = frame.frame.value;

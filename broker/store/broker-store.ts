@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { AgentsTable } from './agents-table.ts';
+import { AuditTable } from './audit-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
+import { IdentitiesTable } from './identities-table.ts';
 import { JoinTokensTable } from './join-tokens-table.ts';
 import { MIGRATIONS } from './migrations.ts';
 
@@ -19,12 +21,16 @@ export class BrokerStore {
   readonly agents: AgentsTable;
   readonly tokens: JoinTokensTable;
   readonly certificates: CertificatesTable;
+  readonly identities: IdentitiesTable;
+  readonly audit: AuditTable;
 
   private constructor(db: Database.Database) {
     this.db = db;
     this.agents = new AgentsTable(db);
     this.tokens = new JoinTokensTable(db);
     this.certificates = new CertificatesTable(db);
+    this.identities = new IdentitiesTable(db);
+    this.audit = new AuditTable(db);
   }
 
   static open(dataDir: string, options: { create: boolean } = { create: true }): BrokerStore {

@@ -60,4 +60,36 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 2: MCP client identities and the audit log.
+  `
+  CREATE TABLE identities (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    grants_json TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE UNIQUE INDEX identities_live_name ON identities(name) WHERE revoked_at IS NULL;
+
+  CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    call_id TEXT NOT NULL UNIQUE,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    identity TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    action TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    targets_json TEXT NOT NULL,
+    arguments_json TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    error_code TEXT,
+    duration_ms INTEGER
+  );
+  CREATE INDEX audit_started ON audit(started_at);
+  `,
 ];

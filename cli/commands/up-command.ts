@@ -1,37 +1,60 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent } from '../../agent/agent.ts';
 import { resolveAgentOptions } from '../../agent/agent-options.ts';
 import { loadIdentity } from '../../agent/identity/agent-identity.ts';
+import { createIdentity, TokenRefused, verifyBearerToken } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
 import { BROKER_FLAGS, resolveBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
+import type { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
-import { LOG_FLAGS } from '../../shared/options/common-flags.ts';
+import { writePrivateKey } from '../../shared/pki/key-files.ts';
+import { clientConfig } from '../client-config.ts';
 import { defineCommand } from '../command.ts';
 import { untilSignal } from '../until-signal.ts';
 
+export const ADMIN_TOKEN_FILE = 'admin.token';
+
 const UP_FLAGS = {
+  ...BROKER_FLAGS,
   'data-dir': {
     type: 'string',
     description: 'state of both the broker (DIR/broker) and the local agent (DIR/agent)',
     default: '.fleetmesh',
     placeholder: 'DIR',
   },
-  'grpc-listen': BROKER_FLAGS['grpc-listen'],
-  'advertise-names': BROKER_FLAGS['advertise-names'],
-  'heartbeat-interval': BROKER_FLAGS['heartbeat-interval'],
   name: { type: 'string', description: 'the local agent name', default: hostname(), placeholder: 'NAME', env: 'FLEETMESH_AGENT_NAME' },
-  ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
+
+/** The admin token `up` keeps in its data dir: reused while valid, made anew otherwise. */
+function adminToken(store: BrokerStore, root: string): { token: string; created: boolean } {
+  const file = join(root, ADMIN_TOKEN_FILE);
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    try {
+      verifyBearerToken(store, token);
+      return { token, created: false };
+    } catch (error) {
+      if (!(error instanceof TokenRefused)) throw error;
+    }
+  }
+  const existing = store.identities.findLiveByName('admin');
+  if (existing) store.identities.revoke(existing.id, Date.now());
+  const { token } = createIdentity(store, { name: 'admin', level: 3 });
+  writePrivateKey(file, `${token}\n`);
+  return { token, created: true };
+}
 
 export const upCommand = defineCommand({
   spec: {
     name: 'up',
     summary: 'Start a broker and a local agent on this machine, with nothing to configure (what npm start runs).',
     usage: 'fleetmesh up [flags]',
-    details: 'State lives in ./.fleetmesh/ by default: DIR/broker for the broker (admin commands default to it) and DIR/agent for the local agent.',
+    details:
+      'State lives in ./.fleetmesh/ by default: DIR/broker for the broker (admin commands default to it), DIR/agent for the local agent, and DIR/admin.token for the admin MCP token it prints.',
     flags: UP_FLAGS,
     configFile: true,
   },
@@ -40,25 +63,17 @@ export const upCommand = defineCommand({
     const root = resolve(values['data-dir']);
     const brokerDir = join(root, 'broker');
     const agentDir = join(root, 'agent');
-    const brokerOptions = resolveBrokerOptions({
-      'data-dir': brokerDir,
-      'grpc-listen': values['grpc-listen'],
-      'advertise-names': values['advertise-names'],
-      'heartbeat-interval': values['heartbeat-interval'],
-      'cert-lifetime': 30 * 86_400_000,
-      'log-level': values['log-level'],
-      'log-format': values['log-format'],
-    });
+    const brokerOptions = resolveBrokerOptions({ ...values, 'data-dir': brokerDir });
     const log = createLogger({ level: brokerOptions.logLevel, format: brokerOptions.logFormat });
     const broker = await Broker.start(brokerOptions, log.child({ component: 'broker' }));
     let agent: Agent | undefined;
     try {
-      const brokerAddress = `localhost:${broker.grpcPort}`;
+      const { token, created } = adminToken(broker.store, root);
       const enrolled = loadIdentity(agentDir) !== undefined;
-      const token = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {} }).token;
+      const joinToken = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {} }).token;
       const agentOptions = resolveAgentOptions({
-        broker: brokerAddress,
-        token,
+        broker: `localhost:${broker.grpcPort}`,
+        token: joinToken,
         'ca-pin': broker.authority.pin,
         name: values.name,
         labels: {},
@@ -74,13 +89,19 @@ export const upCommand = defineCommand({
           '',
           'fleetmesh is up.',
           '',
+          `  MCP endpoint        ${broker.mcpUrl}   (${brokerOptions.toolSurface} tools, operations level ${brokerOptions.operationsLevel})`,
+          `  admin token         ${token}${created ? '' : '   (kept in ' + join(root, ADMIN_TOKEN_FILE) + ')'}`,
           `  agents connect to   ${brokerOptions.grpcListen.replace(/:\d+$/, `:${broker.grpcPort}`)} (gRPC, mutual TLS; CA pin ${broker.authority.pin})`,
           `  local agent         ${name} (online)`,
           `  state               ${root}`,
           '',
-          'Add another host: create a join token here, then run the command it prints on that host:',
-          `  npx fleetmesh token create --data-dir ${brokerDir}`,
-          `See the fleet:  npx fleetmesh agents --data-dir ${brokerDir}`,
+          'MCP client configuration (Claude Desktop, Cursor, VS Code … take this shape):',
+          '',
+          JSON.stringify(clientConfig(broker.mcpUrl, token), null, 2),
+          '',
+          'Try it from a shell:  npx fleetmesh call get_fleet_status',
+          'Add another host:     npx fleetmesh token create   (then run the command it prints on that host)',
+          'See the fleet:        npx fleetmesh agents',
           '',
           'Press Ctrl-C to stop.',
           '',

@@ -32,6 +32,33 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly idempotent: boolean;
   /** The action reaches beyond the fleet (registries, external APIs). */
   readonly openWorld: boolean;
+  /** Grant-scoped resources the action names in its parameters or returns in its answer. */
+  readonly resources?: ResourceScope;
+  /** Parameters whose values never reach the audit log. */
+  readonly sensitive?: readonly string[];
+  /** How the Markdown text shows a fleet answer: the list to tabulate and its columns. */
+  readonly table?: TableHint;
+  /** Other actions worth knowing about from this one (ids). */
+  readonly related?: readonly string[];
+}
+
+/**
+ * Resources of one kind an action touches. Names are host-scoped
+ * (`web-1/nginx`) for kinds that live on a host, so grants such as
+ * `container:web-1/nginx*` apply.
+ */
+export interface ResourceScope {
+  readonly kind: string;
+  /** The parameter naming one resource (docker_logs' `name`). */
+  readonly param?: string;
+  /** List fields of a host's answer whose items are resources, and the item field holding each name. */
+  readonly lists?: readonly { field: string; name: string }[];
+}
+
+export interface TableHint {
+  /** A list field of each host's answer: its items become rows (with a host column). Absent: one row per host. */
+  readonly list?: string;
+  readonly columns: readonly string[];
 }
 
 export type ActionInput<A extends Action> = z.infer<A['input']>;

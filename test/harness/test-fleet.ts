@@ -34,6 +34,13 @@ export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions>
   return {
     dataDir,
     grpcListen: '127.0.0.1:0',
+    mcpListen: '127.0.0.1:0',
+    toolSurface: 'individual',
+    operationsLevel: 3,
+    textFormat: 'markdown',
+    mcpAllowedHosts: [],
+    mcpAllowedOrigins: [],
+    mcpPublicUrl: undefined,
     advertiseNames: ['localhost'],
     heartbeatIntervalMs: 200,
     certLifetimeMs: 30 * 86_400_000,

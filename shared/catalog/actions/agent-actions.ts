@@ -20,6 +20,8 @@ export const hostSampleShape = z.object({
   sampled_at_unix_ms: z.number(),
 });
 
+const labelsShape = z.record(z.string(), z.string());
+
 export const agentInfo = defineAction({
   id: 'agent.info',
   tool: 'agent_info',
@@ -29,7 +31,7 @@ export const agentInfo = defineAction({
   collector: 'agent',
   title: 'Agent info',
   description:
-    'What the fleetmesh agent on a host is: its version, uptime, collectors and whether each is available (with the reason when not), labels and host facts (OS, kernel, architecture, Docker, Swarm role). Cheap; answers from memory. With watch_ms the agent streams a fresh sample every interval_ms for that long.',
+    'What the fleetmesh agent on a host is: version, uptime, collectors and whether each is available (with the reason when not), labels and host facts (OS, kernel, architecture, Docker, Swarm role). Cheap: answered from memory. With watch_ms the agent streams a fresh sample every interval_ms for that long before answering.',
   input: z
     .object({
       watch_ms: z.number().int().min(0).max(60_000).optional().describe('Stream a sample every interval_ms for this long before answering (max 60000).'),
@@ -44,9 +46,40 @@ export const agentInfo = defineAction({
     uptime_s: z.number(),
     started_at_unix_ms: z.number(),
     collectors: z.array(collectorStatusShape),
-    labels: z.record(z.string(), z.string()),
+    labels: labelsShape,
     facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     sample: hostSampleShape.nullable(),
     certificate_not_after_unix_ms: z.number(),
   }),
+  table: { columns: ['version', 'uptime_s', 'collectors', 'labels'] },
+  related: ['fleet.list_agents'],
+});
+
+export const agentSetLabels = defineAction({
+  id: 'agent.set_labels',
+  tool: 'set_agent_labels',
+  risk: 'write',
+  level: 2,
+  runsOn: 'host',
+  collector: 'agent',
+  title: 'Set agent labels',
+  description:
+    'Changes the labels a host reports, which selectors match (role=db,env!=dev). A merge patch: a string sets a label, null removes it, labels not named are kept. The agent keeps them across restarts. Labels fixed by the join token cannot be changed here. Needs explicit targets.',
+  input: z
+    .object({
+      labels: z
+        .record(
+          z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9._/-]{0,62}[A-Za-z0-9])?$/),
+          z
+            .string()
+            .regex(/^[A-Za-z0-9._:/@+-]{0,128}$/)
+            .nullable(),
+        )
+        .describe('Labels to set (string) or remove (null).'),
+    })
+    .strict(),
+  output: z.object({ labels: labelsShape.describe('The labels the agent reports now.') }),
+  idempotent: true,
+  table: { columns: ['labels'] },
+  related: ['fleet.list_agents'],
 });

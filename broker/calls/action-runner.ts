@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Action, Level } from '../../shared/catalog/action.ts';
+import { DEFAULT_TIMEOUT_MS, hostTargetShape, TARGET_KEYS } from '../../shared/catalog/targets.ts';
+import { type ErrorInfo, errorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import type { Identity } from '../auth/identities.ts';
+import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
+import type { AuditOutcome } from '../store/audit-table.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
+import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
+import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
+import { redactArguments } from './redact.ts';
+import { type ResolvedTargets, resolveTargets } from './targets.ts';
+
+export interface RunContext {
+  /** The tool name the caller used, for the audit log. */
+  tool: string;
+  signal: AbortSignal;
+  /** Progress as hosts settle: done of total, and what just happened. */
+  onProgress?: (done: number, total: number, message: string) => void;
+}
+
+/** What a call produced: the complete structured result, and whether it counts as a failure. */
+export interface RunResult {
+  action: Action;
+  structured: Record<string, unknown>;
+  isError: boolean;
+  shape: 'node' | 'envelope' | 'broker' | 'error';
+}
+
+export interface ActionRunnerOptions {
+  registry: AgentRegistry;
+  store: BrokerStore;
+  log: Logger;
+  /** The broker's cap on every identity's level. */
+  operationsLevel: Level;
+  brokerActions: readonly BrokerActionHandler[];
+}
+
+const targetArgumentsSchema = z.object(hostTargetShape).strict();
+
+/** The structured form of a refusal. */
+export function errorResult(action: Action, error: FleetError): RunResult {
+  const { targets, grpcCode: _grpc, ...details } = error.details ?? {};
+  return { action, structured: { error: { ...error.toInfo(), ...details }, ...(targets ? { targets } : {}) }, isError: true, shape: 'error' };
+}
+
+function describeIssue(action: Action, issue: z.core.$ZodIssue | undefined): FleetError {
+  const shape = action.input.shape as Record<string, z.ZodType>;
+  const accepted = Object.keys(shape);
+  const required = accepted.filter((key) => !(shape[key] as z.ZodType).safeParse(undefined).success);
+  const where = issue?.path.length ? issue.path.join('.') : 'arguments';
+  const unknown = issue?.code === 'unrecognized_keys' ? ` (${(issue as { keys: string[] }).keys.join(', ')} not accepted)` : '';
+  return new FleetError('invalid_argument', `${action.tool}: ${where}: ${issue?.message ?? 'invalid'}${unknown}`, {
+    hint: `Accepted parameters: ${accepted.join(', ') || 'none'}${required.length ? `; required: ${required.join(', ')}` : ''}. fleet://actions/${action.id} has the full schema.`,
+    details: { accepted, required },
+  });
+}
+
+/**
+ * The path of every tool call after its surface resolved the action: checks
+ * level, arguments, targets, grants and confirmation; writes the audit row
+ * before anything is sent; fans out (or asks the broker's own handler); merges
+ * the answers; completes the audit row.
+ */
+export class ActionRunner {
+  private readonly handlers: Map<string, BrokerActionHandler>;
+
+  constructor(private readonly options: ActionRunnerOptions) {
+    this.handlers = new Map(options.brokerActions.map((handler) => [handler.action.id, handler]));
+  }
+
+  effectiveLevel(identity: Identity): Level {
+    return Math.min(identity.level, this.options.operationsLevel) as Level;
+  }
+
+  /** Whether the identity may see the action at all: within its level, and able to write if the action writes. */
+  allows(identity: Identity, action: Action): boolean {
+    if (action.level > this.effectiveLevel(identity)) return false;
+    return action.risk === 'read' || identity.grants.writesAnything();
+  }
+
+  visibleHosts(identity: Identity): Host[] {
+    return this.options.registry.list().filter((host) => identity.grants.reachesHost(host.name));
+  }
+
+  async run(identity: Identity, action: Action, args: Record<string, unknown>, context: RunContext): Promise<RunResult> {
+    const callId = randomUUID();
+    const audited = action.level >= 1;
+    const arguments_ = redactArguments(args, action.sensitive);
+    let begun = false;
+    const begin = (targets: string[], outcome: AuditOutcome = 'pending', errorCode: string | null = null) => {
+      if (!audited) return;
+      this.options.store.audit.begin({
+        callId,
+        startedAt: Date.now(),
+        identity: identity.name,
+        tool: context.tool,
+        action: action.id,
+        level: action.level,
+        targets,
+        arguments: arguments_,
+        outcome,
+        errorCode,
+      });
+      begun = outcome === 'pending';
+    };
+    const complete = (outcome: AuditOutcome, errorCode: string | null) => {
+      if (begun) this.options.store.audit.complete(callId, { outcome, errorCode, finishedAt: Date.now() });
+    };
+    try {
+      if (!this.allows(identity, action)) throw new FleetError('not_found', `unknown tool: ${context.tool}`);
+      const result =
+        action.runsOn === 'broker'
+          ? await this.runOnBroker(identity, action, args, context, begin)
+          : await this.runOnHosts(identity, action, args, context, begin);
+      complete(
+        result.isError ? 'error' : result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok',
+        firstErrorCode(result),
+      );
+      return result;
+    } catch (error) {
+      const failure = toFleetError(error);
+      if (context.signal.aborted) complete('cancelled', failure.code);
+      else if (begun) complete('error', failure.code);
+      else begin([], 'refused', failure.code);
+      if (failure.code === 'internal') this.options.log.error('tool call failed', { tool: context.tool, error: failure.message });
+      return errorResult(action, failure);
+    }
+  }
+
+  private splitArguments(action: Action, args: Record<string, unknown>) {
+    const targets: Record<string, unknown> = {};
+    const params: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(args)) {
+      if (action.runsOn === 'host' && (TARGET_KEYS as readonly string[]).includes(key)) targets[key] = value;
+      else if (key === 'confirm' && !('confirm' in action.input.shape)) continue;
+      else params[key] = value;
+    }
+    return { targets, params, confirm: args.confirm === true };
+  }
+
+  private parseParams(action: Action, params: Record<string, unknown>): Record<string, unknown> {
+    const parsed = action.input.safeParse(params);
+    if (!parsed.success) throw describeIssue(action, parsed.error.issues[0]);
+    return parsed.data as Record<string, unknown>;
+  }
+
+  private async runOnBroker(
+    identity: Identity,
+    action: Action,
+    args: Record<string, unknown>,
+    context: RunContext,
+    begin: (targets: string[]) => void,
+  ): Promise<RunResult> {
+    const handler = this.handlers.get(action.id);
+    if (!handler) throw new FleetError('unsupported', `the broker has no handler for ${action.id}`);
+    const { params, confirm } = this.splitArguments(action, args);
+    const parsed = this.parseParams(action, params);
+    const actionContext: BrokerActionContext = {
+      identity,
+      registry: this.options.registry,
+      store: this.options.store,
+      log: this.options.log,
+      signal: context.signal,
+      visibleHosts: () => this.visibleHosts(identity),
+    };
+    const targets = handler.targets?.(parsed, actionContext) ?? [];
+    if (action.risk !== 'read') {
+      const denied = targets.filter((host) => !identity.grants.host(host, 'write'));
+      if (denied.length) throw forbidden(action, denied);
+    }
+    if (action.risk === 'destructive' && !confirm)
+      throw confirmRequired(
+        action,
+        targets.map((host) => ({ host })),
+      );
+    begin(targets);
+    const output = action.output.parse(await handler.run(parsed, actionContext)) as Record<string, unknown>;
+    return { action, structured: output, isError: false, shape: 'broker' };
+  }
+
+  private async runOnHosts(
+    identity: Identity,
+    action: Action,
+    args: Record<string, unknown>,
+    context: RunContext,
+    begin: (targets: string[]) => void,
+  ): Promise<RunResult> {
+    const { targets: targetArgs, params, confirm } = this.splitArguments(action, args);
+    const targetParsed = targetArgumentsSchema.safeParse(targetArgs);
+    if (!targetParsed.success) throw describeIssue(action, targetParsed.error.issues[0]);
+    const parsed = this.parseParams(action, params);
+    const resolved: ResolvedTargets = resolveTargets(this.options.registry.list(), identity, action, targetParsed.data);
+    const scope = action.resources;
+    const resourceName = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
+    const writes = action.risk !== 'read';
+    // Hosts where the named resource is hidden answer not_found, as if it did not exist there.
+    const hidden = new Set<Host>();
+    const denied: string[] = [];
+    for (const host of resolved.hosts) {
+      if (resourceName !== undefined && scope) {
+        const name = `${host.name}/${resourceName}`;
+        if (!identity.grants.resource(scope.kind, name)) hidden.add(host);
+        else if (writes && !identity.grants.resource(scope.kind, name, 'write')) denied.push(host.name);
+      } else if (writes && !identity.grants.host(host.name, 'write')) {
+        denied.push(host.name);
+      }
+    }
+    if (denied.length) throw forbidden(action, denied);
+    const live = resolved.hosts.filter((host) => !hidden.has(host));
+    if (action.risk === 'destructive' && !confirm) {
+      throw confirmRequired(
+        action,
+        live.map((host) => ({ host: host.name, ...(resourceName !== undefined && scope ? { resource: `${scope.kind}:${host.name}/${resourceName}` } : {}) })),
+      );
+    }
+    begin(resolved.hosts.map((host) => host.name));
+    const total = resolved.hosts.length;
+    const hiddenOutcomes: HostOutcome[] = [...hidden].map((host) => ({
+      host,
+      outcome: {
+        ok: false,
+        error: errorInfo('not_found', `no ${scope?.kind ?? 'resource'} "${resourceName}" on ${host.name}`, 'List what exists on that host first.'),
+      },
+      durationMs: 0,
+    }));
+    let done = hiddenOutcomes.length;
+    context.onProgress?.(done, total, `sent to ${live.length} host${live.length === 1 ? '' : 's'}`);
+    const timeoutMs = targetParsed.data.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const outcomes = await fanOut(live, {
+      action: action.id,
+      params: parsed,
+      timeoutMs,
+      caller: identity.name,
+      signal: context.signal,
+      onHostDone: (outcome) => {
+        done += 1;
+        context.onProgress?.(done, total, `${outcome.host.name}: ${outcome.outcome.ok ? 'answered' : outcome.outcome.error.code}`);
+      },
+    });
+    if (context.signal.aborted) throw new FleetError('deadline_exceeded', 'the call was cancelled by the client');
+    const nodes: HostNode[] = [...hiddenOutcomes, ...outcomes].map((outcome) => toNode(outcome, action, identity));
+    if (resolved.single) {
+      const node = nodes[0] as HostNode;
+      return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
+    }
+    const envelope: FleetEnvelope = toEnvelope(nodes);
+    return {
+      action,
+      structured: envelope as unknown as Record<string, unknown>,
+      isError: envelope.targeted > 0 && envelope.responded === 0,
+      shape: 'envelope',
+    };
+  }
+}
+
+function firstErrorCode(result: RunResult): string | null {
+  const errors = (result.structured.errors ?? []) as ErrorInfo[];
+  return errors[0]?.code ?? null;
+}
+
+function forbidden(action: Action, hosts: string[]): FleetError {
+  return new FleetError('forbidden', `${action.tool} needs a write grant on ${hosts.join(', ')}, which this identity does not have`, {
+    hint: 'Ask for an identity whose grants include write on those hosts (fleetmesh identity create … --grant host:NAME=write).',
+  });
+}
+
+function confirmRequired(action: Action, targets: { host: string; resource?: string }[]): FleetError {
+  const list = targets.map((t) => t.resource ?? t.host).join(', ') || 'nothing';
+  return new FleetError('confirm_required', `${action.tool} is destructive; it would act on: ${list}`, {
+    hint: 'Nothing was changed. Call again with confirm: true to go ahead.',
+    details: { targets },
+  });
+}

@@ -1,0 +1,27 @@
+import type { Action, ActionInput } from '../../../shared/catalog/action.ts';
+import type { Logger } from '../../../shared/log/logger.ts';
+import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
+import type { Identity } from '../../auth/identities.ts';
+import type { BrokerStore } from '../../store/broker-store.ts';
+
+export interface BrokerActionContext {
+  identity: Identity;
+  registry: AgentRegistry;
+  store: BrokerStore;
+  log: Logger;
+  signal: AbortSignal;
+  /** The hosts this identity may see. */
+  visibleHosts(): Host[];
+}
+
+/** An action the broker answers itself. */
+export interface BrokerActionHandler<A extends Action = Action> {
+  action: A;
+  /** The hosts a change would hit, for confirm_required and the audit log (changing actions only). */
+  targets?(params: ActionInput<A>, context: BrokerActionContext): string[];
+  run(params: ActionInput<A>, context: BrokerActionContext): Promise<Record<string, unknown>>;
+}
+
+export function defineBrokerAction<A extends Action>(handler: BrokerActionHandler<A>): BrokerActionHandler {
+  return handler as unknown as BrokerActionHandler;
+}

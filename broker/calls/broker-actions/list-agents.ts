@@ -1,0 +1,31 @@
+import { listAgents } from '../../../shared/catalog/actions/fleet-actions.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import { parseSelector } from '../selector.ts';
+import { defineBrokerAction } from './broker-action.ts';
+
+export function agentRow(host: Host) {
+  return {
+    name: host.name,
+    id: host.id,
+    state: host.state,
+    version: host.version,
+    labels: host.labels,
+    collectors: host.hello?.collectors ?? [],
+    last_seen_unix_ms: host.lastSeenAt,
+    state_since_unix_ms: host.stateSince,
+    certificate_not_after_unix_ms: host.certNotAfter,
+    sample: host.sample,
+  };
+}
+
+export const listAgentsHandler = defineBrokerAction({
+  action: listAgents,
+  async run(params, context) {
+    const matches = params.selector ? parseSelector(params.selector) : () => true;
+    const agents = context
+      .visibleHosts()
+      .filter((host) => (params.state ? host.state === params.state : true) && matches(host.labels))
+      .map(agentRow);
+    return { agents, count: agents.length };
+  },
+});

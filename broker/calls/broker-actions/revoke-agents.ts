@@ -1,0 +1,19 @@
+import { revokeAgent } from '../../../shared/catalog/actions/fleet-actions.ts';
+import { resolveTargets } from '../targets.ts';
+import { defineBrokerAction } from './broker-action.ts';
+
+export const revokeAgentsHandler = defineBrokerAction({
+  action: revokeAgent,
+  targets(params, context) {
+    return resolveTargets(context.visibleHosts(), context.identity, revokeAgent, params).hosts.map((host) => host.name);
+  },
+  async run(params, context) {
+    const { hosts } = resolveTargets(context.visibleHosts(), context.identity, revokeAgent, params);
+    const revoked = hosts.map((host) => {
+      const serials = context.registry.revoke(host.id, params.reason ?? `revoked through MCP by ${context.identity.name}`);
+      context.log.info('agent revoked through MCP', { agent: host.name, by: context.identity.name });
+      return { host: host.name, id: host.id, certificates: serials.length };
+    });
+    return { revoked };
+  },
+});

@@ -1,0 +1,88 @@
+import type { Action } from '../../shared/catalog/action.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import type { Identity } from '../auth/identities.ts';
+import { closestNames } from './closest-names.ts';
+import { parseSelector } from './selector.ts';
+
+export interface TargetArguments {
+  host?: string;
+  server?: string;
+  hosts?: string[];
+  selector?: string;
+}
+
+export interface ResolvedTargets {
+  hosts: Host[];
+  /** Called with `host`: the answer is that host's node, not an envelope. */
+  single: boolean;
+}
+
+function unknownHost(names: string[], visible: Host[]): FleetError {
+  const known = visible.map((h) => h.name);
+  const suggestions = [...new Set(names.flatMap((name) => closestNames(name, known)))];
+  const quoted = names.map((n) => `"${n}"`).join(', ');
+  return new FleetError('not_found', `no agent is called ${quoted}`, {
+    hint: suggestions.length ? `Closest agents: ${suggestions.join(', ')}. list_agents lists every agent.` : 'list_agents lists every agent and its labels.',
+    details: { closest: suggestions },
+  });
+}
+
+/** Whether a host runs (or, offline, last reported running) the collector an action needs. */
+export function hostHasCollector(host: Host, action: Action): boolean {
+  if (action.collector === null || action.collector === 'agent') return true;
+  return host.hello?.collectors.some((c) => c.name === action.collector) ?? false;
+}
+
+/**
+ * Turns host / hosts / selector into agents, among those the identity may see
+ * (others are treated as if they did not exist). Without any, a read runs on
+ * every agent that has the action's collector; anything else must name its targets.
+ */
+export function resolveTargets(all: readonly Host[], identity: Identity, action: Action, args: TargetArguments): ResolvedTargets {
+  const visible = all.filter((host) => identity.grants.reachesHost(host.name));
+  if (args.host !== undefined && args.server !== undefined && args.host !== args.server) {
+    throw new FleetError('invalid_argument', 'host and server name different agents; server is only an alias of host', { hint: 'Pass one of them.' });
+  }
+  const host = args.host ?? args.server;
+  const given = [host !== undefined, args.hosts !== undefined, args.selector !== undefined].filter(Boolean).length;
+  if (given > 1) {
+    throw new FleetError('invalid_argument', 'give only one of host, hosts and selector', {
+      hint: 'Use hosts for a list, selector for labels, host for one agent.',
+    });
+  }
+  const find = (name: string) => {
+    const lower = name.toLowerCase();
+    return visible.find((h) => h.id === name || h.name.toLowerCase() === lower);
+  };
+  if (host !== undefined) {
+    const found = find(host);
+    if (!found) throw unknownHost([host], visible);
+    return { hosts: [found], single: true };
+  }
+  if (args.hosts !== undefined) {
+    const missing = args.hosts.filter((name) => !find(name));
+    if (missing.length) throw unknownHost(missing, visible);
+    const hosts = [...new Set(args.hosts.map((name) => find(name) as Host))];
+    return { hosts, single: false };
+  }
+  if (args.selector !== undefined) {
+    const matches = parseSelector(args.selector);
+    const hosts = visible.filter((h) => matches(h.labels));
+    if (hosts.length === 0) {
+      const labels = [...new Set(visible.flatMap((h) => Object.entries(h.labels).map(([k, v]) => `${k}=${v}`)))].sort().slice(0, 20);
+      throw new FleetError('not_found', `no agent matches the selector "${args.selector}"`, {
+        hint: labels.length
+          ? `Labels in the fleet: ${labels.join(', ')}.`
+          : 'No agent has labels yet; set them with --labels on the agent or set_agent_labels.',
+      });
+    }
+    return { hosts, single: false };
+  }
+  if (action.risk !== 'read') {
+    throw new FleetError('invalid_argument', `${action.tool} changes things, so it needs explicit targets: host, hosts or selector`, {
+      hint: 'Name the agents it should act on; list_agents lists them.',
+    });
+  }
+  return { hosts: visible.filter((h) => hostHasCollector(h, action)), single: false };
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Logger } from '../../../shared/log/logger.ts';
+import { type Identity, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
+import type { BrokerStore } from '../../store/broker-store.ts';
+import type { McpSession } from '../mcp-session.ts';
+
+export interface McpHttpServerOptions {
+  host: string;
+  port: number;
+  /** Host header values accepted (host:port); `*` accepts any. */
+  allowedHosts: string[];
+  /** Origin header values accepted; requests without Origin are always accepted. */
+  allowedOrigins: string[];
+  /** The public URL of the endpoint, for the protected resource metadata. Default: http://HOST:PORT/mcp. */
+  publicUrl: string | undefined;
+  store: BrokerStore;
+  log: Logger;
+  createSession(identity: Identity): McpSession;
+  /** Extra routes (health, metrics) served without authentication. */
+  routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
+}
+
+interface LiveSession {
+  transport: StreamableHTTPServerTransport;
+  session: McpSession;
+  identityId: string;
+  lastUsed: number;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A session nobody used for this long is closed. */
+const IDLE_SESSION_MS = 60 * 60_000;
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => m && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize');
+}
+
+/** The host names a loopback-bound endpoint answers to by default. */
+export function loopbackHosts(port: number): string[] {
+  return [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
+}
+
+/**
+ * MCP over Streamable HTTP at /mcp: Host and Origin checked against an
+ * allow-list (DNS rebinding), a bearer token on every request, one SDK
+ * transport and session per MCP session, 404 for an unknown or closed one.
+ */
+export class McpHttpServer {
+  private server: Server | undefined;
+  private readonly sessions = new Map<string, LiveSession>();
+  /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
+  private readonly touched = new Map<string, number>();
+  private sweeper: NodeJS.Timeout | undefined;
+  port = 0;
+
+  constructor(private readonly options: McpHttpServerOptions) {}
+
+  get url(): string {
+    return this.options.publicUrl ?? `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}/mcp`;
+  }
+
+  private get metadataUrl(): string {
+    const url = new URL(this.url);
+    return `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`;
+  }
+
+  liveSessions(): McpSession[] {
+    return [...this.sessions.values()].map((s) => s.session);
+  }
+
+  async start(): Promise<number> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        this.options.log.error('MCP request failed', { error: (error as Error).message });
+        if (!res.headersSent) jsonRpcError(res, 500, -32603, 'internal error');
+        else res.end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.port = (server.address() as { port: number }).port;
+    this.sweeper = setInterval(() => this.closeIdle(), 60_000);
+    this.sweeper.unref();
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})));
+    this.sessions.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private allowedHost(host: string | undefined): boolean {
+    const allowed = this.options.allowedHosts.length ? this.options.allowedHosts : loopbackHosts(this.port);
+    return allowed.includes('*') || (host !== undefined && allowed.some((a) => a.toLowerCase() === host.toLowerCase()));
+  }
+
+  private allowedOrigin(origin: string | undefined): boolean {
+    if (origin === undefined) return true;
+    const allowed = this.options.allowedOrigins.length ? this.options.allowedOrigins : loopbackHosts(this.port).map((h) => `http://${h}`);
+    return allowed.includes('*') || allowed.some((a) => a.toLowerCase() === origin.toLowerCase());
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const [id, live] of this.sessions) {
+      if (now - live.lastUsed > IDLE_SESSION_MS) {
+        this.sessions.delete(id);
+        void live.transport.close().catch(() => {});
+      }
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const route = this.options.routes?.[url.pathname];
+    if (route) return route(req, res);
+    if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
+      sendJson(res, 200, {
+        resource: this.url,
+        authorization_servers: [],
+        bearer_methods_supported: ['header'],
+        resource_name: 'fleetmesh',
+        resource_documentation: 'Bearer tokens are issued by the operator: fleetmesh identity create NAME --level 0..3',
+      });
+      return;
+    }
+    if (url.pathname !== '/mcp') {
+      sendJson(res, 404, { error: 'not found', hint: 'The MCP endpoint is /mcp.' });
+      return;
+    }
+    if (!this.allowedHost(req.headers.host) || !this.allowedOrigin(req.headers.origin)) {
+      this.options.log.warn('MCP request refused: Host or Origin not allowed', { host: req.headers.host, origin: req.headers.origin });
+      jsonRpcError(res, 403, -32000, 'Forbidden: the Host or Origin header is not allowed (DNS rebinding protection; see --mcp-allowed-hosts)');
+      return;
+    }
+    const identity = this.authenticate(req, res);
+    if (!identity) return;
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = {
+      token: 'redacted',
+      clientId: identity.id,
+      scopes: [],
+      expiresAt: Math.floor(identity.expiresAt / 1000),
+      extra: { identity: identity.name },
+    };
+
+    const sessionHeader = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    if (sessionId !== undefined) {
+      const live = this.sessions.get(sessionId);
+      if (!live) {
+        jsonRpcError(res, 404, -32001, 'Session not found: it was closed or never existed; start a new one with initialize');
+        return;
+      }
+      if (live.identityId !== identity.id) {
+        jsonRpcError(res, 403, -32000, 'Forbidden: this session belongs to another identity');
+        return;
+      }
+      live.lastUsed = Date.now();
+      await live.transport.handleRequest(req, res);
+      return;
+    }
+    if (req.method !== 'POST') {
+      jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with an initialize POST');
+      return;
+    }
+    let body: unknown;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      jsonRpcError(res, 400, -32700, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    if (!isInitialize(body)) {
+      jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with initialize first');
+      return;
+    }
+    const session = this.options.createSession(identity);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now() });
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /** The identity a request's bearer token proves, or a 401 written to the response. */
+  private authenticate(req: IncomingMessage, res: ServerResponse): Identity | undefined {
+    const header = req.headers.authorization;
+    const challenge = (error?: string, description?: string) =>
+      [
+        `Bearer realm="fleetmesh"`,
+        `resource_metadata="${this.metadataUrl}"`,
+        ...(error ? [`error="${error}"`, `error_description="${description}"`] : []),
+      ].join(', ');
+    const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    if (!match) {
+      jsonRpcError(res, 401, -32000, 'Unauthorized: send Authorization: Bearer <token> (fleetmesh identity create makes one)', {
+        'www-authenticate': challenge(),
+      });
+      return undefined;
+    }
+    try {
+      const identity = verifyBearerToken(this.options.store, match[1] ?? '');
+      const now = Date.now();
+      if (now - (this.touched.get(identity.id) ?? 0) > 60_000) {
+        this.touched.set(identity.id, now);
+        this.options.store.identities.touch(identity.id, now);
+      }
+      return identity;
+    } catch (error) {
+      const reason = error instanceof TokenRefused ? error.message : 'the token could not be checked';
+      jsonRpcError(res, 401, -32000, `Unauthorized: ${reason}`, { 'www-authenticate': challenge('invalid_token', reason) });
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import type { Action } from '../../../shared/catalog/action.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { AgentRegistry } from '../../agents/agent-registry.ts';
+import type { Identity } from '../../auth/identities.ts';
+import type { BrokerActionContext } from '../../calls/broker-actions/broker-action.ts';
+import { fleetStatusHandler } from '../../calls/broker-actions/fleet-status.ts';
+import { agentRow } from '../../calls/broker-actions/list-agents.ts';
+import type { BrokerStore } from '../../store/broker-store.ts';
+import type { Surface } from '../surfaces/surface.ts';
+import { requiredParameters, toolInputSchema } from '../surfaces/tool-schemas.ts';
+
+export interface ResourceDescriptor {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: 'application/json';
+}
+
+export interface ResourceTemplateDescriptor {
+  uriTemplate: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: 'application/json';
+}
+
+export interface ResourceContext {
+  identity: Identity;
+  surface: Surface;
+  visibleActions: readonly Action[];
+  registry: AgentRegistry;
+  store: BrokerStore;
+  brokerContext: BrokerActionContext;
+  /** The identity's effective level, for level-3-only resources. */
+  level: number;
+}
+
+/** Resource reads answer this for anything the caller may not see, exactly like for what does not exist. */
+export function resourceNotFound(uri: string): FleetError {
+  return new FleetError('not_found', `no resource ${uri}`, { hint: 'resources/list shows what this identity may read.' });
+}
+
+export function listResources(context: ResourceContext): ResourceDescriptor[] {
+  const resources: ResourceDescriptor[] = [
+    {
+      uri: 'fleet://actions',
+      name: 'actions',
+      title: 'Action catalog',
+      description: 'Every action this identity may run, with the tool and call line for this surface.',
+      mimeType: 'application/json',
+    },
+    {
+      uri: 'fleet://agents',
+      name: 'agents',
+      title: 'Agents',
+      description: 'Every agent with its state, labels, collectors and latest sample. Subscribable.',
+      mimeType: 'application/json',
+    },
+    {
+      uri: 'fleet://status',
+      name: 'status',
+      title: 'Fleet status',
+      description: 'What get_fleet_status answers with default thresholds. Subscribable.',
+      mimeType: 'application/json',
+    },
+  ];
+  if (context.level >= 3) {
+    resources.push({
+      uri: 'fleet://audit',
+      name: 'audit',
+      title: 'Audit log',
+      description: 'The latest 100 calls of level 1 or more, newest first.',
+      mimeType: 'application/json',
+    });
+  }
+  return resources;
+}
+
+export const RESOURCE_TEMPLATES: ResourceTemplateDescriptor[] = [
+  {
+    uriTemplate: 'fleet://actions/{id}',
+    name: 'action',
+    title: 'Action',
+    description: 'One action in full: description, schema, required parameters, related actions.',
+    mimeType: 'application/json',
+  },
+  {
+    uriTemplate: 'fleet://agents/{name}',
+    name: 'agent',
+    title: 'Agent',
+    description: 'One agent as list_agents shows it. Subscribable.',
+    mimeType: 'application/json',
+  },
+];
+
+function actionSummary(action: Action, surface: Surface) {
+  return {
+    id: action.id,
+    title: action.title,
+    tool: surface.toolFor(action),
+    call: surface.callLine(action),
+    risk: action.risk,
+    level: action.level,
+    mutating: action.risk !== 'read',
+    destructive: action.risk === 'destructive',
+  };
+}
+
+/** Reads one fleet:// resource as the identity may see it. */
+export async function readResource(uri: string, context: ResourceContext): Promise<unknown> {
+  if (uri === 'fleet://actions') {
+    return {
+      surface: context.surface.name,
+      count: context.visibleActions.length,
+      actions: context.visibleActions.map((a) => actionSummary(a, context.surface)),
+    };
+  }
+  const actionMatch = /^fleet:\/\/actions\/(.+)$/.exec(uri);
+  if (actionMatch) {
+    const action = context.visibleActions.find((a) => a.id === decodeURIComponent(actionMatch[1] ?? ''));
+    if (!action) throw resourceNotFound(uri);
+    return {
+      ...actionSummary(action, context.surface),
+      description: action.description,
+      runs_on: action.runsOn,
+      collector: action.collector,
+      required: requiredParameters(action),
+      input_schema: toolInputSchema(action),
+      related: (action.related ?? []).filter((id) => context.visibleActions.some((a) => a.id === id)),
+    };
+  }
+  if (uri === 'fleet://agents') {
+    const agents = context.brokerContext.visibleHosts().map(agentRow);
+    return { count: agents.length, agents };
+  }
+  const agentMatch = /^fleet:\/\/agents\/(.+)$/.exec(uri);
+  if (agentMatch) {
+    const name = decodeURIComponent(agentMatch[1] ?? '').toLowerCase();
+    const host = context.brokerContext.visibleHosts().find((h) => h.name.toLowerCase() === name || h.id === name);
+    if (!host) throw resourceNotFound(uri);
+    return agentRow(host);
+  }
+  if (uri === 'fleet://status') return fleetStatusHandler.run({}, context.brokerContext);
+  if (uri === 'fleet://audit' && context.level >= 3) {
+    return {
+      entries: context.store.audit.recent({ limit: 100 }).map((row) => ({
+        call_id: row.callId,
+        started_at_unix_ms: row.startedAt,
+        finished_at_unix_ms: row.finishedAt,
+        identity: row.identity,
+        tool: row.tool,
+        action: row.action,
+        level: row.level,
+        targets: row.targets,
+        arguments: row.arguments,
+        outcome: row.outcome,
+        error_code: row.errorCode,
+        duration_ms: row.durationMs,
+      })),
+    };
+  }
+  throw resourceNotFound(uri);
+}

@@ -1,0 +1,120 @@
+import type { Action } from '../../../shared/catalog/action.ts';
+import { actionByAnyName, closestActionIds } from './action-names.ts';
+import { searchCatalog } from './catalog-search.ts';
+import type { Surface, ToolDefinition } from './surface.ts';
+import { parameterSummary, requiredParameters, toolInputSchema } from './tool-schemas.ts';
+
+const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
+/** How many of the best matches carry their full input schema. */
+const FULL_SCHEMAS = 5;
+
+const findTool: ToolDefinition = {
+  name: 'find_action',
+  title: 'Find an action',
+  description:
+    'Searches the fleet action catalog (locally, nothing is called) and returns the best matches: id, title, description, required parameters, whether it changes or destroys, related actions. The top 5 carry their full input schema. Then run one with execute_action.',
+  inputSchema: {
+    $schema: SCHEMA,
+    type: 'object',
+    properties: {
+      query: { type: 'string', maxLength: 256, description: 'Plain words: a resource and a verb, such as "container logs" or "restart service".' },
+      limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many matches (default 10).' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  annotations: { title: 'Find an action', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+const executeTool: ToolDefinition = {
+  name: 'execute_action',
+  title: 'Execute an action',
+  description:
+    'Runs one fleet action by id (from find_action): {"action": "docker.logs", "params": {...}, "confirm": true only for destructive ones}. Parameters are checked before anything is sent; a wrong id is answered with the closest ones.',
+  inputSchema: {
+    $schema: SCHEMA,
+    type: 'object',
+    properties: {
+      action: { type: 'string', description: 'The action id, such as docker.logs (a tool name such as docker_logs works too).' },
+      params: { type: 'object', additionalProperties: true, description: "The action's parameters, targets included (host, hosts, selector, timeout_ms)." },
+      confirm: { type: 'boolean', description: 'Must be true for a destructive action to run.' },
+    },
+    required: ['action'],
+    additionalProperties: false,
+  },
+  annotations: { title: 'Execute an action', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+};
+
+function match(action: Action, index: number) {
+  return {
+    id: action.id,
+    title: action.title,
+    description: action.description,
+    risk: action.risk,
+    level: action.level,
+    mutating: action.risk !== 'read',
+    destructive: action.risk === 'destructive',
+    required: requiredParameters(action),
+    related: [...(action.related ?? [])],
+    schema_uri: `fleet://actions/${action.id}`,
+    ...(index < FULL_SCHEMAS ? { input_schema: toolInputSchema(action) } : { parameters: parameterSummary(action) }),
+  };
+}
+
+/** Two tools whatever the catalog's size: find_action, then execute_action. */
+export const dynamicSurface: Surface = {
+  name: 'dynamic',
+  tools: (visible) => (visible.length ? [findTool, executeTool] : []),
+  resolve(tool, args, visible) {
+    if (tool === 'find_action') {
+      const query = args.query;
+      const limit = args.limit ?? 10;
+      if (typeof query !== 'string' || query.length > 256) {
+        return {
+          kind: 'error',
+          code: 'invalid_argument',
+          message: 'find_action: query must be a string of at most 256 characters',
+          hint: 'Such as {"query": "container logs"}.',
+        };
+      }
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 50) {
+        return { kind: 'error', code: 'invalid_argument', message: 'find_action: limit must be a whole number from 1 to 50', hint: 'Leave it out for 10.' };
+      }
+      const found = searchCatalog(query, visible, limit);
+      return { kind: 'local', structured: { query, count: found.length, matches: found.map((entry, i) => match(entry.action, i)) } };
+    }
+    if (tool === 'execute_action') {
+      const name = typeof args.action === 'string' ? args.action : '';
+      const action = actionByAnyName(name, visible);
+      if (!action) {
+        const closest = closestActionIds(name, visible);
+        return {
+          kind: 'error',
+          code: 'not_found',
+          message: `no action is called "${name}"`,
+          hint: closest.length ? `Closest ids: ${closest.join(', ')}. find_action searches the catalog.` : 'find_action searches the catalog.',
+          details: { closest },
+        };
+      }
+      const params = args.params;
+      if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
+        return { kind: 'error', code: 'invalid_argument', message: 'params must be an object', hint: `fleet://actions/${action.id} lists its parameters.` };
+      }
+      return {
+        kind: 'action',
+        action,
+        args: { ...((params as Record<string, unknown>) ?? {}), ...(args.confirm !== undefined ? { confirm: args.confirm } : {}) },
+      };
+    }
+    return { kind: 'error', code: 'not_found', message: `unknown tool: ${tool}`, hint: 'This server offers find_action and execute_action.' };
+  },
+  toolFor: () => 'execute_action',
+  callLine: (action) => {
+    const params = Object.fromEntries(
+      requiredParameters(action)
+        .filter((p) => p !== 'confirm')
+        .map((name) => [name, '…']),
+    );
+    return `execute_action ${JSON.stringify({ action: action.id, params, ...(action.risk === 'destructive' ? { confirm: true } : {}) })}`;
+  },
+};

@@ -1,0 +1,100 @@
+import type { Action } from '../../../shared/catalog/action.ts';
+import { domainOf } from '../../../shared/catalog/action.ts';
+import { actionByAnyName, closestActionIds } from './action-names.ts';
+import type { Surface, ToolDefinition } from './surface.ts';
+import { requiredParameters } from './tool-schemas.ts';
+
+function shortName(action: Action): string {
+  return action.id.slice(action.id.indexOf('.') + 1);
+}
+
+function inputSchema(actions: readonly Action[]) {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object' as const,
+    properties: {
+      action: { type: 'string', enum: actions.map(shortName), description: 'Which action of this domain to run.' },
+      params: {
+        type: 'object',
+        description: "The action's parameters, targets included (host, hosts, selector, timeout_ms). fleet://actions/{id} has each action's schema.",
+        additionalProperties: true,
+      },
+      confirm: { type: 'boolean', description: 'Must be true for a destructive action to run.' },
+    },
+    required: ['action'],
+    additionalProperties: false,
+  };
+}
+
+/** One tool per domain (`docker`, `system`, `fleet`…): {action, params, confirm}. */
+export const metaSurface: Surface = {
+  name: 'meta',
+  tools(visible) {
+    const groups = new Map<string, Action[]>();
+    for (const action of visible) groups.set(domainOf(action), [...(groups.get(domainOf(action)) ?? []), action]);
+    return [...groups.entries()].map(([domain, actions]): ToolDefinition => {
+      const readOnly = actions.every((a) => a.risk === 'read');
+      const lines = actions.map((a) => {
+        const required = requiredParameters(a).filter((p) => p !== 'confirm');
+        return `- ${shortName(a)}: ${a.title}${a.risk === 'read' ? '' : ` (${a.risk})`}${required.length ? `; needs ${required.join(', ')}` : ''}`;
+      });
+      return {
+        name: domain,
+        title: `${domain} actions`,
+        description: `Runs one ${domain} action: {"action": NAME, "params": {...}, "confirm": true only for destructive ones}.\n${lines.join('\n')}`,
+        inputSchema: inputSchema(actions),
+        annotations: {
+          title: `${domain} actions`,
+          readOnlyHint: readOnly,
+          destructiveHint: actions.some((a) => a.risk === 'destructive'),
+          idempotentHint: actions.every((a) => a.idempotent),
+          openWorldHint: actions.some((a) => a.openWorld),
+        },
+      };
+    });
+  },
+  resolve(tool, args, visible) {
+    const inDomain = visible.filter((a) => domainOf(a) === tool);
+    if (inDomain.length === 0)
+      return { kind: 'error', code: 'not_found', message: `unknown tool: ${tool}`, hint: 'tools/list shows the tools this identity may use.' };
+    const name = typeof args.action === 'string' ? args.action : '';
+    const action = inDomain.find((a) => shortName(a) === name) ?? actionByAnyName(name, inDomain);
+    if (!action) {
+      const closest = closestActionIds(`${tool}.${name}`, inDomain).map((id) => id.slice(id.indexOf('.') + 1));
+      return {
+        kind: 'error',
+        code: 'not_found',
+        message: `${tool} has no action "${name}"`,
+        hint: `Actions of ${tool}: ${inDomain.map(shortName).join(', ')}${closest.length ? `; closest: ${closest.join(', ')}` : ''}.`,
+        details: { closest },
+      };
+    }
+    const params = args.params;
+    if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
+      return { kind: 'error', code: 'invalid_argument', message: 'params must be an object', hint: `fleet://actions/${action.id} lists its parameters.` };
+    }
+    const extra = Object.keys(args).filter((key) => !['action', 'params', 'confirm'].includes(key));
+    if (extra.length) {
+      return {
+        kind: 'error',
+        code: 'invalid_argument',
+        message: `${tool} takes action, params and confirm, not ${extra.join(', ')}`,
+        hint: "Put the action's parameters inside params.",
+      };
+    }
+    return {
+      kind: 'action',
+      action,
+      args: { ...((params as Record<string, unknown>) ?? {}), ...(args.confirm !== undefined ? { confirm: args.confirm } : {}) },
+    };
+  },
+  toolFor: (action) => domainOf(action),
+  callLine: (action) => {
+    const params = Object.fromEntries(
+      requiredParameters(action)
+        .filter((p) => p !== 'confirm')
+        .map((name) => [name, '…']),
+    );
+    return `${domainOf(action)} ${JSON.stringify({ action: shortName(action), params, ...(action.risk === 'destructive' ? { confirm: true } : {}) })}`;
+  },
+};

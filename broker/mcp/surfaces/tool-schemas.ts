@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { Action } from '../../../shared/catalog/action.ts';
+import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
+import { confirmShape, hostTargetShape } from '../../../shared/catalog/targets.ts';
+
+/** A JSON Schema object as MCP advertises it (2020-12). */
+export type JsonSchema = { type: 'object'; [key: string]: unknown };
+
+const SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** The full parameters of an action as its tool takes them: its own, targets for host actions, confirm for destructive ones. */
+export function toolInputShape(action: Action): z.ZodObject {
+  let shape = action.input;
+  if (action.runsOn === 'host') shape = shape.extend(hostTargetShape);
+  if (action.risk === 'destructive' && !('confirm' in shape.shape)) shape = shape.extend(confirmShape);
+  return shape.strict();
+}
+
+const inputCache = new Map<string, JsonSchema>();
+const outputCache = new Map<string, JsonSchema>();
+
+export function toolInputSchema(action: Action): JsonSchema {
+  let schema = inputCache.get(action.id);
+  if (!schema) {
+    schema = toJsonSchema(toolInputShape(action), 'input');
+    inputCache.set(action.id, schema);
+  }
+  return schema;
+}
+
+/** What a call returns: one host's node when called with `host`, the fleet envelope otherwise; broker actions their own shape. */
+export function toolOutputSchema(action: Action): JsonSchema {
+  let schema = outputCache.get(action.id);
+  if (!schema) {
+    const shapes = action.runsOn === 'host' ? [envelopeSchema(action.output as z.ZodObject), nodeSchema(action.output as z.ZodObject)] : [action.output];
+    const anyOf = [...shapes, errorResultShape].map((shape) => {
+      const json = toJsonSchema(shape, 'output');
+      delete json.$schema;
+      return json;
+    });
+    schema = { $schema: SCHEMA_2020_12, type: 'object', anyOf };
+    outputCache.set(action.id, schema);
+  }
+  return schema;
+}
+
+/** The required parameter names of a tool. */
+export function requiredParameters(action: Action): string[] {
+  return ((toolInputSchema(action).required as string[] | undefined) ?? []).slice();
+}
+
+/** One line per parameter: `name (type, required): description`, for compact listings. */
+export function parameterSummary(action: Action): string[] {
+  const schema = toolInputSchema(action);
+  const properties = (schema.properties ?? {}) as Record<string, { type?: string; description?: string }>;
+  const required = new Set(requiredParameters(action));
+  return Object.entries(properties).map(([name, property]) =>
+    `${name} (${property.type ?? 'any'}${required.has(name) ? ', required' : ''}): ${property.description ?? ''}`.trim(),
+  );
+}

@@ -1,0 +1,112 @@
+import type Database from 'better-sqlite3';
+
+export type AuditOutcome = 'pending' | 'ok' | 'partial' | 'error' | 'refused' | 'cancelled' | 'interrupted';
+
+export interface AuditRow {
+  seq: number;
+  callId: string;
+  startedAt: number;
+  finishedAt: number | null;
+  identity: string;
+  tool: string;
+  action: string;
+  level: number;
+  targets: string[];
+  arguments: Record<string, unknown>;
+  outcome: AuditOutcome;
+  errorCode: string | null;
+  durationMs: number | null;
+}
+
+interface RawAuditRow {
+  seq: number;
+  call_id: string;
+  started_at: number;
+  finished_at: number | null;
+  identity: string;
+  tool: string;
+  action: string;
+  level: number;
+  targets_json: string;
+  arguments_json: string;
+  outcome: AuditOutcome;
+  error_code: string | null;
+  duration_ms: number | null;
+}
+
+function fromRaw(raw: RawAuditRow): AuditRow {
+  return {
+    seq: raw.seq,
+    callId: raw.call_id,
+    startedAt: raw.started_at,
+    finishedAt: raw.finished_at,
+    identity: raw.identity,
+    tool: raw.tool,
+    action: raw.action,
+    level: raw.level,
+    targets: JSON.parse(raw.targets_json) as string[],
+    arguments: JSON.parse(raw.arguments_json) as Record<string, unknown>,
+    outcome: raw.outcome,
+    errorCode: raw.error_code,
+    durationMs: raw.duration_ms,
+  };
+}
+
+/** The audit log: a row per call of level 1 or more, begun before the call is sent and completed after. */
+export class AuditTable {
+  constructor(private readonly db: Database.Database) {}
+
+  begin(row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs'>): void {
+    this.db
+      .prepare(
+        `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        row.callId,
+        row.startedAt,
+        row.identity,
+        row.tool,
+        row.action,
+        row.level,
+        JSON.stringify(row.targets),
+        JSON.stringify(row.arguments),
+        row.outcome,
+        row.errorCode,
+      );
+  }
+
+  complete(callId: string, fields: { outcome: AuditOutcome; errorCode: string | null; finishedAt: number; targets?: string[] }): void {
+    const row = this.db.prepare('SELECT started_at FROM audit WHERE call_id = ?').get(callId) as { started_at: number } | undefined;
+    this.db
+      .prepare('UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ?, targets_json = COALESCE(?, targets_json) WHERE call_id = ?')
+      .run(
+        fields.outcome,
+        fields.errorCode,
+        fields.finishedAt,
+        row ? fields.finishedAt - row.started_at : null,
+        fields.targets ? JSON.stringify(fields.targets) : null,
+        callId,
+      );
+  }
+
+  /** Rows left pending by a broker that stopped without completing them. */
+  markInterrupted(now: number): number {
+    return this.db.prepare("UPDATE audit SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'pending'").run(now).changes;
+  }
+
+  recent(options: { limit: number; identity?: string; since?: number }): AuditRow[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (options.identity) {
+      where.push('identity = ?');
+      args.push(options.identity);
+    }
+    if (options.since !== undefined) {
+      where.push('started_at >= ?');
+      args.push(options.since);
+    }
+    const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...args, options.limit) as RawAuditRow[]).map(fromRaw);
+  }
+}

@@ -1,0 +1,55 @@
+import { resolve } from 'node:path';
+import { BrokerStore } from '../../broker/store/broker-store.ts';
+import { formatTable } from '../../shared/format/table.ts';
+import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { defineCommand } from '../command.ts';
+
+export const auditCommand = defineCommand({
+  spec: {
+    name: 'audit',
+    summary: 'Show the audit log: every call of level 1 or more, newest first.',
+    usage: 'fleetmesh audit [--limit 50] [--identity NAME] [--output text|json]',
+    flags: {
+      ...BROKER_DATA_DIR_FLAG,
+      limit: { type: 'integer', description: 'how many rows', default: 50, min: 1, max: 100_000, placeholder: 'N', env: false },
+      identity: { type: 'string', description: 'only the calls of this identity', placeholder: 'NAME', env: false },
+      output: {
+        type: 'string',
+        description: 'text for people, json for scripts',
+        default: 'text',
+        choices: ['text', 'json'],
+        placeholder: 'FORMAT',
+        env: false,
+      },
+    },
+  },
+  async run(parsed, io) {
+    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    try {
+      const rows = store.audit.recent({ limit: parsed.values.limit, ...(parsed.values.identity ? { identity: parsed.values.identity } : {}) });
+      if (parsed.values.output === 'json') {
+        io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+        return 0;
+      }
+      if (rows.length === 0) {
+        io.stdout('The audit log is empty.\n');
+        return 0;
+      }
+      const table = rows.map((r) => [
+        new Date(r.startedAt).toISOString(),
+        r.identity,
+        r.tool,
+        r.targets.join(',') || '-',
+        r.outcome,
+        r.errorCode ?? '-',
+        r.durationMs === null ? '-' : `${r.durationMs}ms`,
+        JSON.stringify(r.arguments),
+        r.callId,
+      ]);
+      io.stdout(`${formatTable(['STARTED', 'IDENTITY', 'TOOL', 'TARGETS', 'OUTCOME', 'ERROR', 'DURATION', 'ARGUMENTS', 'CALL ID'], table)}\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});

@@ -1,0 +1,99 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { defineCommand } from '../command.ts';
+import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
+
+/** `k=v`: the value as JSON when it parses (numbers, booleans, objects), else as text. */
+function parseArg(text: string): [string, unknown] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new FleetError('invalid_argument', `--arg "${text}" is not key=value`, { hint: 'Such as --arg lines=100 or --arg name=web.' });
+  const key = text.slice(0, eq);
+  const raw = text.slice(eq + 1);
+  try {
+    return [key, JSON.parse(raw)];
+  } catch {
+    return [key, raw];
+  }
+}
+
+export const callCommand = defineCommand({
+  spec: {
+    name: 'call',
+    summary: 'Run any tool through the broker with an identity token; per-host progress on stderr.',
+    usage: "fleetmesh call TOOL [--host H | --hosts a,b | --selector k=v] [--arg k=v …] [--json '{…}'] [--output table|json]",
+    details:
+      "Exits non-zero when the result is an error. Works whatever tool surface the broker uses (on meta and dynamic it goes through the surface's tools).",
+    positionals: [{ name: 'TOOL', description: 'a tool name such as get_fleet_status, or an action id such as docker.logs', required: true }],
+    flags: {
+      ...MCP_CLIENT_FLAGS,
+      host: { type: 'string', description: 'one agent', placeholder: 'NAME', env: false },
+      hosts: { type: 'list', description: 'several agents', placeholder: 'A,B', env: false },
+      selector: { type: 'string', description: 'agents by label, such as role=db,env!=dev', placeholder: 'SELECTOR', env: false },
+      arg: { type: 'list', description: 'one argument; repeat for several', repeatable: true, default: [], placeholder: 'K=V', env: false },
+      json: { type: 'string', description: 'arguments as a JSON object', placeholder: 'JSON', env: false },
+      confirm: { type: 'boolean', description: 'confirm a destructive action', default: false, env: false },
+      output: {
+        type: 'string',
+        description: 'table: the Markdown text; json: the structured result',
+        default: 'table',
+        choices: ['table', 'json'],
+        placeholder: 'FORMAT',
+        env: false,
+      },
+    },
+  },
+  async run(parsed, io) {
+    const { values } = parsed;
+    const tool = parsed.positionals[0] ?? '';
+    let args: Record<string, unknown> = {};
+    if (values.json) {
+      try {
+        const json: unknown = JSON.parse(values.json);
+        if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error('not an object');
+        args = json as Record<string, unknown>;
+      } catch (error) {
+        throw new FleetError('invalid_argument', `--json is not a JSON object: ${(error as Error).message}`);
+      }
+    }
+    for (const item of values.arg) {
+      const [key, value] = parseArg(item);
+      args[key] = value;
+    }
+    if (values.host) args.host = values.host;
+    if (values.hosts?.length) args.hosts = values.hosts;
+    if (values.selector) args.selector = values.selector;
+    if (values.confirm) args.confirm = true;
+
+    const client = await connectToBroker(values.url, resolveToken(values), 'fleetmesh-call');
+    try {
+      const { tools } = await client.listTools();
+      let name = tool;
+      let callArgs = args;
+      if (!tools.some((t) => t.name === tool)) {
+        if (tools.some((t) => t.name === 'execute_action')) {
+          name = 'execute_action';
+          const { confirm, ...params } = args;
+          callArgs = { action: tool, params, ...(confirm ? { confirm } : {}) };
+        } else {
+          const domain = tools.find((t) => tool.startsWith(`${t.name}_`) || tool.startsWith(`${t.name}.`));
+          if (!domain)
+            throw new FleetError('not_found', `the broker offers no tool "${tool}" to this identity`, {
+              hint: `Its tools: ${tools.map((t) => t.name).join(', ')}.`,
+            });
+          name = domain.name;
+          const { confirm, ...params } = args;
+          callArgs = { action: tool.slice(domain.name.length + 1), params, ...(confirm ? { confirm } : {}) };
+        }
+      }
+      const result = (await client.callTool({ name, arguments: callArgs }, undefined, {
+        onprogress: (progress) => io.stderr(`[${progress.progress}/${progress.total ?? '?'}] ${progress.message ?? ''}\n`),
+        timeout: 120_000,
+      })) as CallToolResult;
+      if (values.output === 'json') io.stdout(`${JSON.stringify(result.structuredContent ?? null, null, 2)}\n`);
+      else io.stdout(`${result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')}\n`);
+      return result.isError ? 1 : 0;
+    } finally {
+      await client.close();
+    }
+  },
+});

@@ -1,0 +1,126 @@
+import { resolve } from 'node:path';
+import { createIdentity, DEFAULT_IDENTITY_TTL_MS } from '../../broker/auth/identities.ts';
+import { META_MCP_URL } from '../../broker/broker.ts';
+import { BrokerStore } from '../../broker/store/broker-store.ts';
+import type { Level } from '../../shared/catalog/action.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { formatTable, formatUntil } from '../../shared/format/table.ts';
+import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { clientConfig } from '../client-config.ts';
+import { defineCommand } from '../command.ts';
+
+export const identityCreateCommand = defineCommand({
+  spec: {
+    name: 'identity create',
+    summary: 'Create an MCP client identity and print its bearer token (shown once; stored hashed).',
+    usage: 'fleetmesh identity create NAME --level 0..3 [--grant KIND:PATTERN[=read|write] …] [--ttl 90d]',
+    details:
+      'The level caps which tools the identity sees (0 read-only … 3 impactful; the broker --operations-level caps it again). Grants narrow what it sees and may change, such as host:web-* or container:web-1/nginx*=write; without --grant it has *:*=write.',
+    positionals: [{ name: 'NAME', description: 'who or what uses it, such as claude-desktop or ci', required: true }],
+    flags: {
+      ...BROKER_DATA_DIR_FLAG,
+      level: { type: 'integer', description: 'operations level 0-3', min: 0, max: 3, placeholder: 'N', env: false },
+      grant: { type: 'list', description: 'a grant; repeat for several', repeatable: true, default: [], placeholder: 'KIND:PATTERN[=read|write]', env: false },
+      ttl: { type: 'duration', description: 'how long the token is valid', default: '90d', min: 60_000, placeholder: 'DURATION', env: false },
+      output: {
+        type: 'string',
+        description: 'text for people, json for scripts',
+        default: 'text',
+        choices: ['text', 'json'],
+        placeholder: 'FORMAT',
+        env: false,
+      },
+    },
+  },
+  async run(parsed, io) {
+    const { values } = parsed;
+    if (values.level === undefined)
+      throw new FleetError('invalid_argument', 'missing --level', { hint: 'Give --level 0 (read-only), 1 (operational), 2 (configuration) or 3 (impactful).' });
+    const store = BrokerStore.open(resolve(values['data-dir']));
+    try {
+      const name = parsed.positionals[0] ?? '';
+      const created = createIdentity(store, { name, level: values.level as Level, grants: values.grant, ttlMs: values.ttl ?? DEFAULT_IDENTITY_TTL_MS });
+      const url = store.getMeta(META_MCP_URL) ?? 'http://127.0.0.1:7400/mcp';
+      const row = store.identities.get(created.id);
+      if (values.output === 'json') {
+        io.stdout(
+          `${JSON.stringify({ name, id: created.id, level: values.level, grants: row?.grants ?? [], expires_at_unix_ms: created.expiresAt, token: created.token, url }, null, 2)}\n`,
+        );
+        return 0;
+      }
+      io.stdout(
+        [
+          `Identity ${name} (level ${values.level}, grants ${(row?.grants ?? []).join(' ')}, expires ${new Date(created.expiresAt).toISOString()}).`,
+          'Bearer token (shown only this once):',
+          `  ${created.token}`,
+          '',
+          'Client configuration:',
+          JSON.stringify(clientConfig(url, created.token), null, 2),
+          '',
+        ].join('\n'),
+      );
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});
+
+export const identityListCommand = defineCommand({
+  spec: {
+    name: 'identity list',
+    summary: 'List MCP client identities: name, level, grants, expiry, last use.',
+    usage: 'fleetmesh identity list [--all]',
+    flags: {
+      ...BROKER_DATA_DIR_FLAG,
+      all: { type: 'boolean', description: 'include revoked identities', default: false, env: false },
+    },
+  },
+  async run(parsed, io) {
+    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    try {
+      const rows = store.identities
+        .list({ includeRevoked: parsed.values.all })
+        .map((i) => [
+          i.name,
+          String(i.level),
+          i.grants.join(' '),
+          i.revokedAt !== null ? 'revoked' : formatUntil(i.expiresAt),
+          i.lastUsedAt ? new Date(i.lastUsedAt).toISOString() : 'never',
+          i.id,
+        ]);
+      io.stdout(
+        rows.length
+          ? `${formatTable(['NAME', 'LEVEL', 'GRANTS', 'EXPIRES', 'LAST USED', 'ID'], rows)}\n`
+          : 'No identities yet: fleetmesh identity create NAME --level N\n',
+      );
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});
+
+export const identityRevokeCommand = defineCommand({
+  spec: {
+    name: 'identity revoke',
+    summary: 'Revoke an MCP client identity: its token stops working at its next request.',
+    usage: 'fleetmesh identity revoke NAME',
+    positionals: [{ name: 'NAME', description: 'the identity name or id', required: true }],
+    flags: { ...BROKER_DATA_DIR_FLAG },
+  },
+  async run(parsed, io) {
+    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    try {
+      const wanted = parsed.positionals[0] ?? '';
+      const row = store.identities.findLiveByName(wanted) ?? store.identities.get(wanted);
+      if (!row || row.revokedAt !== null || !store.identities.revoke(row.id, Date.now())) {
+        throw new FleetError('not_found', `no identity is called "${wanted}"`, { hint: 'fleetmesh identity list shows them.' });
+      }
+      io.stdout(`revoked identity ${row.name}\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});

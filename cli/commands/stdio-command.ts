@@ -1,0 +1,72 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { FLEETMESH_VERSION } from '../../shared/version.ts';
+import { defineCommand } from '../command.ts';
+import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
+
+export const stdioCommand = defineCommand({
+  spec: {
+    name: 'stdio',
+    summary: 'An MCP server on stdio that relays to a broker, for clients that only speak stdio.',
+    usage: 'fleetmesh stdio --url http://broker:7400/mcp --token T',
+    details: 'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached.',
+    flags: { ...MCP_CLIENT_FLAGS },
+  },
+  async run(parsed) {
+    const remote = await connectToBroker(parsed.values.url, resolveToken(parsed.values), 'fleetmesh-stdio');
+    const version = remote.getServerVersion();
+    const server = new Server(
+      { name: version?.name ?? 'fleetmesh', version: version?.version ?? FLEETMESH_VERSION },
+      { capabilities: remote.getServerCapabilities() ?? {}, ...(remote.getInstructions() ? { instructions: remote.getInstructions() } : {}) },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => remote.listTools(request.params, { signal: extra.signal }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const progressToken = request.params._meta?.progressToken;
+      return remote.callTool(request.params, undefined, {
+        signal: extra.signal,
+        timeout: 120_000,
+        ...(progressToken !== undefined
+          ? {
+              onprogress: (progress) => {
+                void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
+              },
+            }
+          : {}),
+      });
+    });
+    server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => remote.listResources(request.params, { signal: extra.signal }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) => remote.listResourceTemplates(request.params, { signal: extra.signal }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => remote.readResource(request.params, { signal: extra.signal }));
+    server.setRequestHandler(SubscribeRequestSchema, (request, extra) => remote.subscribeResource(request.params, { signal: extra.signal }));
+    server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) => remote.unsubscribeResource(request.params, { signal: extra.signal }));
+    server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => remote.listPrompts(request.params, { signal: extra.signal }));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => remote.getPrompt(request.params, { signal: extra.signal }));
+    server.setRequestHandler(CompleteRequestSchema, (request, extra) => remote.complete(request.params, { signal: extra.signal }));
+    remote.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => server.sendResourceUpdated(notification.params));
+    remote.setNotificationHandler(ResourceListChangedNotificationSchema, () => server.sendResourceListChanged());
+
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+      process.stdin.once('end', () => resolve());
+    });
+    await server.connect(transport);
+    await closed;
+    await remote.close();
+    return 0;
+  },
+});

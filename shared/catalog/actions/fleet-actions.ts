@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { defineAction } from '../action.ts';
+import { collectorStatusShape, hostSampleShape } from './agent-actions.ts';
+
+const agentStateShape = z.enum(['online', 'stale', 'offline']);
+
+export const agentRowShape = z.object({
+  name: z.string(),
+  id: z.string(),
+  state: agentStateShape,
+  version: z.string(),
+  labels: z.record(z.string(), z.string()),
+  collectors: z.array(collectorStatusShape),
+  last_seen_unix_ms: z.number().nullable(),
+  state_since_unix_ms: z.number(),
+  certificate_not_after_unix_ms: z.number().nullable(),
+  sample: hostSampleShape.nullable(),
+});
+
+export const listAgents = defineAction({
+  id: 'fleet.list_agents',
+  tool: 'list_agents',
+  risk: 'read',
+  level: 0,
+  runsOn: 'broker',
+  collector: null,
+  title: 'List agents',
+  description:
+    'Every agent the broker knows: name, state (online, stale: connected but silent, offline), version, labels, collectors and why any is unavailable, last seen, certificate expiry and latest sample. Answered by the broker from memory; use it to find host names and labels for other tools.',
+  input: z
+    .object({
+      state: agentStateShape.optional().describe('Only agents in this state.'),
+      selector: z.string().max(512).optional().describe('Only agents whose labels match, such as role=db,env!=dev.'),
+    })
+    .strict(),
+  output: z.object({ agents: z.array(agentRowShape), count: z.number() }),
+  table: { list: 'agents', columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'] },
+  related: ['fleet.status', 'agent.info'],
+});
+
+const thresholdsShape = {
+  cpu_percent: z.number().min(0).max(100).optional().describe('CPU threshold (default 90).'),
+  memory_percent: z.number().min(0).max(100).optional().describe('Memory threshold (default 85).'),
+  disk_percent: z.number().min(0).max(100).optional().describe('Disk threshold (default 90).'),
+};
+
+export const fleetStatus = defineAction({
+  id: 'fleet.status',
+  tool: 'get_fleet_status',
+  risk: 'read',
+  level: 0,
+  runsOn: 'broker',
+  collector: null,
+  title: 'Fleet status',
+  description:
+    "Start here. Whether the fleet is healthy: how many agents are online, stale and offline; hosts whose latest sample is over the CPU, memory or disk threshold; collectors unavailable and why; agents whose certificate expires within 7 days. Answered by the broker from the agents' heartbeats, no fan-out.",
+  input: z.object(thresholdsShape).strict(),
+  output: z.object({
+    healthy: z.boolean(),
+    counts: z.object({ online: z.number(), stale: z.number(), offline: z.number(), total: z.number() }),
+    thresholds: z.object({ cpu_percent: z.number(), memory_percent: z.number(), disk_percent: z.number() }),
+    hot_hosts: z.array(
+      z.object({
+        host: z.string(),
+        metric: z.enum(['cpu', 'memory', 'disk']),
+        value_percent: z.number(),
+        threshold_percent: z.number(),
+        mount: z.string().optional(),
+      }),
+    ),
+    unavailable_collectors: z.array(z.object({ host: z.string(), collector: z.string(), reason: z.string() })),
+    not_online: z.array(z.object({ host: z.string(), state: agentStateShape, since_unix_ms: z.number() })),
+    certificates_expiring: z.array(z.object({ host: z.string(), not_after_unix_ms: z.number() })),
+    insecure: z
+      .array(z.object({ host: z.string(), what: z.string() }))
+      .describe('Hosts running with TLS verification turned off somewhere (Proxmox insecure mode).'),
+  }),
+  related: ['fleet.list_agents'],
+});
+
+export const revokeAgent = defineAction({
+  id: 'fleet.revoke_agent',
+  tool: 'revoke_agent',
+  risk: 'destructive',
+  level: 3,
+  runsOn: 'broker',
+  collector: null,
+  title: 'Revoke agents',
+  description:
+    'Revokes the certificates of the targeted agents: their streams close at once and they can never reconnect with that identity (a host comes back only by enrolling anew). Needs host, hosts or selector, and confirm: true; without confirm it lists the agents it would revoke.',
+  input: z
+    .object({
+      host: z.string().min(1).optional().describe('One agent, by name or id.'),
+      hosts: z.array(z.string().min(1)).min(1).optional().describe('Several agents, by name or id.'),
+      selector: z.string().min(1).max(512).optional().describe('Agents whose labels match.'),
+      reason: z.string().max(500).optional().describe('Why, for the record.'),
+      confirm: z.boolean().optional().describe('Must be true to revoke.'),
+    })
+    .strict(),
+  output: z.object({ revoked: z.array(z.object({ host: z.string(), id: z.string(), certificates: z.number() })) }),
+  idempotent: true,
+  resources: { kind: 'host' },
+  related: ['fleet.list_agents'],
+});

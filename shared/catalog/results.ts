@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { ERROR_CODES } from '../errors/fleet-error.ts';
+
+/** An error as results carry it (DESIGN §5). */
+export const errorShape = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  hint: z.string(),
+  host: z.string().optional(),
+  collector: z.string().optional(),
+});
+
+export const availabilityShape = z.enum(['available', 'partial', 'unavailable']);
+
+/** The fields every host's answer has, beside the action's own. */
+export const nodeShape = {
+  host: z.string().describe('The agent name.'),
+  availability: availabilityShape.describe('available: everything collected; partial: some collectors failed; unavailable: no answer.'),
+  sampled_at_unix_ms: z.number(),
+  failed_collectors: z.array(z.string()),
+  errors: z.array(errorShape),
+};
+
+/** The shape of one host's answer to an action whose own fields are `output`. */
+export function nodeSchema(output: z.ZodObject): z.ZodObject {
+  // An unavailable host has none of the action's fields.
+  return output.partial().extend(nodeShape);
+}
+
+/** The shape of a fleet answer: one node per targeted host, sorted by host. */
+export function envelopeSchema(output: z.ZodObject): z.ZodObject {
+  return z.object({
+    schema_version: z.literal(1),
+    targeted: z.number().describe('How many hosts the call was sent to.'),
+    responded: z.number().describe('How many of them answered.'),
+    hosts: z.array(nodeSchema(output)),
+    errors: z.array(errorShape).describe('Every per-host failure, with its host.'),
+  });
+}
+
+/** What a refused or failed call returns as structured content: the error, and for confirm_required the targets. */
+export const errorResultShape = z.object({
+  error: errorShape
+    .extend({
+      closest: z.array(z.string()).optional().describe('The nearest valid names, when a name was not found.'),
+      accepted: z.array(z.string()).optional(),
+      required: z.array(z.string()).optional(),
+    })
+    .loose(),
+  targets: z
+    .array(z.object({ host: z.string(), resource: z.string().optional() }))
+    .optional()
+    .describe('What a destructive call would hit (confirm_required).'),
+});
