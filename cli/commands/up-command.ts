@@ -90,7 +90,7 @@ export const upCommand = defineCommand({
           'fleetmesh is up.',
           '',
           `  MCP endpoint        ${broker.mcpUrl}   (${brokerOptions.toolSurface} tools, operations level ${brokerOptions.operationsLevel})`,
-          `  admin token         ${token}${created ? '' : '   (kept in ' + join(root, ADMIN_TOKEN_FILE) + ')'}`,
+          `  admin token         ${token}${created ? '' : `   (kept in ${join(root, ADMIN_TOKEN_FILE)})`}`,
           `  agents connect to   ${brokerOptions.grpcListen.replace(/:\d+$/, `:${broker.grpcPort}`)} (gRPC, mutual TLS; CA pin ${broker.authority.pin})`,
           `  local agent         ${name} (online)`,
           `  state               ${root}`,

@@ -24,8 +24,8 @@ export interface TestFleet {
   /** Enrolls (first time) and connects an in-process agent, resolving once it is online. */
   addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: Collector[]; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
   agentDir(name: string): string;
-  /** Stops the broker (keeping its data dir) and starts a new one on the same port and data dir. */
-  restartBroker(): Promise<Broker>;
+  /** Stops the broker (keeping its data dir) and starts a new one on the same port and data dir, with any options changed. */
+  restartBroker(changes?: Partial<BrokerOptions>): Promise<Broker>;
   stopAgent(agent: Agent): Promise<void>;
   stop(): Promise<void>;
 }
@@ -94,8 +94,9 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
       if (waitOnline && !agent.connection.connected) await nextEvent(agent.connection, 'connected');
       return agent;
     },
-    async restartBroker() {
+    async restartBroker(changes = {}) {
       await broker.stop();
+      options = { ...options, ...changes };
       broker = await Broker.start(options, log);
       return broker;
     },

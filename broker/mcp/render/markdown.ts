@@ -10,7 +10,7 @@ const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'fail
  * model can tell what hosts wrote from what we write (a container name or a log
  * line is data, never an instruction).
  */
-export function cell(value: unknown, key = ''): string {
+export function cell(value: unknown, key = '', maxLength = 80): string {
   if (value === null || value === undefined) return '-';
   if (typeof value === 'number') {
     if (key.endsWith('_unix_ms') && value > 0) return new Date(value).toISOString();
@@ -28,7 +28,7 @@ export function cell(value: unknown, key = ''): string {
       .join(',');
   } else text = JSON.stringify(value);
   if (text === '') return '-';
-  if (text.length > 80) text = `${text.slice(0, 77)}…`;
+  if (text.length > maxLength) text = `${text.slice(0, maxLength - 3)}…`;
   return `\`${text.replaceAll('`', "'").replaceAll('|', '\\|').replace(/\r?\n/g, '⏎')}\``;
 }
 
@@ -49,8 +49,8 @@ function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(
   const blocks: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (skip.has(key)) continue;
-    const compact = cell(value, key);
-    if (isScalar(value) || compact.length <= 82) lines.push(`- **${key}**: ${compact}`);
+    const whole = cell(value, key, Number.POSITIVE_INFINITY);
+    if (isScalar(value) || whole.length <= 82) lines.push(`- **${key}**: ${isScalar(value) ? cell(value, key, 2000) : whole}`);
     else blocks.push(`**${key}**:\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``);
   }
   return [...lines, ...(blocks.length ? ['', ...blocks] : [])];

@@ -1,0 +1,113 @@
+/**
+ * Runs the MCP conformance suite's server scenarios that need no fixtures
+ * against a real broker with a real agent. The suite's client sends no
+ * credentials, so it talks to a small local proxy that adds the bearer token of
+ * a test identity and passes everything else (Host and Origin included) through
+ * untouched, so the DNS-rebinding checks still hit the broker's own.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent } from '../agent/agent.ts';
+import { createIdentity } from '../broker/auth/identities.ts';
+import { Broker } from '../broker/broker.ts';
+import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
+import { loopbackHosts } from '../broker/mcp/http/mcp-http-server.ts';
+import { silentLogger } from '../shared/log/logger.ts';
+
+const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
+const SUITE = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
+
+const root = mkdtempSync(join(tmpdir(), 'fm-conformance-'));
+let upstreamPort = 0;
+let token = '';
+const proxy = createServer((req, res) => {
+  const upstream = request(
+    { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${token}` } },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  upstream.on('error', () => res.destroy());
+  req.pipe(upstream);
+});
+// Both address families: the suite dials localhost, which may resolve to ::1 first.
+await new Promise<void>((resolve, reject) => {
+  proxy.once('error', () => proxy.listen(0, '127.0.0.1', resolve));
+  proxy.listen(0, '::', resolve);
+  void reject;
+});
+const proxyPort = (proxy.address() as { port: number }).port;
+
+const broker = await Broker.start(
+  {
+    dataDir: join(root, 'broker'),
+    grpcListen: '127.0.0.1:0',
+    mcpListen: '127.0.0.1:0',
+    toolSurface: 'individual',
+    operationsLevel: 1,
+    textFormat: 'markdown',
+    mcpAllowedHosts: loopbackHosts(proxyPort),
+    mcpAllowedOrigins: loopbackHosts(proxyPort).map((host) => `http://${host}`),
+    mcpPublicUrl: `http://localhost:${proxyPort}/mcp`,
+    advertiseNames: ['localhost'],
+    heartbeatIntervalMs: 5000,
+    certLifetimeMs: 30 * 86_400_000,
+    staleAfterMissed: 3,
+    storePollMs: 250,
+    logLevel: 'error',
+    logFormat: 'text',
+  },
+  silentLogger,
+);
+upstreamPort = broker.mcp.port;
+token = createIdentity(broker.store, { name: 'conformance', level: 1 }).token;
+const agent = await Agent.start(
+  {
+    dataDir: join(root, 'agent'),
+    brokerAddress: `localhost:${broker.grpcPort}`,
+    token: createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} }).token,
+    caPin: broker.authority.pin,
+    name: 'conformance-host',
+    labels: {},
+    backoffBaseMs: 500,
+    backoffCapMs: 30_000,
+    sampleIntervalMs: 5000,
+    logLevel: 'error',
+    logFormat: 'text',
+  },
+  silentLogger,
+);
+await agent.connection.waitConnected();
+
+let failed = 0;
+for (const scenario of SCENARIOS) {
+  // Asynchronously: the broker and the proxy answer from this very process.
+  const child = spawn(process.execPath, [SUITE, 'server', '--url', `http://localhost:${proxyPort}/mcp`, '--scenario', scenario], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (data: Buffer) => {
+    output += data.toString();
+  });
+  child.stderr.on('data', (data: Buffer) => {
+    output += data.toString();
+  });
+  const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const bad = status !== 0 || /\bFAILURE\b/.test(output);
+  process.stdout.write(`${bad ? 'FAIL' : 'pass'}  ${scenario}\n`);
+  if (bad) {
+    failed += 1;
+    process.stdout.write(`${output}\n`);
+  }
+}
+await agent.stop();
+await broker.stop();
+proxy.close();
+rmSync(root, { recursive: true, force: true });
+process.stdout.write(failed ? `${failed} of ${SCENARIOS.length} conformance scenarios failed\n` : `all ${SCENARIOS.length} conformance scenarios passed\n`);
+process.exit(failed ? 1 : 0);

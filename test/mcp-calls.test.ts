@@ -1,0 +1,177 @@
+import { create } from '@bufbuild/protobuf';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentFrameSchema, HeartbeatSchema } from '../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { captureLogger } from './harness/capture-logger.ts';
+import { CliProcess } from './harness/cli-process.ts';
+import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
+import { openRawStream } from './harness/raw-stream.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+
+interface Node {
+  host: string;
+  availability: string;
+  errors: { code: string; message: string; host?: string }[];
+}
+
+describe('tool calls across the fleet', () => {
+  let fleet: TestFleet;
+  const processes: CliProcess[] = [];
+  beforeEach(async () => {
+    fleet = await startTestFleet({ heartbeatIntervalMs: 60_000 });
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((p) => p.stop()));
+    await fleet.stop();
+  });
+
+  function agentProcess(name: string): CliProcess {
+    const child = new CliProcess([
+      'agent',
+      '--broker',
+      fleet.address,
+      '--token',
+      fleet.token(),
+      '--ca-pin',
+      fleet.pin,
+      '--name',
+      name,
+      '--data-dir',
+      fleet.agentDir(name),
+    ]);
+    processes.push(child);
+    return child;
+  }
+
+  it('reports an agent killed mid-call and one that never answers, keeps the others, and returns by the deadline', async () => {
+    await fleet.addAgent('ok-1');
+    await fleet.addAgent('ok-2');
+    const doomed = agentProcess('doomed');
+    const frozen = agentProcess('frozen');
+    await waitFor(() => ['doomed', 'frozen'].every((n) => fleet.broker.registry.find(n)?.state === 'online'), { what: 'child agents online' });
+    frozen.signal('SIGSTOP');
+
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const pending = call(client, 'agent_info', { watch_ms: 1500, interval_ms: 200, timeout_ms: 4000 });
+    await waitFor(() => (fleet.broker.registry.find('doomed')?.session?.inFlight ?? 0) > 0, { what: 'the call reaching doomed' });
+    doomed.signal('SIGKILL');
+    const result = await pending;
+
+    const envelope = result.structuredContent as { targeted: number; responded: number; hosts: Node[]; errors: Node['errors'] };
+    expect(result.isError).toBeFalsy();
+    expect(envelope.targeted).toBe(4);
+    expect(envelope.responded).toBe(2);
+    const byHost = Object.fromEntries(envelope.hosts.map((n) => [n.host, n]));
+    expect(envelope.hosts.map((n) => n.host)).toEqual(['doomed', 'frozen', 'ok-1', 'ok-2']);
+    expect(byHost['ok-1']?.availability).toBe('available');
+    expect(byHost['ok-2']?.availability).toBe('available');
+    expect(byHost.doomed).toMatchObject({ availability: 'unavailable', errors: [{ code: 'agent_disconnected', host: 'doomed' }] });
+    expect(byHost.frozen).toMatchObject({ availability: 'unavailable', errors: [{ code: 'deadline_exceeded', host: 'frozen' }] });
+    expect(envelope.errors.map((e) => `${e.host}:${e.code}`).sort()).toEqual(['doomed:agent_disconnected', 'frozen:deadline_exceeded']);
+    expect(text(result)).toMatch(/2 of 4 hosts answered/);
+    await client.close();
+  });
+
+  it('passes the client cancellation down to every agent still working', async () => {
+    const logs = [captureLogger(), captureLogger()];
+    const agents = [await fleet.addAgent('slow-1', { log: logs[0]?.log }), await fleet.addAgent('slow-2', { log: logs[1]?.log })];
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const controller = new AbortController();
+    const pending = call(client, 'agent_info', { watch_ms: 30_000, timeout_ms: 40_000 }, { signal: controller.signal });
+    await waitFor(() => agents.every((a) => a.dispatcher.inFlight === 1), { what: 'both agents working' });
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(() => agents.every((a) => a.dispatcher.inFlight === 0), { what: 'both agents stopping' });
+    for (const capture of logs) expect(capture?.lines.some((line) => line.message === 'call cancelled')).toBe(true);
+    await client.close();
+  });
+
+  it('sends progress as hosts answer when the client asks for it', async () => {
+    await fleet.addAgent('p-1');
+    await fleet.addAgent('p-2');
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    await call(client, 'agent_info', {}, { onprogress: (p) => progress.push(p) });
+    expect(progress[0]).toMatchObject({ progress: 0, total: 2, message: 'sent to 2 hosts' });
+    expect(progress.slice(1).map((p) => p.progress)).toEqual([1, 2]);
+    expect(progress.slice(1).map((p) => p.message?.replace(/^p-\d/, 'p-N'))).toEqual(['p-N: answered', 'p-N: answered']);
+    await client.close();
+  });
+
+  it('answers one host with its node, and targets by hosts, selector or the server alias', async () => {
+    await fleet.addAgent('web-1', { labels: { role: 'web', env: 'prod' } });
+    await fleet.addAgent('web-2', { labels: { role: 'web', env: 'dev' } });
+    await fleet.addAgent('db-1', { labels: { role: 'db', env: 'prod' } });
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const single = await call(client, 'agent_info', { host: 'web-1' });
+    expect(single.structuredContent).toMatchObject({ host: 'web-1', availability: 'available', failed_collectors: [], errors: [], name: 'web-1' });
+    const alias = await call(client, 'agent_info', { server: 'db-1' });
+    expect(alias.structuredContent.host).toBe('db-1');
+    const listed = await call(client, 'agent_info', { hosts: ['web-2', 'db-1'] });
+    expect((listed.structuredContent.hosts as Node[]).map((n) => n.host)).toEqual(['db-1', 'web-2']);
+    const selected = await call(client, 'agent_info', { selector: 'role=web,env!=dev' });
+    expect((selected.structuredContent.hosts as Node[]).map((n) => n.host)).toEqual(['web-1']);
+    const both = await call(client, 'agent_info', { host: 'web-1', selector: 'role=web' });
+    expect(both.structuredContent.error).toMatchObject({ code: 'invalid_argument' });
+    await client.close();
+  });
+
+  it('suggests the closest names for an unknown host', async () => {
+    await fleet.addAgent('web-1');
+    await fleet.addAgent('web-2');
+    await fleet.addAgent('db-1');
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const result = await call(client, 'agent_info', { host: 'wbe-1' });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ code: 'not_found', closest: expect.arrayContaining(['web-1']) });
+    expect(text(result)).toMatch(/Closest agents: web-1/);
+    await client.close();
+  });
+
+  it('refuses a change without explicit targets, and a destructive one without confirm, changing nothing', async () => {
+    await fleet.addAgent('a-1');
+    await fleet.addAgent('a-2', { labels: { doomed: 'yes' } });
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    const untargeted = await call(client, 'set_agent_labels', { labels: { x: 'y' } });
+    expect(untargeted.structuredContent.error).toMatchObject({ code: 'invalid_argument' });
+    expect(text(untargeted)).toMatch(/needs explicit targets/);
+
+    const unconfirmed = await call(client, 'revoke_agent', { selector: 'doomed=yes' });
+    expect(unconfirmed.isError).toBe(true);
+    expect(unconfirmed.structuredContent).toMatchObject({ error: { code: 'confirm_required' }, targets: [{ host: 'a-2' }] });
+    expect(fleet.broker.registry.find('a-2')?.state).toBe('online');
+
+    const confirmed = await call(client, 'revoke_agent', { selector: 'doomed=yes', confirm: true });
+    expect(confirmed.structuredContent).toMatchObject({ revoked: [{ host: 'a-2', certificates: 1 }] });
+    expect(fleet.broker.registry.find('a-2')).toBeUndefined();
+    expect(fleet.broker.registry.find('a-1')?.state).toBe('online');
+    await client.close();
+  });
+
+  it('checks timeout_ms and parameters before anything is sent', async () => {
+    await fleet.addAgent('t-1');
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const tooLong = await call(client, 'agent_info', { timeout_ms: 70_000 });
+    expect(tooLong.structuredContent.error).toMatchObject({ code: 'invalid_argument' });
+    const unknownParam = await call(client, 'agent_info', { lines: 5 });
+    expect(unknownParam.structuredContent.error).toMatchObject({ code: 'invalid_argument', accepted: expect.arrayContaining(['watch_ms', 'interval_ms']) });
+    await client.close();
+  });
+
+  it('answers unsupported for an agent too old for an action, without waiting on it', async () => {
+    await fleet.addAgent('new-1');
+    const donor = await fleet.addAgent('old-1');
+    await fleet.stopAgent(donor);
+    // An agent whose Hello offers no actions, as one from before agent.info would.
+    const old = openRawStream(fleet.address, donor.connection.currentIdentity, { actions: [] });
+    await waitFor(() => old.frames.some((f) => f.frame.case === 'welcome'));
+    old.stream.write(create(AgentFrameSchema, { frame: { case: 'heartbeat', value: create(HeartbeatSchema, {}) } }));
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const result = await call(client, 'agent_info', { timeout_ms: 30_000 });
+    const byHost = Object.fromEntries((result.structuredContent.hosts as Node[]).map((n) => [n.host, n]));
+    expect(byHost['old-1']).toMatchObject({ availability: 'unavailable', errors: [{ code: 'unsupported' }] });
+    expect(byHost['new-1']?.availability).toBe('available');
+    old.close();
+    await client.close();
+  });
+});

@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLEETMESH_BIN, runFleetmesh } from './harness/cli-process.ts';
+import { identityToken, readJson } from './harness/mcp-client.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+
+const run = promisify(execFile);
+const INSPECTOR = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/inspector/cli/build/cli.js', import.meta.url));
+
+describe('real MCP clients', () => {
+  let fleet: TestFleet;
+  let token: string;
+  beforeAll(async () => {
+    fleet = await startTestFleet({ operationsLevel: 2 });
+    await fleet.addAgent('web-1', { labels: { role: 'web' } });
+    await fleet.addAgent('db-1', { labels: { role: 'db' } });
+    token = identityToken(fleet.broker, 2);
+  });
+  afterAll(async () => {
+    await fleet.stop();
+  });
+
+  it('the Inspector CLI lists the tools and calls one', async () => {
+    const base = [INSPECTOR, '--cli', fleet.broker.mcpUrl, '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
+    const listed = await run(process.execPath, [...base, '--method', 'tools/list']);
+    const tools = JSON.parse(listed.stdout.slice(listed.stdout.indexOf('{'))).tools as { name: string }[];
+    expect(tools.map((t) => t.name).sort()).toEqual(['agent_info', 'get_fleet_status', 'list_agents', 'set_agent_labels']);
+    const called = await run(process.execPath, [...base, '--method', 'tools/call', '--tool-name', 'agent_info', '--tool-arg', 'host=db-1']);
+    const result = JSON.parse(called.stdout.slice(called.stdout.indexOf('{')));
+    expect(result.structuredContent).toMatchObject({ host: 'db-1', availability: 'available', labels: { role: 'db' } });
+  });
+
+  it('fleetmesh stdio relays a stdio client to the broker, progress included', async () => {
+    const client = new Client({ name: 'stdio-test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [FLEETMESH_BIN, 'stdio', '--url', fleet.broker.mcpUrl, '--token', token], stderr: 'pipe' }),
+    );
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('agent_info');
+    const progress: number[] = [];
+    const result = await client.callTool({ name: 'agent_info', arguments: { selector: 'role=web' } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
+    expect(result.structuredContent).toMatchObject({ targeted: 1, responded: 1, hosts: [{ host: 'web-1' }] });
+    expect(progress).toEqual([0, 1]);
+    expect(await readJson(client, 'fleet://agents/web-1')).toMatchObject({ name: 'web-1', state: 'online' });
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('investigate_host');
+    await client.close();
+  });
+
+  it('fleetmesh call runs a tool with per-host progress, and exits non-zero on an error', async () => {
+    const env = { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: token };
+    const table = await runFleetmesh(['call', 'agent_info', '--selector', 'role=db'], { env });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/\| `db-1` \| `available` \|/);
+    expect(table.stderr).toMatch(/\[0\/1\] sent to 1 host\n\[1\/1\] db-1: answered/);
+    const json = await runFleetmesh(['call', 'set_agent_labels', '--host', 'web-1', '--json', '{"labels":{"tier":"front"}}', '--output', 'json'], { env });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ host: 'web-1', labels: { role: 'web', tier: 'front' } });
+    const failed = await runFleetmesh(['call', 'agent_info', '--host', 'nowhere'], { env });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/not_found/);
+    const byId = await runFleetmesh(['call', 'agent.info', '--host', 'web-1', '--arg', 'interval_ms=500', '--output', 'json'], { env });
+    expect(byId.code).toBe(1);
+    expect(byId.stderr).toMatch(/offers no tool "agent.info"/);
+  });
+
+  it('fleetmesh call goes through the surface tools on a dynamic broker', async () => {
+    await fleet.restartBroker({ toolSurface: 'dynamic' });
+    await new Promise<void>((resolve) => {
+      const check = () => (fleet.broker.registry.list().every((h) => h.state === 'online') ? resolve() : setTimeout(check, 50));
+      check();
+    });
+    const dynamicToken = identityToken(fleet.broker, 2);
+    const result = await runFleetmesh(['call', 'agent.info', '--host', 'web-1', '--output', 'json'], {
+      env: { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: dynamicToken },
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ host: 'web-1', availability: 'available' });
+  });
+});
