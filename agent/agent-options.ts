@@ -12,6 +12,14 @@ export const AGENT_FLAGS = {
   name: { type: 'string', description: 'the name this host has in the fleet', default: hostname(), placeholder: 'NAME' },
   labels: { type: 'labels', description: 'labels for selectors, such as role=db,env=prod', default: {}, placeholder: 'K=V,…' },
   'data-dir': { type: 'string', description: "the agent's identity: key, certificate, broker CA", default: '.fleetmesh/agent', placeholder: 'DIR' },
+  'docker-socket': {
+    type: 'string',
+    description: 'the Docker engine: a socket path, unix://PATH or tcp://HOST:PORT (default: DOCKER_HOST, else /var/run/docker.sock)',
+    placeholder: 'ADDRESS',
+  },
+  'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
+  'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
+  'alert-disk': { type: 'integer', description: 'disk alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -34,6 +42,9 @@ export interface AgentOptions {
   caPin: string | undefined;
   name: string;
   labels: Record<string, string>;
+  /** Where the Docker engine is: a socket path, unix://… or tcp://…. */
+  dockerAddress: string;
+  alertThresholds: { cpu: number; memory: number; disk: number };
   backoffBaseMs: number;
   backoffCapMs: number;
   sampleIntervalMs: number;
@@ -41,7 +52,11 @@ export interface AgentOptions {
   logFormat: LogFormat;
 }
 
-export function resolveAgentOptions(values: AgentFlagValues): AgentOptions {
+/** The Docker engine address when nothing names one. */
+export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
+
+/** `dockerHost` is the DOCKER_HOST of the environment, the engine's own convention. */
+export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string): AgentOptions {
   if (values.broker !== undefined) parseHostPort(values.broker, '--broker');
   return {
     dataDir: resolve(values['data-dir']),
@@ -50,6 +65,8 @@ export function resolveAgentOptions(values: AgentFlagValues): AgentOptions {
     caPin: values['ca-pin'],
     name: values.name,
     labels: values.labels,
+    dockerAddress: values['docker-socket'] ?? (dockerHost || DEFAULT_DOCKER_SOCKET),
+    alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,

@@ -1,3 +1,4 @@
+import si from 'systeminformation';
 import { agentInfo, agentSetLabels } from '../shared/catalog/actions/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
@@ -5,13 +6,17 @@ import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
 import { createAgentInfoHandler } from './actions/agent-info.ts';
 import type { AgentOptions } from './agent-options.ts';
 import type { Collector, CollectorStatus } from './collectors/collector.ts';
+import { defaultCollectors } from './collectors/default-collectors.ts';
+import { SystemSampler } from './collectors/system/system-sampler.ts';
 import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
 import { hostFacts } from './facts/host-facts.ts';
 import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
 import { AgentLabels } from './identity/agent-labels.ts';
-import { HostSampler } from './sampler/host-sampler.ts';
+
+/** Which collectors an agent runs: the standard set, or a given list (tests, simulations). */
+export type CollectorChoice = 'default' | Collector[];
 
 /**
  * The agent process: its identity (enrolling on first run), its collectors, the
@@ -22,22 +27,25 @@ export class Agent {
   private readonly statuses = new Map<string, CollectorStatus>();
   private readonly facts = hostFacts();
   private readonly labels: AgentLabels;
+  private collectors: Collector[] = [];
 
   private constructor(
     readonly options: AgentOptions,
     readonly connection: BrokerConnection,
     readonly dispatcher: Dispatcher,
-    readonly sampler: HostSampler,
-    private readonly collectors: Collector[],
+    readonly sampler: SystemSampler,
+    private readonly log: Logger,
   ) {
     this.labels = new AgentLabels(options.dataDir, options.labels);
   }
 
-  static async start(options: AgentOptions, log: Logger, collectors: Collector[] = []): Promise<Agent> {
+  static async start(options: AgentOptions, log: Logger, collectors: CollectorChoice = 'default'): Promise<Agent> {
     const identity = await Agent.identity(options, log);
     const dispatcher = new Dispatcher(log);
-    const sampler = new HostSampler(options.sampleIntervalMs);
+    const sampler = new SystemSampler(si, options.sampleIntervalMs);
     sampler.start();
+    let agent: Agent | undefined;
+    const current = () => agent as Agent;
     const reenroll =
       options.token && options.caPin
         ? () =>
@@ -47,23 +55,28 @@ export class Agent {
               caPin: options.caPin as string,
               name: identity.name,
               dataDir: options.dataDir,
-              previous: { agentId: identity.agentId, privateKeyPem: connectionIdentity().privateKeyPem },
+              previous: { agentId: identity.agentId, privateKeyPem: current().connection.currentIdentity.privateKeyPem },
             })
         : undefined;
-    let agent: Agent | undefined;
-    const connectionIdentity = () => (agent as Agent).connection.currentIdentity;
     const connection = new BrokerConnection({
       dataDir: options.dataDir,
       identity: options.brokerAddress ? { ...identity, brokerAddress: options.brokerAddress } : identity,
       dispatcher,
-      hello: () => (agent as Agent).hello(),
-      sample: () => sampler.current(),
+      hello: () => current().hello(),
+      sample: () => sampler.heartbeatSample(),
       log,
       backoffBaseMs: options.backoffBaseMs,
       backoffCapMs: options.backoffCapMs,
       ...(reenroll ? { reenroll } : {}),
     });
-    agent = new Agent(options, connection, dispatcher, sampler, collectors);
+    agent = new Agent(options, connection, dispatcher, sampler, log);
+    agent.collectors =
+      collectors === 'default'
+        ? defaultCollectors(options, sampler, log, {
+            onContainerEvent: (event) => connection.report('container_event', event),
+            onAvailabilityChange: () => void current().reprobe(),
+          })
+        : collectors;
     await agent.startCollectors();
     connection.start();
     return agent;
@@ -112,7 +125,7 @@ export class Agent {
           facts: this.factsRecord(),
           certificate_not_after_unix_ms: identity().notAfter.getTime(),
         }),
-        sample: () => this.sampler.current(),
+        sample: () => this.sampler.heartbeatSample(),
       }),
     );
     this.dispatcher.register(agentSetLabels, async (params) => {
@@ -122,8 +135,33 @@ export class Agent {
     });
     for (const collector of this.collectors) {
       collector.register(this.dispatcher);
-      await collector.start?.();
-      this.statuses.set(collector.name, await collector.probe());
+      try {
+        await collector.start?.();
+        this.statuses.set(collector.name, await collector.probe());
+      } catch (error) {
+        this.statuses.set(collector.name, { available: false, reason: (error as Error).message });
+      }
+      const status = this.statuses.get(collector.name);
+      if (!status?.available) this.log.warn('collector unavailable', { collector: collector.name, reason: status?.reason });
+    }
+  }
+
+  /** Probes every collector again and tells the broker if anything changed. */
+  async reprobe(): Promise<void> {
+    let changed = false;
+    for (const collector of this.collectors) {
+      const status = await collector.probe();
+      const before = this.statuses.get(collector.name);
+      if (before?.available !== status.available || before.reason !== status.reason) changed = true;
+      this.statuses.set(collector.name, status);
+    }
+    if (changed) {
+      this.log.info('collector availability changed', {
+        collectors: this.collectorStatuses()
+          .map((c) => `${c.name}=${c.available ? 'up' : 'down'}`)
+          .join(','),
+      });
+      this.connection.announce();
     }
   }
 

@@ -74,6 +74,8 @@ const agent = await Agent.start(
     caPin: broker.authority.pin,
     name: 'conformance-host',
     labels: {},
+    dockerAddress: '/nonexistent/docker.sock',
+    alertThresholds: { cpu: 90, memory: 85, disk: 90 },
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,
@@ -81,6 +83,7 @@ const agent = await Agent.start(
     logFormat: 'text',
   },
   silentLogger,
+  [],
 );
 await agent.connection.waitConnected();
 

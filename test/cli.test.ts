@@ -61,9 +61,24 @@ describe('the fleetmesh command line', () => {
   });
 
   it('runs the README walk-through: up, a second agent from a printed token, agents, revoke', async () => {
-    const up = new CliProcess(['up', '--grpc-listen', '127.0.0.1:0', '--mcp-listen', '127.0.0.1:0', '--advertise-names', 'localhost', '--name', 'local', '--heartbeat-interval', '500ms'], {
-      cwd: temp.path,
-    });
+    const up = new CliProcess(
+      [
+        'up',
+        '--grpc-listen',
+        '127.0.0.1:0',
+        '--mcp-listen',
+        '127.0.0.1:0',
+        '--advertise-names',
+        'localhost',
+        '--name',
+        'local',
+        '--heartbeat-interval',
+        '500ms',
+      ],
+      {
+        cwd: temp.path,
+      },
+    );
     processes.push(up);
     await up.waitForOutput(/fleetmesh is up/);
     expect(up.stdout).toMatch(/local agent\s+local \(online\)/);

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOG } from '../shared/catalog/catalog.ts';
 import { FLEETMESH_BIN, runFleetmesh } from './harness/cli-process.ts';
 import { identityToken, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
@@ -28,7 +29,11 @@ describe('real MCP clients', () => {
     const base = [INSPECTOR, '--cli', fleet.broker.mcpUrl, '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
     const listed = await run(process.execPath, [...base, '--method', 'tools/list']);
     const tools = JSON.parse(listed.stdout.slice(listed.stdout.indexOf('{'))).tools as { name: string }[];
-    expect(tools.map((t) => t.name).sort()).toEqual(['agent_info', 'get_fleet_status', 'list_agents', 'set_agent_labels']);
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      CATALOG.filter((a) => a.level <= 2)
+        .map((a) => a.tool)
+        .sort(),
+    );
     const called = await run(process.execPath, [...base, '--method', 'tools/call', '--tool-name', 'agent_info', '--tool-arg', 'host=db-1']);
     const result = JSON.parse(called.stdout.slice(called.stdout.indexOf('{')));
     expect(result.structuredContent).toMatchObject({ host: 'db-1', availability: 'available', labels: { role: 'db' } });

@@ -13,6 +13,7 @@ import {
   HeartbeatSchema,
   HelloSchema,
   RenewRequestSchema,
+  ReportSchema,
   ResultSchema,
 } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -119,6 +120,19 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
       this.once('fatal', onFatal);
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
+  }
+
+  /** Tells the broker about something it indexes (container events…); dropped while disconnected. */
+  report(kind: string, payload: unknown): void {
+    if (!this.current || !this.isConnected) return;
+    this.current.stream.write(
+      create(AgentFrameSchema, {
+        frame: {
+          case: 'report',
+          value: create(ReportSchema, { kind, payloadJson: new TextEncoder().encode(JSON.stringify(payload)), observedUnixMs: BigInt(Date.now()) }),
+        },
+      }),
+    );
   }
 
   /** Sends a fresh Hello on the live stream, so the broker sees changed labels or collectors at once. */

@@ -40,6 +40,8 @@ interface RegistryEvents {
   state: [host: Host, previous: AgentState];
   heartbeat: [host: Host];
   revoked: [host: Host];
+  /** Something an agent saw happen (a container event…), for the indexes that follow the fleet. */
+  report: [host: Host, kind: string, payload: unknown, observedUnixMs: number];
 }
 
 function hostFromRow(row: AgentRow): Host {
@@ -193,6 +195,12 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.seen.set(host.id, now);
     if (host.state !== 'online') this.setState(host, 'online', host.state);
     this.emit('heartbeat', host);
+  }
+
+  report(session: AgentSession, kind: string, payload: unknown, observedUnixMs: number): void {
+    const host = this.hosts.get(session.agentId);
+    if (!host || host.session !== session) return;
+    this.emit('report', host, kind, payload, observedUnixMs);
   }
 
   /** Revokes an agent known to this broker: its certificates, its row, and its live stream at once. */

@@ -71,7 +71,8 @@ export function toNode(outcome: HostOutcome, action: Action, identity: Identity,
   }
   const fields = { ...(parsed.data as Record<string, unknown>) };
   applyGrants(fields, action, host, identity);
-  const sampled = typeof fields.sampled_at_unix_ms === 'number' ? fields.sampled_at_unix_ms : now;
+  const reported = (payload as Record<string, unknown>).sampled_at_unix_ms;
+  const sampled = typeof reported === 'number' ? reported : now;
   return {
     ...fields,
     host,

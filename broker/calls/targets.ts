@@ -1,8 +1,8 @@
 import type { Action } from '../../shared/catalog/action.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { closestNames } from '../../shared/format/closest-names.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
-import { closestNames } from './closest-names.ts';
 import { parseSelector } from './selector.ts';
 
 export interface TargetArguments {

@@ -144,6 +144,16 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
         case 'chunk':
           session.onChunk(frame.frame.value);
           return;
+        case 'report': {
+          if (!attached) return;
+          const report = frame.frame.value;
+          try {
+            registry.report(session, report.kind, JSON.parse(new TextDecoder().decode(report.payloadJson)), Number(report.observedUnixMs));
+          } catch {
+            // A report that is not JSON is dropped.
+          }
+          return;
+        }
         case 'renewRequest': {
           let response: ReturnType<typeof create<typeof RenewResponseSchema>>;
           try {

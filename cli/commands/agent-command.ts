@@ -10,8 +10,8 @@ export const AGENT_FATAL_EXIT = 3;
 
 export const agentCommand = defineCommand({
   spec: AGENT_COMMAND,
-  async run(parsed) {
-    const options = resolveAgentOptions(parsed.values);
+  async run(parsed, io) {
+    const options = resolveAgentOptions(parsed.values, io.env.DOCKER_HOST);
     const log = createLogger({ level: options.logLevel, format: options.logFormat });
     const agent = await Agent.start(options, log);
     const ended = await Promise.race([untilSignal().then((signal) => ({ signal })), agent.connection.fatal.then((error: FleetError) => ({ error }))]);

@@ -35,8 +35,10 @@ export const stdioCommand = defineCommand({
     );
     server.setRequestHandler(ListToolsRequestSchema, (request, extra) => remote.listTools(request.params, { signal: extra.signal }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const progressToken = request.params._meta?.progressToken;
-      return remote.callTool(request.params, undefined, {
+      // The broker's progress comes back with the relay's own token; the client's goes on the way out.
+      const { _meta, ...params } = request.params;
+      const progressToken = _meta?.progressToken;
+      return remote.callTool(params, undefined, {
         signal: extra.signal,
         timeout: 120_000,
         ...(progressToken !== undefined

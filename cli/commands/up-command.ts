@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent } from '../../agent/agent.ts';
-import { resolveAgentOptions } from '../../agent/agent-options.ts';
+import { AGENT_FLAGS, resolveAgentOptions } from '../../agent/agent-options.ts';
 import { loadIdentity } from '../../agent/identity/agent-identity.ts';
 import { createIdentity, TokenRefused, verifyBearerToken } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
@@ -27,6 +27,7 @@ const UP_FLAGS = {
     placeholder: 'DIR',
   },
   name: { type: 'string', description: 'the local agent name', default: hostname(), placeholder: 'NAME', env: 'FLEETMESH_AGENT_NAME' },
+  'docker-socket': AGENT_FLAGS['docker-socket'],
 } as const satisfies Record<string, FlagSpec>;
 
 /** The admin token `up` keeps in its data dir: reused while valid, made anew otherwise. */
@@ -71,16 +72,23 @@ export const upCommand = defineCommand({
       const { token, created } = adminToken(broker.store, root);
       const enrolled = loadIdentity(agentDir) !== undefined;
       const joinToken = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {} }).token;
-      const agentOptions = resolveAgentOptions({
-        broker: `localhost:${broker.grpcPort}`,
-        token: joinToken,
-        'ca-pin': broker.authority.pin,
-        name: values.name,
-        labels: {},
-        'data-dir': agentDir,
-        'log-level': values['log-level'],
-        'log-format': values['log-format'],
-      });
+      const agentOptions = resolveAgentOptions(
+        {
+          broker: `localhost:${broker.grpcPort}`,
+          token: joinToken,
+          'ca-pin': broker.authority.pin,
+          name: values.name,
+          labels: {},
+          'data-dir': agentDir,
+          'docker-socket': values['docker-socket'],
+          'alert-cpu': 90,
+          'alert-memory': 85,
+          'alert-disk': 90,
+          'log-level': values['log-level'],
+          'log-format': values['log-format'],
+        },
+        io.env.DOCKER_HOST,
+      );
       agent = await Agent.start(agentOptions, log.child({ component: 'agent' }));
       await agent.connection.waitConnected();
       const name = agent.connection.currentIdentity.name;

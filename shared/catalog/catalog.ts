@@ -1,9 +1,41 @@
 import type { Action } from './action.ts';
 import { agentInfo, agentSetLabels } from './actions/agent-actions.ts';
+import {
+  dockerEvents,
+  dockerInspect,
+  dockerList,
+  dockerLogs,
+  dockerRestart,
+  dockerStart,
+  dockerStats,
+  dockerStop,
+  dockerTop,
+} from './actions/docker-actions.ts';
 import { fleetStatus, listAgents, revokeAgent } from './actions/fleet-actions.ts';
+import { alerts, alertsHistory, openPorts, processes, systemStatus } from './actions/system-actions.ts';
 
 /** Every action fleetmesh has, in the order docs list them. Adding one: declare it, add it here, handle it, test it. */
-export const CATALOG: readonly Action[] = [fleetStatus, listAgents, revokeAgent, agentInfo, agentSetLabels];
+export const CATALOG: readonly Action[] = [
+  fleetStatus,
+  listAgents,
+  revokeAgent,
+  agentInfo,
+  agentSetLabels,
+  systemStatus,
+  processes,
+  openPorts,
+  alerts,
+  alertsHistory,
+  dockerList,
+  dockerStats,
+  dockerLogs,
+  dockerTop,
+  dockerInspect,
+  dockerStart,
+  dockerRestart,
+  dockerStop,
+  dockerEvents,
+];
 
 const byId = new Map(CATALOG.map((action) => [action.id, action]));
 const byTool = new Map(CATALOG.map((action) => [action.tool, action]));

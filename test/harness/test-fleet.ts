@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { Agent } from '../../agent/agent.ts';
+import { Agent, type CollectorChoice } from '../../agent/agent.ts';
 import type { AgentOptions } from '../../agent/agent-options.ts';
-import type { Collector } from '../../agent/collectors/collector.ts';
 import { Broker } from '../../broker/broker.ts';
 import type { BrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
@@ -22,7 +21,7 @@ export interface TestFleet {
   pin: string;
   token(options?: Partial<JoinTokenOptions>): string;
   /** Enrolls (first time) and connects an in-process agent, resolving once it is online. */
-  addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: Collector[]; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
+  addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: CollectorChoice; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
   agentDir(name: string): string;
   /** Stops the broker (keeping its data dir) and starts a new one on the same port and data dir, with any options changed. */
   restartBroker(changes?: Partial<BrokerOptions>): Promise<Broker>;
@@ -80,6 +79,8 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
           caPin: fleet.pin,
           name,
           labels: {},
+          dockerAddress: '/nonexistent/docker.sock',
+          alertThresholds: { cpu: 90, memory: 85, disk: 90 },
           backoffBaseMs: 100,
           backoffCapMs: 1000,
           sampleIntervalMs: 1000,

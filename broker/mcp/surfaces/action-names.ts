@@ -1,5 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
-import { closestNames } from '../../calls/closest-names.ts';
+import { closestNames } from '../../../shared/format/closest-names.ts';
 
 /** An action by any name a surface gives it: its id (`docker.logs`), its tool (`docker_logs`), or `docker_logs` spelt as an id. */
 export function actionByAnyName(name: string, visible: readonly Action[]): Action | undefined {

@@ -1,5 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
-import { editDistance } from '../../calls/closest-names.ts';
+import { editDistance } from '../../../shared/format/closest-names.ts';
 
 function words(text: string): string[] {
   return text

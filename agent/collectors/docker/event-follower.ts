@@ -1,0 +1,130 @@
+import type { Readable } from 'node:stream';
+import type { Logger } from '../../../shared/log/logger.ts';
+import { sleep } from '../../connection/backoff.ts';
+import type { DockerApi } from './docker-api.ts';
+
+export interface ContainerEvent {
+  time_unix_ms: number;
+  action: string;
+  id: string;
+  name: string;
+  image: string;
+  exit_code?: number;
+}
+
+interface EngineEvent {
+  Type?: string;
+  Action?: string;
+  status?: string;
+  id?: string;
+  from?: string;
+  time?: number;
+  timeNano?: number;
+  Actor?: { ID?: string; Attributes?: Record<string, string> };
+}
+
+const KEEP = 1000;
+const REPLAY_MS = 15 * 60_000;
+
+/**
+ * Follows the engine's container events for as long as the collector runs,
+ * keeping the last 1000 for docker_events and telling listeners (the container
+ * directory, the broker) about each one. Reconnects when the engine restarts.
+ */
+export class EventFollower {
+  private readonly history: ContainerEvent[] = [];
+  private readonly stopController = new AbortController();
+  private stream: Readable | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly docker: DockerApi,
+    private readonly onEvent: (event: ContainerEvent) => void,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    this.stream?.destroy();
+    await this.running;
+  }
+
+  recent(filter: { sinceUnixMs?: number; types?: string[]; name?: string; limit: number }): ContainerEvent[] {
+    const types = filter.types?.map((t) => t.toLowerCase());
+    return this.history
+      .filter((e) => filter.sinceUnixMs === undefined || e.time_unix_ms >= filter.sinceUnixMs)
+      .filter((e) => !types || types.some((t) => e.action === t || e.action.startsWith(`${t}:`)))
+      .filter((e) => !filter.name || e.name.includes(filter.name))
+      .reverse()
+      .slice(0, filter.limit);
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopController.signal.aborted) {
+      try {
+        // The first time, replay what the engine still remembers of the last 15 minutes (it keeps
+        // a few hundred events), so a crash loop that began before the agent is not missed.
+        const since = Math.floor((this.history.at(-1)?.time_unix_ms ?? Date.now() - REPLAY_MS) / 1000);
+        this.stream = (await this.docker.getEvents({ since, filters: { type: ['container'] } })) as unknown as Readable;
+        failures = 0;
+        await this.consume(this.stream);
+      } catch (error) {
+        failures += 1;
+        this.log.debug('docker event stream failed', { error: (error as Error).message });
+      }
+      await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), this.stopController.signal);
+    }
+  }
+
+  private consume(stream: Readable): Promise<void> {
+    return new Promise((resolve) => {
+      let buffer = '';
+      const seen = new Set<string>();
+      stream.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString('utf8');
+        let newline = buffer.indexOf('\n');
+        while (newline >= 0) {
+          const line = buffer.slice(0, newline).trim();
+          buffer = buffer.slice(newline + 1);
+          newline = buffer.indexOf('\n');
+          if (!line) continue;
+          let raw: EngineEvent;
+          try {
+            raw = JSON.parse(line) as EngineEvent;
+          } catch {
+            continue;
+          }
+          const event = this.toEvent(raw);
+          // After a reconnect the engine replays from `since`: skip what we have.
+          const key = `${raw.timeNano ?? event.time_unix_ms}:${event.id}:${event.action}`;
+          if (seen.has(key) || this.history.some((e) => e.time_unix_ms === event.time_unix_ms && e.id === event.id && e.action === event.action)) continue;
+          seen.add(key);
+          this.history.push(event);
+          if (this.history.length > KEEP) this.history.splice(0, this.history.length - KEEP);
+          this.onEvent(event);
+        }
+      });
+      stream.on('end', () => resolve());
+      stream.on('error', () => resolve());
+      stream.on('close', () => resolve());
+    });
+  }
+
+  private toEvent(raw: EngineEvent): ContainerEvent {
+    const attributes = raw.Actor?.Attributes ?? {};
+    const exitCode = attributes.exitCode === undefined ? undefined : Number(attributes.exitCode);
+    return {
+      time_unix_ms: raw.timeNano ? Math.floor(raw.timeNano / 1e6) : (raw.time ?? 0) * 1000,
+      action: (raw.Action ?? raw.status ?? '').trim(),
+      id: (raw.Actor?.ID ?? raw.id ?? '').slice(0, 12),
+      name: attributes.name ?? '',
+      image: attributes.image ?? raw.from ?? '',
+      ...(exitCode !== undefined && Number.isFinite(exitCode) ? { exit_code: exitCode } : {}),
+    };
+  }
+}

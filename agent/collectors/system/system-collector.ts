@@ -1,0 +1,186 @@
+import { loadavg } from 'node:os';
+import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/catalog/actions/system-actions.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { Collector, CollectorStatus } from '../collector.ts';
+import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
+import type { SystemInfo, SystemSampler } from './system-sampler.ts';
+
+/** What the system collector asks of Docker (container counts, who publishes a port); absent or failing is fine. */
+export interface ContainerFacts {
+  counts(): Promise<{ running: number; total: number }>;
+  /** `tcp:8080` → the name of the container publishing it. */
+  publishedPorts(): Promise<Map<string, string>>;
+}
+
+export interface SystemCollectorOptions {
+  sampler: SystemSampler;
+  si: SystemInfo;
+  thresholds: Thresholds;
+  dataDir: string | undefined;
+  containers?: ContainerFacts;
+}
+
+function toProcess(p: { pid: number; name: string; user: string; state: string; cpu: number; mem: number; memRss: number }) {
+  return {
+    pid: p.pid,
+    name: p.name,
+    user: p.user,
+    state: p.state,
+    cpu_percent: Math.round(p.cpu * 10) / 10,
+    mem_percent: Math.round(p.mem * 10) / 10,
+    rss_bytes: p.memRss * 1024,
+  };
+}
+
+/**
+ * homebutler's system tools: status, processes, open ports, alerts and their
+ * history, all from the background sampler or short-cached readings.
+ */
+export class SystemCollector implements Collector {
+  readonly name = 'system';
+  private readonly recorder: AlertRecorder;
+
+  constructor(private readonly options: SystemCollectorOptions) {
+    this.recorder = new AlertRecorder(options.dataDir, options.thresholds);
+    options.sampler.onSample((figures) => this.recorder.observe(figures));
+  }
+
+  async probe(): Promise<CollectorStatus> {
+    try {
+      await this.options.sampler.figures();
+      return { available: true, reason: '' };
+    } catch (error) {
+      return { available: false, reason: (error as Error).message };
+    }
+  }
+
+  private async containerCounts(): Promise<{ running: number | null; total: number | null; failed: boolean }> {
+    if (!this.options.containers) return { running: null, total: null, failed: false };
+    try {
+      const counts = await this.options.containers.counts();
+      return { running: counts.running, total: counts.total, failed: false };
+    } catch {
+      return { running: null, total: null, failed: true };
+    }
+  }
+
+  register(dispatcher: Dispatcher): void {
+    const { sampler, si } = this.options;
+
+    dispatcher.register(systemStatus, async () => {
+      const [figures, os, cpu, containers] = await Promise.all([
+        sampler.figures(),
+        sampler.cached('osInfo', () => si.osInfo()),
+        sampler.cached('cpu', () => si.cpu()),
+        this.containerCounts(),
+      ]);
+      const load = loadavg();
+      const round2 = (n: number | undefined) => Math.round((n ?? 0) * 100) / 100;
+      return {
+        payload: {
+          schema_version: 1,
+          hostname: os.hostname,
+          os: os.distro ? `${os.distro}${os.release ? ` ${os.release}` : ''}` : os.platform,
+          kernel: os.kernel,
+          arch: os.arch,
+          uptime_s: Math.round(si.time().uptime),
+          cpu: { usage_percent: figures.cpuPercent, cores: cpu.cores, load_1: round2(load[0]), load_5: round2(load[1]), load_15: round2(load[2]) },
+          memory: figures.memory,
+          disks: figures.disks,
+          containers_running: containers.running,
+          containers_total: containers.total,
+          sampled_at_unix_ms: figures.sampledAt,
+        },
+        failedCollectors: containers.failed ? ['docker'] : [],
+        errors: containers.failed
+          ? [
+              new FleetError('collector_unavailable', 'Docker could not be asked for container counts', {
+                collector: 'docker',
+                hint: 'agent_info shows why the docker collector is unavailable.',
+              }).toInfo(),
+            ]
+          : [],
+      };
+    });
+
+    dispatcher.register(processes, async (params) => {
+      const data = await sampler.cached('processes', () => si.processes());
+      const limit = params.limit ?? 10;
+      const key = params.sort_by === 'mem' ? 'mem' : 'cpu';
+      const sorted = [...data.list].sort((a, b) => b[key] - a[key] || a.pid - b.pid);
+      return {
+        payload: {
+          processes: (limit === 0 ? sorted : sorted.slice(0, limit)).map(toProcess),
+          zombies: data.list.filter((p) => p.state === 'zombie').map(toProcess),
+          total: data.all,
+        },
+      };
+    });
+
+    dispatcher.register(openPorts, async (params) => {
+      const connections = await sampler.cached('connections', () => si.networkConnections());
+      let published = new Map<string, string>();
+      let dockerFailed = false;
+      if (this.options.containers) {
+        try {
+          published = await this.options.containers.publishedPorts();
+        } catch {
+          dockerFailed = true;
+        }
+      }
+      const seen = new Set<string>();
+      const ports = connections
+        .filter((c) => (c.protocol.startsWith('udp') ? true : c.state === 'LISTEN'))
+        .map((c) => {
+          const protocol = c.protocol.startsWith('udp') ? 'udp' : 'tcp';
+          const port = Number(c.localPort);
+          return {
+            protocol,
+            address: c.localAddress,
+            port,
+            pid: c.pid ?? null,
+            process: c.process || null,
+            container: published.get(`${protocol}:${port}`) ?? null,
+          };
+        })
+        .filter((p) => Number.isInteger(p.port) && p.port > 0)
+        .filter((p) => (params.port === undefined || p.port === params.port) && (params.protocol === undefined || p.protocol === params.protocol))
+        .filter((p) => {
+          const key = `${p.protocol}|${p.address}|${p.port}`;
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        })
+        .sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol) || a.address.localeCompare(b.address));
+      return {
+        payload: { ports },
+        failedCollectors: dockerFailed ? ['docker'] : [],
+        errors: dockerFailed
+          ? [
+              new FleetError('collector_unavailable', 'Docker could not be asked which container publishes each port', {
+                collector: 'docker',
+                hint: 'agent_info shows why the docker collector is unavailable.',
+              }).toInfo(),
+            ]
+          : [],
+      };
+    });
+
+    dispatcher.register(alerts, async (params) => {
+      const figures = await sampler.figures();
+      const thresholds = {
+        cpu: params.cpu_threshold ?? this.options.thresholds.cpu,
+        memory: params.memory_threshold ?? this.options.thresholds.memory,
+        disk: params.disk_threshold ?? this.options.thresholds.disk,
+      };
+      const list = readings(figures, thresholds);
+      const worst = list.some((r) => r.state === 'critical') ? 'critical' : list.some((r) => r.state === 'warning') ? 'warning' : 'ok';
+      return { payload: { alerts: list, worst, sampled_at_unix_ms: figures.sampledAt } };
+    });
+
+    dispatcher.register(alertsHistory, async (params) => ({
+      payload: { crossings: this.recorder.history(params.since_unix_ms ?? 0, params.limit ?? 100) },
+    }));
+  }
+}

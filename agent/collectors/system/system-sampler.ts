@@ -1,0 +1,159 @@
+import { arch, hostname, loadavg } from 'node:os';
+import type si from 'systeminformation';
+import type { HostSample } from '../../../shared/catalog/sample.ts';
+
+/** The slice of systeminformation the system collector uses (a test may pass a fake). */
+export type SystemInfo = Pick<typeof si, 'currentLoad' | 'mem' | 'fsSize' | 'processes' | 'networkConnections' | 'osInfo' | 'time' | 'cpu'>;
+
+/** Filesystems worth watching for fullness; the rest (overlay, tmpfs, proc…) are not disks. */
+const DISK_FS_TYPES = new Set([
+  'ext2',
+  'ext3',
+  'ext4',
+  'xfs',
+  'btrfs',
+  'zfs',
+  'f2fs',
+  'jfs',
+  'reiserfs',
+  'vfat',
+  'exfat',
+  'ntfs',
+  'ntfs3',
+  'fuseblk',
+  'apfs',
+  'hfs',
+]);
+
+export interface Disk {
+  mount: string;
+  fs_type: string;
+  total_bytes: number;
+  used_bytes: number;
+  usage_percent: number;
+}
+
+export interface CheapFigures {
+  cpuPercent: number | null;
+  memory: { total_bytes: number; used_bytes: number; available_bytes: number; usage_percent: number };
+  disks: Disk[];
+  sampledAt: number;
+}
+
+/** Extra figures another collector adds to every heartbeat sample (container counts…). */
+export type SampleContributor = () => Partial<HostSample>;
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/**
+ * Measured here: `currentLoad` takes 0.5 s on its first call, `processes` 0.2 s
+ * on a busy host. So the cheap figures (CPU, memory, disks) are sampled in the
+ * background every few seconds from the start, and the expensive ones
+ * (processes, connections) are read on demand and kept for a short while: no
+ * call waits on a cold sample.
+ */
+export class SystemSampler {
+  private cheap: CheapFigures | undefined;
+  private warming: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly contributors: SampleContributor[] = [];
+  private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  private readonly listeners: ((figures: CheapFigures) => void)[] = [];
+
+  constructor(
+    private readonly si: SystemInfo,
+    private readonly intervalMs = 5000,
+    private readonly cacheMs = 2000,
+  ) {}
+
+  start(): void {
+    this.warming = this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Called with every fresh sample (the alert recorder listens). */
+  onSample(listener: (figures: CheapFigures) => void): void {
+    this.listeners.push(listener);
+  }
+
+  addContributor(contributor: SampleContributor): void {
+    this.contributors.push(contributor);
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      const [load, mem, fs] = await Promise.all([this.si.currentLoad(), this.si.mem(), this.si.fsSize()]);
+      const used = mem.total - mem.available;
+      const seen = new Set<string>();
+      const disks = fs
+        .filter((f) => DISK_FS_TYPES.has(f.type) && f.size > 0)
+        .filter((f) => {
+          // One filesystem mounted twice (bind mounts) counts once.
+          if (seen.has(f.fs)) return false;
+          seen.add(f.fs);
+          return true;
+        })
+        .map((f) => ({ mount: f.mount, fs_type: f.type, total_bytes: f.size, used_bytes: f.used, usage_percent: round1(f.use) }));
+      this.cheap = {
+        cpuPercent: Number.isFinite(load.currentLoad) ? round1(load.currentLoad) : null,
+        memory: {
+          total_bytes: mem.total,
+          used_bytes: used,
+          available_bytes: mem.available,
+          usage_percent: mem.total > 0 ? round1((used / mem.total) * 100) : 0,
+        },
+        disks,
+        sampledAt: Date.now(),
+      };
+      for (const listener of this.listeners) listener(this.cheap);
+    } catch {
+      // Keep the previous sample; the next tick tries again.
+    }
+  }
+
+  /** The latest cheap figures, waiting only for the very first sample. */
+  async figures(): Promise<CheapFigures> {
+    if (!this.cheap) await (this.warming ?? this.refresh());
+    if (!this.cheap) throw new Error('the system sampler could not read CPU, memory and disks');
+    return this.cheap;
+  }
+
+  /** An expensive reading, shared by the calls that ask within cacheMs. */
+  cached<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const hit = this.cache.get(key);
+    if (hit && Date.now() - hit.at < this.cacheMs) return hit.value as Promise<T>;
+    const value = read();
+    this.cache.set(key, { at: Date.now(), value });
+    value.catch(() => this.cache.delete(key));
+    return value;
+  }
+
+  /** The small sample every heartbeat carries (never waits: null figures until the first sample). */
+  heartbeatSample(): HostSample {
+    const cheap = this.cheap;
+    const fullest = cheap?.disks.reduce<Disk | undefined>((worst, disk) => (!worst || disk.usage_percent > worst.usage_percent ? disk : worst), undefined);
+    const sample: HostSample = {
+      cpu_percent: cheap?.cpuPercent ?? null,
+      memory_percent: cheap ? cheap.memory.usage_percent : null,
+      memory_used_bytes: cheap ? cheap.memory.used_bytes : null,
+      memory_total_bytes: cheap ? cheap.memory.total_bytes : null,
+      disk_percent: fullest?.usage_percent ?? null,
+      disk_mount: fullest?.mount ?? null,
+      load_1: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+      containers_running: null,
+      containers_total: null,
+      sampled_at_unix_ms: cheap?.sampledAt ?? Date.now(),
+    };
+    for (const contribute of this.contributors) Object.assign(sample, contribute());
+    return sample;
+  }
+
+  static staticFacts(): { hostname: string; arch: string } {
+    return { hostname: hostname(), arch: arch() };
+  }
+}

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { defineAction } from '../action.ts';
+
+const percent = z.number().nullable();
+
+export const diskShape = z.object({
+  mount: z.string(),
+  fs_type: z.string(),
+  total_bytes: z.number(),
+  used_bytes: z.number(),
+  usage_percent: z.number(),
+});
+
+export const systemStatus = defineAction({
+  id: 'system.status',
+  tool: 'system_status',
+  risk: 'read',
+  level: 0,
+  runsOn: 'host',
+  collector: 'system',
+  title: 'System status',
+  description:
+    "A host's vital signs: hostname, OS, kernel, architecture, uptime, CPU (usage, cores, load averages), memory (total, used, available, usage) and every real disk (mount, filesystem, size, used, usage), with container counts from Docker. Answered from the agent's background sampler, so it is cheap on any number of hosts.",
+  input: z.object({}).strict(),
+  output: z.object({
+    schema_version: z.literal(1),
+    hostname: z.string(),
+    os: z.string(),
+    kernel: z.string(),
+    arch: z.string(),
+    uptime_s: z.number(),
+    cpu: z.object({ usage_percent: percent, cores: z.number(), load_1: z.number(), load_5: z.number(), load_15: z.number() }),
+    memory: z.object({ total_bytes: z.number(), used_bytes: z.number(), available_bytes: z.number(), usage_percent: z.number() }),
+    disks: z.array(diskShape),
+    containers_running: z.number().nullable().describe('null when Docker could not be asked (see failed_collectors).'),
+    containers_total: z.number().nullable(),
+    sampled_at_unix_ms: z.number(),
+  }),
+  table: { columns: ['os', 'uptime_s', 'cpu', 'memory', 'containers_running'] },
+  related: ['system.alerts', 'system.processes'],
+});
+
+export const processShape = z.object({
+  pid: z.number(),
+  name: z.string(),
+  user: z.string(),
+  state: z.string(),
+  cpu_percent: z.number(),
+  mem_percent: z.number(),
+  rss_bytes: z.number(),
+});
+
+export const processes = defineAction({
+  id: 'system.processes',
+  tool: 'processes',
+  risk: 'read',
+  level: 0,
+  runsOn: 'host',
+  collector: 'system',
+  title: 'Processes',
+  description:
+    'The busiest processes of a host: pid, name, user, state, CPU and memory share and resident memory, sorted by CPU or memory, plus every zombie process and the total count. Command lines are never returned. Costs about 0.2 s on a busy host the first time, then is cached for 2 s.',
+  input: z
+    .object({
+      limit: z.number().int().min(0).max(10_000).optional().describe('How many processes (default 10; 0 for all).'),
+      sort_by: z.enum(['cpu', 'mem']).optional().describe('Sort by CPU (default) or memory.'),
+    })
+    .strict(),
+  output: z.object({ processes: z.array(processShape), zombies: z.array(processShape), total: z.number() }),
+  table: { list: 'processes', columns: ['pid', 'name', 'user', 'cpu_percent', 'mem_percent', 'rss_bytes'] },
+});
+
+export const openPorts = defineAction({
+  id: 'system.open_ports',
+  tool: 'open_ports',
+  risk: 'read',
+  level: 0,
+  runsOn: 'host',
+  collector: 'system',
+  title: 'Open ports',
+  description:
+    'The ports a host listens on: protocol, address, port, the process (pid and name) where known, and the container that publishes the port. Use it to find what answers on a port across the fleet.',
+  input: z
+    .object({
+      port: z.number().int().min(1).max(65_535).optional().describe('Only this port.'),
+      protocol: z.enum(['tcp', 'udp']).optional().describe('Only this protocol.'),
+    })
+    .strict(),
+  output: z.object({
+    ports: z.array(
+      z.object({
+        protocol: z.string(),
+        address: z.string(),
+        port: z.number(),
+        pid: z.number().nullable(),
+        process: z.string().nullable(),
+        container: z.string().nullable().describe('The container that publishes the port, when Docker publishes it.'),
+      }),
+    ),
+  }),
+  table: { list: 'ports', columns: ['protocol', 'address', 'port', 'process', 'container'] },
+});
+
+const thresholdsInput = {
+  cpu_threshold: z.number().min(1).max(100).optional().describe("CPU threshold in percent (default: the agent's, 90)."),
+  memory_threshold: z.number().min(1).max(100).optional().describe("Memory threshold in percent (default: the agent's, 85)."),
+  disk_threshold: z.number().min(1).max(100).optional().describe("Disk threshold in percent (default: the agent's, 90)."),
+};
+
+export const alertStateShape = z.enum(['ok', 'warning', 'critical']);
+
+export const alerts = defineAction({
+  id: 'system.alerts',
+  tool: 'alerts',
+  risk: 'read',
+  level: 0,
+  runsOn: 'host',
+  collector: 'system',
+  title: 'Alerts',
+  description:
+    'CPU, memory and each disk against thresholds (per agent, default 90/85/90 percent; overridable per call): each ok, warning (within 10 points of the threshold) or critical (at or over it), with the current value and the threshold. The fleet-wide answer shows which hosts need attention now.',
+  input: z.object(thresholdsInput).strict(),
+  output: z.object({
+    alerts: z.array(
+      z.object({
+        metric: z.enum(['cpu', 'memory', 'disk']),
+        mount: z.string().optional(),
+        state: alertStateShape,
+        value_percent: z.number().nullable(),
+        threshold_percent: z.number(),
+      }),
+    ),
+    worst: alertStateShape,
+  }),
+  table: { list: 'alerts', columns: ['metric', 'mount', 'state', 'value_percent', 'threshold_percent'] },
+  related: ['system.alerts_history'],
+});
+
+export const alertsHistory = defineAction({
+  id: 'system.alerts_history',
+  tool: 'alerts_history',
+  risk: 'read',
+  level: 0,
+  runsOn: 'host',
+  collector: 'system',
+  title: 'Alert history',
+  description:
+    "The threshold crossings the agent's sampler has seen, newest first: when CPU, memory or a disk went to warning or critical and when it came back to ok, with the value and threshold. Kept across agent restarts (the last 1000).",
+  input: z
+    .object({
+      since_unix_ms: z.number().int().min(0).optional().describe('Only crossings at or after this time.'),
+      limit: z.number().int().min(1).max(1000).optional().describe('How many (default 100).'),
+    })
+    .strict(),
+  output: z.object({
+    crossings: z.array(
+      z.object({
+        timestamp_unix_ms: z.number(),
+        metric: z.enum(['cpu', 'memory', 'disk']),
+        mount: z.string().optional(),
+        value_percent: z.number(),
+        threshold_percent: z.number(),
+        state: alertStateShape,
+      }),
+    ),
+  }),
+  table: { list: 'crossings', columns: ['timestamp_unix_ms', 'metric', 'mount', 'state', 'value_percent', 'threshold_percent'] },
+});

@@ -1,0 +1,244 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { removeContainers, runContainer, testDocker } from './harness/containers.ts';
+import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+
+interface Row {
+  name: string;
+  [key: string]: unknown;
+}
+
+const NAMES = ['fm-logger', 'fm-web', 'fm-crashy', 'fm-sleeper', 'fm-secret'];
+
+describe('the docker and system collectors through MCP', () => {
+  let fleet: TestFleet;
+  let docker: Docker;
+  let client: Client;
+
+  beforeAll(async () => {
+    docker = testDocker();
+    await removeContainers(docker, NAMES);
+    await runContainer(docker, {
+      name: 'fm-logger',
+      command: ['sh', '-c', 'i=0; while true; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); sleep 0.2; done'],
+      labels: { role: 'logs' },
+    });
+    await runContainer(docker, { name: 'fm-web', command: ['httpd', '-f', '-p', '80'], publish: [80], labels: { role: 'web' } });
+    await runContainer(docker, { name: 'fm-crashy', command: ['sh', '-c', 'echo dying; exit 3'], restart: { Name: 'on-failure', MaximumRetryCount: 3 } });
+    await runContainer(docker, { name: 'fm-sleeper', command: ['sleep', '3600'] });
+    await runContainer(docker, { name: 'fm-secret', command: ['sleep', '3600'], env: ['API_PASSWORD=hunter2', 'MODE=prod'] });
+    fleet = await startTestFleet({ operationsLevel: 3 });
+    await fleet.addAgent('engine-1', { collectors: 'default', dockerAddress: inject('dockerHost'), sampleIntervalMs: 500 });
+    await fleet.addAgent('no-engine', { collectors: 'default', dockerAddress: '/nonexistent/docker.sock', sampleIntervalMs: 500 });
+    client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await fleet?.stop();
+    await removeContainers(docker, NAMES);
+  });
+
+  it('lists containers with numbers and ports, and reports the host without an engine as unavailable', async () => {
+    const result = await call(client, 'docker_list');
+    const envelope = result.structuredContent as {
+      hosts: { host: string; availability: string; containers?: Row[]; errors: { code: string; collector?: string }[] }[];
+    };
+    const [engine, none] = envelope.hosts;
+    expect(engine?.host).toBe('engine-1');
+    expect(engine?.availability).toBe('available');
+    const web = engine?.containers?.find((c) => c.name === 'fm-web');
+    expect(web).toMatchObject({ image: inject('testImage'), state: 'running', health: null, labels: { role: 'web' } });
+    expect(web?.created_unix_ms).toBeGreaterThan(1_600_000_000_000);
+    expect(web?.started_at_unix_ms).toBeGreaterThan(1_600_000_000_000);
+    expect(web?.ports).toEqual(expect.arrayContaining([expect.objectContaining({ private_port: 80, protocol: 'tcp', public_port: expect.any(Number) })]));
+    expect(none).toMatchObject({ host: 'no-engine', availability: 'unavailable', errors: [{ code: 'collector_unavailable', collector: 'docker' }] });
+
+    const filtered = await call(client, 'docker_list', { host: 'engine-1', label: 'role=web' });
+    expect((filtered.structuredContent.containers as Row[]).map((c) => c.name)).toEqual(['fm-web']);
+    const byName = await call(client, 'docker_list', { server: 'engine-1', name: 'sleep' });
+    expect((byName.structuredContent.containers as Row[]).map((c) => c.name)).toEqual(['fm-sleeper']);
+  });
+
+  it('marks a host partial with failed_collectors when Docker is missing, counts null not 0', async () => {
+    const result = await call(client, 'system_status');
+    const [engine, none] = (result.structuredContent as { hosts: Record<string, unknown>[] }).hosts;
+    expect(engine).toMatchObject({ host: 'engine-1', availability: 'available', failed_collectors: [], schema_version: 1 });
+    expect(engine?.containers_running).toBeGreaterThanOrEqual(3);
+    expect(none).toMatchObject({ host: 'no-engine', availability: 'partial', failed_collectors: ['docker'], containers_running: null, containers_total: null });
+    expect(none?.memory).toMatchObject({ total_bytes: expect.any(Number), usage_percent: expect.any(Number) });
+    const disks = engine?.disks as { mount: string; total_bytes: number }[];
+    expect(disks.length).toBeGreaterThan(0);
+    expect(disks.every((d) => !d.mount.includes('/overlay'))).toBe(true);
+    expect(engine?.cpu).toMatchObject({ cores: expect.any(Number), load_1: expect.any(Number) });
+  });
+
+  it('gives numeric stats for every running container, cold and then warm', async () => {
+    const cold = await call(client, 'docker_stats', { host: 'engine-1' });
+    const rows = cold.structuredContent.containers as Row[];
+    expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(['fm-logger', 'fm-web', 'fm-sleeper']));
+    for (const row of rows) {
+      for (const key of [
+        'memory_usage_bytes',
+        'memory_limit_bytes',
+        'memory_percent',
+        'net_rx_bytes',
+        'net_tx_bytes',
+        'block_read_bytes',
+        'block_write_bytes',
+        'pids',
+      ]) {
+        expect(typeof row[key]).toBe('number');
+      }
+      expect(row.cpu_percent === null || typeof row.cpu_percent === 'number').toBe(true);
+    }
+    const warm = await call(client, 'docker_stats', { host: 'engine-1', name: 'fm-logger' });
+    expect(warm.structuredContent.containers).toEqual([
+      expect.objectContaining({ name: 'fm-logger', cpu_percent: expect.any(Number), pids: expect.any(Number) }),
+    ]);
+  });
+
+  it('reads logs with stdout and stderr told apart, filtered and bounded', async () => {
+    await waitFor(
+      async () => ((await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', lines: 10 })).structuredContent.count as number) >= 10,
+    );
+    const both = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', lines: 10 });
+    const lines = both.structuredContent.lines as { stream: string; text: string }[];
+    expect(lines).toHaveLength(10);
+    expect(lines.some((l) => l.stream === 'stdout' && /^out \d+$/.test(l.text))).toBe(true);
+    expect(lines.some((l) => l.stream === 'stderr' && /^err \d+$/.test(l.text))).toBe(true);
+    expect(both.structuredContent).toMatchObject({ container: 'fm-logger', truncated: false });
+
+    const stderr = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', stream: 'stderr', lines: 5, timestamps: true });
+    const errLines = stderr.structuredContent.lines as { stream: string; text: string; timestamp?: string }[];
+    expect(errLines.every((l) => l.stream === 'stderr' && l.text.startsWith('err ') && /^\d{4}-\d\d-\d\dT/.test(l.timestamp ?? ''))).toBe(true);
+
+    const matching = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', contains: 'ERR 1', lines: 3 });
+    expect((matching.structuredContent.lines as { text: string }[]).every((l) => l.text.startsWith('err 1'))).toBe(true);
+
+    const followed = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', lines: 1, since: '1s', follow_ms: 1500, timeout_ms: 10_000 });
+    expect(followed.structuredContent.count).toBe(1);
+    const more = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', lines: 200, since: '2s', follow_ms: 1000 });
+    expect(more.structuredContent.count as number).toBeGreaterThan(5);
+    expect(text(more)).toMatch(/\| stream \| text \|/);
+  });
+
+  it('shows processes of a container and a digest that names environment variables without their values', async () => {
+    const top = await call(client, 'docker_top', { host: 'engine-1', name: 'fm-sleeper' });
+    expect(top.structuredContent.titles).toEqual(expect.arrayContaining(['pid']));
+    expect((top.structuredContent.processes as Record<string, string>[]).some((p) => Object.values(p).some((v) => v.includes('sleep')))).toBe(true);
+
+    const inspect = await call(client, 'docker_inspect', { host: 'engine-1', name: 'fm-secret' });
+    expect(inspect.structuredContent).toMatchObject({
+      name: 'fm-secret',
+      image: inject('testImage'),
+      state: { status: 'running', running: true },
+      restart_policy: { name: 'no' },
+      command: ['sleep', '3600'],
+    });
+    expect(inspect.structuredContent.env_names).toEqual(expect.arrayContaining(['API_PASSWORD', 'MODE', 'PATH']));
+    expect(JSON.stringify(inspect.structuredContent)).not.toContain('hunter2');
+    expect(text(inspect)).not.toContain('hunter2');
+  });
+
+  it('counts restarts of a crash-looping container and records its events', async () => {
+    await waitFor(
+      async () => {
+        const list = await call(client, 'docker_list', { host: 'engine-1', name: 'fm-crashy' });
+        return ((list.structuredContent.containers as Row[])[0]?.restart_count as number) >= 2;
+      },
+      { timeoutMs: 30_000, what: 'fm-crashy restarting' },
+    );
+    const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-crashy', types: ['die'] });
+    const died = events.structuredContent.events as { action: string; exit_code?: number; name: string; time_unix_ms: number }[];
+    expect(died.length).toBeGreaterThanOrEqual(2);
+    expect(died.every((e) => e.action === 'die' && e.exit_code === 3 && e.name === 'fm-crashy')).toBe(true);
+    expect(died[0]?.time_unix_ms).toBeGreaterThanOrEqual(died[1]?.time_unix_ms ?? 0);
+  });
+
+  it('restarts, refuses to stop without confirm, stops with it, and starts again', async () => {
+    const before = await call(client, 'docker_inspect', { host: 'engine-1', name: 'fm-sleeper' });
+    const startedBefore = (before.structuredContent.state as { started_at_unix_ms: number }).started_at_unix_ms;
+    const restarted = await call(client, 'docker_restart', { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0 });
+    expect(restarted.structuredContent).toMatchObject({ name: 'fm-sleeper', state: 'running', running: true, changed: true });
+    expect(restarted.structuredContent.started_at_unix_ms as number).toBeGreaterThan(startedBefore);
+
+    const unconfirmed = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-sleeper' });
+    expect(unconfirmed.isError).toBe(true);
+    expect(unconfirmed.structuredContent).toMatchObject({
+      error: { code: 'confirm_required' },
+      targets: [{ host: 'engine-1', resource: 'container:engine-1/fm-sleeper' }],
+    });
+    expect((await docker.getContainer('fm-sleeper').inspect()).State.Running).toBe(true);
+
+    const stopped = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0, confirm: true });
+    expect(stopped.structuredContent).toMatchObject({ state: 'exited', running: false, changed: true });
+    const again = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-sleeper', confirm: true });
+    expect(again.structuredContent).toMatchObject({ state: 'exited', changed: false });
+    const started = await call(client, 'docker_start', { host: 'engine-1', name: 'fm-sleeper' });
+    expect(started.structuredContent).toMatchObject({ state: 'running', running: true, changed: true });
+    const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-sleeper', limit: 10 });
+    expect((events.structuredContent.events as { action: string }[]).map((e) => e.action)).toEqual(expect.arrayContaining(['start', 'die', 'stop', 'restart']));
+  });
+
+  it('answers a missing container with the closest names, and refuses flag-shaped names', async () => {
+    const missing = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-loger' });
+    expect(missing.isError).toBe(true);
+    const node = missing.structuredContent as { errors: { code: string; message: string; hint: string }[] };
+    expect(node.errors[0]).toMatchObject({ code: 'not_found', message: 'no container "fm-loger" on this host' });
+    expect(node.errors[0]?.hint).toMatch(/Closest containers: fm-logger/);
+    const flag = await call(client, 'docker_inspect', { host: 'engine-1', name: '--privileged' });
+    expect((flag.structuredContent as typeof node).errors[0]).toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it('finds which container publishes a port, and lists processes without command lines', async () => {
+    const web = await docker.getContainer('fm-web').inspect();
+    const hostPort = Number(web.NetworkSettings.Ports['80/tcp']?.[0]?.HostPort);
+    const ports = await call(client, 'open_ports', { host: 'engine-1', port: hostPort });
+    expect(ports.structuredContent.ports).toEqual(expect.arrayContaining([expect.objectContaining({ port: hostPort, protocol: 'tcp', container: 'fm-web' })]));
+    const noEngine = await call(client, 'open_ports', { host: 'no-engine' });
+    expect(noEngine.structuredContent).toMatchObject({ availability: 'partial', failed_collectors: ['docker'] });
+
+    const procs = await call(client, 'processes', { host: 'engine-1', limit: 5, sort_by: 'mem' });
+    const list = procs.structuredContent.processes as Record<string, unknown>[];
+    expect(list).toHaveLength(5);
+    expect(Object.keys(list[0] ?? {}).sort()).toEqual(['cpu_percent', 'mem_percent', 'name', 'pid', 'rss_bytes', 'state', 'user']);
+    expect(procs.structuredContent.total as number).toBeGreaterThan(5);
+    expect((list[0]?.mem_percent as number) >= (list[4]?.mem_percent as number)).toBe(true);
+  });
+
+  it('classifies CPU, memory and disks against thresholds, overridable per call, and keeps the crossings', async () => {
+    const strict = await call(client, 'alerts', { host: 'engine-1', disk_threshold: 1, memory_threshold: 100 });
+    const alerts = strict.structuredContent.alerts as { metric: string; state: string; threshold_percent: number; value_percent: number }[];
+    expect(alerts.find((a) => a.metric === 'disk')).toMatchObject({ state: 'critical', threshold_percent: 1 });
+    expect(alerts.find((a) => a.metric === 'memory')).toMatchObject({ threshold_percent: 100 });
+    expect(strict.structuredContent.worst).toBe('critical');
+
+    // An agent whose own thresholds its host already crosses records the crossings.
+    await fleet.addAgent('touchy', {
+      collectors: 'default',
+      dockerAddress: '/nonexistent/docker.sock',
+      sampleIntervalMs: 500,
+      alertThresholds: { cpu: 90, memory: 1, disk: 1 },
+    });
+    const history = await waitFor(async () => {
+      const result = await call(client, 'alerts_history', { host: 'touchy' });
+      const crossings = result.structuredContent.crossings as { metric: string; state: string }[];
+      return crossings.some((c) => c.metric === 'memory') && crossings.some((c) => c.metric === 'disk') ? crossings : undefined;
+    });
+    expect(history.find((c) => c.metric === 'memory')).toMatchObject({ state: 'critical' });
+  });
+
+  it('hides containers a grant does not cover, as if they did not exist', async () => {
+    const narrow = await mcpClient(fleet.broker, identityToken(fleet.broker, 1, ['container:engine-1/fm-web*=write']));
+    const list = await call(narrow, 'docker_list', { host: 'engine-1' });
+    expect((list.structuredContent.containers as Row[]).map((c) => c.name)).toEqual(['fm-web']);
+    const hidden = await call(narrow, 'docker_logs', { host: 'engine-1', name: 'fm-logger' });
+    expect((hidden.structuredContent as { errors: { code: string }[] }).errors[0]?.code).toBe('not_found');
+    const agents = await call(narrow, 'list_agents');
+    expect((agents.structuredContent.agents as Row[]).map((a) => a.name)).toEqual(['engine-1']);
+    await narrow.close();
+  });
+});

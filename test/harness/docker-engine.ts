@@ -1,0 +1,137 @@
+/**
+ * One private Docker engine per test run (DESIGN §9): its own data root, exec
+ * root, pidfile, socket and bridge under a temporary directory, so tests never
+ * touch anyone else's containers. A busybox image is imported from the host's
+ * busybox-static (there is no registry). Used as vitest's global setup; tests
+ * read the socket with inject('dockerHost').
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+export const TEST_IMAGE = 'fleetmesh-test/busybox:1';
+const BRIDGE = 'fmtest0';
+const BRIDGE_CIDR = '10.231.0.1/24';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    dockerHost: string;
+    testImage: string;
+  }
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, input?: Buffer): string {
+  return execFileSync(command, args, { env, input, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }).toString();
+}
+
+function which(binary: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/sbin', '/usr/bin', '/bin'])) {
+    if (existsSync(join(dir, binary))) return join(dir, binary);
+  }
+  return undefined;
+}
+
+async function waitForSocket(socket: string, log: string, child: ChildProcess): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`dockerd exited (${child.exitCode}):\n${readFileSync(log, 'utf8').slice(-3000)}`);
+    try {
+      run('docker', ['-H', `unix://${socket}`, 'version', '--format', '{{.Server.Version}}']);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`dockerd did not answer within 60 s:\n${readFileSync(log, 'utf8').slice(-3000)}`);
+}
+
+function ensureBridge(): void {
+  try {
+    run('ip', ['link', 'show', BRIDGE]);
+  } catch {
+    run('ip', ['link', 'add', BRIDGE, 'type', 'bridge']);
+    run('ip', ['addr', 'add', BRIDGE_CIDR, 'dev', BRIDGE]);
+    run('ip', ['link', 'set', BRIDGE, 'up']);
+  }
+}
+
+function importBusybox(root: string, env: NodeJS.ProcessEnv): void {
+  const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((path) => existsSync(path));
+  if (!busybox) throw new Error('busybox is missing: apt-get install -y busybox-static');
+  const rootfs = join(root, 'rootfs');
+  mkdirSync(join(rootfs, 'bin'), { recursive: true });
+  copyFileSync(busybox, join(rootfs, 'bin', 'busybox'));
+  for (const applet of run(busybox, ['--list']).split('\n')) {
+    // Skip `busybox` itself, or the link would replace the binary.
+    if (applet && applet !== 'busybox') symlinkSync('busybox', join(rootfs, 'bin', applet));
+  }
+  for (const dir of ['tmp', 'etc', 'proc', 'sys', 'dev', 'run', 'var/log']) mkdirSync(join(rootfs, dir), { recursive: true });
+  const tar = execFileSync('tar', ['-C', rootfs, '-c', '.'], { maxBuffer: 64 * 1024 * 1024 });
+  run('docker', ['import', '-c', 'ENV PATH=/bin', '-', TEST_IMAGE], env, tar);
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (!which('dockerd'))
+    throw new Error('dockerd is missing: the Docker tests need a local engine (apt-get install -y docker.io busybox-static), as .ci/run installs');
+  const root = mkdtempSync('/tmp/fmd-');
+  const socket = join(root, 'docker.sock');
+  const log = join(root, 'dockerd.log');
+  ensureBridge();
+  const child = spawn(
+    'dockerd',
+    [
+      '--data-root',
+      join(root, 'data'),
+      '--exec-root',
+      join(root, 'exec'),
+      '--pidfile',
+      join(root, 'docker.pid'),
+      '-H',
+      `unix://${socket}`,
+      '--bridge',
+      BRIDGE,
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')], detached: false },
+  );
+  await waitForSocket(socket, log, child);
+  const env = { ...process.env, DOCKER_HOST: `unix://${socket}` };
+  importBusybox(root, env);
+  project.provide('dockerHost', `unix://${socket}`);
+  project.provide('testImage', TEST_IMAGE);
+
+  return async () => {
+    try {
+      const ids = run('docker', ['ps', '-aq'], env).split('\n').filter(Boolean);
+      if (ids.length) run('docker', ['rm', '-f', ...ids], env);
+      run('docker', ['swarm', 'leave', '--force'], env);
+    } catch {
+      // not in a swarm, or already gone
+    }
+    child.kill('SIGTERM');
+    await new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(undefined);
+      }, 20_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+    // Overlay mounts left behind would keep the data root busy.
+    for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
+      const mount = line.split(' ')[1];
+      if (mount?.startsWith(root)) {
+        try {
+          run('umount', ['-l', mount]);
+        } catch {
+          // already gone
+        }
+      }
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+}
