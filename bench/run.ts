@@ -1,8 +1,10 @@
 /**
  * `npm run bench`: every benchmark scenario, or those named with --only.
  *   npm run bench -- --only mesh --agents 500,2000 --rounds 50
+ *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  */
 import { parseArgs } from 'node:util';
+import { dockerScenario } from './docker/docker-bench.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
 
@@ -11,16 +13,22 @@ const { values } = parseArgs({
     only: { type: 'string' },
     agents: { type: 'string', default: '500,2000' },
     rounds: { type: 'string', default: '50' },
+    containers: { type: 'string', default: '20' },
+    'idle-seconds': { type: 'string', default: '60' },
   },
 });
 
-const selected = new Set((values.only ?? 'mesh').split(','));
+const selected = new Set((values.only ?? 'mesh,docker').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').map(Number)) {
     process.stderr.write(`mesh: ${count} agents\n`);
     results.push(await meshScenario(count, Number(values.rounds)));
   }
+}
+if (selected.has('docker')) {
+  process.stderr.write('docker\n');
+  results.push(await dockerScenario({ containers: Number(values.containers), idleSeconds: Number(values['idle-seconds']) }));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

@@ -159,6 +159,11 @@ describe('the docker and system collectors through MCP', () => {
   });
 
   it('restarts, refuses to stop without confirm, stops with it, and starts again', async () => {
+    const reports: { host: string; kind: string; action: string; name: string }[] = [];
+    fleet.broker.registry.on('report', (host, kind, payload) => {
+      const event = payload as { action: string; name: string };
+      reports.push({ host: host.name, kind, action: event.action, name: event.name });
+    });
     const before = await call(client, 'docker_inspect', { host: 'engine-1', name: 'fm-sleeper' });
     const startedBefore = (before.structuredContent.state as { started_at_unix_ms: number }).started_at_unix_ms;
     const restarted = await call(client, 'docker_restart', { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0 });
@@ -181,6 +186,10 @@ describe('the docker and system collectors through MCP', () => {
     expect(started.structuredContent).toMatchObject({ state: 'running', running: true, changed: true });
     const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-sleeper', limit: 10 });
     expect((events.structuredContent.events as { action: string }[]).map((e) => e.action)).toEqual(expect.arrayContaining(['start', 'die', 'stop', 'restart']));
+    // The agent told the broker about each change as it happened.
+    await waitFor(() => reports.some((r) => r.action === 'start' && r.name === 'fm-sleeper'));
+    expect(reports.filter((r) => r.name === 'fm-sleeper').map((r) => r.action)).toEqual(expect.arrayContaining(['restart', 'stop', 'start']));
+    expect(reports.every((r) => r.host === 'engine-1' && r.kind === 'container_event')).toBe(true);
   });
 
   it('answers a missing container with the closest names, and refuses flag-shaped names', async () => {

@@ -12,8 +12,9 @@ export class CliProcess {
   readonly exited: Promise<number | null>;
   exitCode: number | null | undefined;
 
-  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-    this.child = spawn(process.execPath, [FLEETMESH_BIN, ...args], {
+  /** `entry`: another build of the CLI to run (the benchmarks run the compiled dist/). */
+  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string } = {}) {
+    this.child = spawn(process.execPath, [options.entry ?? FLEETMESH_BIN, ...args], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

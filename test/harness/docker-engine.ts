@@ -71,7 +71,13 @@ function importBusybox(root: string, env: NodeJS.ProcessEnv): void {
   run('docker', ['import', '-c', 'ENV PATH=/bin', '-', TEST_IMAGE], env, tar);
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/** A running private engine: where to reach it, and how to take it down with everything in it. */
+export interface PrivateEngine {
+  dockerHost: string;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateEngine(): Promise<PrivateEngine> {
   if (!which('dockerd'))
     throw new Error('dockerd is missing: the Docker tests need a local engine (apt-get install -y docker.io busybox-static), as .ci/run installs');
   const root = mkdtempSync('/tmp/fmd-');
@@ -99,39 +105,46 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await waitForSocket(socket, log, child);
   const env = { ...process.env, DOCKER_HOST: `unix://${socket}` };
   importBusybox(root, env);
-  project.provide('dockerHost', `unix://${socket}`);
-  project.provide('testImage', TEST_IMAGE);
-
-  return async () => {
-    try {
-      const ids = run('docker', ['ps', '-aq'], env).split('\n').filter(Boolean);
-      if (ids.length) run('docker', ['rm', '-f', ...ids], env);
-      run('docker', ['swarm', 'leave', '--force'], env);
-    } catch {
-      // not in a swarm, or already gone
-    }
-    child.kill('SIGTERM');
-    await new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        resolve(undefined);
-      }, 20_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(undefined);
+  return {
+    dockerHost: `unix://${socket}`,
+    async stop() {
+      try {
+        const ids = run('docker', ['ps', '-aq'], env).split('\n').filter(Boolean);
+        if (ids.length) run('docker', ['rm', '-f', ...ids], env);
+        run('docker', ['swarm', 'leave', '--force'], env);
+      } catch {
+        // not in a swarm, or already gone
+      }
+      child.kill('SIGTERM');
+      await new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve(undefined);
+        }, 20_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
       });
-    });
-    // Overlay mounts left behind would keep the data root busy.
-    for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
-      const mount = line.split(' ')[1];
-      if (mount?.startsWith(root)) {
-        try {
-          run('umount', ['-l', mount]);
-        } catch {
-          // already gone
+      // Overlay mounts left behind would keep the data root busy.
+      for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
+        const mount = line.split(' ')[1];
+        if (mount?.startsWith(root)) {
+          try {
+            run('umount', ['-l', mount]);
+          } catch {
+            // already gone
+          }
         }
       }
-    }
-    rmSync(root, { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
+    },
   };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const engine = await startPrivateEngine();
+  project.provide('dockerHost', engine.dockerHost);
+  project.provide('testImage', TEST_IMAGE);
+  return () => engine.stop();
 }

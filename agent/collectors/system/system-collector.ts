@@ -21,6 +21,8 @@ export interface SystemCollectorOptions {
   containers?: ContainerFacts;
 }
 
+const STATIC_TTL_MS = 60 * 60_000;
+
 function toProcess(p: { pid: number; name: string; user: string; state: string; cpu: number; mem: number; memRss: number }) {
   return {
     pid: p.pid,
@@ -71,8 +73,9 @@ export class SystemCollector implements Collector {
     dispatcher.register(systemStatus, async () => {
       const [figures, os, cpu, containers] = await Promise.all([
         sampler.figures(),
-        sampler.cached('osInfo', () => si.osInfo()),
-        sampler.cached('cpu', () => si.cpu()),
+        // The OS and CPU model do not change while the agent runs.
+        sampler.cached('osInfo', () => si.osInfo(), STATIC_TTL_MS),
+        sampler.cached('cpu', () => si.cpu(), STATIC_TTL_MS),
         this.containerCounts(),
       ]);
       const load = loadavg();

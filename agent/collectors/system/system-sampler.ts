@@ -123,10 +123,10 @@ export class SystemSampler {
     return this.cheap;
   }
 
-  /** An expensive reading, shared by the calls that ask within cacheMs. */
-  cached<T>(key: string, read: () => Promise<T>): Promise<T> {
+  /** An expensive reading, shared by the calls that ask within cacheMs (or `ttlMs` for figures that rarely change). */
+  cached<T>(key: string, read: () => Promise<T>, ttlMs = this.cacheMs): Promise<T> {
     const hit = this.cache.get(key);
-    if (hit && Date.now() - hit.at < this.cacheMs) return hit.value as Promise<T>;
+    if (hit && Date.now() - hit.at < ttlMs) return hit.value as Promise<T>;
     const value = read();
     this.cache.set(key, { at: Date.now(), value });
     value.catch(() => this.cache.delete(key));

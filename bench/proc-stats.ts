@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+
+/** CPU time (user + system, ms) and resident memory (bytes) of a process, from /proc. */
+export function processUsage(pid: number): { cpuMs: number; rssBytes: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command (which may hold spaces) start at the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  // Linux reports CPU time in clock ticks of 10 ms (USER_HZ 100).
+  return { cpuMs: ticks * 10, rssBytes: rssKb * 1024 };
+}
