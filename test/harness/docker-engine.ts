@@ -11,8 +11,6 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
 export const TEST_IMAGE = 'fleetmesh-test/busybox:1';
-const BRIDGE = 'fmtest0';
-const BRIDGE_CIDR = '10.231.0.1/24';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -46,14 +44,26 @@ async function waitForSocket(socket: string, log: string, child: ChildProcess): 
   throw new Error(`dockerd did not answer within 60 s:\n${readFileSync(log, 'utf8').slice(-3000)}`);
 }
 
-function ensureBridge(): void {
-  try {
-    run('ip', ['link', 'show', BRIDGE]);
-  } catch {
-    run('ip', ['link', 'add', BRIDGE, 'type', 'bridge']);
-    run('ip', ['addr', 'add', BRIDGE_CIDR, 'dev', BRIDGE]);
-    run('ip', ['link', 'set', BRIDGE, 'up']);
+/**
+ * A bridge of the run's own, on a subnet of its own, so two runs at once (or a
+ * system engine's docker0) never hand out the same container addresses.
+ */
+function createBridge(): string {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const octet = 1 + Math.floor(Math.random() * 250);
+    const name = `fmt${octet}`;
+    try {
+      run('ip', ['link', 'show', name]);
+      continue;
+    } catch {
+      // free: take it
+    }
+    run('ip', ['link', 'add', name, 'type', 'bridge']);
+    run('ip', ['addr', 'add', `10.231.${octet}.1/24`, 'dev', name]);
+    run('ip', ['link', 'set', name, 'up']);
+    return name;
   }
+  throw new Error('could not find a free bridge name for the test engine');
 }
 
 function importBusybox(root: string, env: NodeJS.ProcessEnv): void {
@@ -83,7 +93,7 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   const root = mkdtempSync('/tmp/fmd-');
   const socket = join(root, 'docker.sock');
   const log = join(root, 'dockerd.log');
-  ensureBridge();
+  const bridge = createBridge();
   const child = spawn(
     'dockerd',
     [
@@ -96,7 +106,7 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
       '-H',
       `unix://${socket}`,
       '--bridge',
-      BRIDGE,
+      bridge,
       '--log-level',
       'warn',
     ],
@@ -138,6 +148,11 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
         }
       }
       rmSync(root, { recursive: true, force: true });
+      try {
+        run('ip', ['link', 'delete', bridge]);
+      } catch {
+        // already gone
+      }
     },
   };
 }
