@@ -115,6 +115,14 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   await waitForSocket(socket, log, child);
   const env = { ...process.env, DOCKER_HOST: `unix://${socket}` };
   importBusybox(root, env);
+  // A one-node swarm, for the swarm tools and stack deployment (plain containers run as before),
+  // on ports of its own so two runs at once do not collide on 2377 and 4789.
+  const swarmPort = 20_000 + Math.floor(Math.random() * 20_000);
+  run(
+    'docker',
+    ['swarm', 'init', '--advertise-addr', `127.0.0.1:${swarmPort}`, '--listen-addr', `127.0.0.1:${swarmPort}`, '--data-path-port', String(swarmPort + 1)],
+    env,
+  );
   return {
     dockerHost: `unix://${socket}`,
     async stop() {
