@@ -74,6 +74,8 @@ export class Agent {
       collectors === 'default'
         ? defaultCollectors(options, sampler, log, {
             onContainerEvent: (event) => connection.report('container_event', event),
+            onContainerInventory: (inventory) => connection.report('container_inventory', inventory),
+            onSwarmSnapshot: (snapshot) => connection.report('swarm_snapshot', snapshot),
             onAvailabilityChange: () => void current().reprobe(),
           })
         : collectors;
@@ -201,6 +203,7 @@ export class Agent {
         proxmoxNode: String(extra.proxmox_node ?? ''),
         proxmoxCluster: String(extra.proxmox_cluster ?? ''),
         proxmoxInsecure: extra.proxmox_insecure === true,
+        swarmName: String(extra.swarm_name ?? ''),
       },
     };
   }

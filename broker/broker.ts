@@ -11,6 +11,7 @@ import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
+import { FleetIndex } from './index/fleet-index.ts';
 import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
@@ -34,6 +35,7 @@ export class Broker {
     readonly grpcPort: number,
     readonly mcp: McpHttpServer,
     readonly runner: ActionRunner,
+    readonly index: FleetIndex,
     readonly log: Logger,
   ) {}
 
@@ -86,7 +88,9 @@ export class Broker {
       }
       const interrupted = store.audit.markInterrupted(Date.now());
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
-      const runner = new ActionRunner({ registry, store, log, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
+      const index = new FleetIndex(registry, store, log);
+      index.start();
+      const runner = new ActionRunner({ registry, store, log, index, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
@@ -133,7 +137,7 @@ export class Broker {
         ca_pin: authority.pin,
         names: serverIdentity.names.join(','),
       });
-      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, log);
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log);
     } catch (error) {
       store.close();
       throw error;
@@ -147,6 +151,7 @@ export class Broker {
 
   async stop(): Promise<void> {
     await this.mcp.stop();
+    this.index.stop();
     this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

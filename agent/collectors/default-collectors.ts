@@ -1,30 +1,45 @@
 import si from 'systeminformation';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import type { Collector } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
 import type { ContainerEvent } from './docker/event-follower.ts';
+import { SwarmCollector } from './swarm/swarm-collector.ts';
 import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
 
 export interface CollectorHooks {
   /** A container event the broker should hear about. */
   onContainerEvent(event: ContainerEvent): void;
+  /** The host's containers, for the broker's index. */
+  onContainerInventory(inventory: ContainerInventory): void;
+  /** A manager's view of its swarm, for the broker's index. */
+  onSwarmSnapshot(snapshot: SwarmSnapshot): void;
   /** A collector became available or unavailable. */
   onAvailabilityChange(): void;
 }
 
-/** The collectors every agent runs: system (always) and docker (available when the engine answers). */
+/** The collectors every agent runs: system (always), docker (where an engine answers) and swarm (where that engine is a manager). */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
+  const dockerApi = createDockerApi(options.dockerAddress);
   const docker = new DockerCollector({
-    docker: createDockerApi(options.dockerAddress),
+    docker: dockerApi,
     address: options.dockerAddress,
     log: log.child({ collector: 'docker' }),
     onEvent: hooks.onContainerEvent,
+    onInventory: hooks.onContainerInventory,
+    onAvailabilityChange: hooks.onAvailabilityChange,
+  });
+  const swarm = new SwarmCollector({
+    docker: dockerApi,
+    log: log.child({ collector: 'swarm' }),
+    clusterName: options.swarmName ?? '',
+    onSnapshot: hooks.onSwarmSnapshot,
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
   const system = new SystemCollector({ sampler, si, thresholds: options.alertThresholds, dataDir: options.dataDir, containers: docker });
   sampler.addContributor(() => docker.lastCounts());
-  return [system, docker];
+  return [system, docker, swarm];
 }

@@ -276,6 +276,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
                 paramsJson: call.paramsJson,
                 deadlineUnixMs: Number(call.deadlineUnixMs) - this.clockSkewMs,
                 caller: call.caller,
+                callerLevel: call.callerLevel,
               },
               sink,
             );

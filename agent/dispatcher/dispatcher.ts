@@ -7,6 +7,8 @@ import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
 export interface CallContext {
   callId: string;
   caller: string;
+  /** The caller's effective operations level (0-3). */
+  callerLevel: number;
   /** Aborted when the broker cancels the call or its deadline passes. */
   signal: AbortSignal;
   /** The call's deadline on this host's clock. */
@@ -32,6 +34,7 @@ export interface IncomingCall {
   /** Already corrected for the skew between broker and agent clocks. */
   deadlineUnixMs: number;
   caller: string;
+  callerLevel: number;
 }
 
 export interface ResultSink {
@@ -119,6 +122,7 @@ export class Dispatcher {
     const context: CallContext = {
       callId: call.callId,
       caller: call.caller,
+      callerLevel: call.callerLevel,
       signal: controller.signal,
       deadlineUnixMs: call.deadlineUnixMs,
       emit: (payload) => {

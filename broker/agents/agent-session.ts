@@ -17,6 +17,8 @@ export interface CallRequest {
   params: unknown;
   deadlineUnixMs: number;
   caller: string;
+  /** The caller's effective operations level, for actions whose rules depend on it. */
+  callerLevel?: number;
   /** Streamed pieces of the result, in order, before the final answer. */
   onChunk?: (payload: unknown, seq: number) => void;
   /** Aborting sends Cancel to the agent and settles the call at once. */
@@ -122,6 +124,7 @@ export class AgentSession {
           paramsJson: textEncoder.encode(JSON.stringify(request.params ?? {})),
           deadlineUnixMs: BigInt(request.deadlineUnixMs),
           caller: request.caller,
+          callerLevel: request.callerLevel ?? 0,
         }),
       });
     });

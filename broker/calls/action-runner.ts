@@ -12,6 +12,8 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import { routeSwarmCall } from './swarm-routing.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
 
 export interface RunContext {
@@ -36,6 +38,7 @@ export interface ActionRunnerOptions {
   log: Logger;
   /** The broker's cap on every identity's level. */
   operationsLevel: Level;
+  index: FleetIndex;
   brokerActions: readonly BrokerActionHandler[];
 }
 
@@ -115,7 +118,9 @@ export class ActionRunner {
       const result =
         action.runsOn === 'broker'
           ? await this.runOnBroker(identity, action, args, context, begin)
-          : await this.runOnHosts(identity, action, args, context, begin);
+          : action.runsOn === 'swarm'
+            ? await this.runOnSwarm(identity, action, args, context, begin)
+            : await this.runOnHosts(identity, action, args, context, begin);
       complete(
         result.isError ? 'error' : result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok',
         firstErrorCode(result),
@@ -182,6 +187,69 @@ export class ActionRunner {
     return { action, structured: output, isError: false, shape: 'broker' };
   }
 
+  private async runOnSwarm(
+    identity: Identity,
+    action: Action,
+    args: Record<string, unknown>,
+    context: RunContext,
+    begin: (targets: string[]) => void,
+  ): Promise<RunResult> {
+    const { params, confirm } = this.splitArguments(action, args);
+    const parsed = this.parseParams(action, params);
+    const route = routeSwarmCall(this.options.registry.list(), this.options.index, parsed);
+    const scope = action.resources;
+    const named = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
+    if (scope && named !== undefined) {
+      const name = swarmResourceName(this.options.index, route.clusterId, scope.kind, named);
+      if (!identity.grants.resource(scope.kind, name)) {
+        throw new FleetError('not_found', `no ${scope.kind} "${named}" in swarm ${route.clusterName}`, { hint: `find with type ${scope.kind} lists them.` });
+      }
+      if (action.risk !== 'read' && !identity.grants.resource(scope.kind, name, 'write')) {
+        throw new FleetError('forbidden', `${action.tool} needs a write grant on ${scope.kind} ${name}, which this identity does not have`, {
+          hint: `Ask for an identity whose grants include ${scope.kind}:${name}=write.`,
+        });
+      }
+    }
+    const manager = route.managers[0] as Host;
+    if (action.risk === 'destructive' && !confirm) {
+      throw confirmRequired(action, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
+    }
+    begin([`swarm:${route.clusterName}`]);
+    const timeoutMs = swarmTimeoutMs(action, parsed);
+    let failure: FleetError | undefined;
+    for (const candidate of route.managers) {
+      context.onProgress?.(0, 1, `sent to ${candidate.name} (a manager of ${route.clusterName})`);
+      const [outcome] = await fanOut([candidate], {
+        action: action.id,
+        params: parsed,
+        timeoutMs,
+        caller: identity.name,
+        callerLevel: this.effectiveLevel(identity),
+        signal: context.signal,
+      });
+      const result = outcome?.outcome;
+      if (!result) break;
+      if (result.ok && result.payload !== null && result.payload !== undefined) {
+        const checked = action.output.safeParse(result.payload);
+        if (!checked.success) throw new FleetError('internal', `the answer of ${candidate.name} does not match ${action.tool}'s result schema`, { hint: 'Upgrade the agent to the broker\'s version.' });
+        context.onProgress?.(1, 1, `${candidate.name}: answered`);
+        return {
+          action,
+          structured: { ...(checked.data as Record<string, unknown>), cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name } },
+          isError: false,
+          shape: 'broker',
+        };
+      }
+      const error = result.ok ? (result.errors[0] ?? errorInfo('internal', 'the manager answered with nothing')) : result.error;
+      failure = new FleetError(error.code, error.message, { hint: error.hint, ...(error.collector ? { collector: error.collector } : {}) });
+      // Fail over only where the call surely did not run, or where running it twice is harmless.
+      const retry = error.code === 'agent_offline' || error.code === 'collector_unavailable' || (action.risk === 'read' && (error.code === 'agent_disconnected' || error.code === 'deadline_exceeded'));
+      if (!retry || context.signal.aborted) break;
+      this.options.log.warn('swarm manager failed; trying another', { manager: candidate.name, code: error.code, swarm: route.clusterName });
+    }
+    throw failure ?? new FleetError('agent_offline', `no manager of swarm ${route.clusterName} answered`);
+  }
+
   private async runOnHosts(
     identity: Identity,
     action: Action,
@@ -235,6 +303,7 @@ export class ActionRunner {
       params: parsed,
       timeoutMs,
       caller: identity.name,
+      callerLevel: this.effectiveLevel(identity),
       signal: context.signal,
       onHostDone: (outcome) => {
         done += 1;
@@ -255,6 +324,36 @@ export class ActionRunner {
       shape: 'envelope',
     };
   }
+}
+
+/** How long a swarm call may take: watch and waiting mutations block by design. */
+function swarmTimeoutMs(action: Action, params: Record<string, unknown>): number {
+  if (action.id === 'swarm.watch') return ((params.timeout as number | undefined) ?? 60) * 1000 + 5000;
+  if (params.wait === true) return 65_000;
+  if (action.id === 'swarm.logs') return 30_000;
+  return 15_000;
+}
+
+/** The name grants match for a swarm resource named by id or name. */
+function swarmResourceName(index: FleetIndex, clusterId: string, kind: string, value: string): string {
+  const snapshot = index.swarm(clusterId)?.snapshot;
+  if (!snapshot) return value;
+  const match = (id: string) => id === value || (value.length >= 6 && id.startsWith(value));
+  const found =
+    kind === 'service'
+      ? snapshot.services.find((s) => match(s.id))?.name
+      : kind === 'node'
+        ? snapshot.nodes.find((n) => match(n.id))?.hostname
+        : kind === 'task'
+          ? snapshot.tasks.find((t) => match(t.id))?.name
+          : kind === 'secret'
+            ? snapshot.secrets.find((s) => match(s.id))?.name
+            : kind === 'config'
+              ? snapshot.configs.find((c) => match(c.id))?.name
+              : kind === 'network'
+                ? snapshot.networks.find((n) => match(n.id))?.name
+                : undefined;
+  return found ?? value;
 }
 
 function firstErrorCode(result: RunResult): string | null {

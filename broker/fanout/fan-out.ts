@@ -7,6 +7,7 @@ export interface FanOutRequest {
   params: unknown;
   timeoutMs: number;
   caller: string;
+  callerLevel?: number;
   signal?: AbortSignal;
   onChunk?: (host: Host, payload: unknown, seq: number) => void;
   /** Called as each host settles, in the order they do: progress for the client. */
@@ -63,6 +64,7 @@ export async function fanOut(targets: readonly Host[], request: FanOutRequest): 
           params: request.params,
           deadlineUnixMs,
           caller: request.caller,
+          ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
         }));

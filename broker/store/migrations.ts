@@ -92,4 +92,30 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX audit_started ON audit(started_at);
   `,
+  // 3: what the fleet index remembers beyond the agents' own memory: task
+  // failures (Swarm keeps five tasks per slot) and minute-resolution metrics.
+  `
+  CREATE TABLE task_failures (
+    task_id TEXT PRIMARY KEY,
+    cluster_id TEXT NOT NULL,
+    service_id TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX task_failures_service ON task_failures(service_id, at);
+
+  CREATE TABLE metrics (
+    kind TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    host_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    service TEXT,
+    cpu_percent REAL,
+    memory_bytes REAL,
+    net_bytes_per_s REAL,
+    PRIMARY KEY (kind, entity, minute)
+  ) WITHOUT ROWID;
+  CREATE INDEX metrics_minute ON metrics(minute);
+  CREATE INDEX metrics_service ON metrics(service, minute);
+  `,
 ];

@@ -12,6 +12,7 @@ import {
   dockerTop,
 } from './actions/docker-actions.ts';
 import { fleetStatus, listAgents, revokeAgent } from './actions/fleet-actions.ts';
+import * as swarm from './actions/swarm-actions.ts';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from './actions/system-actions.ts';
 
 /** Every action fleetmesh has, in the order docs list them. Adding one: declare it, add it here, handle it, test it. */
@@ -35,6 +36,29 @@ export const CATALOG: readonly Action[] = [
   dockerRestart,
   dockerStop,
   dockerEvents,
+  swarm.getClusterStatus,
+  swarm.getTopology,
+  swarm.getLogs,
+  swarm.getEvents,
+  swarm.watchService,
+  swarm.scaleService,
+  swarm.updateServiceImage,
+  swarm.rollbackService,
+  swarm.restartService,
+  swarm.removeTask,
+  swarm.updateService,
+  swarm.updateServiceSecrets,
+  swarm.updateServiceConfigs,
+  swarm.updateServiceMounts,
+  swarm.createSecret,
+  swarm.createConfig,
+  swarm.updateNodeLabels,
+  swarm.updateNode,
+  swarm.removeService,
+  swarm.removeSecret,
+  swarm.removeConfig,
+  swarm.removeNetwork,
+  swarm.removeVolume,
 ];
 
 const byId = new Map(CATALOG.map((action) => [action.id, action]));

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 
 /** The slice of dockerode the docker collector uses: a test may pass a fake, the agent passes dockerode. */
-export type DockerApi = Pick<Docker, 'listContainers' | 'getContainer' | 'getEvents' | 'ping' | 'version'>;
+export type DockerApi = Pick<Docker, 'listContainers' | 'listVolumes' | 'getContainer' | 'getEvents' | 'ping' | 'version' | 'modem'>;
 
 /** A dockerode client for a socket path, `unix://…`, or `tcp://host:port`. */
 export function createDockerApi(address: string): DockerApi {

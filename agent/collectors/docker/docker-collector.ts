@@ -19,6 +19,8 @@ import type { ContainerFacts } from '../system/system-collector.ts';
 import { ContainerDirectory, containerName } from './container-directory.ts';
 import { type DockerApi, dockerMessage, dockerStatus, unixMs } from './docker-api.ts';
 import { type ContainerEvent, EventFollower } from './event-follower.ts';
+import type { ContainerInventory } from '../../../shared/swarm/records.ts';
+import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
 import { LineCollector, LogDemultiplexer, toUnixSeconds } from './log-reader.ts';
 import { StatsStreams } from './stats-streams.ts';
 
@@ -33,6 +35,9 @@ export interface DockerCollectorOptions {
   probeIntervalMs?: number;
   /** Called when availability changes (the agent re-announces itself). */
   onAvailabilityChange?: () => void;
+  /** The host's containers and volumes, for the broker's index: at start, after changes, and every inventoryIntervalMs. */
+  onInventory?: (inventory: ContainerInventory) => void;
+  inventoryIntervalMs?: number;
 }
 
 function ports(info: ContainerInfo) {
@@ -71,11 +76,13 @@ export class DockerCollector implements Collector, ContainerFacts {
   private version = '';
   private timer: NodeJS.Timeout | undefined;
   private counted: { running: number; total: number } | undefined;
+  private inventoryTimer: NodeJS.Timeout | undefined;
+  private inventoryDebounce: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: DockerCollectorOptions) {
     this.directory = new ContainerDirectory(options.docker);
     this.stats = new StatsStreams(options.docker);
-    this.events = new EventFollower(options.docker, (event) => this.onEvent(event), options.log);
+    this.events = new EventFollower(options.docker, ['container'], (event) => this.onEvent(event), options.log);
   }
 
   async start(): Promise<void> {
@@ -88,10 +95,32 @@ export class DockerCollector implements Collector, ContainerFacts {
       });
     }, this.options.probeIntervalMs ?? 15_000);
     this.timer.unref();
+    if (this.options.onInventory) {
+      this.inventoryTimer = setInterval(() => void this.reportInventory(), this.options.inventoryIntervalMs ?? 30_000);
+      this.inventoryTimer.unref();
+      void this.reportInventory();
+    }
+  }
+
+  /** Sends the host's containers and volumes to the broker (nothing while the engine is away). */
+  private async reportInventory(): Promise<void> {
+    if (!this.status.available || !this.options.onInventory) return;
+    try {
+      const [containers, volumes] = await Promise.all([this.directory.list(true), this.options.docker.listVolumes()]);
+      this.options.onInventory({
+        taken_unix_ms: Date.now(),
+        containers: containers.map(containerRecord),
+        volumes: (volumes.Volumes ?? []).map(volumeRecord),
+      });
+    } catch (error) {
+      this.options.log.debug('container inventory failed', { error: (error as Error).message });
+    }
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.inventoryTimer);
+    clearTimeout(this.inventoryDebounce);
     this.stats.stop();
     await this.events.stop();
   }
@@ -120,6 +149,11 @@ export class DockerCollector implements Collector, ContainerFacts {
       void this.directory.refresh(event.id).catch(() => undefined);
     }
     this.options.onEvent?.(event);
+    if (this.options.onInventory) {
+      clearTimeout(this.inventoryDebounce);
+      this.inventoryDebounce = setTimeout(() => void this.reportInventory(), 1000);
+      this.inventoryDebounce.unref();
+    }
   }
 
   private unavailable(): FleetError {
@@ -398,7 +432,8 @@ export class DockerCollector implements Collector, ContainerFacts {
           ...(params.name ? { name: params.name } : {}),
           limit: params.limit ?? 100,
         });
-        return { payload: { events, count: events.length } };
+        const rows = events.map(({ type: _type, attributes: _attributes, ...event }) => event);
+        return { payload: { events: rows, count: rows.length } };
       }),
     );
   }

@@ -3,16 +3,24 @@ import type { Logger } from '../../../shared/log/logger.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { DockerApi } from './docker-api.ts';
 
-export interface ContainerEvent {
+/** One engine event, as the collectors keep it. */
+export interface EngineEvent {
   time_unix_ms: number;
+  /** container, service, node, secret, config, network… */
+  type: string;
   action: string;
   id: string;
   name: string;
   image: string;
   exit_code?: number;
+  /** The actor's attributes (labels and engine-specific keys). */
+  attributes: Record<string, string>;
 }
 
-interface EngineEvent {
+/** Container events, as the docker collector serves them. */
+export type ContainerEvent = EngineEvent;
+
+interface RawEvent {
   Type?: string;
   Action?: string;
   status?: string;
@@ -23,23 +31,26 @@ interface EngineEvent {
   Actor?: { ID?: string; Attributes?: Record<string, string> };
 }
 
+export type EventType = 'container' | 'service' | 'node' | 'config' | 'secret' | 'network' | 'volume';
+
 const KEEP = 1000;
 const REPLAY_MS = 15 * 60_000;
 
 /**
- * Follows the engine's container events for as long as the collector runs,
+ * Follows the engine's events of some types for as long as the collector runs,
  * keeping the last 1000 for docker_events and telling listeners (the container
  * directory, the broker) about each one. Reconnects when the engine restarts.
  */
 export class EventFollower {
-  private readonly history: ContainerEvent[] = [];
+  private readonly history: EngineEvent[] = [];
   private readonly stopController = new AbortController();
   private stream: Readable | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
     private readonly docker: DockerApi,
-    private readonly onEvent: (event: ContainerEvent) => void,
+    private readonly types: readonly EventType[],
+    private readonly onEvent: (event: EngineEvent) => void,
     private readonly log: Logger,
   ) {}
 
@@ -53,7 +64,8 @@ export class EventFollower {
     await this.running;
   }
 
-  recent(filter: { sinceUnixMs?: number; types?: string[]; name?: string; limit: number }): ContainerEvent[] {
+  /** Newest first; `types` matches actions (health_status matches every health_status: event). */
+  recent(filter: { sinceUnixMs?: number; types?: string[]; name?: string; limit: number }): EngineEvent[] {
     const types = filter.types?.map((t) => t.toLowerCase());
     return this.history
       .filter((e) => filter.sinceUnixMs === undefined || e.time_unix_ms >= filter.sinceUnixMs)
@@ -70,7 +82,7 @@ export class EventFollower {
         // The first time, replay what the engine still remembers of the last 15 minutes (it keeps
         // a few hundred events), so a crash loop that began before the agent is not missed.
         const since = Math.floor((this.history.at(-1)?.time_unix_ms ?? Date.now() - REPLAY_MS) / 1000);
-        this.stream = (await this.docker.getEvents({ since, filters: { type: ['container'] } })) as unknown as Readable;
+        this.stream = (await this.docker.getEvents({ since, filters: { type: [...this.types] } })) as unknown as Readable;
         failures = 0;
         await this.consume(this.stream);
       } catch (error) {
@@ -93,9 +105,9 @@ export class EventFollower {
           buffer = buffer.slice(newline + 1);
           newline = buffer.indexOf('\n');
           if (!line) continue;
-          let raw: EngineEvent;
+          let raw: RawEvent;
           try {
-            raw = JSON.parse(line) as EngineEvent;
+            raw = JSON.parse(line) as RawEvent;
           } catch {
             continue;
           }
@@ -115,16 +127,19 @@ export class EventFollower {
     });
   }
 
-  private toEvent(raw: EngineEvent): ContainerEvent {
+  private toEvent(raw: RawEvent): EngineEvent {
     const attributes = raw.Actor?.Attributes ?? {};
     const exitCode = attributes.exitCode === undefined ? undefined : Number(attributes.exitCode);
+    const type = raw.Type ?? 'container';
     return {
       time_unix_ms: raw.timeNano ? Math.floor(raw.timeNano / 1e6) : (raw.time ?? 0) * 1000,
+      type,
       action: (raw.Action ?? raw.status ?? '').trim(),
-      id: (raw.Actor?.ID ?? raw.id ?? '').slice(0, 12),
+      id: type === 'container' ? (raw.Actor?.ID ?? raw.id ?? '').slice(0, 12) : (raw.Actor?.ID ?? raw.id ?? ''),
       name: attributes.name ?? '',
       image: attributes.image ?? raw.from ?? '',
       ...(exitCode !== undefined && Number.isFinite(exitCode) ? { exit_code: exitCode } : {}),
+      attributes,
     };
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Action } from '../../../shared/catalog/action.ts';
 import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
+import { clusterRefShape } from '../../../shared/catalog/actions/swarm-shapes.ts';
 import { confirmShape, hostTargetShape } from '../../../shared/catalog/targets.ts';
 
 /** A JSON Schema object as MCP advertises it (2020-12). */
@@ -36,7 +37,12 @@ export function toolInputSchema(action: Action): JsonSchema {
 export function toolOutputSchema(action: Action): JsonSchema {
   let schema = outputCache.get(action.id);
   if (!schema) {
-    const shapes = action.runsOn === 'host' ? [envelopeSchema(action.output as z.ZodObject), nodeSchema(action.output as z.ZodObject)] : [action.output];
+    const shapes =
+      action.runsOn === 'host'
+        ? [envelopeSchema(action.output as z.ZodObject), nodeSchema(action.output as z.ZodObject)]
+        : action.runsOn === 'swarm'
+          ? [(action.output as z.ZodObject).extend({ cluster: clusterRefShape })]
+          : [action.output];
     const anyOf = [...shapes, errorResultShape].map((shape) => {
       const json = toJsonSchema(shape, 'output');
       delete json.$schema;

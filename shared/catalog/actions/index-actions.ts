@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { defineAction } from '../action.ts';
+import { digestShape, RESOURCE_TYPES, rowShape } from './swarm-shapes.ts';
+
+const plural = RESOURCE_TYPES.map((type) => `${type}s`);
+
+export const find = defineAction({
+  id: 'fleet.find',
+  tool: 'find',
+  risk: 'read',
+  level: 0,
+  runsOn: 'broker',
+  collector: null,
+  title: 'Find resources',
+  description:
+    'Locates resources anywhere in the fleet from the broker\'s index (kept current from the agents): hosts, containers, and every swarm\'s services, tasks, nodes, stacks, configs, secrets, networks and volumes. With type it lists that type (paged by offset, 200 at most); without it, it searches every type at once and says how many of each matched. query matches names and ids; state, stack, node, image and label narrow further.',
+  input: z
+    .object({
+      type: z
+        .enum([...RESOURCE_TYPES, ...plural] as [string, ...string[]])
+        .optional()
+        .describe('One type (singular or plural).'),
+      query: z.string().max(256).optional().describe('Text in the name or id (case-insensitive).'),
+      state: z.string().max(64).optional(),
+      stack: z.string().max(256).optional(),
+      node: z.string().max(256).optional().describe('Node or host name the resource runs on.'),
+      image: z.string().max(512).optional().describe('Text in the image.'),
+      label: z.string().max(512).optional().describe('key or key=value.'),
+      limit: z.number().int().min(1).max(200).optional().describe('Rows (default 200 with a type, 3 per type without).'),
+      offset: z.number().int().min(0).optional().describe('With a type: rows to skip.'),
+      raw: z.boolean().optional().describe('With a type: add the untouched record of each row under raw.'),
+    })
+    .strict(),
+  output: z.object({
+    rows: z.array(rowShape),
+    total: z.number(),
+    counts: z.record(z.string(), z.number()).optional().describe('Without type: matches per type.'),
+    raw: z.array(z.unknown()).optional(),
+  }),
+  table: { list: 'rows', columns: ['type', 'name', 'state', 'detail', 'host', 'stack'] },
+  related: ['fleet.describe'],
+});
+
+export const describe = defineAction({
+  id: 'fleet.describe',
+  tool: 'describe',
+  risk: 'read',
+  level: 0,
+  runsOn: 'broker',
+  collector: null,
+  title: 'Describe a resource',
+  description:
+    'One resource as a digest: state (and the reason Swarm gave when unhealthy), since when, type-specific details with units in their names (environment variables by name only), related resources (a container\'s service and task, a service\'s tasks and the hosts they run on), and for services the recent failures and restarts in the last hour and week (the only sure sign of a crash loop). id takes an id or a name; a name matching several resources is refused, naming their ids.',
+  input: z
+    .object({
+      type: z.enum(RESOURCE_TYPES),
+      id: z.string().min(1).max(256),
+      raw: z.boolean().optional().describe('Add the untouched record under raw.'),
+    })
+    .strict(),
+  output: digestShape.extend({ raw: z.unknown().optional() }),
+  related: ['fleet.find', 'swarm.logs'],
+});
+
+const pointShape = z.object({ t: z.number().describe('Unix ms at the start of the bucket.'), v: z.number().nullable() });
+
+export const getMetrics = defineAction({
+  id: 'fleet.metrics',
+  tool: 'get_metrics',
+  risk: 'read',
+  level: 0,
+  runsOn: 'broker',
+  collector: null,
+  title: 'Metrics',
+  description:
+    'CPU, memory or network use over 1h, 6h, 24h or 7d, from the history the broker keeps of every host\'s and container\'s samples (no Prometheus needed; history of a host that went offline stays readable). target: service (its tasks\' containers across hosts, summed), node, host, container, or cluster. With top it ranks instead: cluster ranks the busiest services (or nodes with by: node), a node or host ranks the services or containers on it.',
+  input: z
+    .object({
+      target: z.enum(['service', 'node', 'cluster', 'host', 'container']),
+      id: z.string().max(256).optional().describe('The service, node, host or container (name or id); the swarm for cluster.'),
+      metric: z.enum(['cpu', 'memory', 'network']).optional().describe('default cpu'),
+      range: z.enum(['1h', '6h', '24h', '7d']).optional().describe('default 1h'),
+      top: z.number().int().min(1).max(10).optional().describe('Rank the top N instead of a series (5 when asked without a number is not possible: give 1-10).'),
+      by: z.enum(['service', 'node', 'container']).optional(),
+    })
+    .strict(),
+  output: z.object({
+    target: z.string(),
+    id: z.string().optional(),
+    metric: z.string(),
+    range: z.string(),
+    unit: z.string().describe('percent (of one core = 100) for cpu, bytes for memory, bytes per second for network.'),
+    step_s: z.number(),
+    series: z.array(z.object({ name: z.string(), latest: z.number().nullable(), points: z.array(pointShape) })),
+    ranking: z.array(z.object({ name: z.string(), value: z.number(), host: z.string().optional() })).optional(),
+  }),
+  table: { list: 'series', columns: ['name', 'latest'] },
+});
+
+export const getRecommendations = defineAction({
+  id: 'fleet.recommendations',
+  tool: 'get_recommendations',
+  risk: 'read',
+  level: 0,
+  runsOn: 'broker',
+  collector: null,
+  title: 'Recommendations',
+  description:
+    'What to fix, from every swarm\'s state and the broker\'s metrics history: services without a healthcheck, restart policy, limits or reservations, single replicas, managers running workloads, uneven distribution, flaky services, nodes with full disks or memory pressure, services at or near their limits or over-provisioned. Each finding has a severity, the target, the rationale and, when a tool remedies it, fix naming the tool and section.',
+  input: z.object({ severity: z.enum(['info', 'warning', 'critical']).optional().describe('Only findings at least this severe.') }).strict(),
+  output: z.object({
+    findings: z.array(
+      z.object({
+        severity: z.enum(['info', 'warning', 'critical']),
+        category: z.string(),
+        target: z.object({ type: z.string(), id: z.string(), name: z.string(), cluster: z.string().optional() }),
+        rationale: z.string(),
+        fix: z.object({ tool: z.string(), section: z.string().optional() }).optional(),
+      }),
+    ),
+    totals: z.object({ info: z.number(), warning: z.number(), critical: z.number() }),
+  }),
+  table: { list: 'findings', columns: ['severity', 'category', 'target', 'rationale'] },
+});

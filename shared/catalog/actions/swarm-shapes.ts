@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/** Cetacean's compact shapes, keys in snake_case as everywhere in fleetmesh. */
+
+export const RESOURCE_TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume'] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+/** One entry in a list, as find returns it. */
+export const rowShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  stack: z.string().optional(),
+  state: z.string().optional(),
+  detail: z.string().optional().describe('The most identifying secondary fact: a service\'s image, a node\'s role, a network\'s driver…'),
+  desired: z.number().optional(),
+  running: z.number().optional(),
+  host: z.string().optional().describe('The agent the resource lives on, for containers and volumes.'),
+  cluster: z.string().optional().describe('The swarm it belongs to, for swarm resources.'),
+});
+
+export const relatedShape = z.object({
+  type: z.string(),
+  id: z.string(),
+  name: z.string(),
+  relation: z.string().optional().describe('How it relates: runs_on, task_of, uses, member_of…'),
+  host: z.string().optional(),
+});
+
+export const failureShape = z.object({
+  task: z.string(),
+  task_id: z.string(),
+  node: z.string(),
+  state: z.string(),
+  error: z.string(),
+  exit_code: z.number().nullable(),
+  timestamp_unix_ms: z.number(),
+});
+
+/** The detail view of one resource, as describe returns it. */
+export const digestShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  state: z.string(),
+  reason: z.string().optional().describe('The cause Swarm gave for a non-healthy state.'),
+  since_unix_ms: z.number().nullable().describe('When the current state began.'),
+  details: z.record(z.string(), z.unknown()),
+  related: z.array(relatedShape),
+  recent_failures: z.array(failureShape).describe('Services only: the task failures behind a failing state, newest first, at most 5.'),
+  restarts: z.object({ last_hour: z.number(), last_week: z.number() }).optional().describe('Services only: involuntary task terminations.'),
+  host: z.string().optional(),
+  cluster: z.string().optional(),
+});
+
+/** Where a converging mutation left a service (Cetacean's summary). */
+export const serviceSummaryShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  image: z.string(),
+  mode: z.enum(['replicated', 'global', 'replicated-job', 'global-job']),
+  replicas: z.number().optional().describe('Omitted for a global service.'),
+  running: z.number(),
+  state: z.string(),
+  version: z.number().describe('The Swarm version index, for a caller doing its own concurrency checks.'),
+  converged: z.boolean(),
+});
+
+/** Which swarm answered and through which manager agent (added by the broker). */
+export const clusterRefShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  manager: z.string().describe('The agent (on a manager node) that answered.'),
+});
+
+export const clusterParam = z
+  .string()
+  .min(1)
+  .max(128)
+  .optional()
+  .describe('The swarm: its id (or a prefix) or the name its operator gave it. Needed only when the fleet holds several swarms and the resource does not tell which.');
