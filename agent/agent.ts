@@ -64,6 +64,7 @@ export class Agent {
       dispatcher,
       hello: () => current().hello(),
       sample: () => sampler.heartbeatSample(),
+      containerSamples: () => current().collectors.flatMap((c) => c.takeContainerSamples?.() ?? []),
       log,
       backoffBaseMs: options.backoffBaseMs,
       backoffCapMs: options.backoffCapMs,

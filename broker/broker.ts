@@ -15,6 +15,7 @@ import { FleetIndex } from './index/fleet-index.ts';
 import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
+import { MetricsStore } from './metrics/metrics-store.ts';
 import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 
@@ -90,7 +91,9 @@ export class Broker {
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
       const index = new FleetIndex(registry, store, log);
       index.start();
-      const runner = new ActionRunner({ registry, store, log, index, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
+      const metrics = new MetricsStore(store, registry, log);
+      metrics.start();
+      const runner = new ActionRunner({ registry, store, log, index, metrics, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
@@ -152,6 +155,7 @@ export class Broker {
   async stop(): Promise<void> {
     await this.mcp.stop();
     this.index.stop();
+    this.runner.metrics.stop();
     this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

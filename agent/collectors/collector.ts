@@ -1,3 +1,4 @@
+import type { ContainerFigures } from '../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../dispatcher/dispatcher.ts';
 
 export interface CollectorStatus {
@@ -20,6 +21,8 @@ export interface Collector {
   register(dispatcher: Dispatcher): void;
   /** Host facts this collector knows (Docker version, Swarm role, …). */
   facts?(): Record<string, string | number | boolean>;
+  /** Per-container figures for the next heartbeat (the docker collector's metrics samples). */
+  takeContainerSamples?(): ContainerFigures[];
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

@@ -18,7 +18,7 @@ import {
 } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { createCertificateRequest, createKeyPair, type KeyPair } from '../../shared/pki/certificates.ts';
-import { sampleToWire } from '../../shared/wire/sample-codec.ts';
+import { type ContainerFigures, sampleToWire } from '../../shared/wire/sample-codec.ts';
 import type { Dispatcher, ResultSink } from '../dispatcher/dispatcher.ts';
 import { type AgentIdentity, replaceCertificate } from '../identity/agent-identity.ts';
 import { fullJitterDelayMs, setLongTimeout, sleep } from './backoff.ts';
@@ -33,6 +33,8 @@ export interface BrokerConnectionOptions {
   /** The Hello to send on each new stream (collectors are re-probed by the caller as it likes). */
   hello: () => HelloInit;
   sample: () => HostSample;
+  /** Container figures to send with the next heartbeat, when there are fresh ones. */
+  containerSamples?: () => ContainerFigures[];
   log: Logger;
   backoffBaseMs: number;
   backoffCapMs: number;
@@ -259,7 +261,13 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
             this.clockSkewMs = Number(welcome.serverTimeUnixMs) - Date.now();
             this.isConnected = true;
             const sendHeartbeat = () =>
-              write({ case: 'heartbeat', value: create(HeartbeatSchema, { sentUnixMs: BigInt(Date.now()), sample: sampleToWire(this.options.sample()) }) });
+              write({
+                case: 'heartbeat',
+                value: create(HeartbeatSchema, {
+                  sentUnixMs: BigInt(Date.now()),
+                  sample: sampleToWire(this.options.sample(), this.options.containerSamples?.() ?? []),
+                }),
+              });
             sendHeartbeat();
             heartbeat = setInterval(sendHeartbeat, Math.max(100, welcome.heartbeatIntervalMs || 5000));
             log.info('connected to the broker', { broker: identity.brokerAddress, name: welcome.name, session: welcome.sessionId });

@@ -59,6 +59,8 @@ const SAMPLE: HostSample = {
   load_1: 0.42,
   containers_running: 7,
   containers_total: 9,
+  net_rx_bytes: 123_456_789,
+  net_tx_bytes: 98_765_432,
   sampled_at_unix_ms: Date.now(),
 };
 

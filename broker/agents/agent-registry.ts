@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { HostSample } from '../../shared/catalog/sample.ts';
 import type { Sample } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import { sampleFromWire } from '../../shared/wire/sample-codec.ts';
+import { type ContainerFigures, containersFromWire, sampleFromWire } from '../../shared/wire/sample-codec.ts';
 import { revokeAgent } from '../admin/revoke-agent.ts';
 import type { AgentRow, AgentState, StoredHello } from '../store/agents-table.ts';
 import { effectiveLabels } from '../store/agents-table.ts';
@@ -23,6 +23,9 @@ export interface Host {
   lastSeenAt: number | null;
   lastHeartbeatAt: number | null;
   sample: HostSample | null;
+  /** The container figures of the latest heartbeat that carried them (about once a minute). */
+  containerSamples: ContainerFigures[];
+  containerSamplesAt: number | null;
   certNotAfter: number | null;
   /** When the current state began. */
   stateSince: number;
@@ -57,6 +60,8 @@ function hostFromRow(row: AgentRow): Host {
     lastSeenAt: row.lastSeenAt,
     lastHeartbeatAt: null,
     sample: null,
+    containerSamples: [],
+    containerSamplesAt: null,
     certNotAfter: row.certNotAfter,
     stateSince: Date.now(),
   };
@@ -192,6 +197,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     host.lastHeartbeatAt = now;
     host.lastSeenAt = now;
     host.sample = sampleFromWire(sample, now) ?? host.sample;
+    if (sample?.containers.length) {
+      host.containerSamples = containersFromWire(sample.containers);
+      host.containerSamplesAt = now;
+    }
     this.seen.set(host.id, now);
     if (host.state !== 'online') this.setState(host, 'online', host.state);
     this.emit('heartbeat', host);

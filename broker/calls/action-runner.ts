@@ -7,12 +7,13 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import type { MetricsStore } from '../metrics/metrics-store.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
-import type { FleetIndex } from '../index/fleet-index.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
 
@@ -39,6 +40,7 @@ export interface ActionRunnerOptions {
   /** The broker's cap on every identity's level. */
   operationsLevel: Level;
   index: FleetIndex;
+  metrics: MetricsStore;
   brokerActions: readonly BrokerActionHandler[];
 }
 
@@ -83,6 +85,14 @@ export class ActionRunner {
   allows(identity: Identity, action: Action): boolean {
     if (action.level > this.effectiveLevel(identity)) return false;
     return action.risk === 'read' || identity.grants.writesAnything();
+  }
+
+  get index(): FleetIndex {
+    return this.options.index;
+  }
+
+  get metrics(): MetricsStore {
+    return this.options.metrics;
   }
 
   visibleHosts(identity: Identity): Host[] {
@@ -168,6 +178,8 @@ export class ActionRunner {
       identity,
       registry: this.options.registry,
       store: this.options.store,
+      index: this.options.index,
+      metrics: this.options.metrics,
       log: this.options.log,
       signal: context.signal,
       visibleHosts: () => this.visibleHosts(identity),
@@ -231,7 +243,10 @@ export class ActionRunner {
       if (!result) break;
       if (result.ok && result.payload !== null && result.payload !== undefined) {
         const checked = action.output.safeParse(result.payload);
-        if (!checked.success) throw new FleetError('internal', `the answer of ${candidate.name} does not match ${action.tool}'s result schema`, { hint: 'Upgrade the agent to the broker\'s version.' });
+        if (!checked.success)
+          throw new FleetError('internal', `the answer of ${candidate.name} does not match ${action.tool}'s result schema`, {
+            hint: "Upgrade the agent to the broker's version.",
+          });
         context.onProgress?.(1, 1, `${candidate.name}: answered`);
         return {
           action,
@@ -243,7 +258,10 @@ export class ActionRunner {
       const error = result.ok ? (result.errors[0] ?? errorInfo('internal', 'the manager answered with nothing')) : result.error;
       failure = new FleetError(error.code, error.message, { hint: error.hint, ...(error.collector ? { collector: error.collector } : {}) });
       // Fail over only where the call surely did not run, or where running it twice is harmless.
-      const retry = error.code === 'agent_offline' || error.code === 'collector_unavailable' || (action.risk === 'read' && (error.code === 'agent_disconnected' || error.code === 'deadline_exceeded'));
+      const retry =
+        error.code === 'agent_offline' ||
+        error.code === 'collector_unavailable' ||
+        (action.risk === 'read' && (error.code === 'agent_disconnected' || error.code === 'deadline_exceeded'));
       if (!retry || context.signal.aborted) break;
       this.options.log.warn('swarm manager failed; trying another', { manager: candidate.name, code: error.code, swarm: route.clusterName });
     }

@@ -26,7 +26,12 @@ function serving(host: Host): boolean {
 export function knownSwarms(hosts: readonly Host[], index: FleetIndex): KnownSwarm[] {
   const swarms = new Map<string, KnownSwarm>();
   for (const entry of index.swarmEntries()) {
-    swarms.set(entry.snapshot.cluster_id, { id: entry.snapshot.cluster_id, name: entry.snapshot.cluster_name || entry.snapshot.cluster_id, managers: [], snapshot: entry.snapshot });
+    swarms.set(entry.snapshot.cluster_id, {
+      id: entry.snapshot.cluster_id,
+      name: entry.snapshot.cluster_name || entry.snapshot.cluster_id,
+      managers: [],
+      snapshot: entry.snapshot,
+    });
   }
   for (const host of hosts) {
     const id = host.hello?.facts.swarm_id;
@@ -39,7 +44,9 @@ export function knownSwarms(hosts: readonly Host[], index: FleetIndex): KnownSwa
   }
   for (const swarm of swarms.values()) {
     // Online before stale; offline ones never serve.
-    swarm.managers = swarm.managers.filter((h) => h.session).sort((a, b) => (a.state === b.state ? a.name.localeCompare(b.name) : a.state === 'online' ? -1 : 1));
+    swarm.managers = swarm.managers
+      .filter((h) => h.session)
+      .sort((a, b) => (a.state === b.state ? a.name.localeCompare(b.name) : a.state === 'online' ? -1 : 1));
   }
   return [...swarms.values()];
 }
@@ -70,7 +77,7 @@ export function routeSwarmCall(hosts: readonly Host[], index: FleetIndex, params
   if (swarms.length === 0) {
     throw new FleetError('collector_unavailable', 'no agent in the fleet runs on a swarm manager', {
       collector: 'swarm',
-      hint: 'Run an agent on a manager node of the swarm (list_agents shows each agent\'s collectors).',
+      hint: "Run an agent on a manager node of the swarm (list_agents shows each agent's collectors).",
     });
   }
   let chosen: KnownSwarm | undefined;

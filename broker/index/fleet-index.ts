@@ -72,7 +72,9 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
 
   /** When a service's tasks ended involuntarily, as far back as the broker has seen (up to 8 days). */
   taskFailures(serviceId: string, sinceUnixMs: number): number[] {
-    return (this.store.db.prepare('SELECT at FROM task_failures WHERE service_id = ? AND at >= ?').all(serviceId, sinceUnixMs) as { at: number }[]).map((row) => row.at);
+    return (this.store.db.prepare('SELECT at FROM task_failures WHERE service_id = ? AND at >= ?').all(serviceId, sinceUnixMs) as { at: number }[]).map(
+      (row) => row.at,
+    );
   }
 
   private onReport(host: Host, kind: string, payload: unknown): void {
@@ -97,7 +99,8 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     this.store.db.transaction(() => {
       for (const task of snapshot.tasks) {
         const service = services.get(task.service_id);
-        if (service && isInvoluntaryEnd(task, service) && task.timestamp_unix_ms > 0) insert.run(task.id, snapshot.cluster_id, task.service_id, task.timestamp_unix_ms);
+        if (service && isInvoluntaryEnd(task, service) && task.timestamp_unix_ms > 0)
+          insert.run(task.id, snapshot.cluster_id, task.service_id, task.timestamp_unix_ms);
       }
     })();
     this.emit('changed', 'swarm', snapshot.cluster_id);

@@ -93,6 +93,8 @@ export class McpSession {
       identity: this.options.identity,
       registry: this.options.registry,
       store: this.options.store,
+      index: this.options.runner.index,
+      metrics: this.options.runner.metrics,
       log: this.options.log,
       signal,
       visibleHosts: () => this.options.runner.visibleHosts(this.options.identity),

@@ -81,7 +81,7 @@ export const upCommand = defineCommand({
           labels: {},
           'data-dir': agentDir,
           'docker-socket': values['docker-socket'],
-        'swarm-name': undefined,
+          'swarm-name': undefined,
           'alert-cpu': 90,
           'alert-memory': 85,
           'alert-disk': 90,

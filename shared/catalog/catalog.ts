@@ -12,6 +12,7 @@ import {
   dockerTop,
 } from './actions/docker-actions.ts';
 import { fleetStatus, listAgents, revokeAgent } from './actions/fleet-actions.ts';
+import { describe, find, getMetrics, getRecommendations } from './actions/index-actions.ts';
 import * as swarm from './actions/swarm-actions.ts';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from './actions/system-actions.ts';
 
@@ -20,6 +21,10 @@ export const CATALOG: readonly Action[] = [
   fleetStatus,
   listAgents,
   revokeAgent,
+  find,
+  describe,
+  getMetrics,
+  getRecommendations,
   agentInfo,
   agentSetLabels,
   systemStatus,

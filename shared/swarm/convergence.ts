@@ -51,7 +51,12 @@ export function isInvoluntaryEnd(task: TaskRecord, service: ServiceRecord): bool
 }
 
 /** Involuntary terminations in the last hour and week, from the tasks Swarm still remembers. */
-export function restartCounts(service: ServiceRecord, tasks: readonly TaskRecord[], now = Date.now(), extra: readonly number[] = []): { last_hour: number; last_week: number } {
+export function restartCounts(
+  service: ServiceRecord,
+  tasks: readonly TaskRecord[],
+  now = Date.now(),
+  extra: readonly number[] = [],
+): { last_hour: number; last_week: number } {
   const ends = tasks.filter((t) => t.service_id === service.id && isInvoluntaryEnd(t, service)).map((t) => t.timestamp_unix_ms);
   const all = [...new Set([...ends, ...extra])];
   return { last_hour: all.filter((at) => now - at <= 3_600_000).length, last_week: all.filter((at) => now - at <= 7 * 86_400_000).length };

@@ -30,7 +30,12 @@ export interface ServiceRecord {
   constraints: string[];
   preferences: string[];
   max_replicas: number | null;
-  resources: { cpu_limit_cores: number | null; memory_limit_bytes: number | null; cpu_reservation_cores: number | null; memory_reservation_bytes: number | null };
+  resources: {
+    cpu_limit_cores: number | null;
+    memory_limit_bytes: number | null;
+    cpu_reservation_cores: number | null;
+    memory_reservation_bytes: number | null;
+  };
   healthcheck: { test: string[]; interval: string | null; timeout: string | null; start_period: string | null; retries: number | null } | null;
   restart_policy: { condition: string; delay: string | null; max_attempts: number | null; window: string | null } | null;
   update_status: { state: string; message: string; started_unix_ms: number | null; completed_unix_ms: number | null } | null;

@@ -13,16 +13,17 @@ import {
 } from '../../../shared/catalog/actions/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
+import type { ContainerInventory } from '../../../shared/swarm/records.ts';
+import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
+import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
 import type { ContainerFacts } from '../system/system-collector.ts';
 import { ContainerDirectory, containerName } from './container-directory.ts';
 import { type DockerApi, dockerMessage, dockerStatus, unixMs } from './docker-api.ts';
 import { type ContainerEvent, EventFollower } from './event-follower.ts';
-import type { ContainerInventory } from '../../../shared/swarm/records.ts';
-import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
 import { LineCollector, LogDemultiplexer, toUnixSeconds } from './log-reader.ts';
-import { StatsStreams } from './stats-streams.ts';
+import { type EngineStats, figuresOf, StatsStreams } from './stats-streams.ts';
 
 export interface DockerCollectorOptions {
   docker: DockerApi;
@@ -35,6 +36,8 @@ export interface DockerCollectorOptions {
   probeIntervalMs?: number;
   /** Called when availability changes (the agent re-announces itself). */
   onAvailabilityChange?: () => void;
+  /** How often to sample every running container for the broker's metrics history (default a minute). */
+  metricsIntervalMs?: number;
   /** The host's containers and volumes, for the broker's index: at start, after changes, and every inventoryIntervalMs. */
   onInventory?: (inventory: ContainerInventory) => void;
   inventoryIntervalMs?: number;
@@ -77,6 +80,10 @@ export class DockerCollector implements Collector, ContainerFacts {
   private timer: NodeJS.Timeout | undefined;
   private counted: { running: number; total: number } | undefined;
   private inventoryTimer: NodeJS.Timeout | undefined;
+  private metricsTimer: NodeJS.Timeout | undefined;
+  /** The last one-shot counters of each container, to turn the next into a CPU share. */
+  private readonly lastCounters = new Map<string, { cpu: number; system: number }>();
+  private pendingSamples: ContainerFigures[] = [];
   private inventoryDebounce: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: DockerCollectorOptions) {
@@ -95,6 +102,9 @@ export class DockerCollector implements Collector, ContainerFacts {
       });
     }, this.options.probeIntervalMs ?? 15_000);
     this.timer.unref();
+    this.metricsTimer = setInterval(() => void this.sampleContainers(), this.options.metricsIntervalMs ?? 60_000);
+    this.metricsTimer.unref();
+    void this.sampleContainers();
     if (this.options.onInventory) {
       this.inventoryTimer = setInterval(() => void this.reportInventory(), this.options.inventoryIntervalMs ?? 30_000);
       this.inventoryTimer.unref();
@@ -120,6 +130,7 @@ export class DockerCollector implements Collector, ContainerFacts {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.inventoryTimer);
+    clearInterval(this.metricsTimer);
     clearTimeout(this.inventoryDebounce);
     this.stats.stop();
     await this.events.stop();
@@ -179,6 +190,64 @@ export class DockerCollector implements Collector, ContainerFacts {
         hint: "The engine's words are in the message.",
       });
     }
+  }
+
+  /**
+   * One sample of every running container for the metrics history: the warm
+   * stats stream's figures when there is one, else a one-shot read (the engine
+   * answers those at once; CPU is the share since the previous one-shot).
+   */
+  private async sampleContainers(): Promise<void> {
+    if (!this.status.available) return;
+    try {
+      const running = await this.directory.list(false);
+      const warm = this.stats.latest();
+      const samples = await Promise.all(
+        running.map(async (container): Promise<ContainerFigures | undefined> => {
+          const base = { id: container.Id.slice(0, 12), name: containerName(container), service: container.Labels['com.docker.swarm.service.name'] ?? null };
+          const hot = warm.get(container.Id);
+          if (hot)
+            return {
+              ...base,
+              cpu_percent: hot.cpu_percent,
+              memory_usage_bytes: hot.memory_usage_bytes,
+              net_rx_bytes: hot.net_rx_bytes,
+              net_tx_bytes: hot.net_tx_bytes,
+            };
+          try {
+            const raw = (await this.options.docker.getContainer(container.Id).stats({ stream: false, 'one-shot': true } as never)) as unknown as EngineStats;
+            const figures = figuresOf(raw);
+            const cpu = raw.cpu_stats.cpu_usage.total_usage;
+            const system = raw.cpu_stats.system_cpu_usage ?? 0;
+            const previous = this.lastCounters.get(container.Id);
+            this.lastCounters.set(container.Id, { cpu, system });
+            const cores = raw.cpu_stats.online_cpus ?? 1;
+            const share = previous && system > previous.system ? Math.round(((cpu - previous.cpu) / (system - previous.system)) * cores * 10_000) / 100 : null;
+            return {
+              ...base,
+              cpu_percent: share,
+              memory_usage_bytes: figures.memory_usage_bytes,
+              net_rx_bytes: figures.net_rx_bytes,
+              net_tx_bytes: figures.net_tx_bytes,
+            };
+          } catch {
+            return undefined;
+          }
+        }),
+      );
+      this.pendingSamples = samples.filter((s): s is ContainerFigures => s !== undefined);
+      const live = new Set(running.map((c) => c.Id));
+      for (const id of this.lastCounters.keys()) if (!live.has(id)) this.lastCounters.delete(id);
+    } catch (error) {
+      this.options.log.debug('container sampling failed', { error: (error as Error).message });
+    }
+  }
+
+  /** The container samples not yet sent (each batch goes out with one heartbeat). */
+  takeContainerSamples(): ContainerFigures[] {
+    const samples = this.pendingSamples;
+    this.pendingSamples = [];
+    return samples;
   }
 
   // ContainerFacts, for the system collector and heartbeats.

@@ -12,7 +12,7 @@ export interface EngineStats {
   pids_stats?: { current?: number };
 }
 
-export interface ContainerFigures {
+export interface StatsFigures {
   cpu_percent: number | null;
   memory_usage_bytes: number;
   memory_limit_bytes: number;
@@ -26,7 +26,7 @@ export interface ContainerFigures {
 }
 
 /** The figures `docker stats` shows, from one streamed sample (CPU needs the previous one, which the stream carries). */
-export function figuresOf(stats: EngineStats): ContainerFigures {
+export function figuresOf(stats: EngineStats): StatsFigures {
   const cpuDelta = stats.cpu_stats.cpu_usage.total_usage - stats.precpu_stats.cpu_usage.total_usage;
   const systemDelta = (stats.cpu_stats.system_cpu_usage ?? 0) - (stats.precpu_stats.system_cpu_usage ?? 0);
   const cpus = stats.cpu_stats.online_cpus ?? stats.cpu_stats.cpu_usage.percpu_usage?.length ?? 1;
@@ -66,7 +66,7 @@ export function figuresOf(stats: EngineStats): ContainerFigures {
 
 interface Warm {
   stream: Readable | undefined;
-  latest: ContainerFigures | undefined;
+  latest: StatsFigures | undefined;
   lastAsked: number;
   waiters: (() => void)[];
 }
@@ -92,7 +92,7 @@ export class StatsStreams {
   }
 
   /** The latest figures of each container, waiting at most `waitMs` for streams still warming. */
-  async figures(ids: string[], waitMs: number, now = Date.now()): Promise<Map<string, ContainerFigures>> {
+  async figures(ids: string[], waitMs: number, now = Date.now()): Promise<Map<string, StatsFigures>> {
     for (const id of ids) this.ensure(id, now);
     const cold = ids.map((id) => this.warm.get(id) as Warm).filter((w) => w.latest?.cpu_percent === null || !w.latest);
     if (cold.length) {
@@ -101,11 +101,11 @@ export class StatsStreams {
         new Promise((resolve) => setTimeout(resolve, waitMs).unref()),
       ]);
     }
-    return new Map(ids.flatMap((id) => (this.warm.get(id)?.latest ? [[id, this.warm.get(id)?.latest as ContainerFigures]] : [])));
+    return new Map(ids.flatMap((id) => (this.warm.get(id)?.latest ? [[id, this.warm.get(id)?.latest as StatsFigures]] : [])));
   }
 
   /** The latest figures already at hand, without opening anything (for heartbeats). */
-  latest(): Map<string, ContainerFigures> {
+  latest(): Map<string, StatsFigures> {
     return new Map([...this.warm].flatMap(([id, w]) => (w.latest ? [[id, w.latest]] : [])));
   }
 

@@ -1,4 +1,4 @@
-import { serviceProgress, restartCounts } from '../../../shared/swarm/convergence.ts';
+import { restartCounts, serviceProgress } from '../../../shared/swarm/convergence.ts';
 import type { SwarmSnapshot } from '../../../shared/swarm/records.ts';
 
 /** A service restarting at least this often in the last hour is in a loop. */
@@ -10,7 +10,11 @@ export function clusterStatus(snapshot: SwarmSnapshot, now = Date.now()) {
   const draining = snapshot.nodes.filter((n) => n.availability === 'drain').map((n) => n.hostname);
   const managers = snapshot.nodes.filter((n) => n.role === 'manager');
   const reachable = managers.filter((n) => n.reachability === 'reachable' || n.leader).length;
-  const progress = snapshot.services.map((service) => ({ service, progress: serviceProgress(service, snapshot.tasks), restarts: restartCounts(service, snapshot.tasks, now) }));
+  const progress = snapshot.services.map((service) => ({
+    service,
+    progress: serviceProgress(service, snapshot.tasks),
+    restarts: restartCounts(service, snapshot.tasks, now),
+  }));
   const notConverged = progress
     .filter((p) => !p.progress.converged && p.progress.state !== 'complete')
     .map((p) => ({
@@ -41,7 +45,8 @@ export function clusterStatus(snapshot: SwarmSnapshot, now = Date.now()) {
 
   const problems: string[] = [];
   for (const name of down) problems.push(`node ${name} is down`);
-  if (managers.length && reachable <= managers.length / 2) problems.push(`only ${reachable} of ${managers.length} managers are reachable: the swarm has lost quorum`);
+  if (managers.length && reachable <= managers.length / 2)
+    problems.push(`only ${reachable} of ${managers.length} managers are reachable: the swarm has lost quorum`);
   for (const service of notConverged) {
     problems.push(`service ${service.name}: ${service.running}/${service.desired} running (${service.state})${service.reason ? `: ${service.reason}` : ''}`);
   }

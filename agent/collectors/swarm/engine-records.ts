@@ -77,7 +77,9 @@ export function serviceRecord(service: Engine): ServiceRecord {
       has_options: Boolean(m.VolumeOptions?.DriverConfig?.Name && m.VolumeOptions.DriverConfig.Name !== 'local') || Boolean(m.BindOptions?.Propagation),
     })),
     constraints: (spec.TaskTemplate?.Placement?.Constraints ?? []) as string[],
-    preferences: ((spec.TaskTemplate?.Placement?.Preferences ?? []) as Engine[]).map((p) => (p.Spread ? `spread=${p.Spread.SpreadDescriptor}` : JSON.stringify(p))),
+    preferences: ((spec.TaskTemplate?.Placement?.Preferences ?? []) as Engine[]).map((p) =>
+      p.Spread ? `spread=${p.Spread.SpreadDescriptor}` : JSON.stringify(p),
+    ),
     max_replicas: spec.TaskTemplate?.Placement?.MaxReplicas || null,
     resources: {
       cpu_limit_cores: resources.Limits?.NanoCPUs ? resources.Limits.NanoCPUs / 1e9 : null,
@@ -96,7 +98,12 @@ export function serviceRecord(service: Engine): ServiceRecord {
           }
         : null,
     restart_policy: restart
-      ? { condition: restart.Condition ?? 'any', delay: nanosToDuration(restart.Delay), max_attempts: restart.MaxAttempts ?? null, window: nanosToDuration(restart.Window) }
+      ? {
+          condition: restart.Condition ?? 'any',
+          delay: nanosToDuration(restart.Delay),
+          max_attempts: restart.MaxAttempts ?? null,
+          window: nanosToDuration(restart.Window),
+        }
       : null,
     update_status: service.UpdateStatus
       ? {
@@ -106,7 +113,9 @@ export function serviceRecord(service: Engine): ServiceRecord {
           completed_unix_ms: unixMs(service.UpdateStatus.CompletedAt),
         }
       : null,
-    log_driver: spec.TaskTemplate?.LogDriver ? { name: spec.TaskTemplate.LogDriver.Name, option_names: Object.keys(spec.TaskTemplate.LogDriver.Options ?? {}).sort() } : null,
+    log_driver: spec.TaskTemplate?.LogDriver
+      ? { name: spec.TaskTemplate.LogDriver.Name, option_names: Object.keys(spec.TaskTemplate.LogDriver.Options ?? {}).sort() }
+      : null,
     has_previous_spec: Boolean(service.PreviousSpec),
     desired_tasks: service.ServiceStatus?.DesiredTasks ?? null,
     running_tasks: service.ServiceStatus?.RunningTasks ?? null,

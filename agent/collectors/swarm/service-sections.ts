@@ -100,14 +100,18 @@ function policyFromEngine(value: EngineJson) {
 /** Applies one section's new value to a service spec (in place) after checking its shape. */
 export function applySection(spec: EngineJson, section: string, value: unknown): void {
   if (ELSEWHERE[section]) {
-    throw new FleetError('invalid_argument', `${section} are not a section of update_service`, { hint: `Use ${ELSEWHERE[section]}: it takes the complete list.` });
+    throw new FleetError('invalid_argument', `${section} are not a section of update_service`, {
+      hint: `Use ${ELSEWHERE[section]}: it takes the complete list.`,
+    });
   }
   const schema = SECTION_VALUES[section as Section];
   if (!schema) throw new FleetError('invalid_argument', `unknown section "${section}"`, { hint: `Sections: ${Object.keys(SECTION_VALUES).join(', ')}.` });
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new FleetError('invalid_argument', `value for ${section}: ${issue?.path.join('.') || 'value'}: ${issue?.message}`, { hint: 'See update_service\'s description for each section\'s shape.' });
+    throw new FleetError('invalid_argument', `value for ${section}: ${issue?.path.join('.') || 'value'}: ${issue?.message}`, {
+      hint: "See update_service's description for each section's shape.",
+    });
   }
   spec.TaskTemplate ??= {};
   spec.TaskTemplate.ContainerSpec ??= {};
@@ -144,7 +148,12 @@ export function applySection(spec: EngineJson, section: string, value: unknown):
     case 'ports':
       spec.EndpointSpec = {
         ...(spec.EndpointSpec ?? {}),
-        Ports: v.map((p: EngineJson) => ({ TargetPort: p.target, PublishedPort: p.published, Protocol: p.protocol ?? 'tcp', PublishMode: p.mode ?? 'ingress' })),
+        Ports: v.map((p: EngineJson) => ({
+          TargetPort: p.target,
+          PublishedPort: p.published,
+          Protocol: p.protocol ?? 'tcp',
+          PublishMode: p.mode ?? 'ingress',
+        })),
       };
       return;
     case 'update-policy':
@@ -194,11 +203,20 @@ export function sectionDetails(spec: EngineJson, section: string): Record<string
     }
     case 'placement': {
       const p = spec.TaskTemplate?.Placement ?? {};
-      return { constraints: p.Constraints ?? [], preferences: (p.Preferences ?? []).map((x: EngineJson) => `spread=${x.Spread?.SpreadDescriptor}`), max_replicas: p.MaxReplicas ?? null };
+      return {
+        constraints: p.Constraints ?? [],
+        preferences: (p.Preferences ?? []).map((x: EngineJson) => `spread=${x.Spread?.SpreadDescriptor}`),
+        max_replicas: p.MaxReplicas ?? null,
+      };
     }
     case 'ports':
       return {
-        ports: (spec.EndpointSpec?.Ports ?? []).map((p: EngineJson) => ({ target: p.TargetPort, published: p.PublishedPort ?? null, protocol: p.Protocol, mode: p.PublishMode })),
+        ports: (spec.EndpointSpec?.Ports ?? []).map((p: EngineJson) => ({
+          target: p.TargetPort,
+          published: p.PublishedPort ?? null,
+          protocol: p.Protocol,
+          mode: p.PublishMode,
+        })),
       };
     case 'update-policy':
       return policyFromEngine(spec.UpdateConfig);
@@ -209,7 +227,13 @@ export function sectionDetails(spec: EngineJson, section: string): Record<string
     case 'healthcheck': {
       const h = container.Healthcheck;
       return h && h.Test?.[0] !== 'NONE'
-        ? { test: h.Test ?? [], interval: nanosToDuration(h.Interval), timeout: nanosToDuration(h.Timeout), start_period: nanosToDuration(h.StartPeriod), retries: h.Retries ?? null }
+        ? {
+            test: h.Test ?? [],
+            interval: nanosToDuration(h.Interval),
+            timeout: nanosToDuration(h.Timeout),
+            start_period: nanosToDuration(h.StartPeriod),
+            retries: h.Retries ?? null,
+          }
         : { test: [] };
     }
     case 'command':
@@ -219,7 +243,9 @@ export function sectionDetails(spec: EngineJson, section: string): Record<string
     case 'configs':
       return { configs: (container.Configs ?? []).map((c: EngineJson) => ({ name: c.ConfigName, target: c.File?.Name })) };
     case 'mounts':
-      return { mounts: (container.Mounts ?? []).map((m: EngineJson) => ({ type: m.Type, source: m.Source ?? '', target: m.Target, read_only: m.ReadOnly === true })) };
+      return {
+        mounts: (container.Mounts ?? []).map((m: EngineJson) => ({ type: m.Type, source: m.Source ?? '', target: m.Target, read_only: m.ReadOnly === true })),
+      };
     default:
       return {};
   }

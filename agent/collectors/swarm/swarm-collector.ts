@@ -8,9 +8,9 @@ import { type DockerApi, dockerMessage } from '../docker/docker-api.ts';
 import { type EngineEvent, EventFollower } from '../docker/event-follower.ts';
 import { toUnixSeconds } from '../docker/log-reader.ts';
 import { clusterStatus } from './cluster-status.ts';
+import { SwarmEngine } from './swarm-engine.ts';
 import { readSwarmLogs } from './swarm-logs.ts';
 import { registerSwarmMutations, waitForConvergence } from './swarm-mutations.ts';
-import { SwarmEngine } from './swarm-engine.ts';
 import { SwarmReader } from './swarm-reader.ts';
 import { topology } from './topology.ts';
 
@@ -149,7 +149,12 @@ export class SwarmCollector implements Collector {
         .map((event) => {
           const task = event.type === 'container' ? asTaskEvent(event) : undefined;
           if (event.type === 'container' && !task) return undefined;
-          const detail = event.exit_code !== undefined ? `exit code ${event.exit_code}` : event.attributes['updatestate.new'] ? `update ${event.attributes['updatestate.new']}` : undefined;
+          const detail =
+            event.exit_code !== undefined
+              ? `exit code ${event.exit_code}`
+              : event.attributes['updatestate.new']
+                ? `update ${event.attributes['updatestate.new']}`
+                : undefined;
           return {
             time_unix_ms: event.time_unix_ms,
             type: task?.type ?? event.type,
@@ -176,7 +181,14 @@ export class SwarmCollector implements Collector {
       const service = snapshot.services.find((s) => s.id === params.service || s.name === params.service);
       if (!service) throw new FleetError('not_found', `no service "${params.service}" in this swarm`, { hint: 'find with type service lists them.' });
       const result = await waitForConvergence(this.tools(), service.id, (params.timeout ?? 60) * 1000, context);
-      return { payload: { service: result.summary, converged: result.summary.converged, waited_s: result.waitedS, ...(result.reason ? { reason: result.reason } : {}) } };
+      return {
+        payload: {
+          service: result.summary,
+          converged: result.summary.converged,
+          waited_s: result.waitedS,
+          ...(result.reason ? { reason: result.reason } : {}),
+        },
+      };
     });
     registerSwarmMutations(dispatcher, this.tools());
   }

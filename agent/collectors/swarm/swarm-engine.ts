@@ -25,7 +25,11 @@ export class SwarmEngine {
   constructor(private readonly docker: DockerApi) {}
 
   request(method: 'GET' | 'POST' | 'DELETE', path: string, options: RequestOptions = {}): Promise<EngineJson> {
-    const query = Object.fromEntries(Object.entries(options.query ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    const query = Object.fromEntries(
+      Object.entries(options.query ?? {})
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    );
     const statusCodes: Record<number, boolean | string> = { 200: true, 201: true, 204: true, 304: true };
     for (const code of options.ok ?? []) statusCodes[code] = true;
     return new Promise((resolve, reject) => {
@@ -34,7 +38,15 @@ export class SwarmEngine {
           path: `${path}?`,
           method,
           options: { _query: query, ...(options.body !== undefined ? { _body: options.body } : {}) },
-          statusCodes: { ...statusCodes, 400: 'bad parameter', 403: 'forbidden', 404: 'not found', 409: 'conflict', 500: 'server error', 503: 'node is not part of a swarm' },
+          statusCodes: {
+            ...statusCodes,
+            400: 'bad parameter',
+            403: 'forbidden',
+            404: 'not found',
+            409: 'conflict',
+            500: 'server error',
+            503: 'node is not part of a swarm',
+          },
           isStream: options.stream === true,
           ...(method === 'POST' && options.body === undefined ? { allowEmpty: true } : {}),
         },
@@ -59,7 +71,11 @@ function translate(error: unknown, method: string, path: string): FleetError {
     });
   }
   if (status === 400 && /out of sequence/i.test(message)) return new FleetError('conflict', message, { hint: 'Re-read and retry.', collector: 'swarm' });
-  if (status === 400) return new FleetError('invalid_argument', `the engine refused ${method} ${path}: ${message}`, { hint: 'The engine\'s words are in the message.', collector: 'swarm' });
+  if (status === 400)
+    return new FleetError('invalid_argument', `the engine refused ${method} ${path}: ${message}`, {
+      hint: "The engine's words are in the message.",
+      collector: 'swarm',
+    });
   if (status === 503) return new FleetError('collector_unavailable', `this engine is not a swarm manager: ${message}`, { collector: 'swarm' });
   return new FleetError('collector_failed', `the engine failed ${method} ${path}: ${message}`, { collector: 'swarm' });
 }

@@ -11,8 +11,7 @@ const MAX_LINES = 5000;
 
 /** The level a log line states, when it states one (level=warn, [ERROR], "level":"info", WARN:…). */
 export function lineLevel(text: string): Level | undefined {
-  const match =
-    /(?:level"?\s*[=:]\s*"?|\[|^|\s)(debug|info|warn(?:ing)?|error|err|fatal|panic|crit(?:ical)?)(?:"|\]|:|\s|$)/i.exec(text) ?? undefined;
+  const match = /(?:level"?\s*[=:]\s*"?|\[|^|\s)(debug|info|warn(?:ing)?|error|err|fatal|panic|crit(?:ical)?)(?:"|\]|:|\s|$)/i.exec(text) ?? undefined;
   if (!match) return undefined;
   const word = (match[1] ?? '').toLowerCase();
   if (word.startsWith('warn')) return 'warn';
@@ -53,7 +52,9 @@ function resolveTask(snapshot: SwarmSnapshot, wanted: string): TaskRecord {
   if (byId) return byId;
   const byName = snapshot.tasks.filter((t) => t.name === wanted).sort((a, b) => b.created_unix_ms - a.created_unix_ms);
   if (byName[0]) return byName[0];
-  throw new FleetError('not_found', `no task "${wanted}" in this swarm`, { hint: 'Name a task by id or as service.slot; describe on the service lists its tasks.' });
+  throw new FleetError('not_found', `no task "${wanted}" in this swarm`, {
+    hint: 'Name a task by id or as service.slot; describe on the service lists its tasks.',
+  });
 }
 
 /**
@@ -64,7 +65,9 @@ function resolveTask(snapshot: SwarmSnapshot, wanted: string): TaskRecord {
 export async function readSwarmLogs(engine: SwarmEngine, snapshot: SwarmSnapshot, request: SwarmLogRequest, signal: AbortSignal) {
   const scopes = [request.service, request.task, request.stack, request.cluster].filter((s) => s !== undefined);
   if (scopes.length !== 1) {
-    throw new FleetError('invalid_argument', 'give exactly one of service, task, stack and cluster', { hint: 'Such as {"service": "web"} or {"stack": "monitoring"}.' });
+    throw new FleetError('invalid_argument', 'give exactly one of service, task, stack and cluster', {
+      hint: 'Such as {"service": "web"} or {"stack": "monitoring"}.',
+    });
   }
   const tail = request.tail ?? 100;
   const since = request.since === undefined ? undefined : Math.floor(toUnixSeconds(request.since, 'since'));
@@ -88,7 +91,8 @@ export async function readSwarmLogs(engine: SwarmEngine, snapshot: SwarmSnapshot
     }
     const sorted = [...members].sort((a, b) => a.name.localeCompare(b.name));
     targets = sorted.slice(0, MAX_SERVICES).map((s) => ({ path: `/services/${s.id}/logs`, service: s.name }));
-    for (const skipped of sorted.slice(MAX_SERVICES)) errors.push({ service: skipped.name, message: `not read: a wide read covers at most ${MAX_SERVICES} services; ask for this one by name` });
+    for (const skipped of sorted.slice(MAX_SERVICES))
+      errors.push({ service: skipped.name, message: `not read: a wide read covers at most ${MAX_SERVICES} services; ask for this one by name` });
     scope = request.stack !== undefined ? `stack ${request.stack}` : 'cluster';
   }
   const minimum = request.level ? LEVELS.indexOf(request.level) : 0;
@@ -97,7 +101,14 @@ export async function readSwarmLogs(engine: SwarmEngine, snapshot: SwarmSnapshot
   await Promise.all(
     targets.map(async (target) => {
       try {
-        const stream = (await engine.stream(target.path, { stdout: 1, stderr: 1, timestamps: 1, details: 1, tail, ...(since !== undefined ? { since } : {}) })) as Readable;
+        const stream = (await engine.stream(target.path, {
+          stdout: 1,
+          stderr: 1,
+          timestamps: 1,
+          details: 1,
+          tail,
+          ...(since !== undefined ? { since } : {}),
+        })) as Readable;
         const demux = new LogDemultiplexer(true);
         await new Promise<void>((resolve) => {
           const onAbort = () => stream.destroy();

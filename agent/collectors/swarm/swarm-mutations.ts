@@ -84,7 +84,8 @@ async function findByName(tools: SwarmTools, kind: 'secrets' | 'configs' | 'netw
   const nameOf = (item: EngineJson) => (kind === 'networks' ? item.Name : kind === 'nodes' ? item.Description?.Hostname : item.Spec?.Name);
   const idOf = (item: EngineJson) => (kind === 'networks' ? item.Id : item.ID);
   const match = items.find((item) => idOf(item) === wanted || nameOf(item) === wanted || (wanted.length >= 6 && String(idOf(item)).startsWith(wanted)));
-  if (!match) throw new FleetError('not_found', `no ${kind.slice(0, -1)} "${wanted}" in this swarm`, { hint: `find with type ${kind.slice(0, -1)} lists them.` });
+  if (!match)
+    throw new FleetError('not_found', `no ${kind.slice(0, -1)} "${wanted}" in this swarm`, { hint: `find with type ${kind.slice(0, -1)} lists them.` });
   return match;
 }
 
@@ -103,7 +104,9 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
   dispatcher.register(scaleService, async (params, context) => {
     const service = await findService(tools, params.id);
     if (!service.Spec.Mode?.Replicated) {
-      throw new FleetError('invalid_argument', `service ${service.Spec.Name} is ${serviceRecord(service).mode}, not replicated`, { hint: 'Only replicated services have a replica count.' });
+      throw new FleetError('invalid_argument', `service ${service.Spec.Name} is ${serviceRecord(service).mode}, not replicated`, {
+        hint: 'Only replicated services have a replica count.',
+      });
     }
     const spec = structuredClone(service.Spec);
     spec.Mode.Replicated.Replicas = params.replicas;
@@ -122,7 +125,9 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
   dispatcher.register(rollbackService, async (params, context) => {
     const service = await findService(tools, params.id);
     if (!service.PreviousSpec) {
-      throw new FleetError('conflict', `service ${service.Spec.Name} has no previous spec to roll back to`, { hint: 'Only one previous spec is kept; it appears after an update.' });
+      throw new FleetError('conflict', `service ${service.Spec.Name} has no previous spec to roll back to`, {
+        hint: 'Only one previous spec is kept; it appears after an update.',
+      });
     }
     await updateSpec(tools, service, service.Spec, params.version, { rollback: 'previous' });
     return { payload: await converging(tools, service.ID, params.wait, context) };
@@ -148,7 +153,10 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
         hint: 'Its container can only be removed on its own node; scale or restart the service instead.',
       });
     }
-    if (!task.container_id) throw new FleetError('conflict', `task ${task.name} has no container (it is ${task.state})`, { hint: 'Swarm reschedules tasks without containers by itself.' });
+    if (!task.container_id)
+      throw new FleetError('conflict', `task ${task.name} has no container (it is ${task.state})`, {
+        hint: 'Swarm reschedules tasks without containers by itself.',
+      });
     await tools.engine.request('DELETE', `/containers/${task.container_id}`, { query: { force: true } });
     tools.reader.invalidate();
     return { payload: { removed: task.name, service: task.service_name, node: node?.hostname ?? task.node_id } };
@@ -160,7 +168,15 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     applySection(spec, params.section, params.value);
     await updateSpec(tools, service, spec, params.version);
     const after = await tools.engine.request('GET', `/services/${service.ID}`);
-    return { payload: { id: after.ID, name: after.Spec.Name, version: after.Version.Index, section: params.section, details: sectionDetails(after.Spec, params.section) } };
+    return {
+      payload: {
+        id: after.ID,
+        name: after.Spec.Name,
+        version: after.Version.Index,
+        section: params.section,
+        details: sectionDetails(after.Spec, params.section),
+      },
+    };
   });
 
   const references = (kind: 'secrets' | 'configs') => async (params: { id: string; secrets?: EngineJson[]; configs?: EngineJson[]; version?: number }) => {
@@ -194,38 +210,56 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
         if (mount.type === 'bind') {
           const had = existing.find((m) => m.type === 'bind' && m.source === mount.source && m.target === mount.target);
           if (!had || had.options) {
-            throw new FleetError('forbidden', `a bind mount of ${mount.source ?? '?'} hands the container the host's filesystem; below level 3 only binds the service already has are kept`, {
-              hint: had?.options ? 'This bind has a propagation mode the tool cannot set: resending it drops the mode, which needs level 3.' : 'An identity at operations level 3 can add it.',
-            });
+            throw new FleetError(
+              'forbidden',
+              `a bind mount of ${mount.source ?? '?'} hands the container the host's filesystem; below level 3 only binds the service already has are kept`,
+              {
+                hint: had?.options
+                  ? 'This bind has a propagation mode the tool cannot set: resending it drops the mode, which needs level 3.'
+                  : 'An identity at operations level 3 can add it.',
+              },
+            );
           }
         }
         if (mount.type === 'volume' && mount.source) {
           const volume = await tools.engine.request('GET', `/volumes/${encodeURIComponent(mount.source)}`).catch(() => undefined);
           if (!volume || (volume.Driver ?? 'local') !== 'local' || Object.keys(volume.Options ?? {}).length > 0) {
-            throw new FleetError('forbidden', `volume ${mount.source} is not a plain local volume on this manager; a volume with a driver or options can bind the host too`, {
-              hint: 'Create it as a plain local volume first, or use an identity at operations level 3.',
-            });
+            throw new FleetError(
+              'forbidden',
+              `volume ${mount.source} is not a plain local volume on this manager; a volume with a driver or options can bind the host too`,
+              {
+                hint: 'Create it as a plain local volume first, or use an identity at operations level 3.',
+              },
+            );
           }
         }
       }
     }
     const spec = structuredClone(service.Spec);
-    spec.TaskTemplate.ContainerSpec.Mounts = params.mounts.map((m) => ({ Type: m.type, ...(m.source ? { Source: m.source } : {}), Target: m.target, ReadOnly: m.read_only === true }));
+    spec.TaskTemplate.ContainerSpec.Mounts = params.mounts.map((m) => ({
+      Type: m.type,
+      ...(m.source ? { Source: m.source } : {}),
+      Target: m.target,
+      ReadOnly: m.read_only === true,
+    }));
     await updateSpec(tools, service, spec, params.version);
     const after = await tools.engine.request('GET', `/services/${service.ID}`);
     return { payload: { id: after.ID, name: after.Spec.Name, version: after.Version.Index, section: 'mounts', details: sectionDetails(after.Spec, 'mounts') } };
   });
 
-  const create = (kind: 'secrets' | 'configs') => async (params: { name: string; data: string; encoding?: 'utf8' | 'base64'; labels?: Record<string, string> }) => {
-    let bytes: Buffer;
-    if (params.encoding === 'base64') {
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(params.data)) throw new FleetError('invalid_argument', 'data is not base64', { hint: 'Or pass encoding: "utf8".' });
-      bytes = Buffer.from(params.data, 'base64');
-    } else bytes = Buffer.from(params.data, 'utf8');
-    const created = await tools.engine.request('POST', `/${kind}/create`, { body: { Name: params.name, Data: bytes.toString('base64'), Labels: params.labels ?? {} } });
-    tools.reader.invalidate();
-    return { payload: { id: created.ID, name: params.name, size_bytes: bytes.length } };
-  };
+  const create =
+    (kind: 'secrets' | 'configs') => async (params: { name: string; data: string; encoding?: 'utf8' | 'base64'; labels?: Record<string, string> }) => {
+      let bytes: Buffer;
+      if (params.encoding === 'base64') {
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(params.data)) throw new FleetError('invalid_argument', 'data is not base64', { hint: 'Or pass encoding: "utf8".' });
+        bytes = Buffer.from(params.data, 'base64');
+      } else bytes = Buffer.from(params.data, 'utf8');
+      const created = await tools.engine.request('POST', `/${kind}/create`, {
+        body: { Name: params.name, Data: bytes.toString('base64'), Labels: params.labels ?? {} },
+      });
+      tools.reader.invalidate();
+      return { payload: { id: created.ID, name: params.name, size_bytes: bytes.length } };
+    };
   dispatcher.register(createSecret, create('secrets'));
   dispatcher.register(createConfig, create('configs'));
 
@@ -256,9 +290,13 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
         const managers = ((await tools.engine.request('GET', '/nodes')) as EngineJson[]).filter((n) => n.Spec?.Role === 'manager');
         const quorum = Math.floor(managers.length / 2) + 1;
         if (managers.length - 1 < quorum) {
-          throw new FleetError('conflict', `demoting ${node.Description.Hostname} would leave ${managers.length - 1} manager(s), below the quorum of ${quorum}`, {
-            hint: 'Promote another node first; on a three-manager swarm demote at most one at a time.',
-          });
+          throw new FleetError(
+            'conflict',
+            `demoting ${node.Description.Hostname} would leave ${managers.length - 1} manager(s), below the quorum of ${quorum}`,
+            {
+              hint: 'Promote another node first; on a three-manager swarm demote at most one at a time.',
+            },
+          );
         }
       }
       spec.Role = params.value;
@@ -266,7 +304,9 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     await tools.engine.request('POST', `/nodes/${node.ID}/update`, { query: { version: params.version ?? node.Version.Index }, body: spec });
     tools.reader.invalidate();
     const after = await tools.engine.request('GET', `/nodes/${node.ID}`);
-    return { payload: { id: after.ID, name: after.Description.Hostname, version: after.Version.Index, availability: after.Spec.Availability, role: after.Spec.Role } };
+    return {
+      payload: { id: after.ID, name: after.Description.Hostname, version: after.Version.Index, availability: after.Spec.Availability, role: after.Spec.Role },
+    };
   });
 
   dispatcher.register(removeService, async (params) => {

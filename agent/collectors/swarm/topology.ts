@@ -40,7 +40,11 @@ export function topology(snapshot: SwarmSnapshot, view: 'network' | 'placement' 
     ];
     const edges: Edge[] = [...counts].map(([key, count]) => {
       const [nodeId = '', serviceId = ''] = key.split('|');
-      return { from: snapshot.nodes.find((n) => n.id === nodeId)?.hostname ?? nodeId, to: services.get(serviceId)?.name ?? serviceId, detail: `${count} task${count === 1 ? '' : 's'}` };
+      return {
+        from: snapshot.nodes.find((n) => n.id === nodeId)?.hostname ?? nodeId,
+        to: services.get(serviceId)?.name ?? serviceId,
+        detail: `${count} task${count === 1 ? '' : 's'}`,
+      };
     });
     return { view, nodes: vertices, edges };
   }

@@ -2,12 +2,16 @@ import type { Action, ActionInput } from '../../../shared/catalog/action.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
+import type { FleetIndex } from '../../index/fleet-index.ts';
+import type { MetricsStore } from '../../metrics/metrics-store.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 
 export interface BrokerActionContext {
   identity: Identity;
   registry: AgentRegistry;
   store: BrokerStore;
+  index: FleetIndex;
+  metrics: MetricsStore;
   log: Logger;
   signal: AbortSignal;
   /** The hosts this identity may see. */

@@ -1,7 +1,18 @@
 import type { BrokerActionHandler } from './broker-action.ts';
+import { describeHandler, findHandler } from './find-describe.ts';
 import { fleetStatusHandler } from './fleet-status.ts';
+import { getMetricsHandler } from './get-metrics.ts';
 import { listAgentsHandler } from './list-agents.ts';
+import { recommendationsHandler } from './recommendations.ts';
 import { revokeAgentsHandler } from './revoke-agents.ts';
 
 /** Every action the broker answers itself. */
-export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [listAgentsHandler, fleetStatusHandler, revokeAgentsHandler];
+export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
+  listAgentsHandler,
+  fleetStatusHandler,
+  revokeAgentsHandler,
+  findHandler,
+  describeHandler,
+  getMetricsHandler,
+  recommendationsHandler,
+];

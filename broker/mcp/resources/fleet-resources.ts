@@ -5,6 +5,7 @@ import type { Identity } from '../../auth/identities.ts';
 import type { BrokerActionContext } from '../../calls/broker-actions/broker-action.ts';
 import { fleetStatusHandler } from '../../calls/broker-actions/fleet-status.ts';
 import { agentRow } from '../../calls/broker-actions/list-agents.ts';
+import { recommendationsHandler } from '../../calls/broker-actions/recommendations.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
 import { requiredParameters, toolInputSchema } from '../surfaces/tool-schemas.ts';
@@ -62,6 +63,13 @@ export function listResources(context: ResourceContext): ResourceDescriptor[] {
       name: 'status',
       title: 'Fleet status',
       description: 'What get_fleet_status answers with default thresholds. Subscribable.',
+      mimeType: 'application/json',
+    },
+    {
+      uri: 'fleet://recommendations',
+      name: 'recommendations',
+      title: 'Recommendations',
+      description: 'What get_recommendations finds: what to fix in every swarm.',
       mimeType: 'application/json',
     },
   ];
@@ -142,6 +150,7 @@ export async function readResource(uri: string, context: ResourceContext): Promi
     return agentRow(host);
   }
   if (uri === 'fleet://status') return fleetStatusHandler.run({}, context.brokerContext);
+  if (uri === 'fleet://recommendations') return recommendationsHandler.run({}, context.brokerContext);
   if (uri === 'fleet://audit' && context.level >= 3) {
     return {
       entries: context.store.audit.recent({ limit: 100 }).map((row) => ({

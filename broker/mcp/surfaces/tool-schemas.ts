@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Action } from '../../../shared/catalog/action.ts';
-import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
 import { clusterRefShape } from '../../../shared/catalog/actions/swarm-shapes.ts';
+import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
 import { confirmShape, hostTargetShape } from '../../../shared/catalog/targets.ts';
 
 /** A JSON Schema object as MCP advertises it (2020-12). */

@@ -17,6 +17,8 @@ export const hostSampleShape = z.object({
   load_1: z.number().nullable(),
   containers_running: z.number().nullable(),
   containers_total: z.number().nullable(),
+  net_rx_bytes: z.number().nullable().describe('Bytes received on every interface but loopback, since boot.'),
+  net_tx_bytes: z.number().nullable(),
   sampled_at_unix_ms: z.number(),
 });
 

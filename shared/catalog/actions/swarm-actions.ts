@@ -3,7 +3,12 @@ import { defineAction } from '../action.ts';
 import { clusterParam, serviceSummaryShape } from './swarm-shapes.ts';
 
 const serviceRef = z.string().min(1).max(256).describe('The service id or name.');
-const version = z.number().int().min(0).optional().describe('The Swarm version index you read (describe shows it); a change since then is a conflict instead of an overwrite.');
+const version = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe('The Swarm version index you read (describe shows it); a change since then is a conflict instead of an overwrite.');
 const wait = z.boolean().optional().describe('Block until the service converges (at most 60 s) before answering.');
 
 const resources = (kind: string, param = 'id') => ({ kind, param });
@@ -24,7 +29,14 @@ export const getClusterStatus = defineAction({
   output: z.object({
     health: z.enum(['healthy', 'degraded', 'unhealthy']),
     problems: z.array(z.string()).describe('One line per finding, worst first.'),
-    nodes: z.object({ total: z.number(), ready: z.number(), down: z.array(z.string()), draining: z.array(z.string()), managers: z.number(), reachable_managers: z.number() }),
+    nodes: z.object({
+      total: z.number(),
+      ready: z.number(),
+      down: z.array(z.string()),
+      draining: z.array(z.string()),
+      managers: z.number(),
+      reachable_managers: z.number(),
+    }),
     services: z.object({
       total: z.number(),
       converged: z.number(),
@@ -72,7 +84,15 @@ export const getTopology = defineAction({
   table: { list: 'edges', columns: ['from', 'to', 'detail'] },
 });
 
-const logLineShape = z.object({ service: z.string(), task: z.string(), node: z.string(), timestamp: z.string(), stream: z.enum(['stdout', 'stderr']), level: z.string().optional(), text: z.string() });
+const logLineShape = z.object({
+  service: z.string(),
+  task: z.string(),
+  node: z.string(),
+  timestamp: z.string(),
+  stream: z.enum(['stdout', 'stderr']),
+  level: z.string().optional(),
+  text: z.string(),
+});
 
 export const getLogs = defineAction({
   id: 'swarm.logs',
@@ -92,7 +112,10 @@ export const getLogs = defineAction({
       cluster: z.string().max(128).optional().describe('The whole swarm (its id or name).'),
       contains: z.string().max(256).optional().describe('Only lines containing this (case-insensitive).'),
       tail: z.number().int().min(1).max(2000).optional().describe('Lines per replica (default 100).'),
-      since: z.union([z.string().max(64), z.number()]).optional().describe('RFC 3339, unix seconds or a duration ago (10m).'),
+      since: z
+        .union([z.string().max(64), z.number()])
+        .optional()
+        .describe('RFC 3339, unix seconds or a duration ago (10m).'),
       level: z.enum(['debug', 'info', 'warn', 'error', 'fatal']).optional().describe('Only lines at this level or worse (as recognised in the text).'),
     })
     .strict(),
@@ -116,7 +139,7 @@ export const getEvents = defineAction({
   collector: 'swarm',
   title: 'Swarm events',
   description:
-    'The change timeline of a swarm, newest first: services, tasks (named service.slot), nodes, configs, secrets and networks created, updated or removed. resource takes a name as readily as an id; a service\'s timeline includes its tasks\' entries unless types leaves task out.',
+    "The change timeline of a swarm, newest first: services, tasks (named service.slot), nodes, configs, secrets and networks created, updated or removed. resource takes a name as readily as an id; a service's timeline includes its tasks' entries unless types leaves task out.",
   input: z
     .object({
       since: z.union([z.string().max(64), z.number()]).optional(),
@@ -128,7 +151,9 @@ export const getEvents = defineAction({
     })
     .strict(),
   output: z.object({
-    events: z.array(z.object({ time_unix_ms: z.number(), type: z.string(), action: z.string(), id: z.string(), name: z.string(), detail: z.string().optional() })),
+    events: z.array(
+      z.object({ time_unix_ms: z.number(), type: z.string(), action: z.string(), id: z.string(), name: z.string(), detail: z.string().optional() }),
+    ),
     count: z.number(),
   }),
   table: { list: 'events', columns: ['time_unix_ms', 'type', 'action', 'name', 'detail'] },
@@ -209,7 +234,7 @@ export const restartService = defineAction({
   runsOn: 'swarm',
   collector: 'swarm',
   title: 'Restart a service',
-  description: 'Forces a rolling restart of every task by bumping the service\'s force-update counter; no other spec field changes.',
+  description: "Forces a rolling restart of every task by bumping the service's force-update counter; no other spec field changes.",
   input: z.object({ id: serviceRef, version, wait, cluster: clusterParam }).strict(),
   output: serviceSummaryShape,
   resources: resources('service'),
@@ -255,7 +280,7 @@ export const updateService = defineAction({
     .object({
       id: serviceRef,
       section: z.enum(SECTIONS),
-      value: z.unknown().describe('The section\'s new value (see the description).'),
+      value: z.unknown().describe("The section's new value (see the description)."),
       version,
       cluster: clusterParam,
     })
@@ -280,7 +305,7 @@ export const updateServiceSecrets = defineAction({
   level: 2,
   runsOn: 'swarm',
   collector: 'swarm',
-  title: 'Set a service\'s secrets',
+  title: "Set a service's secrets",
   description: 'Replaces the complete set of secrets a service receives: pass every secret it should end up with; one left out is detached.',
   input: z.object({ id: serviceRef, secrets: z.array(referenceShape).max(100), version, cluster: clusterParam }).strict(),
   output: sectionResult,
@@ -294,7 +319,7 @@ export const updateServiceConfigs = defineAction({
   level: 2,
   runsOn: 'swarm',
   collector: 'swarm',
-  title: 'Set a service\'s configs',
+  title: "Set a service's configs",
   description: 'Replaces the complete set of configs a service receives: pass every config it should end up with; one left out is detached.',
   input: z.object({ id: serviceRef, configs: z.array(referenceShape).max(100), version, cluster: clusterParam }).strict(),
   output: sectionResult,
@@ -308,9 +333,9 @@ export const updateServiceMounts = defineAction({
   level: 2,
   runsOn: 'swarm',
   collector: 'swarm',
-  title: 'Set a service\'s mounts',
+  title: "Set a service's mounts",
   description:
-    'Replaces the complete set of mounts (named volumes, host binds, tmpfs): one left out is detached, and a container may lose data it wrote there. A bind mount hands the container the host\'s filesystem (binding /var/run/docker.sock gives it the whole cluster): below level 3 a bind the service does not already have is refused, and so is a named volume the manager does not hold as a plain local volume.',
+    "Replaces the complete set of mounts (named volumes, host binds, tmpfs): one left out is detached, and a container may lose data it wrote there. A bind mount hands the container the host's filesystem (binding /var/run/docker.sock gives it the whole cluster): below level 3 a bind the service does not already have is refused, and so is a named volume the manager does not hold as a plain local volume.",
   input: z
     .object({
       id: serviceRef,
@@ -333,8 +358,15 @@ export const updateServiceMounts = defineAction({
 });
 
 const payloadInput = {
-  name: z.string().min(1).max(64).regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/),
-  data: z.string().max(500 * 1024).describe('The payload.'),
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/),
+  data: z
+    .string()
+    .max(500 * 1024)
+    .describe('The payload.'),
   encoding: z.enum(['utf8', 'base64']).optional().describe('How data is written (default utf8).'),
   labels: z.record(z.string(), z.string()).optional(),
   cluster: clusterParam,
@@ -364,7 +396,8 @@ export const createConfig = defineAction({
   runsOn: 'swarm',
   collector: 'swarm',
   title: 'Create a config',
-  description: 'Creates a Swarm config (immutable; rotate it like a secret). Unlike a secret its content can be read back, so use a secret for anything sensitive.',
+  description:
+    'Creates a Swarm config (immutable; rotate it like a secret). Unlike a secret its content can be read back, so use a secret for anything sensitive.',
   input: z.object(payloadInput).strict(),
   output: z.object({ id: z.string(), name: z.string(), size_bytes: z.number() }),
   resources: resources('config', 'name'),
@@ -378,7 +411,7 @@ export const updateNodeLabels = defineAction({
   runsOn: 'swarm',
   collector: 'swarm',
   title: 'Set node labels',
-  description: 'Patches a node\'s labels (a string sets, null deletes, others stay), which placement constraints such as node.labels.zone==a match.',
+  description: "Patches a node's labels (a string sets, null deletes, others stay), which placement constraints such as node.labels.zone==a match.",
   input: z
     .object({
       id: z.string().min(1).max(256).describe('The node id or hostname.'),
@@ -401,9 +434,9 @@ export const updateNode = defineAction({
   level: 3,
   runsOn: 'swarm',
   collector: 'swarm',
-  title: 'Change a node\'s availability or role',
+  title: "Change a node's availability or role",
   description:
-    'Sets a node\'s availability (active, pause, drain) or role (worker, manager). Draining a manager may destabilise the swarm; demoting is refused when it would leave fewer managers than a quorum needs.',
+    "Sets a node's availability (active, pause, drain) or role (worker, manager). Draining a manager may destabilise the swarm; demoting is refused when it would leave fewer managers than a quorum needs.",
   input: z
     .object({
       id: z.string().min(1).max(256).describe('The node id or hostname.'),
@@ -434,10 +467,34 @@ function removal(id: string, tool: string, kind: string, title: string, descript
   });
 }
 
-export const removeService = removal('swarm.remove_service', 'remove_service', 'service', 'Remove a service', 'Deletes a service and stops every task; the volumes, networks, configs and secrets it used stay.');
-export const removeSecret = removal('swarm.remove_secret', 'remove_secret', 'secret', 'Remove a secret', 'Deletes a secret; refused while a service still uses it.');
-export const removeConfig = removal('swarm.remove_config', 'remove_config', 'config', 'Remove a config', 'Deletes a config; refused while a service still uses it.');
-export const removeNetwork = removal('swarm.remove_network', 'remove_network', 'network', 'Remove a network', 'Deletes a network; refused while a service is attached; ingress and docker_gwbridge cannot be removed.');
+export const removeService = removal(
+  'swarm.remove_service',
+  'remove_service',
+  'service',
+  'Remove a service',
+  'Deletes a service and stops every task; the volumes, networks, configs and secrets it used stay.',
+);
+export const removeSecret = removal(
+  'swarm.remove_secret',
+  'remove_secret',
+  'secret',
+  'Remove a secret',
+  'Deletes a secret; refused while a service still uses it.',
+);
+export const removeConfig = removal(
+  'swarm.remove_config',
+  'remove_config',
+  'config',
+  'Remove a config',
+  'Deletes a config; refused while a service still uses it.',
+);
+export const removeNetwork = removal(
+  'swarm.remove_network',
+  'remove_network',
+  'network',
+  'Remove a network',
+  'Deletes a network; refused while a service is attached; ingress and docker_gwbridge cannot be removed.',
+);
 export const removeVolume = defineAction({
   id: 'swarm.remove_volume',
   tool: 'remove_volume',
@@ -446,7 +503,8 @@ export const removeVolume = defineAction({
   runsOn: 'swarm',
   collector: 'swarm',
   title: 'Remove a volume',
-  description: 'Deletes a volume on the manager node by name; refused while a container uses a local volume (force only overrides a volume driver error). Irreversible; needs confirm: true.',
+  description:
+    'Deletes a volume on the manager node by name; refused while a container uses a local volume (force only overrides a volume driver error). Irreversible; needs confirm: true.',
   input: z
     .object({
       name: z.string().min(1).max(256).describe('The volume name.'),
@@ -457,4 +515,3 @@ export const removeVolume = defineAction({
   output: z.object({ removed: z.string(), type: z.string() }),
   resources: resources('volume', 'name'),
 });
-

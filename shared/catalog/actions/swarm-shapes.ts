@@ -12,7 +12,7 @@ export const rowShape = z.object({
   type: z.string(),
   stack: z.string().optional(),
   state: z.string().optional(),
-  detail: z.string().optional().describe('The most identifying secondary fact: a service\'s image, a node\'s role, a network\'s driver…'),
+  detail: z.string().optional().describe("The most identifying secondary fact: a service's image, a node's role, a network's driver…"),
   desired: z.number().optional(),
   running: z.number().optional(),
   host: z.string().optional().describe('The agent the resource lives on, for containers and volumes.'),
@@ -78,4 +78,6 @@ export const clusterParam = z
   .min(1)
   .max(128)
   .optional()
-  .describe('The swarm: its id (or a prefix) or the name its operator gave it. Needed only when the fleet holds several swarms and the resource does not tell which.');
+  .describe(
+    'The swarm: its id (or a prefix) or the name its operator gave it. Needed only when the fleet holds several swarms and the resource does not tell which.',
+  );

@@ -1,0 +1,83 @@
+import { describe as describeAction, find as findAction } from '../../../shared/catalog/actions/index-actions.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { closestNames } from '../../../shared/format/closest-names.ts';
+import { digestOf } from '../../index/digests.ts';
+import { allResources, type Resource, visible } from '../../index/resource-catalog.ts';
+import { defineBrokerAction } from './broker-action.ts';
+
+const TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume'];
+
+function matchesLabel(resource: Resource, label: string): boolean {
+  const eq = label.indexOf('=');
+  if (eq < 0) return Object.hasOwn(resource.labels, label);
+  return resource.labels[label.slice(0, eq)] === label.slice(eq + 1);
+}
+
+export const findHandler = defineBrokerAction({
+  action: findAction,
+  async run(params, context) {
+    const type = params.type?.replace(/s$/, '');
+    const query = params.query?.toLowerCase();
+    const candidates = allResources(context.index, context.registry.list())
+      .filter((r) => visible(context.identity, r))
+      .filter((r) => !type || r.row.type === type)
+      .filter((r) => !query || r.row.name.toLowerCase().includes(query) || r.row.id.toLowerCase().startsWith(query))
+      .filter((r) => !params.state || r.row.state?.toLowerCase() === params.state.toLowerCase())
+      .filter((r) => !params.stack || r.row.stack === params.stack)
+      .filter((r) => !params.node || r.node?.toLowerCase() === params.node.toLowerCase())
+      .filter((r) => !params.image || (r.image ?? '').includes(params.image))
+      .filter((r) => !params.label || matchesLabel(r, params.label));
+    const order = (a: Resource, b: Resource) =>
+      TYPES.indexOf(a.row.type) - TYPES.indexOf(b.row.type) || a.row.name.localeCompare(b.row.name) || (a.row.host ?? '').localeCompare(b.row.host ?? '');
+    candidates.sort(order);
+    if (type) {
+      const offset = params.offset ?? 0;
+      const page = candidates.slice(offset, offset + (params.limit ?? 200));
+      return { rows: page.map((r) => r.row), total: candidates.length, ...(params.raw ? { raw: page.map((r) => r.record) } : {}) };
+    }
+    const counts: Record<string, number> = {};
+    const rows = [];
+    for (const resource of candidates) {
+      counts[resource.row.type] = (counts[resource.row.type] ?? 0) + 1;
+      if ((counts[resource.row.type] ?? 0) <= (params.limit ?? 3)) rows.push(resource.row);
+    }
+    return { rows, total: candidates.length, counts };
+  },
+});
+
+export const describeHandler = defineBrokerAction({
+  action: describeAction,
+  async run(params, context) {
+    const hosts = context.registry.list();
+    const ofType = allResources(context.index, hosts).filter((r) => r.row.type === params.type && visible(context.identity, r));
+    const wanted = params.id;
+    const lower = wanted.toLowerCase();
+    // host/name names a container or volume on one host.
+    const slash = wanted.indexOf('/');
+    let matches = ofType.filter(
+      (r) => r.row.id === wanted || (wanted.length >= 6 && r.row.id.startsWith(wanted)) || (r.record as { id?: string }).id === wanted,
+    );
+    if (matches.length === 0) matches = ofType.filter((r) => r.row.name === wanted || r.row.name.toLowerCase() === lower);
+    if (matches.length === 0 && slash > 0) matches = ofType.filter((r) => r.row.host === wanted.slice(0, slash) && r.row.name === wanted.slice(slash + 1));
+    if (matches.length === 0) {
+      const closest = closestNames(
+        wanted,
+        ofType.map((r) => r.row.name),
+      );
+      throw new FleetError('not_found', `no ${params.type} "${wanted}" in the fleet`, {
+        hint: closest.length ? `Closest: ${closest.join(', ')}. find with type ${params.type} lists them.` : `find with type ${params.type} lists them.`,
+        details: { closest },
+      });
+    }
+    if (matches.length > 1) {
+      const ids = matches.map((r) => (r.row.host ? `${r.row.host}/${r.row.name} (${r.row.id})` : `${r.row.id}${r.row.cluster ? ` in ${r.row.cluster}` : ''}`));
+      throw new FleetError('ambiguous', `"${wanted}" names ${matches.length} ${params.type}s`, {
+        hint: `Give one of: ${ids.join(', ')}.`,
+        details: { ids: matches.map((r) => r.row.id) },
+      });
+    }
+    const resource = matches[0] as Resource;
+    const digest = digestOf(resource, hosts, context.index);
+    return { ...digest, ...(params.raw ? { raw: resource.record } : {}) };
+  },
+});

@@ -1,0 +1,186 @@
+import { getMetrics } from '../../../shared/catalog/actions/index-actions.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import type { MetricRow } from '../../metrics/metrics-store.ts';
+import { knownSwarms } from '../swarm-routing.ts';
+import { defineBrokerAction } from './broker-action.ts';
+
+const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;
+const UNITS = { cpu: 'percent', memory: 'bytes', network: 'bytes_per_second' } as const;
+
+type Metric = keyof typeof UNITS;
+
+function figureOf(row: MetricRow, metric: Metric): number | null {
+  return metric === 'cpu' ? row.cpu_percent : metric === 'memory' ? row.memory_bytes : row.net_bytes_per_s;
+}
+
+/** Sums a group's rows per minute (a service over its containers, a cluster over its hosts), then averages per bucket. */
+function seriesOf(
+  rows: MetricRow[],
+  metric: Metric,
+  since: number,
+  step: number,
+  now: number,
+): { points: { t: number; v: number | null }[]; latest: number | null; mean: number } {
+  const perMinute = new Map<number, number>();
+  for (const row of rows) {
+    const value = figureOf(row, metric);
+    if (value === null) continue;
+    perMinute.set(row.minute, (perMinute.get(row.minute) ?? 0) + value);
+  }
+  const points: { t: number; v: number | null }[] = [];
+  let total = 0;
+  let count = 0;
+  for (let t = Math.floor(since / step) * step; t <= now; t += step) {
+    const values = [...perMinute].filter(([minute]) => minute >= t && minute < t + step).map(([, v]) => v);
+    const v = values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+    if (v !== null) {
+      total += v;
+      count += 1;
+    }
+    points.push({ t, v: v === null ? null : Math.round(v * 100) / 100 });
+  }
+  const latest = [...points].reverse().find((p) => p.v !== null)?.v ?? null;
+  return { points, latest, mean: count ? total / count : 0 };
+}
+
+function findHost(hosts: Host[], wanted: string): Host {
+  const lower = wanted.toLowerCase();
+  const host = hosts.find(
+    (h) =>
+      h.id === wanted ||
+      h.name.toLowerCase() === lower ||
+      h.hello?.facts.swarm_node_id === wanted ||
+      String(h.hello?.facts.hostname ?? '').toLowerCase() === lower,
+  );
+  if (!host)
+    throw new FleetError('not_found', `no host or node is called "${wanted}"`, { hint: 'list_agents lists the hosts; find with type node the swarm nodes.' });
+  return host;
+}
+
+function rank(groups: Map<string, { rows: MetricRow[]; host?: string }>, metric: Metric, since: number, step: number, now: number, top: number) {
+  return [...groups]
+    .map(([name, group]) => ({
+      name,
+      value: Math.round(seriesOf(group.rows, metric, since, step, now).mean * 100) / 100,
+      ...(group.host ? { host: group.host } : {}),
+    }))
+    .sort((a, b) => b.value - a.value)
+    .slice(0, top);
+}
+
+function groupBy(
+  rows: MetricRow[],
+  key: (row: MetricRow) => string | null,
+  hostName?: (id: string) => string,
+): Map<string, { rows: MetricRow[]; host?: string }> {
+  const groups = new Map<string, { rows: MetricRow[]; host?: string }>();
+  for (const row of rows) {
+    const name = key(row);
+    if (name === null) continue;
+    const group = groups.get(name) ?? { rows: [], ...(hostName ? { host: hostName(row.host_id) } : {}) };
+    group.rows.push(row);
+    groups.set(name, group);
+  }
+  return groups;
+}
+
+/** get_metrics: series or rankings from the broker's own minute history. */
+export const getMetricsHandler = defineBrokerAction({
+  action: getMetrics,
+  async run(params, context) {
+    const metric = (params.metric ?? 'cpu') as Metric;
+    const range = params.range ?? '1h';
+    const [span, step] = RANGES[range];
+    const now = Date.now();
+    const since = now - span;
+    const hosts = context.visibleHosts();
+    const hostName = (id: string) => context.registry.get(id)?.name ?? id;
+    const canSeeContainer = (row: MetricRow) => context.identity.grants.resource('container', `${hostName(row.host_id)}/${row.name}`);
+    const base = { target: params.target, metric, range, unit: UNITS[metric], step_s: step / 1000 };
+    const top = params.top;
+
+    if (params.target === 'host' || params.target === 'node') {
+      if (!params.id) throw new FleetError('invalid_argument', `target ${params.target} needs id`, { hint: 'list_agents lists the hosts.' });
+      const host = findHost(hosts, params.id);
+      if (top) {
+        const rows = context.metrics.rows('container', { hostId: host.id }, since).filter(canSeeContainer);
+        const by = params.by ?? (params.target === 'node' ? 'service' : 'container');
+        const groups = groupBy(rows, (row) => (by === 'service' ? row.service : row.name));
+        return { ...base, id: host.name, series: [], ranking: rank(groups, metric, since, step, now, top) };
+      }
+      const s = seriesOf(context.metrics.rows('host', { entities: [host.id] }, since), metric, since, step, now);
+      return { ...base, id: host.name, series: [{ name: host.name, latest: s.latest, points: s.points }] };
+    }
+
+    if (params.target === 'container') {
+      if (!params.id) throw new FleetError('invalid_argument', 'target container needs id', { hint: 'docker_list or find with type container lists them.' });
+      const wanted = params.id;
+      const slash = wanted.indexOf('/');
+      const rows = context.metrics.rows('container', {}, since).filter(canSeeContainer);
+      const matching = rows.filter((row) =>
+        slash > 0
+          ? hostName(row.host_id) === wanted.slice(0, slash) && row.name === wanted.slice(slash + 1)
+          : row.name === wanted || row.entity.endsWith(`/${wanted}`),
+      );
+      const entities = [...new Set(matching.map((r) => r.entity))];
+      if (entities.length === 0)
+        throw new FleetError('not_found', `no history of a container "${wanted}"`, {
+          hint: 'Containers are sampled once a minute; a new one shows after its first minute.',
+        });
+      if (entities.length > 1) {
+        throw new FleetError('ambiguous', `"${wanted}" names containers on several hosts`, {
+          hint: `Give host/name: ${[...new Set(matching.map((r) => `${hostName(r.host_id)}/${r.name}`))].join(', ')}.`,
+        });
+      }
+      const s = seriesOf(matching, metric, since, step, now);
+      return { ...base, id: wanted, series: [{ name: wanted, latest: s.latest, points: s.points }] };
+    }
+
+    if (params.target === 'service') {
+      if (!params.id) throw new FleetError('invalid_argument', 'target service needs id', { hint: 'find with type service lists them.' });
+      const serviceName =
+        context.index
+          .swarmEntries()
+          .flatMap((e) => e.snapshot.services)
+          .find((s) => s.id === params.id || s.name === params.id)?.name ?? params.id;
+      if (!context.identity.grants.resource('service', serviceName))
+        throw new FleetError('not_found', `no service "${params.id}"`, { hint: 'find with type service lists them.' });
+      const rows = context.metrics.rows('container', { service: serviceName }, since);
+      if (top) {
+        const groups = groupBy(rows, (row) => (params.by === 'node' ? hostName(row.host_id) : `${hostName(row.host_id)}/${row.name}`));
+        return { ...base, id: serviceName, series: [], ranking: rank(groups, metric, since, step, now, top) };
+      }
+      const s = seriesOf(rows, metric, since, step, now);
+      return { ...base, id: serviceName, series: [{ name: serviceName, latest: s.latest, points: s.points }] };
+    }
+
+    // cluster: a swarm's hosts (or every visible host when the fleet has no swarm).
+    const swarms = knownSwarms(context.registry.list(), context.index);
+    const swarm = params.id
+      ? swarms.find((s) => s.id === params.id || s.name === params.id || s.id.startsWith(params.id ?? ''))
+      : swarms.length === 1
+        ? swarms[0]
+        : undefined;
+    if (params.id && !swarm)
+      throw new FleetError('not_found', `no swarm is called "${params.id}"`, { hint: `Swarms: ${swarms.map((s) => s.name).join(', ') || 'none'}.` });
+    const nodeIds = new Set(swarm?.snapshot?.nodes.map((n) => n.id) ?? []);
+    const members = swarm ? hosts.filter((h) => nodeIds.has(String(h.hello?.facts.swarm_node_id ?? ''))) : hosts;
+    const ids = members.map((h) => h.id);
+    const label = swarm?.name ?? 'fleet';
+    if (top) {
+      if (params.by === 'node') {
+        const groups = groupBy(context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));
+        return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
+      }
+      const rows = context.metrics.rows('container', {}, since).filter((row) => ids.includes(row.host_id) && row.service !== null);
+      const groups = groupBy(
+        rows.filter((row) => context.identity.grants.resource('service', row.service ?? '')),
+        (row) => row.service,
+      );
+      return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
+    }
+    const s = seriesOf(context.metrics.rows('host', { entities: ids }, since), metric, since, step, now);
+    return { ...base, id: label, series: [{ name: label, latest: s.latest, points: s.points }] };
+  },
+});

@@ -1,0 +1,242 @@
+import type { z } from 'zod';
+import type { rowShape } from '../../shared/catalog/actions/swarm-shapes.ts';
+import { serviceProgress } from '../../shared/swarm/convergence.ts';
+import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/swarm/records.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import type { Identity } from '../auth/identities.ts';
+import type { FleetIndex } from './fleet-index.ts';
+
+export type Row = z.infer<typeof rowShape>;
+
+/** A resource as find and describe see it: its row, what it is made of, and for grants its kind and name. */
+export interface Resource {
+  row: Row;
+  record: unknown;
+  labels: Record<string, string>;
+  image?: string;
+  /** The node or host it runs on, for the node filter. */
+  node?: string;
+  /** Its swarm, for swarm resources. */
+  snapshot?: SwarmSnapshot;
+  host?: Host;
+}
+
+/** The agent running on a swarm node (its engine reported that node id). */
+export function agentOnNode(hosts: readonly Host[], nodeId: string): Host | undefined {
+  return hosts.find((h) => h.hello?.facts.swarm_node_id === nodeId);
+}
+
+function nodeName(snapshot: SwarmSnapshot, id: string): string {
+  return snapshot.nodes.find((n) => n.id === id)?.hostname ?? id;
+}
+
+/** Whether an identity may see a resource, grant by grant: a service grant covers its tasks, a host grant what lives on the host. */
+export function visible(identity: Identity, resource: Resource): boolean {
+  const { row } = resource;
+  switch (row.type) {
+    case 'host':
+      return identity.grants.host(row.name);
+    case 'container':
+    case 'volume':
+      return row.host !== undefined && identity.grants.resource(row.type === 'volume' ? 'volume' : 'container', `${row.host}/${row.name}`);
+    case 'task': {
+      const task = resource.record as TaskRecord;
+      return identity.grants.resource('task', row.name) || identity.grants.resource('service', task.service_name);
+    }
+    case 'stack': {
+      const members = (resource.snapshot?.services ?? []).filter((s) => s.stack === row.name);
+      return identity.grants.resource('stack', row.name) || members.some((s) => identity.grants.resource('service', s.name));
+    }
+    default:
+      return identity.grants.resource(row.type, row.name);
+  }
+}
+
+function serviceRow(service: ServiceRecord, snapshot: SwarmSnapshot): Resource {
+  const progress = serviceProgress(service, snapshot.tasks);
+  return {
+    row: {
+      id: service.id,
+      name: service.name,
+      type: 'service',
+      ...(service.stack ? { stack: service.stack } : {}),
+      state: progress.state,
+      detail: service.image,
+      desired: progress.desired,
+      running: progress.running,
+      cluster: snapshot.cluster_name,
+    },
+    record: service,
+    labels: service.labels,
+    image: service.image,
+    snapshot,
+  };
+}
+
+function taskRow(task: TaskRecord, snapshot: SwarmSnapshot, stack: string | null): Resource {
+  return {
+    row: {
+      id: task.id,
+      name: task.name,
+      type: 'task',
+      ...(stack ? { stack } : {}),
+      state: task.state,
+      detail: nodeName(snapshot, task.node_id),
+      cluster: snapshot.cluster_name,
+    },
+    record: task,
+    labels: {},
+    image: task.image,
+    node: nodeName(snapshot, task.node_id),
+    snapshot,
+  };
+}
+
+function volumeRow(volume: VolumeRecord, host: Host | undefined, snapshot?: SwarmSnapshot): Resource {
+  return {
+    row: {
+      id: volume.name,
+      name: volume.name,
+      type: 'volume',
+      ...(volume.stack ? { stack: volume.stack } : {}),
+      detail: volume.driver,
+      ...(host ? { host: host.name } : {}),
+    },
+    record: volume,
+    labels: volume.labels,
+    ...(host ? { node: host.name, host } : {}),
+    ...(snapshot ? { snapshot } : {}),
+  };
+}
+
+function containerRow(container: ContainerRecord, host: Host): Resource {
+  return {
+    row: {
+      id: container.id.slice(0, 12),
+      name: container.name,
+      type: 'container',
+      ...(container.stack ? { stack: container.stack } : {}),
+      state: container.state,
+      detail: container.image,
+      host: host.name,
+    },
+    record: container,
+    labels: container.labels,
+    image: container.image,
+    node: host.name,
+    host,
+  };
+}
+
+/** Every resource of the fleet the index knows, as rows with what filters need. */
+export function allResources(index: FleetIndex, hosts: readonly Host[]): Resource[] {
+  const resources: Resource[] = [];
+  const byId = new Map(hosts.map((h) => [h.id, h]));
+  for (const host of hosts) {
+    resources.push({
+      row: {
+        id: host.id,
+        name: host.name,
+        type: 'host',
+        state: host.state,
+        detail: [host.hello?.facts.os, host.version && `fleetmesh ${host.version}`].filter(Boolean).join(', ') || undefined,
+        host: host.name,
+      },
+      record: {
+        name: host.name,
+        id: host.id,
+        state: host.state,
+        labels: host.labels,
+        version: host.version,
+        facts: host.hello?.facts ?? {},
+        collectors: host.hello?.collectors ?? [],
+      },
+      labels: host.labels,
+      node: host.name,
+      host,
+    });
+  }
+  for (const entry of index.inventoryEntries()) {
+    const host = byId.get(entry.hostId);
+    if (!host) continue;
+    for (const container of entry.inventory.containers) resources.push(containerRow(container, host));
+    for (const volume of entry.inventory.volumes) resources.push(volumeRow(volume, host));
+  }
+  for (const { snapshot } of index.swarmEntries()) {
+    const stacks = new Map<string, ServiceRecord[]>();
+    for (const service of snapshot.services) {
+      resources.push(serviceRow(service, snapshot));
+      if (service.stack) stacks.set(service.stack, [...(stacks.get(service.stack) ?? []), service]);
+    }
+    const stackOf = new Map(snapshot.services.map((s) => [s.id, s.stack]));
+    for (const task of snapshot.tasks) resources.push(taskRow(task, snapshot, stackOf.get(task.service_id) ?? null));
+    for (const node of snapshot.nodes) {
+      resources.push({
+        row: {
+          id: node.id,
+          name: node.hostname,
+          type: 'node',
+          state: node.state,
+          detail: `${node.role}, ${node.availability}`,
+          cluster: snapshot.cluster_name,
+        },
+        record: node,
+        labels: node.labels,
+        node: node.hostname,
+        snapshot,
+      });
+    }
+    for (const [name, members] of stacks) {
+      const progress = members.map((s) => serviceProgress(s, snapshot.tasks));
+      resources.push({
+        row: {
+          id: name,
+          name,
+          type: 'stack',
+          state: progress.every((p) => p.converged) ? 'running' : 'degraded',
+          desired: members.length,
+          cluster: snapshot.cluster_name,
+        },
+        record: { name, services: members.map((s) => s.name) },
+        labels: {},
+        snapshot,
+      });
+    }
+    for (const network of snapshot.networks) {
+      resources.push({
+        row: {
+          id: network.id,
+          name: network.name,
+          type: 'network',
+          ...(network.stack ? { stack: network.stack } : {}),
+          detail: network.driver,
+          cluster: snapshot.cluster_name,
+        },
+        record: network,
+        labels: network.labels,
+        snapshot,
+      });
+    }
+    for (const [kind, items] of [
+      ['config', snapshot.configs],
+      ['secret', snapshot.secrets],
+    ] as const) {
+      for (const item of items) {
+        resources.push({
+          row: {
+            id: item.id,
+            name: item.name,
+            type: kind,
+            ...(item.stack ? { stack: item.stack } : {}),
+            ...(item.size_bytes !== null ? { detail: `${item.size_bytes} bytes` } : {}),
+            cluster: snapshot.cluster_name,
+          },
+          record: item,
+          labels: item.labels,
+          snapshot,
+        });
+      }
+    }
+  }
+  return resources;
+}
