@@ -47,6 +47,10 @@ export interface AgentOptions {
   dockerAddress: string;
   /** The operator's name for the swarm this agent's engine manages. */
   swarmName?: string | undefined;
+  /** How often running containers are sampled for the broker's metrics history (default a minute). */
+  containerSampleIntervalMs?: number;
+  /** How often a manager reports its swarm to the broker besides after each change (default 15 s). */
+  swarmSnapshotIntervalMs?: number;
   alertThresholds: { cpu: number; memory: number; disk: number };
   backoffBaseMs: number;
   backoffCapMs: number;

@@ -30,6 +30,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     log: log.child({ collector: 'docker' }),
     onEvent: hooks.onContainerEvent,
     onInventory: hooks.onContainerInventory,
+    ...(options.containerSampleIntervalMs ? { metricsIntervalMs: options.containerSampleIntervalMs } : {}),
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
   const swarm = new SwarmCollector({
@@ -37,6 +38,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     log: log.child({ collector: 'swarm' }),
     clusterName: options.swarmName ?? '',
     onSnapshot: hooks.onSwarmSnapshot,
+    ...(options.swarmSnapshotIntervalMs ? { snapshotIntervalMs: options.swarmSnapshotIntervalMs } : {}),
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
   const system = new SystemCollector({ sampler, si, thresholds: options.alertThresholds, dataDir: options.dataDir, containers: docker });

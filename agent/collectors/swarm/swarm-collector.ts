@@ -173,6 +173,7 @@ export class SwarmCollector implements Collector {
           // A service's timeline includes its tasks' entries.
           return service !== undefined && row.type === 'task' && row.name.startsWith(`${service.name}.`);
         })
+        .sort((a, b) => b.time_unix_ms - a.time_unix_ms)
         .slice(0, params.limit ?? 100);
       return { payload: { events: rows, count: rows.length } };
     });

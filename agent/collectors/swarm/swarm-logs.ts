@@ -114,20 +114,22 @@ export async function readSwarmLogs(engine: SwarmEngine, snapshot: SwarmSnapshot
           const onAbort = () => stream.destroy();
           signal.addEventListener('abort', onAbort, { once: true });
           const take = (raw: { stream: 'stdout' | 'stderr'; raw: string }) => {
-            // With details=1 a line reads "labels timestamp text"; the labels name the task and node.
-            let rest = raw.raw;
+            // With details=1 a line reads "timestamp labels text"; the labels name the task and node.
+            const stamped = splitTimestamp(raw.raw);
+            const timestamp = stamped.timestamp;
+            let text = stamped.text;
             let taskId = '';
             let nodeId = '';
-            const space = rest.indexOf(' ');
-            if (space > 0 && rest.slice(0, space).includes('com.docker.swarm.')) {
-              for (const pair of rest.slice(0, space).split(',')) {
+            const space = text.indexOf(' ');
+            const head = space > 0 ? text.slice(0, space) : text;
+            if (head.startsWith('com.docker.swarm.')) {
+              for (const pair of head.split(',')) {
                 const [key, value = ''] = pair.split('=');
                 if (key === 'com.docker.swarm.task.id') taskId = value;
                 if (key === 'com.docker.swarm.node.id') nodeId = value;
               }
-              rest = rest.slice(space + 1);
+              text = space > 0 ? text.slice(space + 1) : '';
             }
-            const { timestamp, text } = splitTimestamp(rest);
             const level = lineLevel(text);
             if (minimum > 0 && (level === undefined || LEVELS.indexOf(level) < minimum)) return;
             if (needle && !text.toLowerCase().includes(needle)) return;

@@ -279,7 +279,8 @@ export const updateService = defineAction({
   input: z
     .object({
       id: serviceRef,
-      section: z.enum(SECTIONS),
+      // secrets, configs and mounts are accepted only to be refused with the tool that takes them.
+      section: z.enum([...SECTIONS, 'secrets', 'configs', 'mounts']),
       value: z.unknown().describe("The section's new value (see the description)."),
       version,
       cluster: clusterParam,
