@@ -81,6 +81,9 @@ export class Agent {
           })
         : collectors;
     await agent.startCollectors();
+    connection.on('connected', () => {
+      for (const collector of current().collectors) collector.onConnected?.();
+    });
     connection.start();
     return agent;
   }

@@ -35,7 +35,13 @@ describe('resources, prompts and text', () => {
     await fleet.addAgent('web-2');
     const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((p) => p.name).sort()).toEqual(['fleet_health_check', 'investigate_host']);
+    expect(prompts.map((p) => p.name).sort()).toEqual([
+      'diagnose_service',
+      'explain_unschedulable',
+      'fleet_health_check',
+      'investigate_host',
+      'review_capacity',
+    ]);
     const prompt = await client.getPrompt({ name: 'investigate_host', arguments: { host: 'web-1' } });
     expect(prompt.messages[0]?.content).toMatchObject({ type: 'text', text: expect.stringContaining('host: "web-1"') });
     const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'investigate_host' }, argument: { name: 'host', value: 'web' } });

@@ -24,5 +24,7 @@ export interface Collector {
   /** Per-container figures for the next heartbeat (the docker collector's metrics samples). */
   takeContainerSamples?(): ContainerFigures[];
   start?(): Promise<void>;
+  /** The stream to the broker is (again) up: send what the broker should know afresh (inventories, snapshots). */
+  onConnected?(): void;
   stop?(): Promise<void>;
 }

@@ -112,6 +112,10 @@ export class DockerCollector implements Collector, ContainerFacts {
     }
   }
 
+  onConnected(): void {
+    void this.reportInventory();
+  }
+
   /** Sends the host's containers and volumes to the broker (nothing while the engine is away). */
   private async reportInventory(): Promise<void> {
     if (!this.status.available || !this.options.onInventory) return;

@@ -105,6 +105,10 @@ export class SwarmCollector implements Collector {
     return this.facts_;
   }
 
+  onConnected(): void {
+    if (this.status.available) void this.report();
+  }
+
   /** Something changed in the swarm: report a fresh snapshot soon (coalescing bursts). */
   private changed(): void {
     if (!this.status.available) return;
