@@ -17,6 +17,12 @@ export const AGENT_FLAGS = {
     description: 'the Docker engine: a socket path, unix://PATH or tcp://HOST:PORT (default: DOCKER_HOST, else /var/run/docker.sock)',
     placeholder: 'ADDRESS',
   },
+  'sandbox-label': {
+    type: 'string',
+    description: 'the container label that marks a sandbox (its value is the sandbox id)',
+    default: 'fleetmesh.sandbox',
+    placeholder: 'LABEL',
+  },
   'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
   'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
   'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
@@ -45,6 +51,8 @@ export interface AgentOptions {
   labels: Record<string, string>;
   /** Where the Docker engine is: a socket path, unix://… or tcp://…. */
   dockerAddress: string;
+  /** The label marking sandbox containers. */
+  sandboxLabel: string;
   /** The operator's name for the swarm this agent's engine manages. */
   swarmName?: string | undefined;
   /** How often running containers are sampled for the broker's metrics history (default a minute). */
@@ -74,6 +82,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     labels: values.labels,
     dockerAddress: values['docker-socket'] ?? (dockerHost || DEFAULT_DOCKER_SOCKET),
     swarmName: values['swarm-name'],
+    sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
     backoffBaseMs: 500,
     backoffCapMs: 30_000,

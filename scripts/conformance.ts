@@ -75,6 +75,7 @@ const agent = await Agent.start(
     name: 'conformance-host',
     labels: {},
     dockerAddress: '/nonexistent/docker.sock',
+    sandboxLabel: 'fleetmesh.sandbox',
     alertThresholds: { cpu: 90, memory: 85, disk: 90 },
     backoffBaseMs: 500,
     backoffCapMs: 30_000,

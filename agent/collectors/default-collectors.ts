@@ -6,6 +6,7 @@ import type { Collector } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
 import type { ContainerEvent } from './docker/event-follower.ts';
+import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
 import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
@@ -30,6 +31,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     log: log.child({ collector: 'docker' }),
     onEvent: hooks.onContainerEvent,
     onInventory: hooks.onContainerInventory,
+    sandboxLabel: options.sandboxLabel,
     ...(options.containerSampleIntervalMs ? { metricsIntervalMs: options.containerSampleIntervalMs } : {}),
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
@@ -41,7 +43,8 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     ...(options.swarmSnapshotIntervalMs ? { snapshotIntervalMs: options.swarmSnapshotIntervalMs } : {}),
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
+  const sandbox = new SandboxCollector({ docker: dockerApi, log: log.child({ collector: 'sandbox' }), label: options.sandboxLabel });
   const system = new SystemCollector({ sampler, si, thresholds: options.alertThresholds, dataDir: options.dataDir, containers: docker });
   sampler.addContributor(() => docker.lastCounts());
-  return [system, docker, swarm];
+  return [system, docker, swarm, sandbox];
 }

@@ -268,6 +268,24 @@ export class ActionRunner {
     throw failure ?? new FleetError('agent_offline', `no manager of swarm ${route.clusterName} answered`);
   }
 
+  /** The host the index says holds a resource (a sandbox lives on one host), answered as that host's node. */
+  private locate(identity: Identity, kind: string, name: string): ResolvedTargets {
+    let holders = this.visibleHosts(identity).filter((host) =>
+      (this.options.index.inventory(host.id)?.inventory.containers ?? []).some((c) => kind === 'sandbox' && c.sandbox_id === name),
+    );
+    // An offline host's last inventory stays in the index; prefer the hosts that can answer now.
+    if (holders.length > 1 && holders.some((h) => h.session)) holders = holders.filter((h) => h.session);
+    if (holders.length === 0) {
+      throw new FleetError('not_found', `no ${kind} "${name}" in the fleet`, { hint: 'snapshot without sandbox_id lists the sandboxes of every host.' });
+    }
+    if (holders.length > 1) {
+      throw new FleetError('ambiguous', `${kind} "${name}" is on ${holders.length} hosts`, {
+        hint: `Pass host: one of ${holders.map((h) => h.name).join(', ')}.`,
+      });
+    }
+    return { hosts: holders, single: true };
+  }
+
   private async runOnHosts(
     identity: Identity,
     action: Action,
@@ -279,9 +297,13 @@ export class ActionRunner {
     const targetParsed = targetArgumentsSchema.safeParse(targetArgs);
     if (!targetParsed.success) throw describeIssue(action, targetParsed.error.issues[0]);
     const parsed = this.parseParams(action, params);
-    const resolved: ResolvedTargets = resolveTargets(this.options.registry.list(), identity, action, targetParsed.data);
     const scope = action.resources;
     const resourceName = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
+    const untargeted = Object.keys(targetParsed.data).every((key) => key === 'timeout_ms');
+    const resolved: ResolvedTargets =
+      scope?.locate && resourceName !== undefined && untargeted
+        ? this.locate(identity, scope.kind, resourceName)
+        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data);
     const writes = action.risk !== 'read';
     // Hosts where the named resource is hidden answer not_found, as if it did not exist there.
     const hidden = new Set<Host>();

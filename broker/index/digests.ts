@@ -227,6 +227,29 @@ export function digestOf(resource: Resource, hosts: readonly Host[], index: Flee
       return hostDigest(resource.host as Host, index);
     case 'container':
       return containerDigest(resource.record as ContainerRecord, resource.host as Host);
+    case 'sandbox': {
+      const container = resource.record as ContainerRecord;
+      const host = resource.host as Host;
+      return {
+        id: row.id,
+        name: row.name,
+        type: 'sandbox',
+        state: row.state ?? container.state,
+        since_unix_ms: container.created_unix_ms,
+        details: {
+          container: container.name,
+          image: container.image,
+          status: container.status,
+          runtime_dir: container.labels['fleetmesh.sandbox.runtime-dir'] ?? '/run/ephemeral-os',
+        },
+        related: [
+          { type: 'container', id: container.id.slice(0, 12), name: container.name, relation: 'runs_in', host: host.name },
+          { type: 'host', id: host.id, name: host.name, relation: 'runs_on', host: host.name },
+        ],
+        recent_failures: [],
+        host: host.name,
+      };
+    }
     case 'stack': {
       const members = (snapshot as SwarmSnapshot).services.filter((s) => s.stack === row.name);
       const progress = members.map((s) => ({ s, p: serviceProgress(s, (snapshot as SwarmSnapshot).tasks) }));

@@ -38,7 +38,8 @@ export function visible(identity: Identity, resource: Resource): boolean {
       return identity.grants.host(row.name);
     case 'container':
     case 'volume':
-      return row.host !== undefined && identity.grants.resource(row.type === 'volume' ? 'volume' : 'container', `${row.host}/${row.name}`);
+    case 'sandbox':
+      return row.host !== undefined && identity.grants.resource(row.type, `${row.host}/${row.name}`);
     case 'task': {
       const task = resource.record as TaskRecord;
       return identity.grants.resource('task', row.name) || identity.grants.resource('service', task.service_name);
@@ -159,7 +160,26 @@ export function allResources(index: FleetIndex, hosts: readonly Host[]): Resourc
   for (const entry of index.inventoryEntries()) {
     const host = byId.get(entry.hostId);
     if (!host) continue;
-    for (const container of entry.inventory.containers) resources.push(containerRow(container, host));
+    for (const container of entry.inventory.containers) {
+      resources.push(containerRow(container, host));
+      if (container.sandbox_id) {
+        resources.push({
+          row: {
+            id: container.sandbox_id,
+            name: container.sandbox_id,
+            type: 'sandbox',
+            state: container.state === 'running' ? 'ready' : container.state,
+            detail: container.name,
+            host: host.name,
+          },
+          record: container,
+          labels: container.labels,
+          image: container.image,
+          node: host.name,
+          host,
+        });
+      }
+    }
     for (const volume of entry.inventory.volumes) resources.push(volumeRow(volume, host));
   }
   for (const { snapshot } of index.swarmEntries()) {

@@ -82,6 +82,7 @@ export const upCommand = defineCommand({
           'data-dir': agentDir,
           'docker-socket': values['docker-socket'],
           'swarm-name': undefined,
+          'sandbox-label': 'fleetmesh.sandbox',
           'alert-cpu': 90,
           'alert-memory': 85,
           'alert-disk': 90,

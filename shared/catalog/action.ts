@@ -53,6 +53,11 @@ export interface ResourceScope {
   readonly param?: string;
   /** List fields of a host's answer whose items are resources, and the item field holding each name. */
   readonly lists?: readonly { field: string; name: string }[];
+  /**
+   * Without explicit targets, a call naming the resource goes to the host the
+   * broker's index says holds it (a sandbox lives on one host).
+   */
+  readonly locate?: boolean;
 }
 
 export interface TableHint {

@@ -13,6 +13,7 @@ import {
 } from './actions/docker-actions.ts';
 import { fleetStatus, listAgents, revokeAgent } from './actions/fleet-actions.ts';
 import { describe, find, getMetrics, getRecommendations } from './actions/index-actions.ts';
+import * as sandbox from './actions/sandbox-actions.ts';
 import * as swarm from './actions/swarm-actions.ts';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from './actions/system-actions.ts';
 
@@ -64,6 +65,11 @@ export const CATALOG: readonly Action[] = [
   swarm.removeConfig,
   swarm.removeNetwork,
   swarm.removeVolume,
+  sandbox.snapshot,
+  sandbox.trace,
+  sandbox.events,
+  sandbox.cgroup,
+  sandbox.layerstack,
 ];
 
 const byId = new Map(CATALOG.map((action) => [action.id, action]));

@@ -146,6 +146,8 @@ export interface ContainerRecord {
   task_id: string | null;
   task_name: string | null;
   stack: string | null;
+  /** The sandbox id, when the container carries the agent's sandbox label. */
+  sandbox_id: string | null;
 }
 
 /** An agent's containers (and local volumes), for the broker's index. */

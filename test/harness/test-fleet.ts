@@ -80,6 +80,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
           name,
           labels: {},
           dockerAddress: '/nonexistent/docker.sock',
+          sandboxLabel: 'fleetmesh.sandbox',
           alertThresholds: { cpu: 90, memory: 85, disk: 90 },
           backoffBaseMs: 100,
           backoffCapMs: 1000,

@@ -36,6 +36,8 @@ export interface DockerCollectorOptions {
   probeIntervalMs?: number;
   /** Called when availability changes (the agent re-announces itself). */
   onAvailabilityChange?: () => void;
+  /** The label that marks sandbox containers, so the broker's index knows them. */
+  sandboxLabel?: string;
   /** How often to sample every running container for the broker's metrics history (default a minute). */
   metricsIntervalMs?: number;
   /** The host's containers and volumes, for the broker's index: at start, after changes, and every inventoryIntervalMs. */
@@ -123,7 +125,7 @@ export class DockerCollector implements Collector, ContainerFacts {
       const [containers, volumes] = await Promise.all([this.directory.list(true), this.options.docker.listVolumes()]);
       this.options.onInventory({
         taken_unix_ms: Date.now(),
-        containers: containers.map(containerRecord),
+        containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel)),
         volumes: (volumes.Volumes ?? []).map(volumeRecord),
       });
     } catch (error) {

@@ -207,7 +207,7 @@ export function volumeRecord(volume: Engine): VolumeRecord {
   };
 }
 
-export function containerRecord(container: Engine): ContainerRecord {
+export function containerRecord(container: Engine, sandboxLabel = 'fleetmesh.sandbox'): ContainerRecord {
   const labels = (container.Labels ?? {}) as Record<string, string>;
   return {
     id: container.Id,
@@ -221,5 +221,6 @@ export function containerRecord(container: Engine): ContainerRecord {
     task_id: labels['com.docker.swarm.task.id'] ?? null,
     task_name: labels['com.docker.swarm.task.name'] ?? null,
     stack: stackOf(labels),
+    sandbox_id: labels[sandboxLabel] || null,
   };
 }

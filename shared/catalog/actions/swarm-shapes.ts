@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Cetacean's compact shapes, keys in snake_case as everywhere in fleetmesh. */
 
-export const RESOURCE_TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume'] as const;
+export const RESOURCE_TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'sandbox'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** One entry in a list, as find returns it. */
