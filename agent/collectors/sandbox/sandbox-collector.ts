@@ -1,6 +1,6 @@
 import type { ContainerInfo } from 'dockerode';
 import { cgroup, events, layerstack, snapshot, trace } from '../../../shared/catalog/actions/sandbox-actions.ts';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { FleetError, isErrorCode } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
@@ -234,7 +234,12 @@ export class SandboxCollector implements Collector {
     dispatcher.register(snapshot, async (params) => {
       if (params.sandbox_id !== undefined) {
         const sandbox = await this.find(params.sandbox_id);
-        return { payload: await withDeadline(this.node(sandbox), PER_SANDBOX_MS, `sandbox ${sandbox.id}`) };
+        const node = await withDeadline(this.node(sandbox), PER_SANDBOX_MS, `sandbox ${sandbox.id}`);
+        // One sandbox's answer is its host's node: its errors are the call's, so the node reads partial.
+        return {
+          payload: node,
+          errors: node.errors.map((e) => new FleetError(isErrorCode(e.code) ? e.code : 'collector_failed', e.message, { collector: 'sandbox' }).toInfo()),
+        };
       }
       const ready = (await this.sandboxes()).filter((s) => s.container.State === 'running');
       const nodes = await mapLimited(ready, CONCURRENCY, async (sandbox) => {
