@@ -84,7 +84,8 @@ describe('the agent stream', () => {
   it('carries a system sample in every heartbeat', async () => {
     fleet = await startTestFleet();
     await fleet.addAgent('sampled');
-    const host = await waitFor(() => fleet.broker.registry.find('sampled')?.sample && fleet.broker.registry.find('sampled'));
+    // Figures are null until the agent's sampler has its first reading, then numbers.
+    const host = await waitFor(() => (fleet.broker.registry.find('sampled')?.sample?.memory_total_bytes ? fleet.broker.registry.find('sampled') : undefined));
     expect(host.sample?.memory_total_bytes).toBeGreaterThan(0);
     expect(host.sample?.memory_percent).toBeGreaterThan(0);
     expect(host.sample?.disk_mount).toBeTruthy();

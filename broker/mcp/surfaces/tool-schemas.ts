@@ -43,12 +43,24 @@ export function toolOutputSchema(action: Action): JsonSchema {
         : action.runsOn === 'swarm'
           ? [(action.output as z.ZodObject).extend({ cluster: clusterRefShape })]
           : [action.output];
-    const anyOf = [...shapes, errorResultShape].map((shape) => {
+    // Recursive parts (a span's children) come with $defs; they must live at the root for their $refs to resolve.
+    const defs: Record<string, unknown> = {};
+    const anyOf = [...shapes, errorResultShape].map((shape, index) => {
       const json = toJsonSchema(shape, 'output');
       delete json.$schema;
-      return json;
+      const own = json.$defs as Record<string, unknown> | undefined;
+      delete json.$defs;
+      if (!own) return json;
+      // Each part names its definitions __schema0…; keep them apart.
+      let text = JSON.stringify(json);
+      for (const [name, definition] of Object.entries(own)) {
+        const renamed = `part${index}_${name}`;
+        defs[renamed] = JSON.parse(JSON.stringify(definition).replaceAll(`#/$defs/${name}"`, `#/$defs/${renamed}"`));
+        text = text.replaceAll(`#/$defs/${name}"`, `#/$defs/${renamed}"`);
+      }
+      return JSON.parse(text) as JsonSchema;
     });
-    schema = { $schema: SCHEMA_2020_12, type: 'object', anyOf };
+    schema = { $schema: SCHEMA_2020_12, type: 'object', anyOf, ...(Object.keys(defs).length ? { $defs: defs } : {}) };
     outputCache.set(action.id, schema);
   }
   return schema;
