@@ -75,6 +75,8 @@ export class Agent {
         ? defaultCollectors(options, sampler, log, {
             onContainerEvent: (event) => connection.report('container_event', event),
             onAvailabilityChange: () => void current().reprobe(),
+            // Learned while the stream is still being opened, the facts may have missed the Hello: send them once it is up.
+            onFactsChange: () => (connection.connected ? connection.announce() : connection.once('connected', () => connection.announce())),
           })
         : collectors;
     await agent.startCollectors();

@@ -76,6 +76,7 @@ const agent = await Agent.start(
     labels: {},
     dockerAddress: '/nonexistent/docker.sock',
     alertThresholds: { cpu: 90, memory: 85, disk: 90 },
+    proxmox: undefined,
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,

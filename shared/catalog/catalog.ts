@@ -12,6 +12,18 @@ import {
   dockerTop,
 } from './actions/docker-actions.ts';
 import { fleetStatus, listAgents, revokeAgent } from './actions/fleet-actions.ts';
+import {
+  proxmoxGuestReboot,
+  proxmoxGuestShutdown,
+  proxmoxGuestStart,
+  proxmoxGuests,
+  proxmoxNode,
+  proxmoxScriptCommand,
+  proxmoxScriptList,
+  proxmoxStatus,
+  proxmoxTaskStatus,
+  proxmoxTasks,
+} from './actions/proxmox-actions.ts';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from './actions/system-actions.ts';
 
 /** Every action fleetmesh has, in the order docs list them. Adding one: declare it, add it here, handle it, test it. */
@@ -35,6 +47,16 @@ export const CATALOG: readonly Action[] = [
   dockerRestart,
   dockerStop,
   dockerEvents,
+  proxmoxStatus,
+  proxmoxGuests,
+  proxmoxNode,
+  proxmoxTasks,
+  proxmoxTaskStatus,
+  proxmoxGuestStart,
+  proxmoxGuestReboot,
+  proxmoxGuestShutdown,
+  proxmoxScriptList,
+  proxmoxScriptCommand,
 ];
 
 const byId = new Map(CATALOG.map((action) => [action.id, action]));
