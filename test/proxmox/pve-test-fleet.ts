@@ -12,6 +12,8 @@ import { PveSimulator, type SimToken, simulatorTokens } from './pve-simulator.ts
 export interface PveAgentSetup extends Partial<ProxmoxFlagValues> {
   /** The simulated node whose API the agent talks to (default pve1). */
   node?: string;
+  /** Give none of the trust flags (Node's CA store decides), instead of pinning the node's fingerprint. */
+  systemTrust?: boolean;
   timeoutMs?: number;
   maxResponseBytes?: number;
 }
@@ -75,8 +77,8 @@ export async function startPveTestFleet(options: { taskDurationMs?: number } = {
       return file(name, content);
     },
     async addPveAgent(name, setup = {}) {
-      const { node = 'pve1', timeoutMs, maxResponseBytes, ...flags } = setup;
-      const trustGiven = flags.fingerprint !== undefined || flags.caFile !== undefined || flags.insecure === true;
+      const { node = 'pve1', systemTrust = false, timeoutMs, maxResponseBytes, ...flags } = setup;
+      const trustGiven = systemTrust || flags.fingerprint !== undefined || flags.caFile !== undefined || flags.insecure === true;
       const resolved = resolveProxmoxOptions({
         endpoint: sim.endpoint(node),
         tokenFile: files.read,

@@ -185,7 +185,10 @@ export class PveClient {
             socketFailureClass(error),
             `${pveRequest.method} ${pveRequest.path}: the connection failed: ${error.code ?? error.message}`,
             {
-              hint: 'Check that pveproxy runs on the node and that nothing between the agent and the node cuts connections.',
+              hint:
+                pveRequest.method === 'POST'
+                  ? 'Whether Proxmox VE received the request is unknown, and it was not sent again: look for its task with proxmox_tasks before trying again.'
+                  : 'Check that pveproxy runs on the node and that nothing between the agent and the node cuts connections.',
               cause: error,
             },
           );
