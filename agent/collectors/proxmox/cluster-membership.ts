@@ -125,12 +125,19 @@ export class MembershipCache {
       return;
     }
     if (membership.nodes.some((member) => member.name === node)) return;
-    const names = membership.nodes.map((member) => member.name);
-    const closest = closestNames(node, names);
-    throw new FleetError('not_found', `the cluster has no node "${node}"`, {
-      collector: 'proxmox',
-      hint: `${closest.length ? `Closest nodes: ${closest.join(', ')}. ` : ''}Nodes: ${names.join(', ')}.`,
-      details: { closest },
-    });
+    throw unknownNode(
+      node,
+      membership.nodes.map((member) => member.name),
+    );
   }
+}
+
+/** A node the cluster does not have, with the closest names it does. */
+export function unknownNode(node: string, names: string[]): FleetError {
+  const closest = closestNames(node, names);
+  return new FleetError('not_found', `the cluster has no node "${node}"`, {
+    collector: 'proxmox',
+    hint: `${closest.length ? `Closest nodes: ${closest.join(', ')}. ` : ''}Nodes: ${[...names].sort().join(', ')}.`,
+    details: { closest },
+  });
 }

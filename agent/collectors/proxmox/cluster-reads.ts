@@ -1,9 +1,8 @@
 import type { ActionOutput } from '../../../shared/catalog/action.ts';
 import { proxmoxGuests, proxmoxNode, proxmoxStatus } from '../../../shared/catalog/actions/proxmox-actions.ts';
-import { FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
-import { closestNames } from '../../../shared/format/closest-names.ts';
+import { type FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { type Membership, readMembership } from './cluster-membership.ts';
+import { type Membership, readMembership, unknownNode } from './cluster-membership.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
 import { CONNECTION_CLASSES, failureClassOf, proxmoxFailure } from './proxmox-failure.ts';
 import type { PveApi, PveResource } from './pve-api.ts';
@@ -133,13 +132,7 @@ export function registerClusterReads(dispatcher: Dispatcher, access: ProxmoxAcce
     const rows = resources.filter(isGuest).map(guestRow);
     if (params.node !== undefined) {
       const nodes = [...new Set([...resources.filter((r) => r.type === 'node').map((r) => r.node ?? ''), ...rows.map((g) => g.node)])].filter(Boolean);
-      if (!nodes.includes(params.node)) {
-        const closest = closestNames(params.node, nodes);
-        throw new FleetError('not_found', `the cluster has no node "${params.node}"`, {
-          collector: 'proxmox',
-          hint: `${closest.length ? `Closest nodes: ${closest.join(', ')}. ` : ''}Nodes: ${nodes.join(', ')}.`,
-        });
-      }
+      if (!nodes.includes(params.node)) throw unknownNode(params.node, nodes);
     }
     const guests = rows
       .filter((g) => (params.node === undefined || g.node === params.node) && (params.status === undefined || g.status === params.status))

@@ -1,19 +1,13 @@
-import type { Action } from '../../../shared/catalog/action.ts';
+import type { Action, ActionInput } from '../../../shared/catalog/action.ts';
 import { proxmoxGuestReboot, proxmoxGuestShutdown, proxmoxGuestStart } from '../../../shared/catalog/actions/proxmox-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
-import type { CallBounds, GuestType, PowerAction } from './pve-api.ts';
+import type { CallBounds, PowerAction } from './pve-api.ts';
 import type { PveParams } from './pve-client.ts';
 
-interface PowerParams {
-  node: string;
-  type: GuestType;
-  vmid: number;
-  confirm?: boolean;
-  timeout_s?: number;
-  force_stop?: boolean;
-}
+/** The widest of the three inputs: start and reboot take a subset of shutdown's parameters. */
+type PowerParams = ActionInput<typeof proxmoxGuestShutdown>;
 
 /**
  * Start, reboot and shutdown: homebutler asks for confirm: true on all three,
