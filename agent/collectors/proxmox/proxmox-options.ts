@@ -37,7 +37,7 @@ function invalid(message: string, hint: string): FleetError {
 }
 
 /** `AB:CD:…`, `abcd…` or `sha256:…` → 64 lower-case hex digits. */
-export function normalizeFingerprint(text: string): string {
+function normalizeFingerprint(text: string): string {
   const hex = text
     .trim()
     .replace(/^sha256:/i, '')

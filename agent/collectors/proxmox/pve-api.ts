@@ -162,8 +162,9 @@ export class PveApi {
     return (await this.get('/cluster/status', z.array(clusterMemberShape))).data;
   }
 
-  async clusterResources(type?: 'vm' | 'node' | 'storage'): Promise<PveResource[]> {
-    return (await this.get('/cluster/resources', z.array(resourceShape), type ? { type } : undefined)).data;
+  /** Everything, unfiltered: the node answering is always in it, which tells an ACL-limited view from an empty cluster. */
+  async clusterResources(): Promise<PveResource[]> {
+    return (await this.get('/cluster/resources', z.array(resourceShape))).data;
   }
 
   async nodeStatus(node: string): Promise<PveNodeStatus> {

@@ -69,10 +69,6 @@ export class PveClient {
     this.port = Number(url.port || 443);
   }
 
-  get endpoint(): string {
-    return this.options.endpoint;
-  }
-
   async call(request: PveRequest): Promise<PveAnswer> {
     const attempts = request.method === 'GET' ? 2 : 1;
     for (let attempt = 1; ; attempt++) {
