@@ -4,6 +4,7 @@ import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { parseHostPort } from '../shared/options/values.ts';
+import { DEFAULT_PROXMOX_ENDPOINT, type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
 
 export const AGENT_FLAGS = {
   broker: { type: 'string', description: 'the broker to dial; remembered after enrollment', placeholder: 'HOST:PORT' },
@@ -27,6 +28,24 @@ export const AGENT_FLAGS = {
   'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
   'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
   'alert-disk': { type: 'integer', description: 'disk alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
+  'proxmox-endpoint': {
+    type: 'string',
+    description: `the Proxmox VE API of this node (default ${DEFAULT_PROXMOX_ENDPOINT} once a token file is given)`,
+    placeholder: 'URL',
+  },
+  'proxmox-token-file': {
+    type: 'string',
+    description: 'file holding the read API token, USER@REALM!TOKENID=SECRET; enables the proxmox collector',
+    placeholder: 'FILE',
+  },
+  'proxmox-action-token-file': {
+    type: 'string',
+    description: 'file holding a separate API token for guest start, reboot and shutdown (without it they are refused)',
+    placeholder: 'FILE',
+  },
+  'proxmox-fingerprint': { type: 'string', description: "SHA-256 fingerprint of the API's certificate to pin (hex, colons allowed)", placeholder: 'HEX' },
+  'proxmox-ca-file': { type: 'string', description: "PEM file of the CA that signed the API's certificate (/etc/pve/pve-root-ca.pem)", placeholder: 'FILE' },
+  'proxmox-insecure': { type: 'boolean', description: "skip verifying the API's certificate (reported by get_fleet_status)", default: false },
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -60,6 +79,8 @@ export interface AgentOptions {
   /** How often a manager reports its swarm to the broker besides after each change (default 15 s). */
   swarmSnapshotIntervalMs?: number;
   alertThresholds: { cpu: number; memory: number; disk: number };
+  /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
+  proxmox: ProxmoxOptions | undefined;
   backoffBaseMs: number;
   backoffCapMs: number;
   sampleIntervalMs: number;
@@ -84,6 +105,14 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     swarmName: values['swarm-name'],
     sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
+    proxmox: resolveProxmoxOptions({
+      endpoint: values['proxmox-endpoint'],
+      tokenFile: values['proxmox-token-file'],
+      actionTokenFile: values['proxmox-action-token-file'],
+      fingerprint: values['proxmox-fingerprint'],
+      caFile: values['proxmox-ca-file'],
+      insecure: values['proxmox-insecure'],
+    }),
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,

@@ -77,7 +77,10 @@ export class Agent {
             onContainerEvent: (event) => connection.report('container_event', event),
             onContainerInventory: (inventory) => connection.report('container_inventory', inventory),
             onSwarmSnapshot: (snapshot) => connection.report('swarm_snapshot', snapshot),
+            onGuestInventory: (inventory) => connection.report('proxmox_guests', inventory),
             onAvailabilityChange: () => void current().reprobe(),
+            // Learned while the stream is still being opened, the facts may have missed the Hello: send them once it is up.
+            onFactsChange: () => (connection.connected ? connection.announce() : connection.once('connected', () => connection.announce())),
           })
         : collectors;
     await agent.startCollectors();

@@ -77,6 +77,7 @@ const agent = await Agent.start(
     dockerAddress: '/nonexistent/docker.sock',
     sandboxLabel: 'fleetmesh.sandbox',
     alertThresholds: { cpu: 90, memory: 85, disk: 90 },
+    proxmox: undefined,
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,

@@ -1,11 +1,13 @@
 import si from 'systeminformation';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
 import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import type { Collector } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
 import type { ContainerEvent } from './docker/event-follower.ts';
+import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
 import { SystemCollector } from './system/system-collector.ts';
@@ -20,9 +22,16 @@ export interface CollectorHooks {
   onSwarmSnapshot(snapshot: SwarmSnapshot): void;
   /** A collector became available or unavailable. */
   onAvailabilityChange(): void;
+  /** The guests of this node's Proxmox VE cluster, for the broker's index. */
+  onGuestInventory(inventory: GuestInventory): void;
+  /** A collector learned new host facts (the Proxmox VE node name). */
+  onFactsChange(): void;
 }
 
-/** The collectors every agent runs: system (always), docker (where an engine answers) and swarm (where that engine is a manager). */
+/**
+ * The collectors every agent runs: system (always), docker (where an engine answers), swarm (where that
+ * engine is a manager), sandbox (containers labelled as sandboxes) and proxmox (when configured).
+ */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
   const dockerApi = createDockerApi(options.dockerAddress);
   const docker = new DockerCollector({
@@ -46,5 +55,11 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
   const sandbox = new SandboxCollector({ docker: dockerApi, log: log.child({ collector: 'sandbox' }), label: options.sandboxLabel });
   const system = new SystemCollector({ sampler, si, thresholds: options.alertThresholds, dataDir: options.dataDir, containers: docker });
   sampler.addContributor(() => docker.lastCounts());
-  return [system, docker, swarm, sandbox];
+  const proxmox = new ProxmoxCollector({
+    config: options.proxmox,
+    log: log.child({ collector: 'proxmox' }),
+    onFactsChange: hooks.onFactsChange,
+    onGuests: hooks.onGuestInventory,
+  });
+  return [system, docker, swarm, sandbox, proxmox];
 }

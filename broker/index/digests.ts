@@ -1,3 +1,4 @@
+import type { GuestRecord } from '../../shared/proxmox/guest-inventory.ts';
 import { recentFailures, restartCounts, serviceProgress } from '../../shared/swarm/convergence.ts';
 import type {
   ContainerRecord,
@@ -248,6 +249,38 @@ export function digestOf(resource: Resource, hosts: readonly Host[], index: Flee
         ],
         recent_failures: [],
         host: host.name,
+      };
+    }
+    case 'guest': {
+      const guest = resource.record as GuestRecord & { reported_by: string };
+      const host = resource.host as Host;
+      const onNode = host.hello?.facts.proxmox_node === guest.node;
+      return {
+        id: row.id,
+        name: row.name,
+        type: 'guest',
+        state: row.state ?? guest.status,
+        since_unix_ms: guest.status === 'running' && guest.uptime_s !== null ? now - guest.uptime_s * 1000 : null,
+        details: {
+          vmid: guest.vmid,
+          guest_type: guest.type,
+          node: guest.node,
+          status: guest.status,
+          template: guest.template,
+          cpu_percent: guest.cpu_percent,
+          cpus: guest.cpus,
+          memory_used_bytes: guest.memory_used_bytes,
+          memory_max_bytes: guest.memory_max_bytes,
+          disk_max_bytes: guest.disk_max_bytes,
+          uptime_s: guest.uptime_s,
+          tags: guest.tags,
+          lock: guest.lock,
+          reported_by: guest.reported_by,
+        },
+        related: [{ type: 'host', id: host.id, name: host.name, relation: onNode ? 'runs_on' : 'reported_by', host: host.name }],
+        recent_failures: [],
+        host: host.name,
+        ...(row.cluster ? { cluster: row.cluster } : {}),
       };
     }
     case 'stack': {

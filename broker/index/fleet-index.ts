@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
 import { isInvoluntaryEnd } from '../../shared/swarm/convergence.ts';
 import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
@@ -18,21 +19,28 @@ export interface InventoryEntry {
   receivedAt: number;
 }
 
+export interface GuestEntry {
+  inventory: GuestInventory;
+  hostId: string;
+  receivedAt: number;
+}
+
 interface IndexEvents {
-  changed: [kind: 'swarm' | 'containers', key: string];
+  changed: [kind: 'swarm' | 'containers' | 'guests', key: string];
 }
 
 const KEEP_FAILURES_MS = 8 * 86_400_000;
 
 /**
  * What the broker knows of the fleet's resources, kept current from what
- * agents report: each host's containers and volumes, and each swarm's whole
- * state as its managers see it. find, describe, metrics and recommendations
+ * agents report: each host's containers and volumes, each swarm's whole
+ * state as its managers see it, and each Proxmox VE cluster's guests. find, describe, metrics and recommendations
  * read it; nothing here asks an agent.
  */
 export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly swarms = new Map<string, SwarmEntry>();
   private readonly inventories = new Map<string, InventoryEntry>();
+  private readonly guests = new Map<string, GuestEntry>();
   private pruner: NodeJS.Timeout | undefined;
 
   constructor(
@@ -45,7 +53,10 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
 
   start(): void {
     this.registry.on('report', (host, kind, payload) => this.onReport(host, kind, payload));
-    this.registry.on('revoked', (host) => this.inventories.delete(host.id));
+    this.registry.on('revoked', (host) => {
+      this.inventories.delete(host.id);
+      this.guests.delete(host.id);
+    });
     this.pruner = setInterval(() => this.prune(), 3_600_000);
     this.pruner.unref();
   }
@@ -70,6 +81,11 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     return this.inventories.get(hostId);
   }
 
+  /** Each Proxmox VE agent's last report of its cluster's guests. */
+  guestEntries(): GuestEntry[] {
+    return [...this.guests.values()];
+  }
+
   /** When a service's tasks ended involuntarily, as far back as the broker has seen (up to 8 days). */
   taskFailures(serviceId: string, sinceUnixMs: number): number[] {
     return (this.store.db.prepare('SELECT at FROM task_failures WHERE service_id = ? AND at >= ?').all(serviceId, sinceUnixMs) as { at: number }[]).map(
@@ -83,6 +99,11 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       else if (kind === 'container_inventory') {
         this.inventories.set(host.id, { inventory: payload as ContainerInventory, hostId: host.id, receivedAt: Date.now() });
         this.emit('changed', 'containers', host.id);
+      } else if (kind === 'proxmox_guests') {
+        const inventory = payload as GuestInventory;
+        if (!Array.isArray(inventory?.guests)) return;
+        this.guests.set(host.id, { inventory, hostId: host.id, receivedAt: Date.now() });
+        this.emit('changed', 'guests', host.id);
       }
     } catch (error) {
       this.log.warn('could not index a report', { agent: host.name, kind, error: (error as Error).message });

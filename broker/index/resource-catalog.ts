@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { rowShape } from '../../shared/catalog/actions/swarm-shapes.ts';
+import type { GuestRecord } from '../../shared/proxmox/guest-inventory.ts';
 import { serviceProgress } from '../../shared/swarm/convergence.ts';
 import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
@@ -44,6 +45,9 @@ export function visible(identity: Identity, resource: Resource): boolean {
       const task = resource.record as TaskRecord;
       return identity.grants.resource('task', row.name) || identity.grants.resource('service', task.service_name);
     }
+    case 'guest':
+      // Any of the cluster's agents could have reported it; a grant on the reporting host covers what its API shows.
+      return (row.host !== undefined && identity.grants.host(row.host)) || identity.grants.resource('guest', row.name);
     case 'stack': {
       const members = (resource.snapshot?.services ?? []).filter((s) => s.stack === row.name);
       return identity.grants.resource('stack', row.name) || members.some((s) => identity.grants.resource('service', s.name));
@@ -129,6 +133,52 @@ function containerRow(container: ContainerRecord, host: Host): Resource {
   };
 }
 
+/**
+ * The guests of every Proxmox VE cluster, each once: agents of one cluster
+ * report the same guests, and the newest report of the cluster wins. A node
+ * outside any cluster is its own.
+ */
+function guestRows(index: FleetIndex, byId: Map<string, Host>): Resource[] {
+  const newest = new Map<string, { host: Host; cluster: string | null; guests: GuestRecord[]; taken: number }>();
+  for (const entry of index.guestEntries()) {
+    const host = byId.get(entry.hostId);
+    if (!host) continue;
+    const { cluster, node, guests, taken_unix_ms } = entry.inventory;
+    const key = cluster ? `cluster:${cluster}` : `node:${node ?? host.id}`;
+    const current = newest.get(key);
+    // An online agent's report beats an offline one's, then the newer beats the older.
+    const better =
+      !current ||
+      (host.state === 'online') > (current.host.state === 'online') ||
+      ((host.state === 'online') === (current.host.state === 'online') && taken_unix_ms > current.taken);
+    if (better) newest.set(key, { host, cluster, guests, taken: taken_unix_ms });
+  }
+  const hosts = [...byId.values()];
+  const rows: Resource[] = [];
+  for (const { host: reporter, cluster, guests } of newest.values()) {
+    for (const guest of guests) {
+      // The row names the agent on the guest's own node when there is one, else the agent that reported it.
+      const host = hosts.find((h) => h.hello?.facts.proxmox_node === guest.node && (h.hello?.facts.proxmox_cluster ?? null) === (cluster ?? null)) ?? reporter;
+      rows.push({
+        row: {
+          id: String(guest.vmid),
+          name: guest.name || String(guest.vmid),
+          type: 'guest',
+          state: guest.template ? 'template' : guest.status,
+          detail: `${guest.type} on ${guest.node}`,
+          host: host.name,
+          ...(cluster ? { cluster } : {}),
+        },
+        record: { ...guest, reported_by: reporter.name },
+        labels: Object.fromEntries(guest.tags.map((tag) => [tag, ''])),
+        node: guest.node,
+        host,
+      });
+    }
+  }
+  return rows;
+}
+
 /** Every resource of the fleet the index knows, as rows with what filters need. */
 export function allResources(index: FleetIndex, hosts: readonly Host[]): Resource[] {
   const resources: Resource[] = [];
@@ -182,6 +232,7 @@ export function allResources(index: FleetIndex, hosts: readonly Host[]): Resourc
     }
     for (const volume of entry.inventory.volumes) resources.push(volumeRow(volume, host));
   }
+  resources.push(...guestRows(index, byId));
   for (const { snapshot } of index.swarmEntries()) {
     const stacks = new Map<string, ServiceRecord[]>();
     for (const service of snapshot.services) {

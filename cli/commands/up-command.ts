@@ -86,6 +86,13 @@ export const upCommand = defineCommand({
           'alert-cpu': 90,
           'alert-memory': 85,
           'alert-disk': 90,
+          // fleetmesh up is the zero-configuration path: a Proxmox VE node runs fleetmesh agent with its flags.
+          'proxmox-endpoint': undefined,
+          'proxmox-token-file': undefined,
+          'proxmox-action-token-file': undefined,
+          'proxmox-fingerprint': undefined,
+          'proxmox-ca-file': undefined,
+          'proxmox-insecure': false,
           'log-level': values['log-level'],
           'log-format': values['log-format'],
         },

@@ -13,6 +13,18 @@ import {
 } from './actions/docker-actions.ts';
 import { fleetStatus, listAgents, revokeAgent } from './actions/fleet-actions.ts';
 import { describe, find, getMetrics, getRecommendations } from './actions/index-actions.ts';
+import {
+  proxmoxGuestReboot,
+  proxmoxGuestShutdown,
+  proxmoxGuestStart,
+  proxmoxGuests,
+  proxmoxNode,
+  proxmoxScriptCommand,
+  proxmoxScriptList,
+  proxmoxStatus,
+  proxmoxTaskStatus,
+  proxmoxTasks,
+} from './actions/proxmox-actions.ts';
 import * as sandbox from './actions/sandbox-actions.ts';
 import * as swarm from './actions/swarm-actions.ts';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from './actions/system-actions.ts';
@@ -70,6 +82,16 @@ export const CATALOG: readonly Action[] = [
   sandbox.events,
   sandbox.cgroup,
   sandbox.layerstack,
+  proxmoxStatus,
+  proxmoxGuests,
+  proxmoxNode,
+  proxmoxTasks,
+  proxmoxTaskStatus,
+  proxmoxGuestStart,
+  proxmoxGuestReboot,
+  proxmoxGuestShutdown,
+  proxmoxScriptList,
+  proxmoxScriptCommand,
 ];
 
 const byId = new Map(CATALOG.map((action) => [action.id, action]));

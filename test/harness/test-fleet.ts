@@ -82,6 +82,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
           dockerAddress: '/nonexistent/docker.sock',
           sandboxLabel: 'fleetmesh.sandbox',
           alertThresholds: { cpu: 90, memory: 85, disk: 90 },
+          proxmox: undefined,
           backoffBaseMs: 100,
           backoffCapMs: 1000,
           sampleIntervalMs: 1000,

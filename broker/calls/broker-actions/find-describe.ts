@@ -5,7 +5,7 @@ import { digestOf } from '../../index/digests.ts';
 import { allResources, type Resource, visible } from '../../index/resource-catalog.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
-const TYPES = ['host', 'container', 'sandbox', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume'];
+const TYPES = ['host', 'container', 'sandbox', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'guest'];
 
 function matchesLabel(resource: Resource, label: string): boolean {
   const eq = label.indexOf('=');

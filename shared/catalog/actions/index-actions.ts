@@ -13,7 +13,7 @@ export const find = defineAction({
   collector: null,
   title: 'Find resources',
   description:
-    "Locates resources anywhere in the fleet from the broker's index (kept current from the agents): hosts, containers, and every swarm's services, tasks, nodes, stacks, configs, secrets, networks and volumes. With type it lists that type (paged by offset, 200 at most); without it, it searches every type at once and says how many of each matched. query matches names and ids; state, stack, node, image and label narrow further.",
+    "Locates resources anywhere in the fleet from the broker's index (kept current from the agents): hosts, containers, sandboxes, Proxmox VE guests (each once per PVE cluster), and every swarm's services, tasks, nodes, stacks, configs, secrets, networks and volumes. With type it lists that type (paged by offset, 200 at most); without it, it searches every type at once and says how many of each matched. query matches names and ids; state, stack, node, image and label narrow further.",
   input: z
     .object({
       type: z

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Cetacean's compact shapes, keys in snake_case as everywhere in fleetmesh. */
 
-export const RESOURCE_TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'sandbox'] as const;
+export const RESOURCE_TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'sandbox', 'guest'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** One entry in a list, as find returns it. */
@@ -15,8 +15,8 @@ export const rowShape = z.object({
   detail: z.string().optional().describe("The most identifying secondary fact: a service's image, a node's role, a network's driver…"),
   desired: z.number().optional(),
   running: z.number().optional(),
-  host: z.string().optional().describe('The agent the resource lives on, for containers and volumes.'),
-  cluster: z.string().optional().describe('The swarm it belongs to, for swarm resources.'),
+  host: z.string().optional().describe('The agent the resource lives on (containers, volumes, sandboxes) or that reported it (guests).'),
+  cluster: z.string().optional().describe('The swarm it belongs to, or for guests the Proxmox VE cluster.'),
 });
 
 export const relatedShape = z.object({

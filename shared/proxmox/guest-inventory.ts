@@ -1,0 +1,18 @@
+import type { z } from 'zod';
+import type { guestRowShape } from '../catalog/actions/proxmox-actions.ts';
+
+export type GuestRecord = z.infer<typeof guestRowShape>;
+
+/**
+ * What the agent on a Proxmox VE node reports for the broker's index: every
+ * guest of its cluster as that node's API shows them. Several agents of one
+ * cluster report the same guests; the broker keeps the newest report.
+ */
+export interface GuestInventory {
+  /** The PVE cluster's name; null for a node outside any cluster. */
+  cluster: string | null;
+  /** The node whose API answered. */
+  node: string | null;
+  taken_unix_ms: number;
+  guests: GuestRecord[];
+}
