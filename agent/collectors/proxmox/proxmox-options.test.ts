@@ -32,6 +32,7 @@ describe('proxmox options', () => {
       trust: { kind: 'fingerprint', sha256Hex: 'abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789' },
       timeoutMs: 10_000,
       maxResponseBytes: 8 * 1024 * 1024,
+      inventoryIntervalMs: 60_000,
     });
     const fromEnv = agentOptions([], {
       FLEETMESH_PROXMOX_ENDPOINT: 'https://pve.example.com:8006/api2/json',
