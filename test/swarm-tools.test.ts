@@ -1,6 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDockerApi } from '../agent/collectors/docker/docker-api.ts';
+import { SwarmEngine } from '../agent/collectors/swarm/swarm-engine.ts';
+import { removeLocalTask } from '../agent/collectors/swarm/swarm-mutations.ts';
+import { SwarmReader } from '../agent/collectors/swarm/swarm-reader.ts';
 import { testDocker } from './harness/containers.ts';
 import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
 import { createService, removeSwarmObjects } from './harness/swarm-services.ts';
@@ -247,6 +251,24 @@ describe('Swarm tools through manager agents', () => {
     expect((await call(admin, 'remove_network', { id: 'tw-spare', confirm: true })).structuredContent).toMatchObject({ removed: 'tw-spare' });
     await docker.createVolume({ Name: 'tw-spare-vol' });
     expect((await call(admin, 'remove_volume', { name: 'tw-spare-vol', confirm: true })).structuredContent).toMatchObject({ removed: 'tw-spare-vol' });
+  });
+
+  it("removes a task's container by the task's id where only the task's own engine can (a worker's agent)", async () => {
+    await createService(docker, { name: 'tw-scratch', command: ['sleep', '3600'] });
+    const task = await waitFor(async () => {
+      const tasks = (await docker.listTasks({ filters: { service: ['tw-scratch'], 'desired-state': ['running'] } })) as {
+        ID: string;
+        Status: { State: string; ContainerStatus?: { ContainerID?: string } };
+      }[];
+      return tasks.find((t) => t.Status.State === 'running' && t.Status.ContainerStatus?.ContainerID);
+    });
+    const engine = new SwarmEngine(createDockerApi(inject('dockerHost')));
+    const tools = { engine, reader: new SwarmReader(engine, () => ''), localNodeId: () => '', localRole: () => 'worker' };
+    const removed = await removeLocalTask(tools, task.ID);
+    expect(removed).toMatchObject({ removed: 'tw-scratch.1', service: 'tw-scratch' });
+    await expect(docker.getContainer(task.Status.ContainerStatus?.ContainerID ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 });
+    await expect(removeLocalTask(tools, task.ID)).rejects.toMatchObject({ code: 'not_found' });
+    await docker.getService('tw-scratch').remove();
   });
 
   it("shows the change timeline, newest first, with a service's tasks", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Action, Level } from '../../shared/catalog/action.ts';
+import { removeTask } from '../../shared/catalog/actions/swarm-actions.ts';
 import { DEFAULT_TIMEOUT_MS, hostTargetShape, TARGET_KEYS } from '../../shared/catalog/targets.ts';
 import { type ErrorInfo, errorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -8,6 +9,7 @@ import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
+import { agentOnNode } from '../index/resource-catalog.ts';
 import type { MetricsStore } from '../metrics/metrics-store.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -228,12 +230,19 @@ export class ActionRunner {
     }
     begin([`swarm:${route.clusterName}`]);
     const timeoutMs = swarmTimeoutMs(action, parsed);
+    // A task's container can only be removed by the engine it runs on: go to the agent on the task's node when there is one.
+    const onTaskNode = action.id === removeTask.id ? this.agentOnTaskNode(route.clusterId, String(parsed.id)) : undefined;
+    const callParams = onTaskNode ? { ...parsed, id: onTaskNode.taskId } : parsed;
     let failure: FleetError | undefined;
-    for (const candidate of route.managers) {
-      context.onProgress?.(0, 1, `sent to ${candidate.name} (a manager of ${route.clusterName})`);
+    for (const candidate of onTaskNode ? [onTaskNode.host] : route.managers) {
+      context.onProgress?.(
+        0,
+        1,
+        onTaskNode ? `sent to ${candidate.name} (the node of the task)` : `sent to ${candidate.name} (a manager of ${route.clusterName})`,
+      );
       const [outcome] = await fanOut([candidate], {
         action: action.id,
-        params: parsed,
+        params: callParams,
         timeoutMs,
         caller: identity.name,
         callerLevel: this.effectiveLevel(identity),
@@ -266,6 +275,17 @@ export class ActionRunner {
       this.options.log.warn('swarm manager failed; trying another', { manager: candidate.name, code: error.code, swarm: route.clusterName });
     }
     throw failure ?? new FleetError('agent_offline', `no manager of swarm ${route.clusterName} answered`);
+  }
+
+  /** The connected agent on the node a task runs on (the index knows the task), with the task's full id. */
+  private agentOnTaskNode(clusterId: string, ref: string): { host: Host; taskId: string } | undefined {
+    const snapshot = this.options.index.swarm(clusterId)?.snapshot;
+    const task =
+      snapshot?.tasks.find((t) => t.id === ref || (ref.length >= 6 && t.id.startsWith(ref))) ??
+      snapshot?.tasks.find((t) => t.name === ref && t.desired_state === 'running');
+    if (!task?.node_id) return undefined;
+    const host = agentOnNode(this.options.registry.list(), task.node_id);
+    return host?.session && host.state !== 'offline' ? { host, taskId: task.id } : undefined;
   }
 
   /** The host the index says holds a resource (a sandbox lives on one host), answered as that host's node. */

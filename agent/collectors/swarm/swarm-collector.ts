@@ -199,6 +199,6 @@ export class SwarmCollector implements Collector {
   }
 
   private tools() {
-    return { engine: this.engine, reader: this.reader, localNodeId: () => this.facts_.swarm_node_id ?? '' };
+    return { engine: this.engine, reader: this.reader, localNodeId: () => this.facts_.swarm_node_id ?? '', localRole: () => this.facts_.swarm_role ?? '' };
   }
 }

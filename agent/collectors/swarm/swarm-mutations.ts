@@ -36,6 +36,32 @@ export interface SwarmTools {
   reader: SwarmReader;
   /** The node id of this engine, to know which tasks are local. */
   localNodeId(): string;
+  /** manager, worker, or empty outside a swarm. */
+  localRole(): string;
+}
+
+/**
+ * On a worker the swarm cannot be read, but the engine holds the task's
+ * container: the broker sends remove_task here with the task's full id.
+ */
+export async function removeLocalTask(tools: SwarmTools, taskId: string) {
+  const containers: EngineJson[] = await tools.engine.request('GET', '/containers/json', {
+    query: { all: true, filters: JSON.stringify({ label: [`com.docker.swarm.task.id=${taskId}`] }) },
+  });
+  const container = containers[0];
+  if (!container) {
+    throw new FleetError('not_found', `no container of task ${taskId} on this node`, {
+      hint: 'The task may have moved or ended; describe its service for the current tasks.',
+    });
+  }
+  const labels: Record<string, string> = container.Labels ?? {};
+  await tools.engine.request('DELETE', `/containers/${container.Id}`, { query: { force: true } });
+  const info = await tools.engine.request('GET', '/info');
+  return {
+    removed: (labels['com.docker.swarm.task.name'] ?? taskId).replace(/\.[a-z0-9]{25}$/, ''),
+    service: labels['com.docker.swarm.service.name'] ?? '',
+    node: info.Name ?? tools.localNodeId(),
+  };
 }
 
 /** Cetacean's summary of where a service ended up. */
@@ -142,6 +168,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
   });
 
   dispatcher.register(removeTask, async (params) => {
+    if (tools.localRole() === 'worker') return { payload: await removeLocalTask(tools, params.id) };
     const snapshot = await tools.reader.snapshot(true);
     const task =
       snapshot.tasks.find((t) => t.id === params.id || (params.id.length >= 6 && t.id.startsWith(params.id))) ??
@@ -150,7 +177,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     const node = snapshot.nodes.find((n) => n.id === task.node_id);
     if (task.node_id !== tools.localNodeId()) {
       throw new FleetError('unsupported', `task ${task.name} runs on node ${node?.hostname ?? task.node_id}, not on this manager`, {
-        hint: 'Its container can only be removed on its own node; scale or restart the service instead.',
+        hint: 'Its container can only be removed on its own node, and no agent runs there; run one on that node, or restart the service instead.',
       });
     }
     if (!task.container_id)
