@@ -5,6 +5,7 @@ import type { Logger } from '../shared/log/logger.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import type { Host } from './agents/agent-registry.ts';
 import { AgentRegistry } from './agents/agent-registry.ts';
+import { applyBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { BrokerOptions } from './broker-options.ts';
 import { ActionRunner } from './calls/action-runner.ts';
 import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
@@ -51,7 +52,8 @@ export class Broker {
     }
     const store = BrokerStore.open(options.dataDir);
     try {
-      const authority = await BrokerAuthority.open(options.dataDir);
+      const authority = await BrokerAuthority.open(options.dataDir, options.bootstrap.ca);
+      applyBrokerBootstrap(store, options.bootstrap, log);
       const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(

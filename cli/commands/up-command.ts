@@ -76,8 +76,11 @@ export const upCommand = defineCommand({
         {
           broker: `localhost:${broker.grpcPort}`,
           token: joinToken,
+          'token-file': undefined,
           'ca-pin': broker.authority.pin,
+          'ca-pin-file': undefined,
           name: values.name,
+          'name-file': undefined,
           labels: {},
           'data-dir': agentDir,
           'docker-socket': values['docker-socket'],
