@@ -29,6 +29,11 @@ export const AGENT_FLAGS = {
   'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
   'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
   'alert-disk': { type: 'integer', description: 'disk alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
+  'health-listen': {
+    type: 'string',
+    description: 'serve /healthz and /readyz (200 while connected to the broker, else 503) here, for probes; off when unset',
+    placeholder: 'HOST:PORT',
+  },
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -57,6 +62,8 @@ export interface AgentOptions {
   backoffBaseMs: number;
   backoffCapMs: number;
   sampleIntervalMs: number;
+  /** Where the health endpoint listens; undefined: no endpoint. */
+  healthListen: string | undefined;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -67,6 +74,7 @@ export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 /** `dockerHost` is the DOCKER_HOST of the environment, the engine's own convention. */
 export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string): AgentOptions {
   if (values.broker !== undefined) parseHostPort(values.broker, '--broker');
+  if (values['health-listen'] !== undefined) parseHostPort(values['health-listen'], '--health-listen');
   return {
     dataDir: resolve(values['data-dir']),
     brokerAddress: values.broker,
@@ -79,6 +87,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,
+    healthListen: values['health-listen'],
     logLevel: values['log-level'] as LogLevel,
     logFormat: values['log-format'] as LogFormat,
   };

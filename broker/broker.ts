@@ -12,9 +12,11 @@ import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
+import { createHealthRoutes } from './health/health-routes.ts';
 import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
+import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 
@@ -88,7 +90,15 @@ export class Broker {
       }
       const interrupted = store.audit.markInterrupted(Date.now());
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
-      const runner = new ActionRunner({ registry, store, log, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
+      const metrics = new BrokerMetrics();
+      const runner = new ActionRunner({
+        registry,
+        store,
+        log,
+        operationsLevel: options.operationsLevel,
+        brokerActions: BROKER_ACTIONS,
+        recorder: metrics,
+      });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
@@ -100,6 +110,10 @@ export class Broker {
         log,
         createSession: (identity) =>
           new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
+        routes: createHealthRoutes({
+          readiness: () => ({ store: storeProblem(store), agents_listener: mesh.listening ? undefined : 'not listening' }),
+          metrics: () => metrics.render(registry.list().map((host) => host.state)),
+        }),
       });
       try {
         await mcp.start();
@@ -154,6 +168,17 @@ export class Broker {
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);
     if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
     this.store.close();
+  }
+}
+
+/** Why the store cannot serve, or undefined when a trivial query answers. */
+function storeProblem(store: BrokerStore): string | undefined {
+  if (!store.db.open) return 'closed';
+  try {
+    store.db.prepare('SELECT 1').get();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

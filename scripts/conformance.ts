@@ -81,6 +81,7 @@ const agent = await Agent.start(
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,
+    healthListen: undefined,
     logLevel: 'error',
     logFormat: 'text',
   },

@@ -87,6 +87,7 @@ export const upCommand = defineCommand({
           'alert-cpu': 90,
           'alert-memory': 85,
           'alert-disk': 90,
+          'health-listen': undefined,
           'log-level': values['log-level'],
           'log-format': values['log-format'],
         },

@@ -86,6 +86,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
           backoffBaseMs: 100,
           backoffCapMs: 1000,
           sampleIntervalMs: 1000,
+          healthListen: undefined,
           logLevel: 'error',
           logFormat: 'text',
           ...rest,
