@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { certificatePin, createCertificateAuthority } from '../../shared/pki/certificates.ts';
@@ -40,7 +40,15 @@ export async function writeBootstrapFiles(dir: string, now = Date.now()): Promis
       hint: 'Keep using them, or choose another --out: a new CA means every agent enrolls again.',
     });
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new FleetError('invalid_argument', `cannot write to ${dir}: ${code === 'EACCES' ? 'permission denied' : (error as Error).message}`, {
+      hint: 'Choose an --out this user may create and write; in a container, a mounted directory its uid owns.',
+    });
+  }
   const ca = await createCertificateAuthority({ commonName: 'fleetmesh CA', lifetimeMs: CA_LIFETIME_MS, now });
   const pin = certificatePin(ca.certificatePem);
   const joinToken = newJoinToken();
