@@ -109,6 +109,9 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
       `unix://${socket}`,
       '--bridge',
       bridge,
+      // Networks the tests create (compose projects) get subnets of the run's own too.
+      '--default-address-pool',
+      `base=10.233.${octet}.0/24,size=28`,
       '--log-level',
       'warn',
     ],
