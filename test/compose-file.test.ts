@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { AGENT_COMMAND } from '../agent/agent-options.ts';
 import { BROKER_COMMAND } from '../broker/broker-options.ts';
-import { type CommandSpec, envName } from '../shared/options/command-line.ts';
+import type { CommandSpec } from '../shared/options/command-line.ts';
 import { runFleetmesh } from './harness/cli-process.ts';
+import { flagVariables } from './harness/flag-variables.ts';
 import { REPO_ROOT, run } from './harness/fleetmesh-image.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
 
@@ -21,11 +22,6 @@ interface ComposeService {
   deploy?: { mode?: string; replicas?: number; endpoint_mode?: string };
   ports?: { target: number; published: number | string; mode?: string }[];
   user?: string;
-}
-
-/** The environment variables a command reads, one per flag. */
-function variables(command: CommandSpec): Set<string> {
-  return new Set(Object.entries(command.flags).flatMap(([flag, spec]) => envName(flag, spec) ?? []));
 }
 
 describe('docker-compose.yml', () => {
@@ -86,8 +82,8 @@ describe('docker-compose.yml', () => {
 
   it('sets only environment variables the broker and agent commands read', () => {
     const { broker, agent } = config.services as { broker: ComposeService; agent: ComposeService };
-    const brokerVariables = variables(BROKER_COMMAND as unknown as CommandSpec);
-    const agentVariables = variables(AGENT_COMMAND as unknown as CommandSpec);
+    const brokerVariables = flagVariables(BROKER_COMMAND as unknown as CommandSpec);
+    const agentVariables = flagVariables(AGENT_COMMAND as unknown as CommandSpec);
     expect(Object.keys(broker.environment).filter((name) => !brokerVariables.has(name))).toEqual([]);
     expect(Object.keys(agent.environment).filter((name) => !agentVariables.has(name))).toEqual([]);
     // Every file the services read comes from a mounted secret or volume.

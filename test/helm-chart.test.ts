@@ -5,8 +5,9 @@ import { parse, parseAllDocuments } from 'yaml';
 import { AGENT_COMMAND } from '../agent/agent-options.ts';
 import { BOOTSTRAP_FILES } from '../broker/bootstrap/bootstrap-files.ts';
 import { BROKER_COMMAND } from '../broker/broker-options.ts';
-import { type CommandSpec, envName } from '../shared/options/command-line.ts';
+import type { CommandSpec } from '../shared/options/command-line.ts';
 import { runFleetmesh } from './harness/cli-process.ts';
+import { flagVariables } from './harness/flag-variables.ts';
 import { REPO_ROOT } from './harness/fleetmesh-image.ts';
 import { type ChartContext, renderTemplate, valuePaths } from './harness/go-template.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
@@ -44,10 +45,6 @@ function has(values: unknown, path: string): boolean {
     node = (node as Record<string, unknown>)[key];
   }
   return true;
-}
-
-function variables(command: CommandSpec): Set<string> {
-  return new Set(Object.entries(command.flags).flatMap(([flag, spec]) => envName(flag, spec) ?? []));
 }
 
 describe('the Helm chart (structure; no Helm binary here)', () => {
@@ -149,7 +146,7 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(volumes.data.persistentVolumeClaim.claimName).toBe(find(manifests, 'PersistentVolumeClaim', 'fm-broker').metadata.name);
     expect(volumes.bootstrap.secret.secretName).toBe('fm-bootstrap');
     const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value]));
-    const brokerVariables = variables(BROKER_COMMAND as unknown as CommandSpec);
+    const brokerVariables = flagVariables(BROKER_COMMAND as unknown as CommandSpec);
     expect(Object.keys(env).filter((name) => !brokerVariables.has(name))).toEqual([]);
     expect(env.FLEETMESH_MCP_LISTEN).toBe('0.0.0.0:7400');
     expect(env.FLEETMESH_ADVERTISE_NAMES.split(',')).toContain('fm-broker.ops.svc');
@@ -173,7 +170,7 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(container.readinessProbe.httpGet).toMatchObject({ path: '/readyz', port: 'health' });
     expect(container.ports.map((p: Manifest) => p.name)).toContain('health');
     const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value ?? e.valueFrom]));
-    const agentVariables = variables(AGENT_COMMAND as unknown as CommandSpec);
+    const agentVariables = flagVariables(AGENT_COMMAND as unknown as CommandSpec);
     expect(Object.keys(env).filter((name) => !agentVariables.has(name))).toEqual([]);
     expect(env).toMatchObject({
       FLEETMESH_BROKER: 'fm-broker.ops.svc:7443',
