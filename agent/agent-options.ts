@@ -1,16 +1,25 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { LOG_FLAGS } from '../shared/options/common-flags.ts';
+import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { DEFAULT_PROXMOX_ENDPOINT, type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
 
 export const AGENT_FLAGS = {
   broker: { type: 'string', description: 'the broker to dial; remembered after enrollment', placeholder: 'HOST:PORT' },
   token: { type: 'string', description: 'join token from fleetmesh token create (first run, or to re-enroll after expiry)', placeholder: 'TOKEN' },
+  'token-file': { type: 'string', description: 'read --token from this file (a mounted Docker or Kubernetes secret)', placeholder: 'FILE' },
   'ca-pin': { type: 'string', description: 'the broker CA pin printed with the token', placeholder: 'sha256:HEX' },
+  'ca-pin-file': { type: 'string', description: 'read --ca-pin from this file', placeholder: 'FILE' },
   name: { type: 'string', description: 'the name this host has in the fleet', default: hostname(), placeholder: 'NAME' },
+  'name-file': {
+    type: 'string',
+    description: "read --name from this file, such as the host's /etc/hostname mounted into a container",
+    placeholder: 'FILE',
+  },
   labels: { type: 'labels', description: 'labels for selectors, such as role=db,env=prod', default: {}, placeholder: 'K=V,…' },
   'data-dir': { type: 'string', description: "the agent's identity: key, certificate, broker CA", default: '.fleetmesh/agent', placeholder: 'DIR' },
   'docker-socket': {
@@ -46,6 +55,11 @@ export const AGENT_FLAGS = {
   'proxmox-fingerprint': { type: 'string', description: "SHA-256 fingerprint of the API's certificate to pin (hex, colons allowed)", placeholder: 'HEX' },
   'proxmox-ca-file': { type: 'string', description: "PEM file of the CA that signed the API's certificate (/etc/pve/pve-root-ca.pem)", placeholder: 'FILE' },
   'proxmox-insecure': { type: 'boolean', description: "skip verifying the API's certificate (reported by get_fleet_status)", default: false },
+  'health-listen': {
+    type: 'string',
+    description: 'serve /healthz and /readyz (200 while connected to the broker, else 503) here, for probes; off when unset',
+    placeholder: 'HOST:PORT',
+  },
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -84,6 +98,8 @@ export interface AgentOptions {
   backoffBaseMs: number;
   backoffCapMs: number;
   sampleIntervalMs: number;
+  /** Where the health endpoint listens; undefined: no endpoint. */
+  healthListen: string | undefined;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -94,12 +110,13 @@ export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 /** `dockerHost` is the DOCKER_HOST of the environment, the engine's own convention. */
 export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string): AgentOptions {
   if (values.broker !== undefined) parseHostPort(values.broker, '--broker');
+  if (values['health-listen'] !== undefined) parseHostPort(values['health-listen'], '--health-listen');
   return {
     dataDir: resolve(values['data-dir']),
     brokerAddress: values.broker,
-    token: values.token,
-    caPin: values['ca-pin'],
-    name: values.name,
+    token: fromFlagOrFile(values.token, values['token-file'], 'token'),
+    caPin: fromFlagOrFile(values['ca-pin'], values['ca-pin-file'], 'ca-pin'),
+    name: fromFlagOrFile(values.name, values['name-file'], 'name', { fileWins: true }) as string,
     labels: values.labels,
     dockerAddress: values['docker-socket'] ?? (dockerHost || DEFAULT_DOCKER_SOCKET),
     swarmName: values['swarm-name'],
@@ -116,7 +133,21 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,
+    healthListen: values['health-listen'],
     logLevel: values['log-level'] as LogLevel,
     logFormat: values['log-format'] as LogFormat,
   };
+}
+
+/**
+ * A value given directly (`--token`) or as a file (`--token-file`), never both.
+ * `fileWins`: the direct flag has a default (the host name), so a file given
+ * explicitly replaces it instead of conflicting with it.
+ */
+function fromFlagOrFile(direct: string | undefined, file: string | undefined, flag: string, options: { fileWins?: boolean } = {}): string | undefined {
+  if (file === undefined) return direct;
+  if (direct !== undefined && !options.fileWins) {
+    throw new FleetError('invalid_argument', `--${flag} and --${flag}-file cannot be combined`, { hint: `Give the ${flag} one way only.` });
+  }
+  return readSecretFile(file, `--${flag}-file`);
 }

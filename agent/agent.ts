@@ -12,6 +12,7 @@ import { BrokerConnection, type HelloInit } from './connection/broker-connection
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
 import { hostFacts } from './facts/host-facts.ts';
+import { HealthServer } from './health/health-server.ts';
 import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
 import { AgentLabels } from './identity/agent-labels.ts';
 
@@ -28,6 +29,8 @@ export class Agent {
   private readonly facts = hostFacts();
   private readonly labels: AgentLabels;
   private collectors: Collector[] = [];
+  /** The probe endpoint, when --health-listen asks for one. */
+  health: HealthServer | undefined;
 
   private constructor(
     readonly options: AgentOptions,
@@ -87,6 +90,17 @@ export class Agent {
     connection.on('connected', () => {
       for (const collector of current().collectors) collector.onConnected?.();
     });
+    if (options.healthListen !== undefined) {
+      const health = new HealthServer({ listen: options.healthListen, connected: () => connection.connected });
+      try {
+        await health.start();
+      } catch (error) {
+        await agent.stop();
+        throw error;
+      }
+      agent.health = health;
+      log.info('serving health probes', { listen: options.healthListen.replace(/:0$/, `:${health.port}`) });
+    }
     connection.start();
     return agent;
   }
@@ -216,6 +230,7 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
+    await this.health?.stop();
     await this.connection.stop();
     this.sampler.stop();
     for (const collector of this.collectors) await collector.stop?.();

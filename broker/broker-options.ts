@@ -4,6 +4,7 @@ import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { parseHostPort } from '../shared/options/values.ts';
+import { type BrokerBootstrap, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
@@ -68,13 +69,27 @@ export const BROKER_FLAGS = {
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
-export type BrokerFlagValues = FlagValues<typeof BROKER_FLAGS>;
+/**
+ * Material made beforehand by `fleetmesh bootstrap`, mounted as files (Docker
+ * and Kubernetes secrets). `fleetmesh up` keeps its own admin token and does
+ * not take these.
+ */
+export const BROKER_BOOTSTRAP_FLAGS = {
+  'ca-cert-file': { type: 'string', description: 'use this CA certificate instead of creating one in the data dir (with --ca-key-file)', placeholder: 'FILE' },
+  'ca-key-file': { type: 'string', description: 'the private key of --ca-cert-file', placeholder: 'FILE' },
+  'join-token-file': { type: 'string', description: 'a reusable join token (fm1.…) to accept, registered at start', placeholder: 'FILE' },
+  'admin-token-file': { type: 'string', description: 'a bearer token (fmc1.…) registered at start as identity admin, level 3', placeholder: 'FILE' },
+} as const satisfies Record<string, FlagSpec>;
 
-export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS> = {
+export type BrokerFlagValues = FlagValues<typeof BROKER_FLAGS> & Partial<FlagValues<typeof BROKER_BOOTSTRAP_FLAGS>>;
+
+export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS & typeof BROKER_BOOTSTRAP_FLAGS> = {
   name: 'broker',
   summary: 'Run the broker: agents connect to it over gRPC with mutual TLS; MCP clients talk only to it.',
   usage: 'fleetmesh broker [flags]',
-  flags: BROKER_FLAGS,
+  details:
+    'fleetmesh bootstrap makes the CA, join token and admin token files that --ca-cert-file, --ca-key-file, --join-token-file and --admin-token-file take.',
+  flags: { ...BROKER_FLAGS, ...BROKER_BOOTSTRAP_FLAGS },
   configFile: true,
 };
 
@@ -90,6 +105,8 @@ export interface BrokerOptions {
   mcpAllowedOrigins: string[];
   mcpPublicUrl: string | undefined;
   advertiseNames: string[];
+  /** CA and tokens the operator supplied; all undefined when the broker makes its own. */
+  bootstrap: BrokerBootstrap;
   heartbeatIntervalMs: number;
   certLifetimeMs: number;
   /** Heartbeats missed before a connected agent is stale. */
@@ -113,6 +130,12 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
     advertiseNames: values['advertise-names'],
+    bootstrap: readBrokerBootstrap({
+      caCertFile: values['ca-cert-file'],
+      caKeyFile: values['ca-key-file'],
+      joinTokenFile: values['join-token-file'],
+      adminTokenFile: values['admin-token-file'],
+    }),
     heartbeatIntervalMs: values['heartbeat-interval'],
     certLifetimeMs: values['cert-lifetime'],
     staleAfterMissed: 3,

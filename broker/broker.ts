@@ -5,16 +5,19 @@ import type { Logger } from '../shared/log/logger.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import type { Host } from './agents/agent-registry.ts';
 import { AgentRegistry } from './agents/agent-registry.ts';
+import { applyBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { BrokerOptions } from './broker-options.ts';
 import { ActionRunner } from './calls/action-runner.ts';
 import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
+import { createHealthRoutes } from './health/health-routes.ts';
 import { FleetIndex } from './index/fleet-index.ts';
 import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
+import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { MetricsStore } from './metrics/metrics-store.ts';
 import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
@@ -54,7 +57,8 @@ export class Broker {
     }
     const store = BrokerStore.open(options.dataDir);
     try {
-      const authority = await BrokerAuthority.open(options.dataDir);
+      const authority = await BrokerAuthority.open(options.dataDir, options.bootstrap.ca);
+      applyBrokerBootstrap(store, options.bootstrap, log);
       const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(
@@ -93,7 +97,17 @@ export class Broker {
       index.start();
       const metrics = new MetricsStore(store, registry, log);
       metrics.start();
-      const runner = new ActionRunner({ registry, store, log, index, metrics, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS });
+      const callMetrics = new BrokerMetrics();
+      const runner = new ActionRunner({
+        registry,
+        store,
+        log,
+        index,
+        metrics,
+        operationsLevel: options.operationsLevel,
+        brokerActions: BROKER_ACTIONS,
+        recorder: callMetrics,
+      });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
@@ -105,6 +119,10 @@ export class Broker {
         log,
         createSession: (identity) =>
           new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
+        routes: createHealthRoutes({
+          readiness: () => ({ store: storeProblem(store), agents_listener: mesh.listening ? undefined : 'not listening' }),
+          metrics: () => callMetrics.render(registry.list().map((host) => host.state)),
+        }),
       });
       try {
         await mcp.start();
@@ -161,6 +179,17 @@ export class Broker {
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);
     if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
     this.store.close();
+  }
+}
+
+/** Why the store cannot serve, or undefined when a trivial query answers. */
+function storeProblem(store: BrokerStore): string | undefined {
+  if (!store.db.open) return 'closed';
+  try {
+    store.db.prepare('SELECT 1').get();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

@@ -5,6 +5,7 @@ import type { CliIo, Command } from './command.ts';
 import { agentCommand } from './commands/agent-command.ts';
 import { agentsCommand } from './commands/agents-command.ts';
 import { auditCommand } from './commands/audit-command.ts';
+import { bootstrapCommand } from './commands/bootstrap-command.ts';
 import { brokerCommand } from './commands/broker-command.ts';
 import { callCommand } from './commands/call-command.ts';
 import { identityCreateCommand, identityListCommand, identityRevokeCommand } from './commands/identity-command.ts';
@@ -17,6 +18,7 @@ const COMMANDS: Command<FlagSpecs>[] = [
   upCommand,
   brokerCommand,
   agentCommand,
+  bootstrapCommand,
   tokenCreateCommand,
   tokenListCommand,
   tokenRevokeCommand,

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from '../agent/agent.ts';
 import { createIdentity } from '../broker/auth/identities.ts';
+import { NO_BOOTSTRAP } from '../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../broker/broker.ts';
 import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
 import { loopbackHosts } from '../broker/mcp/http/mcp-http-server.ts';
@@ -55,6 +56,7 @@ const broker = await Broker.start(
     mcpAllowedOrigins: loopbackHosts(proxyPort).map((host) => `http://${host}`),
     mcpPublicUrl: `http://localhost:${proxyPort}/mcp`,
     advertiseNames: ['localhost'],
+    bootstrap: NO_BOOTSTRAP,
     heartbeatIntervalMs: 5000,
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,
@@ -81,6 +83,7 @@ const agent = await Agent.start(
     backoffBaseMs: 500,
     backoffCapMs: 30_000,
     sampleIntervalMs: 5000,
+    healthListen: undefined,
     logLevel: 'error',
     logFormat: 'text',
   },

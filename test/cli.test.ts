@@ -17,7 +17,7 @@ describe('the fleetmesh command line', () => {
   });
 
   it('gives every command a --help', async () => {
-    for (const command of [['up'], ['broker'], ['agent'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['agents'], ['revoke']]) {
+    for (const command of [['up'], ['broker'], ['agent'], ['bootstrap'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['agents'], ['revoke']]) {
       const { code, stdout } = await runFleetmesh([...command, '--help']);
       expect(code).toBe(0);
       expect(stdout).toMatch(new RegExp(`^Usage: fleetmesh ${command.join(' ')}`));

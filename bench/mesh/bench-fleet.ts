@@ -1,3 +1,4 @@
+import { NO_BOOTSTRAP } from '../../broker/bootstrap/broker-bootstrap.ts';
 import type { BrokerOptions } from '../../broker/broker-options.ts';
 import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
@@ -15,6 +16,7 @@ export function brokerOptionsFor(dataDir: string): BrokerOptions {
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
     advertiseNames: ['localhost'],
+    bootstrap: NO_BOOTSTRAP,
     heartbeatIntervalMs: 5000,
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,

@@ -10,6 +10,7 @@ import type { Identity } from '../auth/identities.ts';
 import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { agentOnNode } from '../index/resource-catalog.ts';
+import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { MetricsStore } from '../metrics/metrics-store.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -44,6 +45,8 @@ export interface ActionRunnerOptions {
   index: FleetIndex;
   metrics: MetricsStore;
   brokerActions: readonly BrokerActionHandler[];
+  /** Told how every call ended and how long it took (metrics). */
+  recorder: CallRecorder;
 }
 
 const targetArgumentsSchema = z.object(hostTargetShape).strict();
@@ -102,6 +105,9 @@ export class ActionRunner {
   }
 
   async run(identity: Identity, action: Action, args: Record<string, unknown>, context: RunContext): Promise<RunResult> {
+    const startedMs = performance.now();
+    const finished = (outcome: CallOutcome) =>
+      this.options.recorder.callFinished({ tool: context.tool, action, outcome, durationMs: performance.now() - startedMs });
     const callId = randomUUID();
     const audited = action.level >= 1;
     const arguments_ = redactArguments(args, action.sensitive);
@@ -133,16 +139,16 @@ export class ActionRunner {
           : action.runsOn === 'swarm'
             ? await this.runOnSwarm(identity, action, args, context, begin)
             : await this.runOnHosts(identity, action, args, context, begin);
-      complete(
-        result.isError ? 'error' : result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok',
-        firstErrorCode(result),
-      );
+      const outcome = result.isError ? 'error' : result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok';
+      complete(outcome, firstErrorCode(result));
+      finished(outcome);
       return result;
     } catch (error) {
       const failure = toFleetError(error);
-      if (context.signal.aborted) complete('cancelled', failure.code);
-      else if (begun) complete('error', failure.code);
-      else begin([], 'refused', failure.code);
+      const outcome = context.signal.aborted ? 'cancelled' : begun ? 'error' : 'refused';
+      if (outcome === 'refused') begin([], 'refused', failure.code);
+      else complete(outcome, failure.code);
+      finished(outcome);
       if (failure.code === 'internal') this.options.log.error('tool call failed', { tool: context.tool, error: failure.message });
       return errorResult(action, failure);
     }

@@ -26,18 +26,56 @@ function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** A fresh token string, not registered anywhere yet (`fleetmesh bootstrap` writes it to a file). */
+export function newJoinToken(): string {
+  return `fm1.${randomBytes(8).toString('hex')}.${randomBytes(32).toString('base64url')}`;
+}
+
+/** The id and secret of a well-formed token, or undefined. */
+export function parseJoinToken(token: string): { id: string; secret: string } | undefined {
+  const match = TOKEN_PATTERN.exec(token.trim());
+  return match ? { id: match[1] ?? '', secret: match[2] ?? '' } : undefined;
+}
+
 export function createJoinToken(store: BrokerStore, options: JoinTokenOptions): CreatedJoinToken {
-  const id = randomBytes(8).toString('hex');
-  const secret = randomBytes(32).toString('base64url');
+  const token = newJoinToken();
+  const { id, secret } = parseJoinToken(token) as { id: string; secret: string };
   const now = options.now ?? Date.now();
   const expiresAt = now + options.ttlMs;
   store.tokens.insert({ id, secretSha256: hashSecret(secret), createdAt: now, expiresAt, usesAllowed: options.uses, labels: options.labels });
-  return { token: `fm1.${id}.${secret}`, id, expiresAt, usesAllowed: options.uses, labels: options.labels };
+  return { token, id, expiresAt, usesAllowed: options.uses, labels: options.labels };
+}
+
+/**
+ * Registers a reusable token the operator supplies (`--join-token-file`), or
+ * renews its expiry when it is registered already. A revoked token stays
+ * revoked: restarting the broker does not undo `fleetmesh token revoke`.
+ * Returns the token id and whether the token can be used.
+ */
+export function ensureJoinToken(store: BrokerStore, token: string, options: { ttlMs: number; now?: number }): { id: string; usable: boolean } {
+  const parsed = parseJoinToken(token);
+  if (!parsed) throw new FleetError('invalid_argument', 'the join token is malformed', { hint: 'A join token looks like fm1.<16 hex>.<43 characters>.' });
+  const now = options.now ?? Date.now();
+  const expiresAt = now + options.ttlMs;
+  const secretSha256 = hashSecret(parsed.secret);
+  const row = store.tokens.get(parsed.id);
+  if (!row) {
+    store.tokens.insert({ id: parsed.id, secretSha256, createdAt: now, expiresAt, usesAllowed: null, labels: {} });
+    return { id: parsed.id, usable: true };
+  }
+  if (!timingSafeEqual(Buffer.from(secretSha256, 'hex'), Buffer.from(row.secretSha256, 'hex'))) {
+    throw new FleetError('conflict', `join token ${parsed.id} is registered on this broker with another secret`, {
+      hint: 'Give the broker the token file it was first started with, or make a new one with fleetmesh bootstrap.',
+    });
+  }
+  if (row.revokedAt !== null) return { id: parsed.id, usable: false };
+  store.tokens.extend(parsed.id, Math.max(expiresAt, row.expiresAt));
+  return { id: parsed.id, usable: true };
 }
 
 /** The token id alone, for logs: never log the whole token. */
 export function joinTokenId(token: string): string | undefined {
-  return TOKEN_PATTERN.exec(token)?.[1];
+  return parseJoinToken(token)?.id;
 }
 
 /**
@@ -45,10 +83,10 @@ export function joinTokenId(token: string): string | undefined {
  * transaction, so a failed enrollment does not spend the use.
  */
 export function redeemJoinToken(store: BrokerStore, token: string, now: number): JoinTokenRow {
-  const match = TOKEN_PATTERN.exec(token.trim());
+  const parsed = parseJoinToken(token);
   const refuse = (message: string, hint: string) => new FleetError('forbidden', message, { hint, details: { authentication: true } });
-  if (!match) throw refuse('the join token is malformed', 'Copy the whole token printed by fleetmesh token create (it starts with fm1.).');
-  const [, id = '', secret = ''] = match;
+  if (!parsed) throw refuse('the join token is malformed', 'Copy the whole token printed by fleetmesh token create (it starts with fm1.).');
+  const { id, secret } = parsed;
   const row = store.tokens.get(id);
   const presented = Buffer.from(hashSecret(secret), 'hex');
   if (!row || !timingSafeEqual(presented, Buffer.from(row.secretSha256, 'hex'))) {

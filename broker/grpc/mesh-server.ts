@@ -31,6 +31,11 @@ export class MeshServer {
 
   constructor(private readonly options: MeshServerOptions) {}
 
+  /** Whether the port is bound and serving (readiness). */
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
   /** Binds and serves; resolves with the bound port (useful with port 0). */
   async start(): Promise<number> {
     const { options } = this;

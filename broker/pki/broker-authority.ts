@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
 import {
   type CertificateAuthority,
   certificatePin,
@@ -13,7 +14,7 @@ import {
 } from '../../shared/pki/certificates.ts';
 import { writeFileAtomic, writePrivateKey } from '../../shared/pki/key-files.ts';
 
-const CA_LIFETIME_MS = 10 * 365 * 86_400_000;
+export const CA_LIFETIME_MS = 10 * 365 * 86_400_000;
 const SERVER_LIFETIME_MS = 365 * 86_400_000;
 /** A server certificate this close to expiry is replaced at start. */
 const SERVER_RENEW_BEFORE_MS = 30 * 86_400_000;
@@ -42,8 +43,12 @@ export function defaultAdvertiseNames(): string[] {
 
 /**
  * The broker's certificate authority and TLS server identity, kept as files in
- * its data dir (keys mode 0600). Created on first start; the server certificate
- * is re-issued when the advertised names change or it nears expiry.
+ * its data dir (keys mode 0600). The CA is created on first start, or given by
+ * the operator (`--ca-cert-file`, `--ca-key-file`: a Docker or Kubernetes
+ * secret), in which case only its certificate is copied into the data dir, so
+ * admin commands can print the pin; the key stays where the operator keeps it.
+ * The server certificate is re-issued when the advertised names change or it
+ * nears expiry.
  */
 export class BrokerAuthority {
   readonly ca: CertificateAuthority;
@@ -54,17 +59,42 @@ export class BrokerAuthority {
     this.pin = certificatePin(ca.certificatePem);
   }
 
-  /** Loads the CA from a data dir, creating it when the dir has none. */
-  static async open(dataDir: string): Promise<BrokerAuthority> {
+  /**
+   * The given CA, or the one in the data dir, created when the dir has none.
+   * Refuses a given CA when the data dir already belongs to another one: its
+   * agents' certificates would no longer verify.
+   */
+  static async open(dataDir: string, given?: CertificateAuthority): Promise<BrokerAuthority> {
     const certPath = join(dataDir, CA_CERT_FILE);
     const keyPath = join(dataDir, CA_KEY_FILE);
-    if (existsSync(certPath) && existsSync(keyPath)) {
-      return new BrokerAuthority({ certificatePem: readFileSync(certPath, 'utf8'), privateKeyPem: readFileSync(keyPath, 'utf8') });
+    const onDisk = existsSync(certPath) ? readFileSync(certPath, 'utf8') : undefined;
+    if (given) {
+      if (onDisk !== undefined && certificatePin(onDisk) !== certificatePin(given.certificatePem)) {
+        throw new FleetError('conflict', `the data dir ${dataDir} belongs to another CA (${certificatePin(onDisk)}) than --ca-cert-file`, {
+          hint: 'Start the broker with the CA this data dir was made with, or give it an empty --data-dir (its agents must then enroll again).',
+        });
+      }
+      if (onDisk === undefined) writeFileAtomic(certPath, given.certificatePem);
+      return new BrokerAuthority(given);
+    }
+    if (onDisk !== undefined) {
+      if (!existsSync(keyPath)) {
+        throw new FleetError('not_found', `the data dir ${dataDir} holds a CA certificate but not its key`, {
+          hint: 'This broker was started with --ca-cert-file and --ca-key-file: give it those again.',
+        });
+      }
+      return new BrokerAuthority({ certificatePem: onDisk, privateKeyPem: readFileSync(keyPath, 'utf8') });
     }
     const ca = await createCertificateAuthority({ commonName: `fleetmesh CA ${hostname()}`, lifetimeMs: CA_LIFETIME_MS });
     writePrivateKey(keyPath, ca.privateKeyPem);
     writeFileAtomic(certPath, ca.certificatePem);
     return new BrokerAuthority(ca);
+  }
+
+  /** The pin of the data dir's CA, for admin commands; creates the CA like `open` when there is none yet. */
+  static async pin(dataDir: string): Promise<string> {
+    const certPath = join(dataDir, CA_CERT_FILE);
+    return existsSync(certPath) ? certificatePin(readFileSync(certPath, 'utf8')) : (await BrokerAuthority.open(dataDir)).pin;
   }
 
   /** The server identity for these names, re-using the one on disk when it still fits. */

@@ -68,6 +68,10 @@ export class IdentitiesTable {
     this.db.prepare('UPDATE identities SET last_used_at = ? WHERE id = ?').run(now, id);
   }
 
+  extend(id: string, expiresAt: number): void {
+    this.db.prepare('UPDATE identities SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+  }
+
   revoke(id: string, now: number): boolean {
     return this.db.prepare('UPDATE identities SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes > 0;
   }

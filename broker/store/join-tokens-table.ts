@@ -62,6 +62,10 @@ export class JoinTokensTable {
     this.db.prepare('UPDATE join_tokens SET uses = uses + 1, last_used_at = ? WHERE id = ?').run(now, id);
   }
 
+  extend(id: string, expiresAt: number): void {
+    this.db.prepare('UPDATE join_tokens SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+  }
+
   revoke(id: string, now: number): boolean {
     return this.db.prepare('UPDATE join_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes > 0;
   }

@@ -48,17 +48,17 @@ export const tokenCreateCommand = defineCommand({
     }
     const store = BrokerStore.open(dataDir);
     try {
-      const authority = await BrokerAuthority.open(dataDir);
+      const pin = await BrokerAuthority.pin(dataDir);
       const created = createJoinToken(store, { ttlMs: values.ttl, uses: values.reusable ? null : (values.uses ?? 1), labels: values.labels });
       const address = values['broker-address'] ?? store.getMeta(META_AGENT_ADDRESS) ?? `${hostname()}:7443`;
-      const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${authority.pin}`;
+      const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${pin}`;
       if (values.output === 'json') {
         io.stdout(
           `${JSON.stringify(
             {
               token: created.token,
               token_id: created.id,
-              ca_pin: authority.pin,
+              ca_pin: pin,
               broker: address,
               expires_at_unix_ms: created.expiresAt,
               uses_allowed: created.usesAllowed,
@@ -77,7 +77,7 @@ export const tokenCreateCommand = defineCommand({
           `Join token ${created.id} (${uses}, expires ${new Date(created.expiresAt).toISOString()}, in ${formatDurationMs(values.ttl)}${Object.keys(created.labels).length ? `, labels ${formatLabels(created.labels)}` : ''}):`,
           `  ${created.token}`,
           'Broker CA pin:',
-          `  ${authority.pin}`,
+          `  ${pin}`,
           '',
           'On the host to enroll, run (add --name NAME to choose its name; it defaults to the host name):',
           `  ${command}`,

@@ -46,9 +46,10 @@ async function waitForSocket(socket: string, log: string, child: ChildProcess): 
 
 /**
  * A bridge of the run's own, on a subnet of its own, so two runs at once (or a
- * system engine's docker0) never hand out the same container addresses.
+ * system engine's docker0) never hand out the same container addresses. The
+ * octet also names the swarm's gateway bridge (see startPrivateEngine).
  */
-function createBridge(): string {
+function createBridge(): { name: string; octet: number } {
   for (let attempt = 0; attempt < 20; attempt++) {
     const octet = 1 + Math.floor(Math.random() * 250);
     const name = `fmt${octet}`;
@@ -61,7 +62,7 @@ function createBridge(): string {
     run('ip', ['link', 'add', name, 'type', 'bridge']);
     run('ip', ['addr', 'add', `10.231.${octet}.1/24`, 'dev', name]);
     run('ip', ['link', 'set', name, 'up']);
-    return name;
+    return { name, octet };
   }
   throw new Error('could not find a free bridge name for the test engine');
 }
@@ -93,7 +94,8 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   const root = mkdtempSync('/tmp/fmd-');
   const socket = join(root, 'docker.sock');
   const log = join(root, 'dockerd.log');
-  const bridge = createBridge();
+  const { name: bridge, octet } = createBridge();
+  const gatewayBridge = `fmg${octet}`;
   const child = spawn(
     'dockerd',
     [
@@ -107,6 +109,9 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
       `unix://${socket}`,
       '--bridge',
       bridge,
+      // Networks the tests create (compose projects) get subnets of the run's own too.
+      '--default-address-pool',
+      `base=10.233.${octet}.0/24,size=28`,
       '--log-level',
       'warn',
     ],
@@ -115,12 +120,45 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   await waitForSocket(socket, log, child);
   const env = { ...process.env, DOCKER_HOST: `unix://${socket}` };
   importBusybox(root, env);
+  // Swarm containers reach the host through the network named docker_gwbridge, whose Linux
+  // bridge is also called docker_gwbridge unless the network exists before the swarm does:
+  // two engines would share that interface and route each other's published ports away.
+  run(
+    'docker',
+    [
+      'network',
+      'create',
+      '--subnet',
+      `10.232.${octet}.0/24`,
+      '--opt',
+      `com.docker.network.bridge.name=${gatewayBridge}`,
+      '--opt',
+      'com.docker.network.bridge.enable_icc=false',
+      '--opt',
+      'com.docker.network.bridge.enable_ip_masquerade=true',
+      'docker_gwbridge',
+    ],
+    env,
+  );
   // A one-node swarm, for the swarm tools and stack deployment (plain containers run as before),
-  // on ports of its own so two runs at once do not collide on 2377 and 4789.
+  // on ports of its own so two runs at once do not collide on 2377 and 4789. The gossip port
+  // that carries service discovery is always 7946, on the advertised address: a loopback
+  // address of the run's own (all of 127/8 is local) keeps two engines' gossip apart;
+  // sharing one breaks service names in the second engine's stacks.
+  const swarmAddress = `127.${octet}.0.1`;
   const swarmPort = 20_000 + Math.floor(Math.random() * 20_000);
   run(
     'docker',
-    ['swarm', 'init', '--advertise-addr', `127.0.0.1:${swarmPort}`, '--listen-addr', `127.0.0.1:${swarmPort}`, '--data-path-port', String(swarmPort + 1)],
+    [
+      'swarm',
+      'init',
+      '--advertise-addr',
+      `${swarmAddress}:${swarmPort}`,
+      '--listen-addr',
+      `${swarmAddress}:${swarmPort}`,
+      '--data-path-port',
+      String(swarmPort + 1),
+    ],
     env,
   );
   return {
@@ -156,10 +194,12 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
         }
       }
       rmSync(root, { recursive: true, force: true });
-      try {
-        run('ip', ['link', 'delete', bridge]);
-      } catch {
-        // already gone
+      for (const link of [bridge, gatewayBridge]) {
+        try {
+          run('ip', ['link', 'delete', link]);
+        } catch {
+          // already gone
+        }
       }
     },
   };

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Agent, type CollectorChoice } from '../../agent/agent.ts';
 import type { AgentOptions } from '../../agent/agent-options.ts';
+import { NO_BOOTSTRAP } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
 import type { BrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
@@ -41,6 +42,7 @@ export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions>
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
     advertiseNames: ['localhost'],
+    bootstrap: NO_BOOTSTRAP,
     heartbeatIntervalMs: 200,
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,
@@ -86,6 +88,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
           backoffBaseMs: 100,
           backoffCapMs: 1000,
           sampleIntervalMs: 1000,
+          healthListen: undefined,
           logLevel: 'error',
           logFormat: 'text',
           ...rest,

@@ -1,0 +1,62 @@
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { certificatePin, createCertificateAuthority } from '../../shared/pki/certificates.ts';
+import { writeFileAtomic, writePrivateKey } from '../../shared/pki/key-files.ts';
+import { newIdentityToken, parseIdentityToken } from '../auth/identities.ts';
+import { newJoinToken, parseJoinToken } from '../enrollment/join-tokens.ts';
+import { CA_LIFETIME_MS } from '../pki/broker-authority.ts';
+
+/**
+ * The files `fleetmesh bootstrap` writes, one secret each, named so that
+ * `kubectl create secret generic … --from-file=DIR` gives the keys the Helm
+ * chart reads. Secrets are mode 0600; the CA certificate and the pin are not
+ * secret (0644).
+ */
+export const BOOTSTRAP_FILES = {
+  caCert: 'ca.crt',
+  caKey: 'ca.key',
+  joinToken: 'join-token',
+  caPin: 'ca-pin',
+  adminToken: 'admin-token',
+} as const;
+
+export interface WrittenBootstrap {
+  dir: string;
+  pin: string;
+  joinTokenId: string;
+  adminTokenId: string;
+}
+
+/**
+ * Makes a broker CA, a join token and an admin bearer token without any broker
+ * running, and writes them to `dir`. Refuses a dir that already holds any of
+ * them: overwriting a CA would orphan every agent enrolled with it.
+ */
+export async function writeBootstrapFiles(dir: string, now = Date.now()): Promise<WrittenBootstrap> {
+  const present = Object.values(BOOTSTRAP_FILES).filter((file) => existsSync(join(dir, file)));
+  if (present.length) {
+    throw new FleetError('conflict', `${dir} already holds ${present.join(', ')}`, {
+      hint: 'Keep using them, or choose another --out: a new CA means every agent enrolls again.',
+    });
+  }
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new FleetError('invalid_argument', `cannot write to ${dir}: ${code === 'EACCES' ? 'permission denied' : (error as Error).message}`, {
+      hint: 'Choose an --out this user may create and write; in a container, a mounted directory its uid owns.',
+    });
+  }
+  const ca = await createCertificateAuthority({ commonName: 'fleetmesh CA', lifetimeMs: CA_LIFETIME_MS, now });
+  const pin = certificatePin(ca.certificatePem);
+  const joinToken = newJoinToken();
+  const adminToken = newIdentityToken();
+  writePrivateKey(join(dir, BOOTSTRAP_FILES.caKey), ca.privateKeyPem);
+  writeFileAtomic(join(dir, BOOTSTRAP_FILES.caCert), ca.certificatePem);
+  writePrivateKey(join(dir, BOOTSTRAP_FILES.joinToken), `${joinToken}\n`);
+  writePrivateKey(join(dir, BOOTSTRAP_FILES.adminToken), `${adminToken}\n`);
+  writeFileAtomic(join(dir, BOOTSTRAP_FILES.caPin), `${pin}\n`);
+  return { dir, pin, joinTokenId: parseJoinToken(joinToken)?.id ?? '', adminTokenId: parseIdentityToken(adminToken)?.id ?? '' };
+}

@@ -1,0 +1,51 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface HealthSources {
+  /** Readiness checks by name: undefined when the part is up, else why it is not. */
+  readiness(): Record<string, string | undefined>;
+  /** The Prometheus text exposition of the broker's metrics. */
+  metrics(): string;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Probes and scrapers only read: anything but GET and HEAD is refused. */
+function readOnly(route: Route): Route {
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' });
+      res.end();
+      return;
+    }
+    route(req, res);
+  };
+}
+
+/**
+ * The broker's unauthenticated routes beside /mcp, for orchestrators and
+ * Prometheus: `/healthz` (the process serves HTTP), `/readyz` (200 when every
+ * readiness check passes, 503 naming the ones that fail) and `/metrics`. They
+ * carry counts and tool names, never hosts' data or secrets.
+ */
+export function createHealthRoutes(sources: HealthSources): Record<string, Route> {
+  return {
+    '/healthz': readOnly((req, res) => send(req, res, 200, 'application/json', '{"status":"ok"}\n')),
+    '/readyz': readOnly((req, res) => {
+      let checks: Record<string, string | undefined>;
+      try {
+        checks = sources.readiness();
+      } catch (error) {
+        checks = { readiness: (error as Error).message };
+      }
+      const failing = Object.values(checks).some((reason) => reason !== undefined);
+      const body = { ready: !failing, checks: Object.fromEntries(Object.entries(checks).map(([name, reason]) => [name, reason ?? 'ok'])) };
+      send(req, res, failing ? 503 : 200, 'application/json', `${JSON.stringify(body)}\n`);
+    }),
+    '/metrics': readOnly((req, res) => send(req, res, 200, 'text/plain; version=0.0.4; charset=utf-8', sources.metrics())),
+  };
+}

@@ -1,0 +1,232 @@
+import { chownSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BOOTSTRAP_FILES } from '../broker/bootstrap/bootstrap-files.ts';
+import { buildFleetmeshImage, buildNodeBase, NODE_BASE_IMAGE, REPO_ROOT, removeImages, run } from './harness/fleetmesh-image.ts';
+import { call } from './harness/mcp-client.ts';
+import { makeTempDir } from './harness/temp-dir.ts';
+import { waitFor } from './harness/wait.ts';
+
+/** A TCP port free on this machine now (the broker is published on it). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** An MCP client on a published port, with a bearer token, as a user's client connects. */
+async function connect(port: number, token: string): Promise<Client> {
+  const client = new Client({ name: 'fleetmesh-deploy-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
+  return client;
+}
+
+/**
+ * The README's Docker paths on the test engine: the image built from the
+ * Dockerfile, bootstrap secrets, the repository's docker-compose.yml run by
+ * `docker stack deploy` on the engine's one-node swarm and by `docker-compose
+ * up` on its own; each time the agent enrolls by itself and answers through
+ * the published MCP port with the bootstrap admin token, and removing the
+ * deployment leaves nothing behind.
+ */
+describe('deploying with Docker', () => {
+  const image = `fleetmesh-test/fleetmesh:${process.pid}`;
+  const socket = inject('dockerHost').replace(/^unix:\/\//, '');
+  const env = { ...process.env, DOCKER_HOST: inject('dockerHost') };
+  const docker = (...args: string[]) => run('docker', args, { env });
+  const temp = makeTempDir('fm-deploy-');
+  const hostName = readFileSync('/etc/hostname', 'utf8').trim();
+
+  /** Settings every deployment of docker-compose.yml takes from the environment. */
+  async function composeEnv(secrets: string): Promise<{ env: NodeJS.ProcessEnv; mcpPort: number }> {
+    const mcpPort = await freePort();
+    return {
+      mcpPort,
+      env: {
+        ...env,
+        FLEETMESH_IMAGE: image,
+        FLEETMESH_SECRETS: secrets,
+        FLEETMESH_MCP_PORT: String(mcpPort),
+        FLEETMESH_GRPC_PORT: String(await freePort()),
+        FLEETMESH_DOCKER_SOCKET: socket,
+        FLEETMESH_DOCKER_GID: String(statSync(socket).gid),
+        FLEETMESH_UID: '1000',
+        FLEETMESH_GID: '1000',
+      },
+    };
+  }
+
+  /** Bootstraps through the image as its own user, into a directory that user owns (the README's way). */
+  async function bootstrap(name: string): Promise<string> {
+    const dir = join(temp.path, name);
+    mkdirSync(dir);
+    chownSync(dir, 1000, 1000);
+    await docker('run', '--rm', '--user', '1000:1000', '--volume', `${dir}:/w`, '--workdir', '/w', image, 'bootstrap', '--out', 'fleetmesh-secrets');
+    return join(dir, 'fleetmesh-secrets');
+  }
+
+  /** What is left on the engine under a label, by kind. */
+  async function leftovers(label: string): Promise<{ services: string[]; containers: string[]; networks: string[]; secrets: string[]; volumes: string[] }> {
+    const lines = (text: string) => text.split('\n').filter(Boolean);
+    const filter = ['--filter', `label=${label}`];
+    return {
+      services: lines(await docker('service', 'ls', '-q', ...filter)),
+      containers: lines(await docker('ps', '-aq', ...filter)),
+      networks: lines(await docker('network', 'ls', '-q', ...filter)),
+      secrets: lines(await docker('secret', 'ls', '-q', ...filter)),
+      volumes: lines(await docker('volume', 'ls', '-q', ...filter)),
+    };
+  }
+
+  const nothing = { services: [], containers: [], networks: [], secrets: [], volumes: [] };
+
+  /** Waits for the broker's readiness, then for the agent to be online in list_agents. */
+  async function expectAgentOnline(client: Client): Promise<void> {
+    const online = await waitFor(
+      async () => {
+        const listed = await call(client, 'list_agents', { state: 'online' });
+        return (listed.structuredContent.count as number) >= 1 ? listed.structuredContent : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 500, what: 'the agent to enroll and connect' },
+    );
+    // The agent takes the host's name (its /etc/hostname), not its container's.
+    expect(online).toMatchObject({ count: 1, agents: [{ name: hostName, state: 'online' }] });
+  }
+
+  async function waitReady(port: number, report: () => Promise<string>): Promise<void> {
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, { timeoutMs: 90_000, intervalMs: 500, what: 'the broker to be ready' });
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await report()}`);
+    }
+  }
+
+  beforeAll(async () => {
+    await buildNodeBase(env);
+    await buildFleetmeshImage(image, env);
+  }, 240_000);
+
+  afterAll(async () => {
+    await removeImages([image, NODE_BASE_IMAGE], env);
+    temp.remove();
+  }, 60_000);
+
+  describe('docker stack deploy on a swarm', () => {
+    const stack = `fmstack${process.pid}`;
+    const label = `com.docker.stack.namespace=${stack}`;
+    let secrets = '';
+    let mcpPort = 0;
+    let client: Client | undefined;
+
+    /** The services' tasks and logs, for a failure message. */
+    async function report(): Promise<string> {
+      const parts: string[] = [];
+      for (const service of ['broker', 'agent']) {
+        parts.push(await docker('service', 'ps', '--no-trunc', `${stack}_${service}`).catch(String));
+        // Service logs carry the containers' stderr on their own stderr: merge them.
+        parts.push(await run('sh', ['-c', `docker service logs --tail 30 ${stack}_${service} 2>&1`], { env }).catch(String));
+      }
+      return parts.join('\n');
+    }
+
+    /** `docker stack rm`, then the volumes it keeps, once their containers are gone. */
+    async function removeStack(): Promise<void> {
+      await docker('stack', 'rm', stack).catch(() => undefined);
+      await waitFor(
+        async () => {
+          const left = await leftovers(label);
+          return left.services.length + left.containers.length + left.networks.length + left.secrets.length === 0;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: `stack ${stack} to be removed` },
+      );
+      for (const volume of (await leftovers(label)).volumes) await docker('volume', 'rm', volume);
+    }
+
+    beforeAll(async () => {
+      secrets = await bootstrap('stack');
+      const settings = await composeEnv(secrets);
+      mcpPort = settings.mcpPort;
+      await run('docker', ['stack', 'deploy', '--resolve-image', 'never', '-c', join(REPO_ROOT, 'docker-compose.yml'), stack], { env: settings.env });
+      await waitReady(mcpPort, report);
+    }, 120_000);
+
+    afterAll(async () => {
+      await client?.close();
+      await removeStack().catch(() => undefined);
+    }, 90_000);
+
+    it('runs the agent as a global service that enrolls with the bootstrap token, reachable with the bootstrap admin token', async () => {
+      expect((await docker('service', 'inspect', `${stack}_agent`, '--format', '{{json .Spec.Mode}}')).trim()).toBe('{"Global":{}}');
+      client = await connect(mcpPort, readFileSync(join(secrets, BOOTSTRAP_FILES.adminToken), 'utf8').trim());
+      await expectAgentOnline(client).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await report()}`);
+      });
+      const status = await call(client, 'system_status', { host: hostName });
+      expect(status.isError).toBeFalsy();
+      expect(status.structuredContent).toMatchObject({ host: hostName, availability: 'available' });
+      // The agent reaches the engine through the mounted socket: it counts the stack's own containers.
+      expect(status.structuredContent.containers_running).toBeGreaterThanOrEqual(2);
+      // Admin commands run inside the broker's container, on its data dir.
+      const broker = (await docker('ps', '-q', '--filter', `label=com.docker.swarm.service.name=${stack}_broker`)).trim();
+      expect(await docker('exec', broker, 'fleetmesh', 'agents')).toMatch(new RegExp(`^${hostName}\\s+online`, 'm'));
+    }, 150_000);
+
+    it('reports both services healthy, and leaves nothing behind once removed', async () => {
+      await waitFor(
+        async () => {
+          const states = (await docker('ps', '--filter', `label=${label}`, '--format', '{{.Status}}')).split('\n').filter(Boolean);
+          return states.length === 2 && states.every((state) => state.includes('(healthy)'));
+        },
+        { timeoutMs: 90_000, intervalMs: 1000, what: 'both containers to be healthy' },
+      );
+      await client?.close();
+      client = undefined;
+      await removeStack();
+      expect(await leftovers(label)).toEqual(nothing);
+    }, 180_000);
+  });
+
+  describe('docker-compose up on one host', () => {
+    const project = `fmcompose${process.pid}`;
+    const label = `com.docker.compose.project=${project}`;
+    let compose: (...args: string[]) => Promise<string>;
+    let secrets = '';
+    let mcpPort = 0;
+
+    beforeAll(async () => {
+      secrets = await bootstrap('compose');
+      const settings = await composeEnv(secrets);
+      mcpPort = settings.mcpPort;
+      compose = (...args) =>
+        run('docker-compose', ['--project-name', project, '--file', join(REPO_ROOT, 'docker-compose.yml'), ...args], { env: settings.env });
+      await compose('up', '--detach', '--no-build');
+      await waitReady(mcpPort, () => compose('logs', '--tail', '30').catch(String));
+    }, 120_000);
+
+    afterAll(async () => {
+      await compose?.('down', '--volumes').catch(() => undefined);
+    }, 90_000);
+
+    it('enrolls the agent and answers with the bootstrap admin token, then leaves nothing behind', async () => {
+      const client = await connect(mcpPort, readFileSync(join(secrets, BOOTSTRAP_FILES.adminToken), 'utf8').trim());
+      try {
+        await expectAgentOnline(client).catch(async (error: Error) => {
+          throw new Error(`${error.message}\n${await compose('logs', '--tail', '30').catch(String)}`);
+        });
+        const status = await call(client, 'system_status', { host: hostName });
+        expect(status.structuredContent).toMatchObject({ host: hostName, availability: 'available' });
+      } finally {
+        await client.close();
+      }
+      await compose('down', '--volumes');
+      expect(await leftovers(label)).toEqual(nothing);
+    }, 150_000);
+  });
+});

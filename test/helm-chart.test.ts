@@ -1,0 +1,223 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { AGENT_COMMAND } from '../agent/agent-options.ts';
+import { BOOTSTRAP_FILES } from '../broker/bootstrap/bootstrap-files.ts';
+import { BROKER_COMMAND } from '../broker/broker-options.ts';
+import type { CommandSpec } from '../shared/options/command-line.ts';
+import { runFleetmesh } from './harness/cli-process.ts';
+import { flagVariables } from './harness/flag-variables.ts';
+import { REPO_ROOT } from './harness/fleetmesh-image.ts';
+import { type ChartContext, renderTemplate, valuePaths } from './harness/go-template.ts';
+import { makeTempDir } from './harness/temp-dir.ts';
+
+const CHART = join(REPO_ROOT, 'charts/fleetmesh');
+const TEMPLATES = join(CHART, 'templates');
+
+/**
+ * apiVersion → kinds served by Kubernetes 1.29 and later, for what a chart
+ * like this one could name (none of these is deprecated or removed since).
+ */
+const KUBERNETES_KINDS: Record<string, string[]> = {
+  v1: ['ConfigMap', 'PersistentVolumeClaim', 'Secret', 'Service', 'ServiceAccount'],
+  'apps/v1': ['DaemonSet', 'Deployment', 'StatefulSet'],
+  'policy/v1': ['PodDisruptionBudget'],
+  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy'],
+  'rbac.authorization.k8s.io/v1': ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: rendered manifests are read as whatever shape they have
+type Manifest = any;
+
+// biome-ignore lint/suspicious/noExplicitAny: values are merged as plain data
+function merge(base: any, overrides: any): any {
+  if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) return overrides;
+  const result = { ...base };
+  for (const [key, value] of Object.entries(overrides)) result[key] = merge(base?.[key], value);
+  return result;
+}
+
+function has(values: unknown, path: string): boolean {
+  let node = values;
+  for (const key of path.split('.')) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return true;
+}
+
+describe('the Helm chart (structure; no Helm binary here)', () => {
+  const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'));
+  const defaults = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8'));
+  const templates = readdirSync(TEMPLATES).map((file) => ({ file, source: readFileSync(join(TEMPLATES, file), 'utf8') }));
+  const temp = makeTempDir('fm-chart-');
+  let inline: Record<string, string>;
+
+  /** Renders every template with the chart's values overridden by `overrides`. */
+  function render(overrides: object = {}): { manifests: Manifest[]; notes: string } {
+    const context: ChartContext = {
+      Values: merge(defaults, overrides),
+      Release: { Name: 'fm', Namespace: 'ops', Service: 'Helm' },
+      Chart: { Name: chart.name, Version: chart.version, AppVersion: chart.appVersion },
+    };
+    const manifests: Manifest[] = [];
+    let notes = '';
+    for (const { file, source } of templates) {
+      const text = renderTemplate(source, context);
+      if (file === 'NOTES.txt') {
+        notes = text;
+        continue;
+      }
+      for (const document of parseAllDocuments(text)) {
+        if (document.errors.length) throw new Error(`${file}: ${document.errors[0]?.message}`);
+        const manifest = document.toJS();
+        if (manifest !== null) manifests.push({ ...manifest, file });
+      }
+    }
+    return { manifests, notes };
+  }
+
+  const find = (manifests: Manifest[], kind: string, name: string) => manifests.find((m) => m.kind === kind && m.metadata.name === name);
+
+  beforeAll(async () => {
+    const dir = join(temp.path, 'secrets');
+    expect((await runFleetmesh(['bootstrap', '--out', dir])).code).toBe(0);
+    const read = (file: string) => readFileSync(join(dir, file), 'utf8');
+    inline = {
+      caCert: read(BOOTSTRAP_FILES.caCert),
+      caKey: read(BOOTSTRAP_FILES.caKey),
+      joinToken: read(BOOTSTRAP_FILES.joinToken).trim(),
+      caPin: read(BOOTSTRAP_FILES.caPin).trim(),
+      adminToken: read(BOOTSTRAP_FILES.adminToken).trim(),
+    };
+  });
+  afterAll(() => temp.remove());
+
+  it('has a Chart.yaml and values.yaml that parse, at the package version', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
+    expect(chart).toMatchObject({ apiVersion: 'v2', name: 'fleetmesh', type: 'application', appVersion: pkg.version });
+    expect(chart.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(defaults).toMatchObject({ image: { repository: expect.any(String) }, broker: expect.any(Object), agent: expect.any(Object) });
+  });
+
+  it('reads only values that values.yaml declares', () => {
+    const missing = templates.flatMap(({ file, source }) => valuePaths(source).flatMap((path) => (has(defaults, path) ? [] : [`${file}: .Values.${path}`])));
+    expect(missing).toEqual([]);
+  });
+
+  it('refuses to render without bootstrap material, naming what to set', () => {
+    expect(() => render()).toThrow(/bootstrap\.existingSecret/);
+  });
+
+  it('renders only kinds Kubernetes 1.29+ serves: a broker Deployment, Service, PVC and Secret, and an agent DaemonSet', () => {
+    const { manifests } = render({ bootstrap: inline });
+    for (const manifest of manifests) {
+      expect(KUBERNETES_KINDS[manifest.apiVersion], `${manifest.file}: apiVersion ${manifest.apiVersion}`).toBeDefined();
+      expect(KUBERNETES_KINDS[manifest.apiVersion], `${manifest.file}: ${manifest.kind}`).toContain(manifest.kind);
+      expect(manifest.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    }
+    expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([
+      'DaemonSet/fm-agent',
+      'Deployment/fm-broker',
+      'PersistentVolumeClaim/fm-broker',
+      'Secret/fm-bootstrap',
+      'Service/fm-broker',
+    ]);
+    const secret = find(manifests, 'Secret', 'fm-bootstrap');
+    expect(Buffer.from(secret.data['join-token'], 'base64').toString()).toBe(inline.joinToken);
+    expect(Object.keys(secret.data).sort()).toEqual(Object.values(BOOTSTRAP_FILES).sort());
+  });
+
+  it('wires the broker: selectors, ports, probes, the PVC, bootstrap files and only flags the broker reads', () => {
+    const { manifests } = render({ bootstrap: inline });
+    const deployment = find(manifests, 'Deployment', 'fm-broker');
+    const service = find(manifests, 'Service', 'fm-broker');
+    const pod = deployment.spec.template;
+    expect(pod.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
+    expect(pod.metadata.labels).toMatchObject(service.spec.selector);
+    const [container] = pod.spec.containers;
+    expect(container.args).toEqual(['broker']);
+    const portNames = container.ports.map((p: Manifest) => p.name);
+    for (const port of service.spec.ports) expect(portNames).toContain(port.targetPort);
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(portNames).toContain(container[probe].httpGet.port);
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    const volumes = Object.fromEntries(pod.spec.volumes.map((v: Manifest) => [v.name, v]));
+    expect(volumes.data.persistentVolumeClaim.claimName).toBe(find(manifests, 'PersistentVolumeClaim', 'fm-broker').metadata.name);
+    expect(volumes.bootstrap.secret.secretName).toBe('fm-bootstrap');
+    const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value]));
+    const brokerVariables = flagVariables(BROKER_COMMAND as unknown as CommandSpec);
+    expect(Object.keys(env).filter((name) => !brokerVariables.has(name))).toEqual([]);
+    expect(env.FLEETMESH_MCP_LISTEN).toBe('0.0.0.0:7400');
+    expect(env.FLEETMESH_ADVERTISE_NAMES.split(',')).toContain('fm-broker.ops.svc');
+    expect(env.FLEETMESH_MCP_ALLOWED_HOSTS.split(',')).toEqual(expect.arrayContaining(['fm-broker.ops.svc:7400', 'localhost:7400']));
+    // Every file the broker reads is an item of a mounted secret.
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: Manifest) => [m.name, m.mountPath]));
+    const files = new Set(volumes.bootstrap.secret.items.map((item: Manifest) => `${mounts.bootstrap}/${item.path}`));
+    for (const [name, value] of Object.entries(env)) if (name.endsWith('_FILE')) expect(files.has(value), `${name}=${value}`).toBe(true);
+  });
+
+  it('runs the agent on every node with host /proc and /sys, probes, limits, and only the join token and pin', () => {
+    const { manifests } = render({ bootstrap: inline, agent: { labels: 'env=prod' } });
+    const daemonset = find(manifests, 'DaemonSet', 'fm-agent');
+    const pod = daemonset.spec.template;
+    expect(pod.metadata.labels).toMatchObject(daemonset.spec.selector.matchLabels);
+    expect(pod.spec.tolerations).toEqual([{ operator: 'Exists' }]);
+    const [container] = pod.spec.containers;
+    expect(container.args).toEqual(['agent']);
+    expect(container.resources).toMatchObject({ requests: { cpu: expect.any(String), memory: expect.any(String) }, limits: { memory: expect.any(String) } });
+    expect(container.livenessProbe.httpGet).toMatchObject({ path: '/healthz', port: 'health' });
+    expect(container.readinessProbe.httpGet).toMatchObject({ path: '/readyz', port: 'health' });
+    expect(container.ports.map((p: Manifest) => p.name)).toContain('health');
+    const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value ?? e.valueFrom]));
+    const agentVariables = flagVariables(AGENT_COMMAND as unknown as CommandSpec);
+    expect(Object.keys(env).filter((name) => !agentVariables.has(name))).toEqual([]);
+    expect(env).toMatchObject({
+      FLEETMESH_BROKER: 'fm-broker.ops.svc:7443',
+      FLEETMESH_NAME: { fieldRef: { fieldPath: 'spec.nodeName' } },
+      FLEETMESH_LABELS: 'env=prod',
+      FLEETMESH_HEALTH_LISTEN: '0.0.0.0:7401',
+    });
+    const volumes = Object.fromEntries(pod.spec.volumes.map((v: Manifest) => [v.name, v]));
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: Manifest) => [m.name, m]));
+    expect(volumes['host-proc'].hostPath.path).toBe('/proc');
+    expect(volumes['host-sys'].hostPath.path).toBe('/sys');
+    expect(mounts['host-proc'].readOnly).toBe(true);
+    expect(mounts['host-sys'].readOnly).toBe(true);
+    expect(volumes.bootstrap.secret.items.map((item: Manifest) => item.key).sort()).toEqual(['ca-pin', 'join-token']);
+    expect(volumes['docker-socket']).toBeUndefined();
+    expect(pod.spec.initContainers[0].volumeMounts[0].name).toBe('data');
+  });
+
+  it('follows the values: an existing Secret, no persistence, the Docker socket, node selection', () => {
+    const { manifests, notes } = render({
+      bootstrap: { existingSecret: 'fleetmesh-bootstrap' },
+      broker: { persistence: { enabled: false }, nodeSelector: { 'kubernetes.io/os': 'linux' } },
+      agent: { dockerSocket: { enabled: true, groupId: 998 }, nodeSelector: { role: 'worker' }, brokerAddress: 'broker.example.com:7443' },
+      image: { tag: '9.9.9' },
+    });
+    expect(manifests.map((m) => m.kind).sort()).toEqual(['DaemonSet', 'Deployment', 'Service']);
+    const broker = find(manifests, 'Deployment', 'fm-broker').spec.template.spec;
+    expect(broker.volumes.find((v: Manifest) => v.name === 'data')).toEqual({ name: 'data', emptyDir: {} });
+    expect(broker.volumes.find((v: Manifest) => v.name === 'bootstrap').secret.secretName).toBe('fleetmesh-bootstrap');
+    expect(broker.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
+    expect(broker.containers[0].image).toBe('fleetmesh:9.9.9');
+    const agent = find(manifests, 'DaemonSet', 'fm-agent').spec.template.spec;
+    expect(agent.nodeSelector).toEqual({ role: 'worker' });
+    expect(agent.securityContext.supplementalGroups).toEqual([998]);
+    expect(agent.volumes.find((v: Manifest) => v.name === 'docker-socket').hostPath).toEqual({ path: '/var/run/docker.sock', type: 'Socket' });
+    expect(agent.containers[0].env.find((e: Manifest) => e.name === 'FLEETMESH_BROKER').value).toBe('broker.example.com:7443');
+    expect(notes).toMatch(/port-forward svc\/fm-broker 7400:7400/);
+    expect(notes).toMatch(/get secret fleetmesh-bootstrap -o jsonpath='\{\.data\.admin-token\}'/);
+    expect(notes).toMatch(/http:\/\/fm-broker\.ops\.svc:7400\/mcp/);
+  });
+
+  it('the renderer refuses template constructs it does not implement', () => {
+    const context = { Values: {}, Release: { Name: 'x', Namespace: 'y', Service: 'Helm' }, Chart: { Name: 'c', Version: '1', AppVersion: '1' } };
+    expect(() => renderTemplate('{{ include "x" . }}', context)).toThrow(/unsupported/);
+    expect(() => renderTemplate('{{ range .Values.x }}{{ end }}', context)).toThrow(/unsupported/);
+    expect(() => renderTemplate('{{ .Values.x | upper }}', context)).toThrow(/unsupported function "upper"/);
+    expect(() => renderTemplate('{{ if .Values.x }}', context)).toThrow(/if without end/);
+    expect(renderTemplate('a  {{- if not .Values.x }} b {{ else }} c {{ end -}}  d', context)).toBe('a b d');
+  });
+});
