@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { effectiveLabels } from '../../broker/store/agents-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { formatAgo, formatTable, formatUntil } from '../../shared/format/table.ts';
-import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { formatLabels } from '../../shared/options/values.ts';
 import { brokerRunning } from '../broker-process.ts';
 import { defineCommand } from '../command.ts';
@@ -16,14 +16,7 @@ export const agentsCommand = defineCommand({
     flags: {
       ...BROKER_DATA_DIR_FLAG,
       all: { type: 'boolean', description: 'include revoked agents', default: false, env: false },
-      output: {
-        type: 'string',
-        description: 'text for people, json for scripts',
-        default: 'text',
-        choices: ['text', 'json'],
-        placeholder: 'FORMAT',
-        env: false,
-      },
+      ...OUTPUT_FLAG,
     },
   },
   async run(parsed, io) {

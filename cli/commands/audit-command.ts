@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { formatTable } from '../../shared/format/table.ts';
-import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { defineCommand } from '../command.ts';
 
 export const auditCommand = defineCommand({
@@ -13,14 +13,7 @@ export const auditCommand = defineCommand({
       ...BROKER_DATA_DIR_FLAG,
       limit: { type: 'integer', description: 'how many rows', default: 50, min: 1, max: 100_000, placeholder: 'N', env: false },
       identity: { type: 'string', description: 'only the calls of this identity', placeholder: 'NAME', env: false },
-      output: {
-        type: 'string',
-        description: 'text for people, json for scripts',
-        default: 'text',
-        choices: ['text', 'json'],
-        placeholder: 'FORMAT',
-        env: false,
-      },
+      ...OUTPUT_FLAG,
     },
   },
   async run(parsed, io) {

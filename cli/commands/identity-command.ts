@@ -5,7 +5,7 @@ import { BrokerStore } from '../../broker/store/broker-store.ts';
 import type { Level } from '../../shared/catalog/action.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { formatTable, formatUntil } from '../../shared/format/table.ts';
-import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { clientConfig } from '../client-config.ts';
 import { defineCommand } from '../command.ts';
 
@@ -22,14 +22,7 @@ export const identityCreateCommand = defineCommand({
       level: { type: 'integer', description: 'operations level 0-3', min: 0, max: 3, placeholder: 'N', env: false },
       grant: { type: 'list', description: 'a grant; repeat for several', repeatable: true, default: [], placeholder: 'KIND:PATTERN[=read|write]', env: false },
       ttl: { type: 'duration', description: 'how long the token is valid', default: '90d', min: 60_000, placeholder: 'DURATION', env: false },
-      output: {
-        type: 'string',
-        description: 'text for people, json for scripts',
-        default: 'text',
-        choices: ['text', 'json'],
-        placeholder: 'FORMAT',
-        env: false,
-      },
+      ...OUTPUT_FLAG,
     },
   },
   async run(parsed, io) {

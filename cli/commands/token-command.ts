@@ -7,13 +7,9 @@ import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { formatTable, formatUntil } from '../../shared/format/table.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
-import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
+import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { formatDurationMs, formatLabels } from '../../shared/options/values.ts';
 import { defineCommand } from '../command.ts';
-
-const OUTPUT_FLAG = {
-  output: { type: 'string', description: 'text for people, json for scripts', default: 'text', choices: ['text', 'json'], placeholder: 'FORMAT', env: false },
-} as const satisfies Record<string, FlagSpec>;
 
 const CREATE_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,

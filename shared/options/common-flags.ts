@@ -15,3 +15,8 @@ export const BROKER_DATA_DIR_FLAG = {
     placeholder: 'DIR',
   },
 } as const satisfies Record<string, FlagSpec>;
+
+/** The output format of the admin commands that print rows. */
+export const OUTPUT_FLAG = {
+  output: { type: 'string', description: 'text for people, json for scripts', default: 'text', choices: ['text', 'json'], placeholder: 'FORMAT', env: false },
+} as const satisfies Record<string, FlagSpec>;
