@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What the test suite needs from the system besides npm packages: the docker,
+# swarm and sandbox tests start a private Docker engine and import a busybox
+# image; the compose test runs Debian's docker-compose. Installed when missing
+# (as root, with apt-get); otherwise the missing ones are named and the suite's
+# harness says which tests cannot run. Run by `npm test` (pretest) and .ci/run.
+set -euo pipefail
+
+packages=()
+command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || packages+=(iproute2)
+command -v dockerd >/dev/null || [ -x /usr/sbin/dockerd ] || packages+=(docker.io)
+[ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || packages+=(busybox-static)
+command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptables)
+[ -x /usr/bin/docker-compose ] || packages+=(docker-compose)
+
+[ ${#packages[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing what the tests need: ${packages[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}"
+else
+  echo "the tests need these Debian packages, which are missing: ${packages[*]} (install them as root: apt-get install -y ${packages[*]})" >&2
+fi
