@@ -4,7 +4,7 @@ import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { parseHostPort } from '../shared/options/values.ts';
-import { type BrokerBootstrap, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
+import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
@@ -114,6 +114,33 @@ export interface BrokerOptions {
   storePollMs: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
+}
+
+/**
+ * A broker started in-process (tests, benchmarks, the conformance run): both
+ * listeners on loopback ports the system picks, its own CA, quiet logs.
+ */
+export function inProcessBrokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+  return {
+    dataDir,
+    grpcListen: '127.0.0.1:0',
+    mcpListen: '127.0.0.1:0',
+    toolSurface: 'individual',
+    operationsLevel: 1,
+    textFormat: 'markdown',
+    mcpAllowedHosts: [],
+    mcpAllowedOrigins: [],
+    mcpPublicUrl: undefined,
+    advertiseNames: ['localhost'],
+    bootstrap: NO_BOOTSTRAP,
+    heartbeatIntervalMs: 5000,
+    certLifetimeMs: 30 * 86_400_000,
+    staleAfterMissed: 3,
+    storePollMs: 250,
+    logLevel: 'error',
+    logFormat: 'text',
+    ...overrides,
+  };
 }
 
 export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {

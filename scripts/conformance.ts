@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from '../agent/agent.ts';
 import { createIdentity } from '../broker/auth/identities.ts';
-import { NO_BOOTSTRAP } from '../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../broker/broker.ts';
+import { inProcessBrokerOptions } from '../broker/broker-options.ts';
 import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
 import { loopbackHosts } from '../broker/mcp/http/mcp-http-server.ts';
 import { silentLogger } from '../shared/log/logger.ts';
@@ -45,25 +45,11 @@ await new Promise<void>((resolve, reject) => {
 const proxyPort = (proxy.address() as { port: number }).port;
 
 const broker = await Broker.start(
-  {
-    dataDir: join(root, 'broker'),
-    grpcListen: '127.0.0.1:0',
-    mcpListen: '127.0.0.1:0',
-    toolSurface: 'individual',
-    operationsLevel: 1,
-    textFormat: 'markdown',
+  inProcessBrokerOptions(join(root, 'broker'), {
     mcpAllowedHosts: loopbackHosts(proxyPort),
     mcpAllowedOrigins: loopbackHosts(proxyPort).map((host) => `http://${host}`),
     mcpPublicUrl: `http://localhost:${proxyPort}/mcp`,
-    advertiseNames: ['localhost'],
-    bootstrap: NO_BOOTSTRAP,
-    heartbeatIntervalMs: 5000,
-    certLifetimeMs: 30 * 86_400_000,
-    staleAfterMissed: 3,
-    storePollMs: 250,
-    logLevel: 'error',
-    logFormat: 'text',
-  },
+  }),
   silentLogger,
 );
 upstreamPort = broker.mcp.port;

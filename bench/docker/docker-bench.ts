@@ -7,12 +7,12 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { createIdentity } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
+import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { CliProcess } from '../../test/harness/cli-process.ts';
 import { startPrivateEngine, TEST_IMAGE } from '../../test/harness/docker-engine.ts';
 import { call, mcpClient } from '../../test/harness/mcp-client.ts';
-import { brokerOptionsFor } from '../mesh/bench-fleet.ts';
 import { processUsage } from '../proc-stats.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 
@@ -49,7 +49,7 @@ export async function dockerScenario(options: { containers: number; idleSeconds:
         await container.start();
       }),
     );
-    broker = await Broker.start({ ...brokerOptionsFor(join(root, 'broker')), operationsLevel: 1 }, silentLogger);
+    broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker')), silentLogger);
     const joinToken = createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} }).token;
     // The agent runs from the compiled build, as a deployed one does (no TypeScript loader in its memory).
     process.stderr.write('  building dist/…\n');

@@ -1,30 +1,6 @@
-import { NO_BOOTSTRAP } from '../../broker/bootstrap/broker-bootstrap.ts';
-import type { BrokerOptions } from '../../broker/broker-options.ts';
 import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createKeyPair, type KeyPair, publicKeyFingerprint } from '../../shared/pki/certificates.ts';
-
-export function brokerOptionsFor(dataDir: string): BrokerOptions {
-  return {
-    dataDir,
-    grpcListen: '127.0.0.1:0',
-    mcpListen: '127.0.0.1:0',
-    toolSurface: 'individual',
-    operationsLevel: 1,
-    textFormat: 'markdown',
-    mcpAllowedHosts: [],
-    mcpAllowedOrigins: [],
-    mcpPublicUrl: undefined,
-    advertiseNames: ['localhost'],
-    bootstrap: NO_BOOTSTRAP,
-    heartbeatIntervalMs: 5000,
-    certLifetimeMs: 30 * 86_400_000,
-    staleAfterMissed: 3,
-    storePollMs: 250,
-    logLevel: 'error',
-    logFormat: 'text',
-  };
-}
 
 export interface BenchAgentIdentity {
   agentId: string;

@@ -3,13 +3,13 @@
  * memory are its own. Driven over IPC by bench/mesh/mesh-bench.ts.
  */
 import { Broker } from '../../broker/broker.ts';
+import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
-import { brokerOptionsFor } from './bench-fleet.ts';
 
 type Request = { id: number; type: 'stats' } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
 
 const dataDir = process.argv[2] ?? '';
-const broker = await Broker.start(brokerOptionsFor(dataDir), silentLogger);
+const broker = await Broker.start(inProcessBrokerOptions(dataDir), silentLogger);
 
 function stats() {
   (globalThis as { gc?: () => void }).gc?.();

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { Agent, type CollectorChoice } from '../../agent/agent.ts';
 import type { AgentOptions } from '../../agent/agent-options.ts';
-import { NO_BOOTSTRAP } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
-import type { BrokerOptions } from '../../broker/broker-options.ts';
+import { type BrokerOptions, inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
 import { type Logger, silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from './temp-dir.ts';
@@ -31,26 +30,7 @@ export interface TestFleet {
 }
 
 export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
-  return {
-    dataDir,
-    grpcListen: '127.0.0.1:0',
-    mcpListen: '127.0.0.1:0',
-    toolSurface: 'individual',
-    operationsLevel: 3,
-    textFormat: 'markdown',
-    mcpAllowedHosts: [],
-    mcpAllowedOrigins: [],
-    mcpPublicUrl: undefined,
-    advertiseNames: ['localhost'],
-    bootstrap: NO_BOOTSTRAP,
-    heartbeatIntervalMs: 200,
-    certLifetimeMs: 30 * 86_400_000,
-    staleAfterMissed: 3,
-    storePollMs: 100,
-    logLevel: 'error',
-    logFormat: 'text',
-    ...overrides,
-  };
+  return inProcessBrokerOptions(dataDir, { operationsLevel: 3, heartbeatIntervalMs: 200, storePollMs: 100, ...overrides });
 }
 
 export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?: Logger } = {}): Promise<TestFleet> {
