@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { DockerApi } from './docker-api.ts';
+import { onJsonLines } from './json-lines.ts';
 
 /** One engine event, as the collectors keep it. */
 export interface EngineEvent {
@@ -95,31 +96,13 @@ export class EventFollower {
 
   private consume(stream: Readable): Promise<void> {
     return new Promise((resolve) => {
-      let buffer = '';
-      const seen = new Set<string>();
-      stream.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        let newline = buffer.indexOf('\n');
-        while (newline >= 0) {
-          const line = buffer.slice(0, newline).trim();
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf('\n');
-          if (!line) continue;
-          let raw: RawEvent;
-          try {
-            raw = JSON.parse(line) as RawEvent;
-          } catch {
-            continue;
-          }
-          const event = this.toEvent(raw);
-          // After a reconnect the engine replays from `since`: skip what we have.
-          const key = `${raw.timeNano ?? event.time_unix_ms}:${event.id}:${event.action}`;
-          if (seen.has(key) || this.history.some((e) => e.time_unix_ms === event.time_unix_ms && e.id === event.id && e.action === event.action)) continue;
-          seen.add(key);
-          this.history.push(event);
-          if (this.history.length > KEEP) this.history.splice(0, this.history.length - KEEP);
-          this.onEvent(event);
-        }
+      onJsonLines(stream, (value) => {
+        const event = this.toEvent(value as RawEvent);
+        // After a reconnect the engine replays from `since`: skip what the history already holds.
+        if (this.history.some((e) => e.time_unix_ms === event.time_unix_ms && e.id === event.id && e.action === event.action)) return;
+        this.history.push(event);
+        if (this.history.length > KEEP) this.history.splice(0, this.history.length - KEEP);
+        this.onEvent(event);
       });
       stream.on('end', () => resolve());
       stream.on('error', () => resolve());

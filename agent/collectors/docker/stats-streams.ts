@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { DockerApi } from './docker-api.ts';
+import { onJsonLines } from './json-lines.ts';
 
 /** One stats sample as the engine streams it (the fields we read). */
 export interface EngineStats {
@@ -122,23 +123,14 @@ export class StatsStreams {
       .stats({ stream: true })
       .then((stream) => {
         entry.stream = stream as unknown as Readable;
-        let buffer = '';
-        entry.stream.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString('utf8');
-          let newline = buffer.indexOf('\n');
-          while (newline >= 0) {
-            const line = buffer.slice(0, newline).trim();
-            buffer = buffer.slice(newline + 1);
-            newline = buffer.indexOf('\n');
-            if (!line) continue;
-            try {
-              entry.latest = figuresOf(JSON.parse(line) as EngineStats);
-            } catch {
-              continue;
-            }
-            // A sample with CPU computed (the second one) is what a caller waits for.
-            if (entry.latest.cpu_percent !== null) for (const wake of entry.waiters.splice(0)) wake();
+        onJsonLines(entry.stream, (value) => {
+          try {
+            entry.latest = figuresOf(value as EngineStats);
+          } catch {
+            return;
           }
+          // A sample with CPU computed (the second one) is what a caller waits for.
+          if (entry.latest.cpu_percent !== null) for (const wake of entry.waiters.splice(0)) wake();
         });
         const drop = () => {
           if (this.warm.get(id) === entry) this.warm.delete(id);
