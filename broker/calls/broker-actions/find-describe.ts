@@ -1,11 +1,12 @@
 import { describe as describeAction, find as findAction } from '../../../shared/catalog/actions/index-actions.ts';
+import { RESOURCE_TYPES, type ResourceType } from '../../../shared/catalog/actions/swarm-shapes.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { digestOf } from '../../index/digests.ts';
 import { allResources, type Resource, visible } from '../../index/resource-catalog.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
-const TYPES = ['host', 'container', 'sandbox', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'guest'];
+const typeRank = (resource: Resource) => RESOURCE_TYPES.indexOf(resource.row.type as ResourceType);
 
 function matchesLabel(resource: Resource, label: string): boolean {
   const eq = label.indexOf('=');
@@ -28,7 +29,7 @@ export const findHandler = defineBrokerAction({
       .filter((r) => !params.image || (r.image ?? '').includes(params.image))
       .filter((r) => !params.label || matchesLabel(r, params.label));
     const order = (a: Resource, b: Resource) =>
-      TYPES.indexOf(a.row.type) - TYPES.indexOf(b.row.type) || a.row.name.localeCompare(b.row.name) || (a.row.host ?? '').localeCompare(b.row.host ?? '');
+      typeRank(a) - typeRank(b) || a.row.name.localeCompare(b.row.name) || (a.row.host ?? '').localeCompare(b.row.host ?? '');
     candidates.sort(order);
     if (type) {
       const offset = params.offset ?? 0;

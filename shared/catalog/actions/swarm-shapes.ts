@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /** Cetacean's compact shapes, keys in snake_case as everywhere in fleetmesh. */
 
-export const RESOURCE_TYPES = ['host', 'container', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'sandbox', 'guest'] as const;
+/** Every type find and describe know, in the order find lists them. */
+export const RESOURCE_TYPES = ['host', 'container', 'sandbox', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'guest'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** One entry in a list, as find returns it. */
