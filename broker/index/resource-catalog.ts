@@ -133,6 +133,21 @@ function containerRow(container: ContainerRecord, host: Host): Resource {
   };
 }
 
+/** A sandbox is a labelled container: the container's row, named by its sandbox id. */
+function sandboxRow(container: ContainerRecord, sandboxId: string, host: Host): Resource {
+  return {
+    ...containerRow(container, host),
+    row: {
+      id: sandboxId,
+      name: sandboxId,
+      type: 'sandbox',
+      state: container.state === 'running' ? 'ready' : container.state,
+      detail: container.name,
+      host: host.name,
+    },
+  };
+}
+
 /**
  * The guests of every Proxmox VE cluster, each once: agents of one cluster
  * report the same guests, and the newest report of the cluster wins. A node
@@ -212,23 +227,7 @@ export function allResources(index: FleetIndex, hosts: readonly Host[]): Resourc
     if (!host) continue;
     for (const container of entry.inventory.containers) {
       resources.push(containerRow(container, host));
-      if (container.sandbox_id) {
-        resources.push({
-          row: {
-            id: container.sandbox_id,
-            name: container.sandbox_id,
-            type: 'sandbox',
-            state: container.state === 'running' ? 'ready' : container.state,
-            detail: container.name,
-            host: host.name,
-          },
-          record: container,
-          labels: container.labels,
-          image: container.image,
-          node: host.name,
-          host,
-        });
-      }
+      if (container.sandbox_id) resources.push(sandboxRow(container, container.sandbox_id, host));
     }
     for (const volume of entry.inventory.volumes) resources.push(volumeRow(volume, host));
   }
