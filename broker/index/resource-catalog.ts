@@ -168,12 +168,18 @@ function guestRows(index: FleetIndex, byId: Map<string, Host>): Resource[] {
       ((host.state === 'online') === (current.host.state === 'online') && taken_unix_ms > current.taken);
     if (better) newest.set(key, { host, cluster, guests, taken: taken_unix_ms });
   }
-  const hosts = [...byId.values()];
+  // The row names the agent on the guest's own node when there is one, else the agent that reported it.
+  const nodeKey = (cluster: unknown, node: unknown) => JSON.stringify([cluster ?? null, node]);
+  const agentOnPveNode = new Map<string, Host>();
+  for (const host of byId.values()) {
+    const facts = host.hello?.facts;
+    const key = nodeKey(facts?.proxmox_cluster, facts?.proxmox_node);
+    if (facts?.proxmox_node !== undefined && !agentOnPveNode.has(key)) agentOnPveNode.set(key, host);
+  }
   const rows: Resource[] = [];
   for (const { host: reporter, cluster, guests } of newest.values()) {
     for (const guest of guests) {
-      // The row names the agent on the guest's own node when there is one, else the agent that reported it.
-      const host = hosts.find((h) => h.hello?.facts.proxmox_node === guest.node && (h.hello?.facts.proxmox_cluster ?? null) === (cluster ?? null)) ?? reporter;
+      const host = agentOnPveNode.get(nodeKey(cluster, guest.node)) ?? reporter;
       rows.push({
         row: {
           id: String(guest.vmid),
