@@ -94,17 +94,6 @@ export const CATALOG: readonly Action[] = [
   proxmoxScriptCommand,
 ];
 
-const byId = new Map(CATALOG.map((action) => [action.id, action]));
-const byTool = new Map(CATALOG.map((action) => [action.tool, action]));
-
-export function actionById(id: string): Action | undefined {
-  return byId.get(id);
-}
-
-export function actionByTool(tool: string): Action | undefined {
-  return byTool.get(tool);
-}
-
 /** Domains in catalog order. */
 export function domains(): string[] {
   return [...new Set(CATALOG.map((action) => action.id.slice(0, action.id.indexOf('.'))))];
