@@ -96,19 +96,7 @@ describe('the agent stream', () => {
 
   it('marks a silent agent stale after three missed heartbeats, then offline when its stream goes', async () => {
     fleet = await startTestFleet();
-    const agent = new CliProcess([
-      'agent',
-      '--broker',
-      fleet.address,
-      '--token',
-      fleet.token(),
-      '--ca-pin',
-      fleet.pin,
-      '--name',
-      'quiet',
-      '--data-dir',
-      fleet.agentDir('quiet'),
-    ]);
+    const agent = new CliProcess(fleet.agentArgs('quiet'));
     processes.push(agent);
     const states: string[] = [];
     fleet.broker.registry.on('state', (host) => {
@@ -125,19 +113,7 @@ describe('the agent stream', () => {
   it("closes a revoked agent's live stream at once, and the agent cannot come back", async () => {
     fleet = await startTestFleet();
     const dataDir = fleet.agentDir('doomed');
-    const agent = new CliProcess([
-      'agent',
-      '--broker',
-      fleet.address,
-      '--token',
-      fleet.token(),
-      '--ca-pin',
-      fleet.pin,
-      '--name',
-      'doomed',
-      '--data-dir',
-      dataDir,
-    ]);
+    const agent = new CliProcess(fleet.agentArgs('doomed'));
     processes.push(agent);
     await waitFor(() => fleet.broker.registry.find('doomed')?.state === 'online', { what: 'doomed online' });
 

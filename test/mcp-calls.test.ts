@@ -26,19 +26,7 @@ describe('tool calls across the fleet', () => {
   });
 
   function agentProcess(name: string): CliProcess {
-    const child = new CliProcess([
-      'agent',
-      '--broker',
-      fleet.address,
-      '--token',
-      fleet.token(),
-      '--ca-pin',
-      fleet.pin,
-      '--name',
-      name,
-      '--data-dir',
-      fleet.agentDir(name),
-    ]);
+    const child = new CliProcess(fleet.agentArgs(name));
     processes.push(child);
     return child;
   }

@@ -23,6 +23,8 @@ export interface TestFleet {
   /** Enrolls (first time) and connects an in-process agent, resolving once it is online. */
   addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: CollectorChoice; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
   agentDir(name: string): string;
+  /** The `fleetmesh agent` arguments that enroll an agent process with a fresh token, in its own data dir. */
+  agentArgs(name: string): string[];
   /** Stops the broker (keeping its data dir) and starts a new one on the same port and data dir, with any options changed. */
   restartBroker(changes?: Partial<BrokerOptions>): Promise<Broker>;
   stopAgent(agent: Agent): Promise<void>;
@@ -51,6 +53,19 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
     pin: broker.authority.pin,
     token: (tokenOptions = {}) => createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {}, ...tokenOptions }).token,
     agentDir: (name) => join(temp.path, 'agents', name),
+    agentArgs: (name) => [
+      'agent',
+      '--broker',
+      fleet.address,
+      '--token',
+      fleet.token(),
+      '--ca-pin',
+      fleet.pin,
+      '--name',
+      name,
+      '--data-dir',
+      fleet.agentDir(name),
+    ],
     async addAgent(name, agentOptions = {}) {
       const { collectors, log: agentLog, waitOnline = true, ...rest } = agentOptions;
       const agent = await Agent.start(
