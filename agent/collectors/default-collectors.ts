@@ -53,7 +53,14 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
   const sandbox = new SandboxCollector({ docker: dockerApi, log: log.child({ collector: 'sandbox' }), label: options.sandboxLabel });
-  const system = new SystemCollector({ sampler, si, thresholds: options.alertThresholds, dataDir: options.dataDir, containers: docker });
+  const system = new SystemCollector({
+    sampler,
+    si,
+    thresholds: options.alertThresholds,
+    dataDir: options.dataDir,
+    containers: docker,
+    hostProc: options.hostProc,
+  });
   sampler.addContributor(() => docker.lastCounts());
   const proxmox = new ProxmoxCollector({
     config: options.proxmox,
