@@ -126,7 +126,8 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
  * container, or the agent's own /proc): the figures systeminformation's
  * `processes` gives, read from the files instead of `ps`, which would show the
  * container's own processes. CPU shares are measured between two readings, as
- * top does; the first reading gives the share since each process started.
+ * top does; the first reading divides by the machine's time since boot, as
+ * systeminformation does.
  */
 export class HostProcesses {
   private previous: { totalTicks: number; ticks: Map<number, number> } | undefined;

@@ -14,8 +14,6 @@ export interface ListeningSocket {
 
 export interface SocketTable {
   sockets: ListeningSocket[];
-  /** Sockets no readable process holds. */
-  unattributed: number;
   /** Processes whose open files could not be read (no SYS_PTRACE, or another user's without DAC_OVERRIDE). */
   refusedProcesses: number;
 }
@@ -155,5 +153,5 @@ export async function readHostSockets(root: string, files: ProcFiles = procFiles
     const pid = owners.get(inode) ?? null;
     return { protocol, address, port, pid, process: pid === null ? null : (names.get(pid) ?? null) };
   });
-  return { sockets, unattributed: sockets.filter((s) => s.pid === null).length, refusedProcesses };
+  return { sockets, refusedProcesses };
 }

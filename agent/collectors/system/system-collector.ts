@@ -117,7 +117,7 @@ export class SystemCollector implements Collector {
             process: c.process || null,
           }),
         );
-      return { sockets, unattributed: 0, refusedProcesses: 0 };
+      return { sockets, refusedProcesses: 0 };
     }
     try {
       return await readHostSockets(this.options.hostProc, this.options.procFiles);
@@ -221,8 +221,9 @@ export class SystemCollector implements Collector {
           return true;
         })
         .sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol) || a.address.localeCompare(b.address));
-      // Sockets nobody readable holds are only a failure when some process could not be read.
-      const ownersUnknown = table.unattributed > 0 && table.refusedProcesses > 0;
+      // A port no readable process holds is only a failure when some process could not be read.
+      const unknownOwners = ports.filter((p) => p.pid === null).length;
+      const ownersUnknown = unknownOwners > 0 && table.refusedProcesses > 0;
       return {
         payload: { ports },
         failedCollectors: [...(dockerFailed ? ['docker'] : []), ...(ownersUnknown ? ['system'] : [])],
@@ -238,7 +239,7 @@ export class SystemCollector implements Collector {
           ...(ownersUnknown
             ? [
                 hostProcFailure(
-                  `the process holding ${table.unattributed} of ${table.sockets.length} listening sockets is unknown: the open files of ${table.refusedProcesses} host processes could not be read`,
+                  `the process holding ${unknownOwners} of ${ports.length} listening sockets is unknown: the open files of ${table.refusedProcesses} host processes could not be read`,
                   OWNER_HINT,
                 ),
               ]
