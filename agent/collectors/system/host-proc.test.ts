@@ -173,6 +173,18 @@ describe('reading the host listening sockets from its mounted /proc', () => {
   });
 });
 
+describe('the heartbeat with a host /proc', () => {
+  it("counts the bytes of the host's interfaces, not the container's", () => {
+    const dev = (rx: number, tx: number) =>
+      'Inter-|   Receive |  Transmit\n face |bytes packets|bytes packets\n' +
+      `    lo: 999 1 0 0 0 0 0 0 999 1 0 0 0 0 0 0\n  eth0: ${rx} 10 0 0 0 0 0 0 ${tx} 10 0 0 0 0 0 0\n`;
+    writeFileSync(join(root, '1', 'net', 'dev'), dev(5000, 7000));
+    writeFileSync(join(root, 'net', 'dev'), dev(1, 2));
+    const sample = new SystemSampler({} as SystemInfo, 5000, 2000, root).heartbeatSample();
+    expect(sample).toMatchObject({ net_rx_bytes: 5000, net_tx_bytes: 7000 });
+  });
+});
+
 describe('the system collector with a host /proc', () => {
   /** systeminformation would read the agent's own /proc: any use of it here is a failure. */
   const noSi = new Proxy({} as SystemInfo, {

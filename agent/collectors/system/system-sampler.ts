@@ -53,7 +53,7 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
  * own /proc/net/dev is the container's network; the host's is
  * `<host proc>/1/net/dev`, the namespace of the host's first process.
  */
-export function networkCounters(path: string): { net_rx_bytes: number | null; net_tx_bytes: number | null } {
+function networkCounters(path: string): { net_rx_bytes: number | null; net_tx_bytes: number | null } {
   let content: string;
   try {
     content = readFileSync(path, 'utf8');
