@@ -27,6 +27,9 @@ export async function procPids(root: string, files: ProcFiles): Promise<number[]
   return (await files.list(root)).filter((name) => /^\d+$/.test(name)).map(Number);
 }
 
+/** Processes read at once. */
+const BATCH = 64;
+
 /** The process states of /proc/PID/stat, named as systeminformation names them. */
 const STATES: Record<string, string> = {
   R: 'running',
@@ -146,7 +149,11 @@ export class HostProcesses {
     const totalTicks = totalCpuTicks(statText);
     const memTotalKib = Number(/^MemTotal:\s+(\d+)/m.exec(meminfo)?.[1] ?? 0);
     const names = await this.userNames();
-    const read = await Promise.all(pids.map((pid) => readProcess(this.root, pid, this.files)));
+    const read: (RawProcess | 'refused' | undefined)[] = [];
+    // In batches: a host runs thousands of processes, and each read holds a file open.
+    for (let at = 0; at < pids.length; at += BATCH) {
+      read.push(...(await Promise.all(pids.slice(at, at + BATCH).map((pid) => readProcess(this.root, pid, this.files)))));
+    }
     const raw = read.filter((p): p is RawProcess => p !== undefined && p !== 'refused');
     const previous = this.previous;
     const list = raw.map((p): ProcessRow => {
