@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chownSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -87,7 +87,6 @@ describe('deploying with Docker', () => {
         FLEETMESH_MCP_PORT: String(mcpPort),
         FLEETMESH_GRPC_PORT: String(await freePort()),
         FLEETMESH_DOCKER_SOCKET: socket,
-        FLEETMESH_DOCKER_GID: String(statSync(socket).gid),
         FLEETMESH_UID: '1000',
         FLEETMESH_GID: '1000',
       },
