@@ -9,6 +9,7 @@ import { createLogger } from '../../../shared/log/logger.ts';
 import { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { HostProcesses } from './host-processes.ts';
 import { readHostSockets } from './host-sockets.ts';
+import { ownsPidNamespace } from './own-pid-namespace.ts';
 import { type ProcFiles, procFiles } from './proc-files.ts';
 import { SystemCollector } from './system-collector.ts';
 import { type SystemInfo, SystemSampler } from './system-sampler.ts';
@@ -191,14 +192,15 @@ describe('the system collector with a host /proc', () => {
     get: (_, name) => () => Promise.reject(new Error(`systeminformation.${String(name)} must not be asked`)),
   }) as unknown as typeof si;
 
-  async function ask(action: typeof processes | typeof openPorts, params: object, files?: ProcFiles) {
+  async function ask(action: typeof processes | typeof openPorts, params: object, files?: ProcFiles, withHostProc = true) {
     const dispatcher = new Dispatcher(createLogger({ level: 'error', format: 'text' }));
     const collector = new SystemCollector({
       sampler: new SystemSampler(noSi),
       si: noSi,
       thresholds: { cpu: 90, memory: 85, disk: 90 },
       dataDir: undefined,
-      hostProc: root,
+      hostProc: withHostProc ? root : undefined,
+      containerOnly: !withHostProc,
       ...(files ? { procFiles: files } : {}),
     });
     collector.register(dispatcher);
@@ -261,5 +263,28 @@ describe('the system collector with a host /proc', () => {
     const listed = await ask(processes, {});
     expect(listed.payload).toBeNull();
     expect(listed.errors[0]?.message).toMatch(/the host's processes could not be read/);
+  });
+
+  it('refuses in a container of its own without the host /proc, rather than describe the container', async () => {
+    for (const action of [processes, openPorts]) {
+      const answer = await ask(action, {}, undefined, false);
+      expect(answer.payload).toBeNull();
+      expect(answer.errors).toEqual([
+        expect.objectContaining({ code: 'collector_unavailable', collector: 'system', hint: expect.stringMatching(/\/host\/proc/) }),
+      ]);
+    }
+  });
+});
+
+describe('telling a container of its own pid namespace from a host', () => {
+  it('is one when the agent is pid 1, or a container init is', () => {
+    expect(ownsPidNamespace(1, root)).toBe(true);
+    writeFileSync(join(root, '1', 'comm'), 'docker-init\n');
+    expect(ownsPidNamespace(4242, root)).toBe(true);
+  });
+
+  it("is not one when pid 1 is the host's init system", () => {
+    writeFileSync(join(root, '1', 'comm'), 'systemd\n');
+    expect(ownsPidNamespace(4242, root)).toBe(false);
   });
 });

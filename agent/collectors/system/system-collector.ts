@@ -30,6 +30,11 @@ export interface SystemCollectorOptions {
   hostProc?: string | undefined;
   /** How the host's /proc is read (a test's fake refuses what the kernel would). */
   procFiles?: ProcFiles;
+  /**
+   * The agent runs in a container with a pid namespace of its own and no host
+   * /proc: processes and open_ports refuse rather than describe the container.
+   */
+  containerOnly?: boolean;
 }
 
 /** Why the host's /proc gave less than everything, as the answer's errors. */
@@ -91,6 +96,7 @@ export class SystemCollector implements Collector {
 
   /** The processes of the host: from its mounted /proc, else from systeminformation. */
   private async processTable(): Promise<ProcessTable> {
+    this.refuseContainerView('processes');
     if (!this.hostProcesses) {
       const data = await this.options.si.processes();
       return { list: data.list, all: data.all, unreadable: 0 };
@@ -104,6 +110,7 @@ export class SystemCollector implements Collector {
 
   /** The listening sockets of the host: from its mounted /proc, else from systeminformation. */
   private async socketTable(): Promise<SocketTable> {
+    this.refuseContainerView('listening sockets');
     if (this.options.hostProc === undefined) {
       const connections = await this.options.si.networkConnections();
       const sockets = connections
@@ -124,6 +131,19 @@ export class SystemCollector implements Collector {
     } catch (error) {
       throw this.hostProcError('listening sockets', error);
     }
+  }
+
+  /** Without the host's /proc, a container sees only itself: say so rather than answer about it. */
+  private refuseContainerView(what: string): void {
+    if (this.options.hostProc !== undefined || !this.options.containerOnly) return;
+    throw new FleetError(
+      'collector_unavailable',
+      `this agent runs in a container without the host's /proc: its ${what} would be the container's, not the host's`,
+      {
+        collector: 'system',
+        hint: "Mount the host's /proc read-only at /host/proc (docker run -v /proc:/host/proc:ro; docker-compose.yml and the Helm chart do).",
+      },
+    );
   }
 
   /** Nothing about the host could be read: fail rather than answer with the container's own view. */
