@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
@@ -7,6 +8,9 @@ import { LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { DEFAULT_PROXMOX_ENDPOINT, type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
+
+/** Where docker-compose.yml and the Helm chart mount the host's /proc: used when it is there and nothing names another. */
+const DEFAULT_HOST_PROC = '/host/proc';
 
 export const AGENT_FLAGS = {
   broker: { type: 'string', description: 'the broker to dial; remembered after enrollment', placeholder: 'HOST:PORT' },
@@ -32,6 +36,11 @@ export const AGENT_FLAGS = {
     description: 'the container label that marks a sandbox (its value is the sandbox id)',
     default: 'fleetmesh.sandbox',
     placeholder: 'LABEL',
+  },
+  'host-proc': {
+    type: 'string',
+    description: `the host's /proc as mounted into the agent's container; processes, listening ports and their owners are read there, not in the container (default ${DEFAULT_HOST_PROC} when it exists)`,
+    placeholder: 'DIR',
   },
   'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
   'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
@@ -93,6 +102,8 @@ export interface AgentOptions {
   /** How often a manager reports its swarm to the broker besides after each change (default 15 s). */
   swarmSnapshotIntervalMs?: number;
   alertThresholds: { cpu: number; memory: number; disk: number };
+  /** The host's /proc mounted into the agent's container; undefined: the agent's own /proc is the host's. */
+  hostProc?: string | undefined;
   /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
   proxmox: ProxmoxOptions | undefined;
   backoffBaseMs: number;
@@ -106,6 +117,21 @@ export interface AgentOptions {
 
 /** The Docker engine address when nothing names one. */
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
+
+/**
+ * The host's /proc to read, checked now so a wrong path stops the agent at
+ * start: a proc tree has `1/stat`.
+ */
+function resolveHostProc(flag: string | undefined): string | undefined {
+  if (flag === undefined) return existsSync(join(DEFAULT_HOST_PROC, '1', 'stat')) ? DEFAULT_HOST_PROC : undefined;
+  const dir = resolve(flag);
+  if (!existsSync(join(dir, '1', 'stat'))) {
+    throw new FleetError('invalid_argument', `--host-proc ${flag} is not a proc filesystem (it has no 1/stat)`, {
+      hint: "Mount the host's /proc read-only into the agent's container (-v /proc:/host/proc:ro) and point --host-proc at it.",
+    });
+  }
+  return dir;
+}
 
 /** `dockerHost` is the DOCKER_HOST of the environment, the engine's own convention. */
 export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string): AgentOptions {
@@ -122,6 +148,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     swarmName: values['swarm-name'],
     sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
+    hostProc: resolveHostProc(values['host-proc']),
     proxmox: resolveProxmoxOptions({
       endpoint: values['proxmox-endpoint'],
       tokenFile: values['proxmox-token-file'],

@@ -45,7 +45,7 @@ export class Agent {
   static async start(options: AgentOptions, log: Logger, collectors: CollectorChoice = 'default'): Promise<Agent> {
     const identity = await Agent.identity(options, log);
     const dispatcher = new Dispatcher(log);
-    const sampler = new SystemSampler(si, options.sampleIntervalMs);
+    const sampler = new SystemSampler(si, options.sampleIntervalMs, undefined, options.hostProc);
     sampler.start();
     let agent: Agent | undefined;
     const current = () => agent as Agent;

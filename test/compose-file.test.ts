@@ -22,6 +22,8 @@ interface ComposeService {
   deploy?: { mode?: string; replicas?: number; endpoint_mode?: string };
   ports?: { target: number; published: number | string; mode?: string }[];
   user?: string;
+  cap_add?: string[];
+  cap_drop?: string[];
 }
 
 describe('docker-compose.yml', () => {
@@ -72,6 +74,9 @@ describe('docker-compose.yml', () => {
         '/etc/hostname:/host/etc/hostname:ro',
       ]),
     );
+    // The agent reads the host's processes and ports from its /proc, their holders with two capabilities only.
+    expect(agent.environment.FLEETMESH_HOST_PROC).toBe('/host/proc');
+    expect(agent).toMatchObject({ user: '0:0', cap_drop: ['ALL'], cap_add: ['SYS_PTRACE', 'DAC_OVERRIDE'] });
     for (const service of [broker, agent]) expect(service.healthcheck?.test.join(' ')).toMatch(/\/readyz/);
     // The secrets a service mounts are readable by the user it runs as.
     for (const service of [broker, agent]) {

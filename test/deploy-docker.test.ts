@@ -1,4 +1,6 @@
-import { chownSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +19,35 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * A process of this machine (the test engine's host) listening on a loopback
+ * port of its own, under a name nothing else has: what an agent in a container
+ * can only know from the host's /proc.
+ */
+async function startHostListener(): Promise<{ name: string; pid: number; port: number; stop(): Promise<void> }> {
+  const name = `fmprobe${process.pid}`;
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `process.title = ${JSON.stringify(name)}; const s = require('node:net').createServer().listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  return {
+    name,
+    pid: child.pid as number,
+    port: Number(line.toString().trim()),
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+    },
+  };
 }
 
 /** An MCP client on a published port, with a bearer token, as a user's client connects. */
@@ -56,7 +87,6 @@ describe('deploying with Docker', () => {
         FLEETMESH_MCP_PORT: String(mcpPort),
         FLEETMESH_GRPC_PORT: String(await freePort()),
         FLEETMESH_DOCKER_SOCKET: socket,
-        FLEETMESH_DOCKER_GID: String(statSync(socket).gid),
         FLEETMESH_UID: '1000',
         FLEETMESH_GID: '1000',
       },
@@ -98,6 +128,45 @@ describe('deploying with Docker', () => {
     );
     // The agent takes the host's name (its /etc/hostname), not its container's.
     expect(online).toMatchObject({ count: 1, agents: [{ name: hostName, state: 'online' }] });
+  }
+
+  /**
+   * The agent in its container answers about the host: a process started here
+   * and the loopback port it listens on, with its holder, are in its answers;
+   * its own health port, in its container's network only, is not.
+   */
+  async function expectHostView(client: Client, agentLabel: string): Promise<void> {
+    const container = (await docker('ps', '-q', '--filter', `label=${agentLabel}`)).trim();
+    const agentPid = Number((await docker('inspect', '--format', '{{.State.Pid}}', container)).trim());
+    const listener = await startHostListener();
+    try {
+      const listed = await call(client, 'processes', { host: hostName, limit: 0 });
+      expect(listed.structuredContent).toMatchObject({ availability: 'available', failed_collectors: [] });
+      const processList = listed.structuredContent.processes as { pid: number; name: string; user: string }[];
+      expect(processList).toContainEqual(expect.objectContaining({ pid: listener.pid, name: listener.name }));
+      // The container's own /proc would hold a handful of processes, none of them this test
+      // runner, and the agent itself as pid 1 rather than under its pid on the host.
+      expect(processList).toContainEqual(expect.objectContaining({ pid: process.pid }));
+      expect(processList).toContainEqual(expect.objectContaining({ pid: agentPid, name: 'node' }));
+
+      const ports = await call(client, 'open_ports', { host: hostName, port: listener.port });
+      expect(ports.structuredContent).toMatchObject({
+        availability: 'available',
+        failed_collectors: [],
+        ports: [{ protocol: 'tcp', address: '127.0.0.1', port: listener.port, pid: listener.pid, process: listener.name }],
+      });
+      // The agent's own health port listens in its container's network namespace only.
+      const all = await call(client, 'open_ports', { host: hostName });
+      expect(all.structuredContent.ports).toContainEqual(expect.objectContaining({ port: listener.port, pid: listener.pid }));
+      expect(all.structuredContent.ports).not.toContainEqual(expect.objectContaining({ pid: agentPid }));
+
+      // CPU, memory and load come from kernel figures no container has its own copy of.
+      const status = await call(client, 'system_status', { host: hostName });
+      const memTotalKib = Number(/^MemTotal:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]);
+      expect((status.structuredContent.memory as { total_bytes: number }).total_bytes).toBe(memTotalKib * 1024);
+    } finally {
+      await listener.stop();
+    }
   }
 
   async function waitReady(port: number, report: () => Promise<string>): Promise<void> {
@@ -178,6 +247,11 @@ describe('deploying with Docker', () => {
       expect(await docker('exec', broker, 'fleetmesh', 'agents')).toMatch(new RegExp(`^${hostName}\\s+online`, 'm'));
     }, 150_000);
 
+    it("answers processes and open_ports about the host, not the agent's container", async () => {
+      if (!client) throw new Error('the previous test did not connect');
+      await expectHostView(client, `com.docker.swarm.service.name=${stack}_agent`);
+    }, 60_000);
+
     it('reports both services healthy, and leaves nothing behind once removed', async () => {
       await waitFor(
         async () => {
@@ -222,6 +296,7 @@ describe('deploying with Docker', () => {
         });
         const status = await call(client, 'system_status', { host: hostName });
         expect(status.structuredContent).toMatchObject({ host: hostName, availability: 'available' });
+        await expectHostView(client, `com.docker.compose.service=agent`);
       } finally {
         await client.close();
       }

@@ -184,6 +184,13 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(volumes['host-sys'].hostPath.path).toBe('/sys');
     expect(mounts['host-proc'].readOnly).toBe(true);
     expect(mounts['host-sys'].readOnly).toBe(true);
+    // Processes and listening ports are the node's, their holders read with two capabilities only.
+    expect(env.FLEETMESH_HOST_PROC).toBe(mounts['host-proc'].mountPath);
+    expect(container.securityContext).toMatchObject({
+      runAsUser: 0,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'], add: ['SYS_PTRACE', 'DAC_OVERRIDE'] },
+    });
     expect(volumes.bootstrap.secret.items.map((item: Manifest) => item.key).sort()).toEqual(['ca-pin', 'join-token']);
     expect(volumes['docker-socket']).toBeUndefined();
     expect(pod.spec.initContainers[0].volumeMounts[0].name).toBe('data');

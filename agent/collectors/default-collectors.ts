@@ -10,6 +10,7 @@ import type { ContainerEvent } from './docker/event-follower.ts';
 import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
+import { ownsPidNamespace } from './system/own-pid-namespace.ts';
 import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
 
@@ -53,7 +54,15 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
   const sandbox = new SandboxCollector({ docker: dockerApi, log: log.child({ collector: 'sandbox' }), label: options.sandboxLabel });
-  const system = new SystemCollector({ sampler, si, thresholds: options.alertThresholds, dataDir: options.dataDir, containers: docker });
+  const system = new SystemCollector({
+    sampler,
+    si,
+    thresholds: options.alertThresholds,
+    dataDir: options.dataDir,
+    containers: docker,
+    hostProc: options.hostProc,
+    containerOnly: options.hostProc === undefined && ownsPidNamespace(),
+  });
   sampler.addContributor(() => docker.lastCounts());
   const proxmox = new ProxmoxCollector({
     config: options.proxmox,

@@ -56,7 +56,6 @@ function composeText(written: WrittenBootstrap): string {
     '',
     'With docker-compose.yml (in the fleetmesh repository root):',
     `  export FLEETMESH_SECRETS=${written.dir} FLEETMESH_UID=$(id -u) FLEETMESH_GID=$(id -g)`,
-    '  export FLEETMESH_DOCKER_GID=$(stat -c %g /var/run/docker.sock)',
     '  docker compose up -d                                   # one host',
     '  docker stack deploy -c docker-compose.yml fleetmesh    # a swarm: the agent runs on every node',
     '',

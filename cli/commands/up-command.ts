@@ -85,6 +85,7 @@ export const upCommand = defineCommand({
           'data-dir': agentDir,
           'docker-socket': values['docker-socket'],
           'swarm-name': undefined,
+          'host-proc': undefined,
           'sandbox-label': 'fleetmesh.sandbox',
           'alert-cpu': 90,
           'alert-memory': 85,

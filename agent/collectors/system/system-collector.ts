@@ -4,6 +4,9 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
+import { HostProcesses, type ProcessTable } from './host-processes.ts';
+import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
+import type { ProcFiles } from './proc-files.ts';
 import type { SystemInfo, SystemSampler } from './system-sampler.ts';
 
 /** What the system collector asks of Docker (container counts, who publishes a port); absent or failing is fine. */
@@ -19,7 +22,29 @@ export interface SystemCollectorOptions {
   thresholds: Thresholds;
   dataDir: string | undefined;
   containers?: ContainerFacts;
+  /**
+   * The host's /proc mounted into the agent's container: processes, listening
+   * sockets and their owners are read there. Undefined: systeminformation on
+   * the agent's own /proc (an agent running on the host itself).
+   */
+  hostProc?: string | undefined;
+  /** How the host's /proc is read (a test's fake refuses what the kernel would). */
+  procFiles?: ProcFiles;
+  /**
+   * The agent runs in a container with a pid namespace of its own and no host
+   * /proc: processes and open_ports refuse rather than describe the container.
+   */
+  containerOnly?: boolean;
 }
+
+/** Why the host's /proc gave less than everything, as the answer's errors. */
+function hostProcFailure(message: string, hint: string) {
+  return new FleetError('collector_failed', message, { collector: 'system', hint }).toInfo();
+}
+
+/** What the agent needs to see other processes' open files, for a hint. */
+const OWNER_HINT =
+  "Run the agent as root with the SYS_PTRACE and DAC_OVERRIDE capabilities (docker-compose.yml and the Helm chart grant them); on a host where AppArmor confines containers, the agent's container must also be unconfined.";
 
 const STATIC_TTL_MS = 60 * 60_000;
 
@@ -42,9 +67,11 @@ function toProcess(p: { pid: number; name: string; user: string; state: string; 
 export class SystemCollector implements Collector {
   readonly name = 'system';
   private readonly recorder: AlertRecorder;
+  private readonly hostProcesses: HostProcesses | undefined;
 
   constructor(private readonly options: SystemCollectorOptions) {
     this.recorder = new AlertRecorder(options.dataDir, options.thresholds);
+    this.hostProcesses = options.hostProc === undefined ? undefined : new HostProcesses(options.hostProc, options.procFiles);
     options.sampler.onSample((figures) => this.recorder.observe(figures));
   }
 
@@ -65,6 +92,67 @@ export class SystemCollector implements Collector {
     } catch {
       return { running: null, total: null, failed: true };
     }
+  }
+
+  /** The processes of the host: from its mounted /proc, else from systeminformation. */
+  private async processTable(): Promise<ProcessTable> {
+    this.refuseContainerView('processes');
+    if (!this.hostProcesses) {
+      const data = await this.options.si.processes();
+      return { list: data.list, all: data.all, unreadable: 0 };
+    }
+    try {
+      return await this.hostProcesses.read();
+    } catch (error) {
+      throw this.hostProcError('processes', error);
+    }
+  }
+
+  /** The listening sockets of the host: from its mounted /proc, else from systeminformation. */
+  private async socketTable(): Promise<SocketTable> {
+    this.refuseContainerView('listening sockets');
+    if (this.options.hostProc === undefined) {
+      const connections = await this.options.si.networkConnections();
+      const sockets = connections
+        .filter((c) => (c.protocol.startsWith('udp') ? true : c.state === 'LISTEN'))
+        .map(
+          (c): ListeningSocket => ({
+            protocol: c.protocol.startsWith('udp') ? 'udp' : 'tcp',
+            address: c.localAddress,
+            port: Number(c.localPort),
+            pid: c.pid ?? null,
+            process: c.process || null,
+          }),
+        );
+      return { sockets, refusedProcesses: 0 };
+    }
+    try {
+      return await readHostSockets(this.options.hostProc, this.options.procFiles);
+    } catch (error) {
+      throw this.hostProcError('listening sockets', error);
+    }
+  }
+
+  /** Without the host's /proc, a container sees only itself: say so rather than answer about it. */
+  private refuseContainerView(what: string): void {
+    if (this.options.hostProc !== undefined || !this.options.containerOnly) return;
+    throw new FleetError(
+      'collector_unavailable',
+      `this agent runs in a container without the host's /proc: its ${what} would be the container's, not the host's`,
+      {
+        collector: 'system',
+        hint: "Mount the host's /proc read-only at /host/proc (docker run -v /proc:/host/proc:ro; docker-compose.yml and the Helm chart do).",
+      },
+    );
+  }
+
+  /** Nothing about the host could be read: fail rather than answer with the container's own view. */
+  private hostProcError(what: string, error: unknown): FleetError {
+    return new FleetError('collector_failed', `the host's ${what} could not be read from ${this.options.hostProc}: ${(error as Error).message}`, {
+      collector: 'system',
+      hint: "Mount the host's /proc read-only where --host-proc points (docker-compose.yml and the Helm chart mount it at /host/proc).",
+      cause: error,
+    });
   }
 
   register(dispatcher: Dispatcher): void {
@@ -108,7 +196,7 @@ export class SystemCollector implements Collector {
     });
 
     dispatcher.register(processes, async (params) => {
-      const data = await sampler.cached('processes', () => si.processes());
+      const data = await sampler.cached('processes', () => this.processTable());
       const limit = params.limit ?? 10;
       const key = params.sort_by === 'mem' ? 'mem' : 'cpu';
       const sorted = [...data.list].sort((a, b) => b[key] - a[key] || a.pid - b.pid);
@@ -118,11 +206,20 @@ export class SystemCollector implements Collector {
           zombies: data.list.filter((p) => p.state === 'zombie').map(toProcess),
           total: data.all,
         },
+        failedCollectors: data.unreadable ? ['system'] : [],
+        errors: data.unreadable
+          ? [
+              hostProcFailure(
+                `${data.unreadable} of the host's processes could not be read and are left out`,
+                "The host's /proc hides other users' processes (mounted with hidepid); remount it without, or run the agent as their user.",
+              ),
+            ]
+          : [],
       };
     });
 
     dispatcher.register(openPorts, async (params) => {
-      const connections = await sampler.cached('connections', () => si.networkConnections());
+      const table = await sampler.cached('connections', () => this.socketTable());
       let published = new Map<string, string>();
       let dockerFailed = false;
       if (this.options.containers) {
@@ -133,20 +230,8 @@ export class SystemCollector implements Collector {
         }
       }
       const seen = new Set<string>();
-      const ports = connections
-        .filter((c) => (c.protocol.startsWith('udp') ? true : c.state === 'LISTEN'))
-        .map((c) => {
-          const protocol = c.protocol.startsWith('udp') ? 'udp' : 'tcp';
-          const port = Number(c.localPort);
-          return {
-            protocol,
-            address: c.localAddress,
-            port,
-            pid: c.pid ?? null,
-            process: c.process || null,
-            container: published.get(`${protocol}:${port}`) ?? null,
-          };
-        })
+      const ports = table.sockets
+        .map((socket) => ({ ...socket, container: published.get(`${socket.protocol}:${socket.port}`) ?? null }))
         .filter((p) => Number.isInteger(p.port) && p.port > 0)
         .filter((p) => (params.port === undefined || p.port === params.port) && (params.protocol === undefined || p.protocol === params.protocol))
         .filter((p) => {
@@ -156,17 +241,30 @@ export class SystemCollector implements Collector {
           return true;
         })
         .sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol) || a.address.localeCompare(b.address));
+      // A port no readable process holds is only a failure when some process could not be read.
+      const unknownOwners = ports.filter((p) => p.pid === null).length;
+      const ownersUnknown = unknownOwners > 0 && table.refusedProcesses > 0;
       return {
         payload: { ports },
-        failedCollectors: dockerFailed ? ['docker'] : [],
-        errors: dockerFailed
-          ? [
-              new FleetError('collector_unavailable', 'Docker could not be asked which container publishes each port', {
-                collector: 'docker',
-                hint: 'agent_info shows why the docker collector is unavailable.',
-              }).toInfo(),
-            ]
-          : [],
+        failedCollectors: [...(dockerFailed ? ['docker'] : []), ...(ownersUnknown ? ['system'] : [])],
+        errors: [
+          ...(dockerFailed
+            ? [
+                new FleetError('collector_unavailable', 'Docker could not be asked which container publishes each port', {
+                  collector: 'docker',
+                  hint: 'agent_info shows why the docker collector is unavailable.',
+                }).toInfo(),
+              ]
+            : []),
+          ...(ownersUnknown
+            ? [
+                hostProcFailure(
+                  `the process holding ${unknownOwners} of ${ports.length} listening sockets is unknown: the open files of ${table.refusedProcesses} host processes could not be read`,
+                  OWNER_HINT,
+                ),
+              ]
+            : []),
+        ],
       };
     });
 

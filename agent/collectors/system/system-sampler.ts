@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { arch, hostname, loadavg } from 'node:os';
+import { join } from 'node:path';
 import type si from 'systeminformation';
 import type { HostSample } from '../../../shared/catalog/sample.ts';
 
@@ -46,15 +47,18 @@ export type SampleContributor = () => Partial<HostSample>;
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-/** Bytes received and sent on every interface but loopback, since boot (from /proc/net/dev; null elsewhere). */
-export function networkCounters(text?: string): { net_rx_bytes: number | null; net_tx_bytes: number | null } {
-  let content = text;
-  if (content === undefined) {
-    try {
-      content = readFileSync('/proc/net/dev', 'utf8');
-    } catch {
-      return { net_rx_bytes: null, net_tx_bytes: null };
-    }
+/**
+ * Bytes received and sent on every interface but loopback, since boot, from a
+ * /proc/net/dev (null where there is none). Read in the agent's container, the
+ * own /proc/net/dev is the container's network; the host's is
+ * `<host proc>/1/net/dev`, the namespace of the host's first process.
+ */
+function networkCounters(path: string): { net_rx_bytes: number | null; net_tx_bytes: number | null } {
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch {
+    return { net_rx_bytes: null, net_tx_bytes: null };
   }
   let rx = 0;
   let tx = 0;
@@ -87,6 +91,8 @@ export class SystemSampler {
     private readonly si: SystemInfo,
     private readonly intervalMs = 5000,
     private readonly cacheMs = 2000,
+    /** The host's /proc mounted into the agent's container, when the agent runs in one (see networkCounters). */
+    private readonly hostProc?: string,
   ) {}
 
   start(): void {
@@ -170,7 +176,7 @@ export class SystemSampler {
       load_1: Math.round((loadavg()[0] ?? 0) * 100) / 100,
       containers_running: null,
       containers_total: null,
-      ...networkCounters(),
+      ...networkCounters(this.hostProc === undefined ? '/proc/net/dev' : join(this.hostProc, '1', 'net', 'dev')),
       sampled_at_unix_ms: cheap?.sampledAt ?? Date.now(),
     };
     for (const contribute of this.contributors) Object.assign(sample, contribute());

@@ -1,0 +1,31 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../shared/options/command-line.ts';
+import { AGENT_COMMAND, resolveAgentOptions } from './agent-options.ts';
+
+function agentOptions(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  return resolveAgentOptions(parseCommandLine(AGENT_COMMAND, argv, env).values);
+}
+
+describe("the host's /proc option", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fm-host-proc-'));
+  const hostProc = join(dir, 'proc');
+  mkdirSync(join(hostProc, '1'), { recursive: true });
+  writeFileSync(join(hostProc, '1', 'stat'), '1 (init) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0\n');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes a mounted proc tree from the flag or FLEETMESH_HOST_PROC', () => {
+    expect(agentOptions(['--host-proc', hostProc]).hostProc).toBe(hostProc);
+    expect(agentOptions([], { FLEETMESH_HOST_PROC: hostProc }).hostProc).toBe(hostProc);
+  });
+
+  it('stops the agent at start when the directory is not a proc tree', () => {
+    expect(() => agentOptions(['--host-proc', dir])).toThrow(/--host-proc .* is not a proc filesystem/);
+  });
+
+  it('uses /host/proc when it is mounted and nothing names another, else the own /proc', () => {
+    expect(agentOptions([]).hostProc).toBe(existsSync('/host/proc/1/stat') ? '/host/proc' : undefined);
+  });
+});

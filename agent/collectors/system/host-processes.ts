@@ -1,0 +1,189 @@
+import { basename, join } from 'node:path';
+import { type ProcFiles, procFiles } from './proc-files.ts';
+
+/** One process as the processes tool reports it (the fields systeminformation's `processes` gives it). */
+export interface ProcessRow {
+  pid: number;
+  name: string;
+  user: string;
+  state: string;
+  /** Share of the whole machine's CPU time (every core) since the previous reading, percent. */
+  cpu: number;
+  /** Resident memory as a share of the machine's memory, percent. */
+  mem: number;
+  /** Resident memory, KiB. */
+  memRss: number;
+}
+
+export interface ProcessTable {
+  list: ProcessRow[];
+  all: number;
+  /** Processes whose files could not be read (a /proc mounted with hidepid). */
+  unreadable: number;
+}
+
+/** The pids of a proc tree: its numeric entries. */
+export async function procPids(root: string, files: ProcFiles): Promise<number[]> {
+  return (await files.list(root)).filter((name) => /^\d+$/.test(name)).map(Number);
+}
+
+/** Processes read at once. */
+const BATCH = 64;
+
+/** The process states of /proc/PID/stat, named as systeminformation names them. */
+const STATES: Record<string, string> = {
+  R: 'running',
+  S: 'sleeping',
+  I: 'sleeping',
+  T: 'stopped',
+  t: 'stopped',
+  W: 'paging',
+  X: 'dead',
+  Z: 'zombie',
+  D: 'blocked',
+};
+
+/** The sum of every CPU's time in the first line of /proc/stat, in clock ticks. */
+export function totalCpuTicks(statText: string): number {
+  const first = statText.split('\n', 1)[0] ?? '';
+  return first
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .reduce((sum, field) => sum + (Number(field) || 0), 0);
+}
+
+/**
+ * A process's name: the kernel's (`comm`, cut at 15 characters), made whole
+ * from the first word of the command line when that begins with it; a kernel
+ * thread has no command line. The rest of the command line is never used.
+ */
+export function processName(comm: string, cmdline: string): string {
+  const argv0 = basename(cmdline.split('\0', 1)[0] ?? '');
+  return argv0 && comm && argv0.startsWith(comm) ? argv0 : comm || argv0;
+}
+
+/** Name → uid lines of an /etc/passwd. */
+function userNames(passwd: string): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const line of passwd.split('\n')) {
+    const [name, , uid] = line.split(':');
+    if (name && uid && /^\d+$/.test(uid) && !names.has(Number(uid))) names.set(Number(uid), name);
+  }
+  return names;
+}
+
+interface RawProcess {
+  pid: number;
+  name: string;
+  stateLetter: string;
+  ticks: number;
+  uid: number | undefined;
+  rssKib: number;
+}
+
+const isVanished = (error: unknown) => ['ENOENT', 'ESRCH'].includes((error as NodeJS.ErrnoException).code ?? '');
+const isRefused = (error: unknown) => ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '');
+
+/**
+ * Reads a process: undefined when it exited while being read, 'refused' when
+ * its files may not be read. `stat` is
+ * parsed from the last `)`: the command name between the parentheses may hold
+ * spaces and parentheses of its own.
+ */
+async function readProcess(root: string, pid: number, files: ProcFiles): Promise<RawProcess | 'refused' | undefined> {
+  const dir = join(root, String(pid));
+  let stat: string;
+  let status: string;
+  try {
+    [stat, status] = await Promise.all([files.readText(join(dir, 'stat')), files.readText(join(dir, 'status'))]);
+  } catch (error) {
+    if (isVanished(error)) return undefined;
+    if (isRefused(error)) return 'refused';
+    throw error;
+  }
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  const fields = stat
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
+  // Fields after the name, counted from 0: state, …, utime (11), stime (12).
+  const ticks = (Number(fields[11]) || 0) + (Number(fields[12]) || 0);
+  const uid = /^Uid:\s+\d+\s+(\d+)/m.exec(status)?.[1];
+  const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  // A kernel thread or a zombie has an empty command line; the name is then the kernel's.
+  const cmdline = await files.readText(join(dir, 'cmdline')).catch(() => '');
+  return {
+    pid,
+    name: processName(stat.slice(open + 1, close), cmdline),
+    stateLetter: fields[0] ?? '',
+    ticks,
+    uid: uid === undefined ? undefined : Number(uid),
+    rssKib: rss === undefined ? 0 : Number(rss),
+  };
+}
+
+/**
+ * The processes of a proc tree (the host's /proc mounted into the agent's
+ * container, or the agent's own /proc): the figures systeminformation's
+ * `processes` gives, read from the files instead of `ps`, which would show the
+ * container's own processes. CPU shares are measured between two readings, as
+ * top does; the first reading divides by the machine's time since boot, as
+ * systeminformation does.
+ */
+export class HostProcesses {
+  private previous: { totalTicks: number; ticks: Map<number, number> } | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly files: ProcFiles = procFiles,
+  ) {}
+
+  async read(): Promise<ProcessTable> {
+    const [statText, meminfo, pids] = await Promise.all([
+      this.files.readText(join(this.root, 'stat')),
+      this.files.readText(join(this.root, 'meminfo')),
+      procPids(this.root, this.files),
+    ]);
+    const totalTicks = totalCpuTicks(statText);
+    const memTotalKib = Number(/^MemTotal:\s+(\d+)/m.exec(meminfo)?.[1] ?? 0);
+    const names = await this.userNames();
+    const read: (RawProcess | 'refused' | undefined)[] = [];
+    // In batches: a host runs thousands of processes, and each read holds a file open.
+    for (let at = 0; at < pids.length; at += BATCH) {
+      read.push(...(await Promise.all(pids.slice(at, at + BATCH).map((pid) => readProcess(this.root, pid, this.files)))));
+    }
+    const raw = read.filter((p): p is RawProcess => p !== undefined && p !== 'refused');
+    const previous = this.previous;
+    const list = raw.map((p): ProcessRow => {
+      const before = previous?.ticks.get(p.pid);
+      const spent = before === undefined ? p.ticks : p.ticks - before;
+      const elapsed = before === undefined ? totalTicks : totalTicks - (previous?.totalTicks ?? 0);
+      return {
+        pid: p.pid,
+        name: p.name,
+        user: p.uid === undefined ? '' : (names.get(p.uid) ?? String(p.uid)),
+        state: STATES[p.stateLetter] ?? 'unknown',
+        cpu: elapsed > 0 ? Math.min(100, Math.max(0, (spent / elapsed) * 100)) : 0,
+        mem: memTotalKib > 0 ? (p.rssKib / memTotalKib) * 100 : 0,
+        memRss: p.rssKib,
+      };
+    });
+    this.previous = { totalTicks, ticks: new Map(raw.map((p) => [p.pid, p.ticks])) };
+    return { list, all: list.length, unreadable: read.filter((p) => p === 'refused').length };
+  }
+
+  /**
+   * The host's user names, from the root directory of its first process (the
+   * container's own /etc/passwd knows none of them). Unreadable without
+   * SYS_PTRACE: users are then shown by uid.
+   */
+  private async userNames(): Promise<Map<number, string>> {
+    try {
+      return userNames(await this.files.readText(join(this.root, '1', 'root', 'etc', 'passwd')));
+    } catch {
+      return new Map();
+    }
+  }
+}
