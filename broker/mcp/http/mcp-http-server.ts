@@ -100,6 +100,12 @@ export class McpHttpServer {
         else res.end();
       });
     });
+    // Clients keep idle sockets for the Keep-Alive timeout we advertise, less a
+    // margin (undici: 2 s); at Node's 5 s default a loaded machine lets the
+    // server close a socket a client is already reusing (ECONNRESET). Idle
+    // sockets live for a minute, and headers may take longer than that.
+    server.keepAliveTimeout = 60_000;
+    server.headersTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port, this.options.host, () => {
