@@ -59,7 +59,12 @@ export function errorResult(action: Action, error: FleetError): RunResult {
 
 function describeIssue(action: Action, issue: z.core.$ZodIssue | undefined): FleetError {
   const shape = action.input.shape as Record<string, z.ZodType>;
-  const accepted = Object.keys(shape);
+  // Everything the tool takes: its own parameters, then what the broker adds (targets, confirm).
+  const accepted = [
+    ...Object.keys(shape),
+    ...(action.runsOn === 'host' ? TARGET_KEYS : []),
+    ...(action.risk === 'destructive' && !('confirm' in shape) ? ['confirm'] : []),
+  ];
   const required = accepted.filter((key) => !(shape[key] as z.ZodType).safeParse(undefined).success);
   const where = issue?.path.length ? issue.path.join('.') : 'arguments';
   const unknown = issue?.code === 'unrecognized_keys' ? ` (${(issue as { keys: string[] }).keys.join(', ')} not accepted)` : '';

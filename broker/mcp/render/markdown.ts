@@ -56,23 +56,42 @@ function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(
   return [...lines, ...(blocks.length ? ['', ...blocks] : [])];
 }
 
+/** A column's value: a field, or a field of a field (`state.status`). */
+function valueAt(item: Record<string, unknown>, column: string): unknown {
+  return column.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), item);
+}
+
 /** A table of items (rows), choosing the hinted columns, and saying which fields it left out. */
 function itemsTable(items: Record<string, unknown>[], columns: readonly string[], lead: string[] = []): string[] {
   const present = new Set(items.flatMap((item) => Object.keys(item)));
-  const shown = columns.filter((c) => present.has(c));
-  const chosen = shown.length ? shown : [...present].filter((key) => items.every((item) => isScalar(item[key]))).slice(0, 6);
-  const omitted = [...present].filter((key) => !chosen.includes(key) && !lead.includes(key));
-  const rows = items.slice(0, MAX_ROWS).map((item) => [...lead, ...chosen].map((key) => cell(item[key], key)));
+  const shown = columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
+  const chosen = shown.length ? shown : [...present].filter((key) => !lead.includes(key) && items.every((item) => isScalar(item[key]))).slice(0, 6);
+  const omitted = [...present].filter((key) => !lead.includes(key) && !chosen.some((c) => c === key || c.startsWith(`${key}.`)));
+  const rows = items.slice(0, MAX_ROWS).map((item) => [...lead, ...chosen].map((key) => cell(valueAt(item, key), key)));
   const out = [table([...lead, ...chosen], rows)];
   if (items.length > MAX_ROWS) out.push(`(${items.length - MAX_ROWS} more rows not shown; structuredContent has all ${items.length})`);
   if (omitted.length) out.push(`Fields not in the table: ${omitted.join(', ')} (structuredContent has every field).`);
   return out;
 }
 
+/** Codes that mean a host gave no answer of its own; any other error is the host's answer. */
+const SILENT_CODES = new Set(['agent_offline', 'agent_disconnected', 'deadline_exceeded']);
+
+/** How the targeted hosts answered: with a result, with an error of their own, or not at all. */
+function answeredLine(targeted: number, nodes: Record<string, unknown>[]): string {
+  const failed = nodes.filter((node) => node.availability === 'unavailable');
+  const silent = failed.filter((node) => SILENT_CODES.has(((node.errors as ErrorInfo[] | undefined) ?? [])[0]?.code ?? '')).length;
+  const refused = failed.length - silent;
+  const parts = [`${targeted - failed.length} of ${targeted} host${targeted === 1 ? '' : 's'} answered with a result`];
+  if (refused) parts.push(`${refused} answered with an error`);
+  if (silent) parts.push(`${silent} did not answer`);
+  return `${parts.join('; ')}.`;
+}
+
 /** A fleet answer: one table across hosts, the failures under it. */
 function renderEnvelope(action: Action, envelope: Record<string, unknown>): string {
   const nodes = (envelope.hosts as Record<string, unknown>[]) ?? [];
-  const lines = [`**${action.title}**: ${envelope.responded} of ${envelope.targeted} host${envelope.targeted === 1 ? '' : 's'} answered.`, ''];
+  const lines = [`**${action.title}**: ${answeredLine(envelope.targeted as number, nodes)}`, ''];
   const list = action.table?.list;
   if (list) {
     const items = nodes.flatMap((node) => ((node[list] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
@@ -82,7 +101,7 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
     const rows = nodes.map((node) => ({
       ...Object.fromEntries(Object.entries(node).filter(([key]) => !NODE_FIELDS.has(key) || key === 'host' || key === 'availability')),
     }));
-    lines.push(...itemsTable(rows, ['availability', ...(action.table?.columns ?? [])], ['host']));
+    lines.push(...itemsTable(rows, action.table?.columns ?? [], ['host', 'availability']));
   }
   const errors = (envelope.errors as ErrorInfo[]) ?? [];
   if (errors.length) lines.push('', `**Failures** (${errors.length}):`, ...errorLines(errors));

@@ -177,6 +177,7 @@ export const dockerInspect = defineAction({
     env_names: z.array(z.string()).describe('Environment variable names only; values are never returned.'),
   }),
   resources: dockerResources,
+  table: { columns: ['name', 'image', 'state.status', 'state.exit_code', 'state.restart_count', 'health.status', 'state.started_at_unix_ms'] },
 });
 
 export const containerStateShape = z.object({
