@@ -40,6 +40,12 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly table?: TableHint;
   /** Other actions worth knowing about from this one (ids). */
   readonly related?: readonly string[];
+  /**
+   * How long the action itself may take by design, from its parsed parameters
+   * (a stop's grace period, a convergence wait, a watch): the broker's deadline
+   * covers it plus a margin, whatever shorter deadline the caller asked for.
+   */
+  waitsMs?(params: z.infer<I>): number;
 }
 
 /**

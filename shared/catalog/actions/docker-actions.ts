@@ -192,6 +192,9 @@ export const containerStateShape = z.object({
   changed: z.boolean().describe('false when the container already was in the requested state.'),
 });
 
+/** Docker's grace period for a clean stop before it kills (its default is 10 s). */
+const stopGraceMs = (params: { timeout_s?: number | undefined }) => (params.timeout_s ?? 10) * 1000;
+
 export const dockerStart = defineAction({
   id: 'docker.start',
   tool: 'docker_start',
@@ -226,6 +229,7 @@ export const dockerRestart = defineAction({
   output: containerStateShape,
   resources: dockerResources,
   table: { columns: ['name', 'state', 'started_at_unix_ms'] },
+  waitsMs: stopGraceMs,
 });
 
 export const dockerStop = defineAction({
@@ -248,6 +252,7 @@ export const dockerStop = defineAction({
   idempotent: true,
   resources: dockerResources,
   table: { columns: ['name', 'state', 'exit_code', 'changed'] },
+  waitsMs: stopGraceMs,
 });
 
 export const containerEventShape = z.object({
