@@ -65,7 +65,7 @@ function describeIssue(action: Action, issue: z.core.$ZodIssue | undefined): Fle
     ...(action.runsOn === 'host' ? TARGET_KEYS : []),
     ...(action.risk === 'destructive' && !('confirm' in shape) ? ['confirm'] : []),
   ];
-  const required = accepted.filter((key) => !(shape[key] as z.ZodType).safeParse(undefined).success);
+  const required = Object.keys(shape).filter((key) => !(shape[key] as z.ZodType).safeParse(undefined).success);
   const where = issue?.path.length ? issue.path.join('.') : 'arguments';
   const unknown = issue?.code === 'unrecognized_keys' ? ` (${(issue as { keys: string[] }).keys.join(', ')} not accepted)` : '';
   return new FleetError('invalid_argument', `${action.tool}: ${where}: ${issue?.message ?? 'invalid'}${unknown}`, {
