@@ -70,6 +70,11 @@ export interface TableHint {
   /** A list field of each host's answer: its items become rows (with a host column). Absent: one row per host. */
   readonly list?: string;
   readonly columns: readonly string[];
+  /**
+   * The list runs oldest to newest and its end is what people read (a log): a
+   * table that must cut keeps the last rows, and tells how to read the older ones.
+   */
+  readonly tail?: { readOlder: string };
 }
 
 export type ActionInput<A extends Action> = z.infer<A['input']>;

@@ -121,7 +121,12 @@ export const dockerLogs = defineAction({
     truncated_reason: z.string().optional(),
   }),
   resources: dockerResources,
-  table: { list: 'lines', columns: ['stream', 'timestamp', 'text'] },
+  table: {
+    list: 'lines',
+    columns: ['stream', 'timestamp', 'text'],
+    tail: { readOlder: 'call again with until set to the oldest timestamp shown (timestamps: true), or narrow with since or contains' },
+  },
+  waitsMs: (params) => params.follow_ms ?? 0,
 });
 
 export const dockerTop = defineAction({

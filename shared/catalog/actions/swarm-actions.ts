@@ -129,7 +129,11 @@ export const getLogs = defineAction({
     truncated: z.boolean(),
     errors: z.array(z.object({ service: z.string(), message: z.string() })),
   }),
-  table: { list: 'lines', columns: ['service', 'task', 'stream', 'text'] },
+  table: {
+    list: 'lines',
+    columns: ['service', 'task', 'stream', 'text'],
+    tail: { readOlder: 'call again with a narrower scope, since or contains, or fewer lines with tail' },
+  },
   // A stack or cluster read goes through up to 25 services' logs on the manager.
   waitsMs: () => 25_000,
 });
