@@ -8,21 +8,13 @@ function unknownSession(error: unknown): boolean {
   return /Session not found|Failed to open SSE stream: Not Found/.test(error instanceof Error ? error.message : String(error));
 }
 
-/** The broker could not be reached or dropped the connection: whether the request was handled is unknown. */
-function unreachable(error: unknown): boolean {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
-  return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|other side closed|SSE stream disconnected/i.test(
-    `${error instanceof Error ? error.message : String(error)} ${cause}`,
-  );
-}
-
 /**
  * A relay's MCP session with the broker that outlives the broker's restarts.
  * When the broker answers that it no longer knows the session, the link opens
  * a new one (initialize again), subscribes again to every resource the client
- * subscribed to, and sends the request again: it was never handled. When the
- * broker cannot be reached, that one request fails and the next one opens a
- * new session.
+ * subscribed to, and sends the request again: it was never handled. While
+ * the broker cannot be reached, requests fail; the first one after it is back
+ * meets the unknown session and opens the new one.
  */
 export class BrokerLink {
   private reconnecting: Promise<Client> | undefined;
@@ -60,7 +52,6 @@ export class BrokerLink {
     } catch (error) {
       if (this.closed) throw error;
       if (unknownSession(error)) return send(await this.reconnect(client));
-      if (unreachable(error)) void this.reconnect(client).catch(() => undefined);
       throw error;
     }
   }
