@@ -11,7 +11,7 @@ interface Row {
   [key: string]: unknown;
 }
 
-const NAMES = ['fm-logger', 'fm-web', 'fm-crashy', 'fm-sleeper', 'fm-secret'];
+const NAMES = ['fm-logger', 'fm-web', 'fm-crashy', 'fm-sleeper', 'fm-secret', 'fm-stubborn'];
 
 describe('the docker and system collectors through MCP', () => {
   let fleet: TestFleet;
@@ -186,10 +186,47 @@ describe('the docker and system collectors through MCP', () => {
     expect(started.structuredContent).toMatchObject({ state: 'running', running: true, changed: true });
     const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-sleeper', limit: 10 });
     expect((events.structuredContent.events as { action: string }[]).map((e) => e.action)).toEqual(expect.arrayContaining(['start', 'die', 'stop', 'restart']));
-    // The agent told the broker about each change as it happened.
-    await waitFor(() => reports.some((r) => r.action === 'start' && r.name === 'fm-sleeper'));
-    expect(reports.filter((r) => r.name === 'fm-sleeper').map((r) => r.action)).toEqual(expect.arrayContaining(['restart', 'stop', 'start']));
-    expect(reports.every((r) => r.host === 'engine-1' && r.kind === 'container_event')).toBe(true);
+    // The agent told the broker about each change as it happened (inventories follow the events; they are not the point here).
+    const sleeperEvents = () => reports.filter((r) => r.kind === 'container_event' && r.name === 'fm-sleeper');
+    await waitFor(() => sleeperEvents().some((r) => r.action === 'start'));
+    expect(sleeperEvents().map((r) => r.action)).toEqual(expect.arrayContaining(['restart', 'stop', 'start']));
+    expect(sleeperEvents().every((r) => r.host === 'engine-1')).toBe(true);
+  });
+
+  it("stops a container that ignores SIGTERM after Docker's grace period, answers success and audits ok", async () => {
+    await runContainer(docker, { name: 'fm-stubborn', command: ['sh', '-c', 'trap "" TERM; sleep 1000'] });
+    const stopped = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-stubborn', confirm: true });
+    expect(stopped.isError).toBeFalsy();
+    expect(stopped.structuredContent).toMatchObject({ name: 'fm-stubborn', running: false, exit_code: 137, changed: true });
+    const [row] = fleet.broker.store.audit.recent({ limit: 1 });
+    expect(row).toMatchObject({ tool: 'docker_stop', outcome: 'ok', errorCode: null, note: null });
+  });
+
+  it('runs changes to one container in turn, and audits a change that finished after its deadline as it ended', async () => {
+    await removeContainers(docker, ['fm-stubborn']);
+    await runContainer(docker, { name: 'fm-stubborn', command: ['sh', '-c', 'trap "" TERM; sleep 1000'] });
+    const killed = new Promise<void>((resolve) => {
+      const onReport = (_host: unknown, kind: string, payload: unknown) => {
+        const event = payload as { action: string; name: string };
+        if (kind !== 'container_event' || event.action !== 'kill' || event.name !== 'fm-stubborn') return;
+        fleet.broker.registry.off('report', onReport);
+        resolve();
+      };
+      fleet.broker.registry.on('report', onReport);
+    });
+    const stopping = call(client, 'docker_stop', { host: 'engine-1', name: 'fm-stubborn', timeout_s: 3, confirm: true });
+    await killed; // the engine is in the stop's grace period
+    // The start waits for the stop before it; it does not answer a state about to change.
+    const starting = await call(client, 'docker_start', { host: 'engine-1', name: 'fm-stubborn', timeout_ms: 1000 });
+    expect(starting.structuredContent).toMatchObject({ availability: 'unavailable', errors: [{ code: 'deadline_exceeded' }] });
+    expect((await stopping).structuredContent).toMatchObject({ running: false, changed: true });
+    // The start went on after the stop and its true outcome reached the audit log.
+    const row = await waitFor(
+      () => fleet.broker.store.audit.recent({ limit: 5 }).find((r) => r.tool === 'docker_start' && r.arguments.timeout_ms === 1000 && r.outcome === 'ok'),
+      { what: 'the late start in the audit log' },
+    );
+    expect(row.note).toMatch(/^engine-1 answered ok after \d+ ms, past the call's 1000 ms deadline$/);
+    expect((await docker.getContainer('fm-stubborn').inspect()).State.Running).toBe(true);
   });
 
   it('answers a missing container with the closest names, and refuses flag-shaped names', async () => {

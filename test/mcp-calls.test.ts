@@ -142,7 +142,13 @@ describe('tool calls across the fleet', () => {
     const tooLong = await call(client, 'agent_info', { timeout_ms: 70_000 });
     expect(tooLong.structuredContent.error).toMatchObject({ code: 'invalid_argument' });
     const unknownParam = await call(client, 'agent_info', { lines: 5 });
-    expect(unknownParam.structuredContent.error).toMatchObject({ code: 'invalid_argument', accepted: expect.arrayContaining(['watch_ms', 'interval_ms']) });
+    expect(unknownParam.structuredContent.error).toMatchObject({
+      code: 'invalid_argument',
+      accepted: expect.arrayContaining(['watch_ms', 'interval_ms', 'host', 'hosts', 'selector', 'timeout_ms']),
+    });
+    const misspelt = await call(client, 'agent_inf', {});
+    expect(misspelt.structuredContent.error).toMatchObject({ code: 'not_found', closest: expect.arrayContaining(['agent_info']) });
+    expect(text(misspelt)).toMatch(/Did you mean agent_info/);
     await client.close();
   });
 

@@ -3,11 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../shared/catalog/catalog.ts';
 import { FLEETMESH_BIN, runFleetmesh } from './harness/cli-process.ts';
 import { identityToken, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
 
 const run = promisify(execFile);
 const INSPECTOR = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/inspector/cli/build/cli.js', import.meta.url));
@@ -54,6 +56,32 @@ describe('real MCP clients', () => {
     expect(progress).toEqual([0, 1]);
     expect(await readJson(client, 'fleet://agents/web-1')).toMatchObject({ name: 'web-1', state: 'online' });
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('investigate_host');
+    await client.close();
+  });
+
+  it('fleetmesh stdio outlives a broker restart: a new session, the same subscriptions, no failed call', async () => {
+    const client = new Client({ name: 'stdio-restart-test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [FLEETMESH_BIN, 'stdio', '--url', fleet.broker.mcpUrl, '--token', token], stderr: 'pipe' }),
+    );
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await client.subscribeResource({ uri: 'fleet://agents' });
+    expect((await client.callTool({ name: 'agent_info', arguments: { host: 'web-1' } })).structuredContent).toMatchObject({ host: 'web-1' });
+
+    await fleet.restartBroker();
+    // The first call after the restart already goes through, on a session the relay opened by itself.
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('agent_info');
+    await waitFor(() => fleet.broker.registry.find('web-1')?.state === 'online', { what: 'web-1 back online' });
+    const after = await client.callTool({ name: 'agent_info', arguments: { host: 'web-1' } });
+    expect(after.structuredContent).toMatchObject({ host: 'web-1', availability: 'available' });
+    // The new session carries the client's subscription: a new agent is announced.
+    updated.length = 0;
+    await fleet.addAgent('spare-1', { labels: { role: 'spare' } });
+    await waitFor(() => updated.includes('fleet://agents'), { what: 'fleet://agents updated after the restart' });
     await client.close();
   });
 

@@ -35,6 +35,10 @@ describe('MCP over Streamable HTTP', () => {
     const wrong = await post({ authorization: `Bearer fmc1.0000000000000000.${'x'.repeat(43)}` });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toMatch(/error="invalid_token", error_description="the token is not known"/);
+    // Both say where a working token comes from.
+    for (const refused of [none, wrong]) {
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/npm start.*fleetmesh identity create NAME --level/);
+    }
   });
 
   it('serves the protected resource metadata document', async () => {

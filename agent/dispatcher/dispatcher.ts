@@ -130,11 +130,20 @@ export class Dispatcher {
       },
       log,
     };
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-    });
     try {
-      const result = await Promise.race([entry.handler(params as Record<string, unknown>, context), aborted]);
+      const work = entry.handler(params as Record<string, unknown>, context);
+      // A read stops at its deadline or cancel. A change goes on (the engine is making it anyway, and
+      // the handler sees the signal where it can stop): its true outcome is answered when known.
+      const result =
+        entry.action.risk === 'read'
+          ? await Promise.race([
+              work,
+              new Promise<never>((_, reject) => {
+                if (controller.signal.aborted) reject(controller.signal.reason);
+                controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+              }),
+            ])
+          : await work;
       answer(result.payload, result.errors ?? [], result.failedCollectors ?? []);
     } catch (error) {
       const failure = toFleetError(error);

@@ -23,6 +23,12 @@ export interface CallRequest {
   onChunk?: (payload: unknown, seq: number) => void;
   /** Aborting sends Cancel to the agent and settles the call at once. */
   signal?: AbortSignal;
+  /**
+   * The agent's answer when it comes after the call settled by its deadline or
+   * cancellation: a change already under way finishes anyway, and its outcome
+   * is still worth recording.
+   */
+  onLate?: (outcome: CallOutcome) => void;
 }
 
 /** What one agent answered: its result, or why there is none. */
@@ -35,11 +41,29 @@ interface PendingCall {
 
 type BrokerFrameBody = BrokerFrame['frame'];
 
+/** How long an answer is still taken after its call gave up on it. */
+const LATE_ANSWER_WINDOW_MS = 10 * 60_000;
+
 const textDecoder = new TextDecoder();
 const textEncoder = new TextEncoder();
 
 function parsePayload(bytes: Uint8Array): unknown {
   return bytes.length === 0 ? null : JSON.parse(textDecoder.decode(bytes));
+}
+
+function toOutcome(result: Result): CallOutcome {
+  let payload: unknown;
+  try {
+    payload = parsePayload(result.payloadJson);
+  } catch (error) {
+    return { ok: false, error: errorInfo('internal', `the agent sent a result that is not JSON: ${(error as Error).message}`) };
+  }
+  return {
+    ok: true,
+    payload,
+    failedCollectors: [...result.failedCollectors],
+    errors: result.errors.map((e) => errorInfo(e.code, e.message, e.hint, e.collector ? { collector: e.collector } : {})),
+  };
 }
 
 /**
@@ -51,6 +75,8 @@ export class AgentSession {
   readonly sessionId = randomUUID();
   readonly connectedAt = Date.now();
   private readonly pending = new Map<string, PendingCall>();
+  /** Calls settled without an answer whose caller still wants to hear how they ended. */
+  private readonly late = new Map<string, { onLate: (outcome: CallOutcome) => void; timer: NodeJS.Timeout }>();
   private ended = false;
 
   constructor(
@@ -90,6 +116,7 @@ export class AgentSession {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => {
         this.cancel(callId, 'cancelled by the caller');
+        this.awaitLate(callId, request);
         settle({ ok: false, error: errorInfo('deadline_exceeded', 'the call was cancelled by the caller before the agent answered', '') });
       };
       const settle = (outcome: CallOutcome) => {
@@ -102,6 +129,7 @@ export class AgentSession {
       const remainingMs = Math.max(0, request.deadlineUnixMs - Date.now());
       timer = setTimeout(() => {
         this.cancel(callId, 'deadline exceeded');
+        this.awaitLate(callId, request);
         settle({
           ok: false,
           error: errorInfo(
@@ -134,22 +162,25 @@ export class AgentSession {
     if (this.pending.has(callId)) this.send({ case: 'cancel', value: create(CancelSchema, { callId, reason }) });
   }
 
+  private awaitLate(callId: string, request: CallRequest): void {
+    if (!request.onLate || !this.pending.has(callId)) return;
+    const timer = setTimeout(() => this.late.delete(callId), LATE_ANSWER_WINDOW_MS);
+    timer.unref();
+    this.late.set(callId, { onLate: request.onLate, timer });
+  }
+
   onResult(result: Result): void {
     const pending = this.pending.get(result.callId);
-    if (!pending) return; // settled already (deadline or cancel); the late answer is dropped
-    let payload: unknown;
-    try {
-      payload = parsePayload(result.payloadJson);
-    } catch (error) {
-      pending.settle({ ok: false, error: errorInfo('internal', `the agent sent a result that is not JSON: ${(error as Error).message}`) });
+    if (pending) {
+      pending.settle(toOutcome(result));
       return;
     }
-    pending.settle({
-      ok: true,
-      payload,
-      failedCollectors: [...result.failedCollectors],
-      errors: result.errors.map((e) => errorInfo(e.code, e.message, e.hint, e.collector ? { collector: e.collector } : {})),
-    });
+    // Settled already (deadline or cancel): the answer goes to whoever still wants it, or is dropped.
+    const late = this.late.get(result.callId);
+    if (!late) return;
+    this.late.delete(result.callId);
+    clearTimeout(late.timer);
+    late.onLate(toOutcome(result));
   }
 
   onChunk(chunk: Chunk): void {
@@ -178,6 +209,8 @@ export class AgentSession {
   markEnded(): void {
     if (this.ended) return;
     this.ended = true;
+    for (const late of this.late.values()) clearTimeout(late.timer);
+    this.late.clear();
     for (const pending of [...this.pending.values()]) {
       pending.settle({
         ok: false,

@@ -59,8 +59,13 @@ export function errorResult(action: Action, error: FleetError): RunResult {
 
 function describeIssue(action: Action, issue: z.core.$ZodIssue | undefined): FleetError {
   const shape = action.input.shape as Record<string, z.ZodType>;
-  const accepted = Object.keys(shape);
-  const required = accepted.filter((key) => !(shape[key] as z.ZodType).safeParse(undefined).success);
+  // Everything the tool takes: its own parameters, then what the broker adds (targets, confirm).
+  const accepted = [
+    ...Object.keys(shape),
+    ...(action.runsOn === 'host' ? TARGET_KEYS : []),
+    ...(action.risk === 'destructive' && !('confirm' in shape) ? ['confirm'] : []),
+  ];
+  const required = Object.keys(shape).filter((key) => !(shape[key] as z.ZodType).safeParse(undefined).success);
   const where = issue?.path.length ? issue.path.join('.') : 'arguments';
   const unknown = issue?.code === 'unrecognized_keys' ? ` (${(issue as { keys: string[] }).keys.join(', ')} not accepted)` : '';
   return new FleetError('invalid_argument', `${action.tool}: ${where}: ${issue?.message ?? 'invalid'}${unknown}`, {
@@ -131,15 +136,24 @@ export class ActionRunner {
     const complete = (outcome: AuditOutcome, errorCode: string | null) => {
       if (begun) this.options.store.audit.complete(callId, { outcome, errorCode, finishedAt: Date.now() });
     };
+    // An agent that finishes after the call gave up on it: the row says how the call really ended.
+    const lateNotes: string[] = [];
+    const late: LateAudit | undefined = audited
+      ? (outcome, errorCode, note) => {
+          if (!begun) return;
+          lateNotes.push(note);
+          this.options.store.audit.complete(callId, { outcome, errorCode, finishedAt: Date.now(), note: lateNotes.join('; ') });
+        }
+      : undefined;
     try {
       if (!this.allows(identity, action)) throw new FleetError('not_found', `unknown tool: ${context.tool}`);
       const result =
         action.runsOn === 'broker'
           ? await this.runOnBroker(identity, action, args, context, begin)
           : action.runsOn === 'swarm'
-            ? await this.runOnSwarm(identity, action, args, context, begin)
-            : await this.runOnHosts(identity, action, args, context, begin);
-      const outcome = result.isError ? 'error' : result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok';
+            ? await this.runOnSwarm(identity, action, args, context, begin, late)
+            : await this.runOnHosts(identity, action, args, context, begin, late);
+      const outcome = auditOutcomeOf(result);
       complete(outcome, firstErrorCode(result));
       finished(outcome);
       return result;
@@ -213,6 +227,7 @@ export class ActionRunner {
     args: Record<string, unknown>,
     context: RunContext,
     begin: (targets: string[]) => void,
+    late?: LateAudit,
   ): Promise<RunResult> {
     const { params, confirm } = this.splitArguments(action, args);
     const parsed = this.parseParams(action, params);
@@ -235,7 +250,7 @@ export class ActionRunner {
       throw confirmRequired(action, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
     }
     begin([`swarm:${route.clusterName}`]);
-    const timeoutMs = swarmTimeoutMs(action, parsed);
+    const timeoutMs = callTimeoutMs(action, parsed);
     // A task's container can only be removed by the engine it runs on: go to the agent on the task's node when there is one.
     const onTaskNode = action.id === removeTask.id ? this.agentOnTaskNode(route.clusterId, String(parsed.id)) : undefined;
     const callParams = onTaskNode ? { ...parsed, id: onTaskNode.taskId } : parsed;
@@ -253,6 +268,14 @@ export class ActionRunner {
         caller: identity.name,
         callerLevel: this.effectiveLevel(identity),
         signal: context.signal,
+        ...(late
+          ? {
+              onLate: ({ host, outcome: answer, durationMs }: HostOutcome) => {
+                const error = answer.ok ? answer.errors[0] : answer.error;
+                late(error ? 'error' : 'ok', error?.code ?? null, lateNote(host.name, error?.code, durationMs, timeoutMs));
+              },
+            }
+          : {}),
       });
       const result = outcome?.outcome;
       if (!result) break;
@@ -318,6 +341,7 @@ export class ActionRunner {
     args: Record<string, unknown>,
     context: RunContext,
     begin: (targets: string[]) => void,
+    late?: LateAudit,
   ): Promise<RunResult> {
     const { targets: targetArgs, params, confirm } = this.splitArguments(action, args);
     const targetParsed = targetArgumentsSchema.safeParse(targetArgs);
@@ -363,7 +387,22 @@ export class ActionRunner {
     }));
     let done = hiddenOutcomes.length;
     context.onProgress?.(done, total, `sent to ${live.length} host${live.length === 1 ? '' : 's'}`);
-    const timeoutMs = targetParsed.data.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = callTimeoutMs(action, parsed, targetParsed.data.timeout_ms);
+    const resultOf = (settled: HostOutcome[]): RunResult => {
+      const nodes: HostNode[] = settled.map((outcome) => toNode(outcome, action, identity));
+      if (resolved.single) {
+        const node = nodes[0] as HostNode;
+        return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
+      }
+      const envelope: FleetEnvelope = toEnvelope(nodes);
+      return {
+        action,
+        structured: envelope as unknown as Record<string, unknown>,
+        isError: envelope.targeted > 0 && envelope.responded === 0,
+        shape: 'envelope',
+      };
+    };
+    let settled: HostOutcome[] = [];
     const outcomes = await fanOut(live, {
       action: action.id,
       params: parsed,
@@ -375,29 +414,42 @@ export class ActionRunner {
         done += 1;
         context.onProgress?.(done, total, `${outcome.host.name}: ${outcome.outcome.ok ? 'answered' : outcome.outcome.error.code}`);
       },
+      ...(late
+        ? {
+            onLate: (answer: HostOutcome) => {
+              settled = settled.map((outcome) => (outcome.host === answer.host ? answer : outcome));
+              const result = resultOf(settled);
+              const error = answer.outcome.ok ? answer.outcome.errors[0] : answer.outcome.error;
+              late(auditOutcomeOf(result), firstErrorCode(result), lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs));
+            },
+          }
+        : {}),
     });
+    settled = [...hiddenOutcomes, ...outcomes];
     if (context.signal.aborted) throw new FleetError('deadline_exceeded', 'the call was cancelled by the client');
-    const nodes: HostNode[] = [...hiddenOutcomes, ...outcomes].map((outcome) => toNode(outcome, action, identity));
-    if (resolved.single) {
-      const node = nodes[0] as HostNode;
-      return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
-    }
-    const envelope: FleetEnvelope = toEnvelope(nodes);
-    return {
-      action,
-      structured: envelope as unknown as Record<string, unknown>,
-      isError: envelope.targeted > 0 && envelope.responded === 0,
-      shape: 'envelope',
-    };
+    return resultOf(settled);
   }
 }
 
-/** How long a swarm call may take: watch and waiting mutations block by design. */
-function swarmTimeoutMs(action: Action, params: Record<string, unknown>): number {
-  if (action.id === 'swarm.watch') return ((params.timeout as number | undefined) ?? 60) * 1000 + 5000;
-  if (params.wait === true) return 65_000;
-  if (action.id === 'swarm.logs') return 30_000;
-  return 15_000;
+/** Beyond an action's own wait: time for the agent to begin the work and for its answer to come back. */
+const WAIT_MARGIN_MS = 5_000;
+
+/** The call's deadline: the caller's (or the default), stretched to cover what the action waits for by design. */
+function callTimeoutMs(action: Action, params: Record<string, unknown>, requestedMs = DEFAULT_TIMEOUT_MS): number {
+  const waitsMs = action.waitsMs?.(params) ?? 0;
+  return waitsMs > 0 ? Math.max(requestedMs, waitsMs + WAIT_MARGIN_MS) : requestedMs;
+}
+
+/** Completes an audit row again with what an agent answered after the call gave up on it. */
+type LateAudit = (outcome: AuditOutcome, errorCode: string | null, note: string) => void;
+
+function lateNote(host: string, errorCode: string | undefined, durationMs: number, timeoutMs: number): string {
+  return `${host} answered ${errorCode ?? 'ok'} after ${Math.round(durationMs)} ms, past the call's ${timeoutMs} ms deadline`;
+}
+
+function auditOutcomeOf(result: RunResult): 'ok' | 'partial' | 'error' {
+  if (result.isError) return 'error';
+  return result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok';
 }
 
 /** The name grants match for a swarm resource named by id or name. */

@@ -12,6 +12,8 @@ export interface FanOutRequest {
   onChunk?: (host: Host, payload: unknown, seq: number) => void;
   /** Called as each host settles, in the order they do: progress for the client. */
   onHostDone?: (outcome: HostOutcome, done: number, total: number) => void;
+  /** A host's answer that came after its outcome settled by the deadline or cancellation. */
+  onLate?: (outcome: HostOutcome) => void;
 }
 
 export interface HostOutcome {
@@ -67,6 +69,7 @@ export async function fanOut(targets: readonly Host[], request: FanOutRequest): 
           ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
+          ...(request.onLate ? { onLate: (late: CallOutcome) => request.onLate?.({ host, outcome: late, durationMs: performance.now() - started }) } : {}),
         }));
       const result = { host, outcome, durationMs: performance.now() - started };
       done += 1;

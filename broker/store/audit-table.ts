@@ -16,6 +16,8 @@ export interface AuditRow {
   outcome: AuditOutcome;
   errorCode: string | null;
   durationMs: number | null;
+  /** What the outcome alone does not say (an agent that finished after the caller's deadline). */
+  note: string | null;
 }
 
 interface RawAuditRow {
@@ -32,6 +34,7 @@ interface RawAuditRow {
   outcome: AuditOutcome;
   error_code: string | null;
   duration_ms: number | null;
+  note: string | null;
 }
 
 function fromRaw(raw: RawAuditRow): AuditRow {
@@ -49,6 +52,7 @@ function fromRaw(raw: RawAuditRow): AuditRow {
     outcome: raw.outcome,
     errorCode: raw.error_code,
     durationMs: raw.duration_ms,
+    note: raw.note,
   };
 }
 
@@ -56,7 +60,7 @@ function fromRaw(raw: RawAuditRow): AuditRow {
 export class AuditTable {
   constructor(private readonly db: Database.Database) {}
 
-  begin(row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs'>): void {
+  begin(row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note'>): void {
     this.db
       .prepare(
         `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code)
@@ -76,16 +80,19 @@ export class AuditTable {
       );
   }
 
-  complete(callId: string, fields: { outcome: AuditOutcome; errorCode: string | null; finishedAt: number; targets?: string[] }): void {
+  complete(callId: string, fields: { outcome: AuditOutcome; errorCode: string | null; finishedAt: number; targets?: string[]; note?: string }): void {
     const row = this.db.prepare('SELECT started_at FROM audit WHERE call_id = ?').get(callId) as { started_at: number } | undefined;
     this.db
-      .prepare('UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ?, targets_json = COALESCE(?, targets_json) WHERE call_id = ?')
+      .prepare(
+        'UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ?, targets_json = COALESCE(?, targets_json), note = COALESCE(?, note) WHERE call_id = ?',
+      )
       .run(
         fields.outcome,
         fields.errorCode,
         fields.finishedAt,
         row ? fields.finishedAt - row.started_at : null,
         fields.targets ? JSON.stringify(fields.targets) : null,
+        fields.note ?? null,
         callId,
       );
   }

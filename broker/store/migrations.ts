@@ -118,4 +118,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX metrics_minute ON metrics(minute);
   CREATE INDEX metrics_service ON metrics(service, minute);
   `,
+  // 4: what the audit row adds to its outcome, such as an agent that finished after the caller's deadline.
+  `
+  ALTER TABLE audit ADD COLUMN note TEXT;
+  `,
 ];

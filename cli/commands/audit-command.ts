@@ -38,8 +38,9 @@ export const auditCommand = defineCommand({
         r.durationMs === null ? '-' : `${r.durationMs}ms`,
         JSON.stringify(r.arguments),
         r.callId,
+        r.note ?? '-',
       ]);
-      io.stdout(`${formatTable(['STARTED', 'IDENTITY', 'TOOL', 'TARGETS', 'OUTCOME', 'ERROR', 'DURATION', 'ARGUMENTS', 'CALL ID'], table)}\n`);
+      io.stdout(`${formatTable(['STARTED', 'IDENTITY', 'TOOL', 'TARGETS', 'OUTCOME', 'ERROR', 'DURATION', 'ARGUMENTS', 'CALL ID', 'NOTE'], table)}\n`);
       return 0;
     } finally {
       store.close();

@@ -15,6 +15,7 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
+import { BrokerLink } from '../broker-link.ts';
 import { defineCommand } from '../command.ts';
 import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
 
@@ -23,43 +24,58 @@ export const stdioCommand = defineCommand({
     name: 'stdio',
     summary: 'An MCP server on stdio that relays to a broker, for clients that only speak stdio.',
     usage: 'fleetmesh stdio --url http://broker:7400/mcp --token T',
-    details: 'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached.',
+    details:
+      'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached. When the broker restarts, the relay opens a new session and subscribes again by itself.',
     flags: { ...MCP_CLIENT_FLAGS },
   },
   async run(parsed) {
-    const remote = await connectToBroker(parsed.values.url, resolveToken(parsed.values), 'fleetmesh-stdio');
+    const token = resolveToken(parsed.values);
+    const link = await BrokerLink.connect(
+      () => connectToBroker(parsed.values.url, token, 'fleetmesh-stdio'),
+      (remote) => {
+        remote.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => server.sendResourceUpdated(notification.params));
+        remote.setNotificationHandler(ResourceListChangedNotificationSchema, () => server.sendResourceListChanged());
+      },
+    );
+    const remote = link.current;
     const version = remote.getServerVersion();
     const server = new Server(
       { name: version?.name ?? 'fleetmesh', version: version?.version ?? FLEETMESH_VERSION },
       { capabilities: remote.getServerCapabilities() ?? {}, ...(remote.getInstructions() ? { instructions: remote.getInstructions() } : {}) },
     );
-    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => remote.listTools(request.params, { signal: extra.signal }));
+    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => link.request((r) => r.listTools(request.params, { signal: extra.signal })));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       // The broker's progress comes back with the relay's own token; the client's goes on the way out.
       const { _meta, ...params } = request.params;
       const progressToken = _meta?.progressToken;
-      return remote.callTool(params, undefined, {
-        signal: extra.signal,
-        timeout: 120_000,
-        ...(progressToken !== undefined
-          ? {
-              onprogress: (progress) => {
-                void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
-              },
-            }
-          : {}),
-      });
+      return link.request((r) =>
+        r.callTool(params, undefined, {
+          signal: extra.signal,
+          timeout: 120_000,
+          ...(progressToken !== undefined
+            ? {
+                onprogress: (progress) => {
+                  void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
+                },
+              }
+            : {}),
+        }),
+      );
     });
-    server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => remote.listResources(request.params, { signal: extra.signal }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) => remote.listResourceTemplates(request.params, { signal: extra.signal }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => remote.readResource(request.params, { signal: extra.signal }));
-    server.setRequestHandler(SubscribeRequestSchema, (request, extra) => remote.subscribeResource(request.params, { signal: extra.signal }));
-    server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) => remote.unsubscribeResource(request.params, { signal: extra.signal }));
-    server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => remote.listPrompts(request.params, { signal: extra.signal }));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => remote.getPrompt(request.params, { signal: extra.signal }));
-    server.setRequestHandler(CompleteRequestSchema, (request, extra) => remote.complete(request.params, { signal: extra.signal }));
-    remote.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => server.sendResourceUpdated(notification.params));
-    remote.setNotificationHandler(ResourceListChangedNotificationSchema, () => server.sendResourceListChanged());
+    server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => link.request((r) => r.listResources(request.params, { signal: extra.signal })));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
+      link.request((r) => r.listResourceTemplates(request.params, { signal: extra.signal })),
+    );
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => link.request((r) => r.readResource(request.params, { signal: extra.signal })));
+    server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+      link.subscribe(request.params.uri, (r) => r.subscribeResource(request.params, { signal: extra.signal })),
+    );
+    server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
+      link.unsubscribe(request.params.uri, (r) => r.unsubscribeResource(request.params, { signal: extra.signal })),
+    );
+    server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => link.request((r) => r.listPrompts(request.params, { signal: extra.signal })));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => link.request((r) => r.getPrompt(request.params, { signal: extra.signal })));
+    server.setRequestHandler(CompleteRequestSchema, (request, extra) => link.request((r) => r.complete(request.params, { signal: extra.signal })));
 
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
@@ -68,7 +84,7 @@ export const stdioCommand = defineCommand({
     });
     await server.connect(transport);
     await closed;
-    await remote.close();
+    await link.close();
     return 0;
   },
 });

@@ -40,6 +40,12 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly table?: TableHint;
   /** Other actions worth knowing about from this one (ids). */
   readonly related?: readonly string[];
+  /**
+   * How long the action itself may take by design, from its parsed parameters
+   * (a stop's grace period, a convergence wait, a watch): the broker's deadline
+   * covers it plus a margin, whatever shorter deadline the caller asked for.
+   */
+  waitsMs?(params: z.infer<I>): number;
 }
 
 /**
@@ -64,6 +70,11 @@ export interface TableHint {
   /** A list field of each host's answer: its items become rows (with a host column). Absent: one row per host. */
   readonly list?: string;
   readonly columns: readonly string[];
+  /**
+   * The list runs oldest to newest and its end is what people read (a log): a
+   * table that must cut keeps the last rows, and tells how to read the older ones.
+   */
+  readonly tail?: { readOlder: string };
 }
 
 export type ActionInput<A extends Action> = z.infer<A['input']>;

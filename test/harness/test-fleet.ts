@@ -41,8 +41,8 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
   const log = overrides.log ?? silentLogger;
   let options = brokerOptions(brokerDir, overrides);
   let broker = await Broker.start(options, log);
-  // Later restarts keep the port, so agents find the broker where they left it.
-  options = { ...options, grpcListen: `127.0.0.1:${broker.grpcPort}` };
+  // Later restarts keep the ports, so agents and MCP clients find the broker where they left it.
+  options = { ...options, grpcListen: `127.0.0.1:${broker.grpcPort}`, mcpListen: `127.0.0.1:${broker.mcp.port}` };
   const agents = new Set<Agent>();
   const fleet: TestFleet = {
     get broker() {

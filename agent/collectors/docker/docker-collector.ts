@@ -19,6 +19,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
 import type { ContainerFacts } from '../system/system-collector.ts';
+import { ContainerChanges } from './container-changes.ts';
 import { ContainerDirectory, containerName } from './container-directory.ts';
 import { type DockerApi, dockerMessage, dockerStatus, unixMs } from './docker-api.ts';
 import { type ContainerEvent, EventFollower } from './event-follower.ts';
@@ -75,6 +76,8 @@ function stateOf(info: ContainerInspectInfo, changed: boolean) {
 export class DockerCollector implements Collector, ContainerFacts {
   readonly name = 'docker';
   private readonly directory: ContainerDirectory;
+  /** Changes under way per container: one at a time, and state reads wait for them. */
+  private readonly changes = new ContainerChanges();
   private readonly stats: StatsStreams;
   private readonly events: EventFollower;
   private status: CollectorStatus = { available: false, reason: 'not probed yet' };
@@ -428,6 +431,7 @@ export class DockerCollector implements Collector, ContainerFacts {
 
     dispatcher.register(dockerInspect, (params) =>
       this.engine(async () => {
+        await this.changes.settled((await this.directory.resolve(params.name)).Id);
         const info = await this.directory.inspect(params.name);
         const exposed = info.NetworkSettings.Ports ?? {};
         const portRows = Object.entries(exposed).flatMap(([spec, bindings]) => {
@@ -481,19 +485,21 @@ export class DockerCollector implements Collector, ContainerFacts {
       this.engine(async () => {
         const container = await this.directory.resolve(params.name);
         const handle = this.options.docker.getContainer(container.Id);
-        let changed = true;
-        try {
-          if (verb === 'start') await handle.start();
-          else if (verb === 'restart') await handle.restart({ t: params.timeout_s ?? 10 });
-          else await handle.stop({ t: params.timeout_s ?? 10 });
-        } catch (error) {
-          // 304: already in the requested state.
-          if (dockerStatus(error) === 304) changed = false;
-          else throw new FleetError('collector_failed', `the engine could not ${verb} "${params.name}": ${dockerMessage(error)}`, { collector: 'docker' });
-        }
-        const info = await this.directory.refresh(container.Id);
-        if (!info) throw new FleetError('not_found', `container "${params.name}" is gone`);
-        return { payload: stateOf(info, changed) };
+        return this.changes.run(container.Id, async () => {
+          let changed = true;
+          try {
+            if (verb === 'start') await handle.start();
+            else if (verb === 'restart') await handle.restart({ t: params.timeout_s ?? 10 });
+            else await handle.stop({ t: params.timeout_s ?? 10 });
+          } catch (error) {
+            // 304: already in the requested state.
+            if (dockerStatus(error) === 304) changed = false;
+            else throw new FleetError('collector_failed', `the engine could not ${verb} "${params.name}": ${dockerMessage(error)}`, { collector: 'docker' });
+          }
+          const info = await this.directory.refresh(container.Id);
+          if (!info) throw new FleetError('not_found', `container "${params.name}" is gone`);
+          return { payload: stateOf(info, changed) };
+        });
       });
     dispatcher.register(dockerStart, change('start'));
     dispatcher.register(dockerRestart, change('restart'));

@@ -103,12 +103,13 @@ export class LineCollector {
     this.lines.push(line);
     this.chars += text.length;
     while (this.lines.length > this.options.maxLines || this.chars > MAX_TOTAL_CHARS) {
-      const dropped = this.lines.shift();
-      this.chars -= dropped?.text.length ?? 0;
+      // Name the limit that made this cut, before the cut changes the counts.
       this.truncatedReason =
         this.chars > MAX_TOTAL_CHARS
           ? `the answer is capped at ${MAX_TOTAL_CHARS} characters; older lines were dropped`
           : `only the last ${this.options.maxLines} lines are kept`;
+      const dropped = this.lines.shift();
+      this.chars -= dropped?.text.length ?? 0;
     }
     return line;
   }

@@ -39,6 +39,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
+/** The next step of a caller refused for its token, whoever runs the broker. */
+const NEW_TOKEN_STEP =
+  "Use the admin token `npm start` printed (kept in .fleetmesh/admin.token), or make one on the broker's machine: fleetmesh identity create NAME --level 0..3.";
+
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
@@ -100,6 +104,12 @@ export class McpHttpServer {
         else res.end();
       });
     });
+    // Clients keep idle sockets for the Keep-Alive timeout we advertise, less a
+    // margin (undici: 2 s); at Node's 5 s default a loaded machine lets the
+    // server close a socket a client is already reusing (ECONNRESET). Idle
+    // sockets live for a minute, and headers may take longer than that.
+    server.keepAliveTimeout = 60_000;
+    server.headersTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port, this.options.host, () => {
@@ -238,7 +248,7 @@ export class McpHttpServer {
       ].join(', ');
     const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) {
-      jsonRpcError(res, 401, -32000, 'Unauthorized: send Authorization: Bearer <token> (fleetmesh identity create makes one)', {
+      jsonRpcError(res, 401, -32000, `Unauthorized: send Authorization: Bearer <token>. ${NEW_TOKEN_STEP}`, {
         'www-authenticate': challenge(),
       });
       return undefined;
@@ -253,7 +263,7 @@ export class McpHttpServer {
       return identity;
     } catch (error) {
       const reason = error instanceof TokenRefused ? error.message : 'the token could not be checked';
-      jsonRpcError(res, 401, -32000, `Unauthorized: ${reason}`, { 'www-authenticate': challenge('invalid_token', reason) });
+      jsonRpcError(res, 401, -32000, `Unauthorized: ${reason}. ${NEW_TOKEN_STEP}`, { 'www-authenticate': challenge('invalid_token', reason) });
       return undefined;
     }
   }

@@ -1,4 +1,4 @@
-import type { Action } from '../../../shared/catalog/action.ts';
+import type { Action, TableHint } from '../../../shared/catalog/action.ts';
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 
 /** Rows a table shows before it says how many it left out. */
@@ -56,33 +56,86 @@ function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(
   return [...lines, ...(blocks.length ? ['', ...blocks] : [])];
 }
 
-/** A table of items (rows), choosing the hinted columns, and saying which fields it left out. */
-function itemsTable(items: Record<string, unknown>[], columns: readonly string[], lead: string[] = []): string[] {
+/** A column's value: a field, or a field of a field (`state.status`). */
+function valueAt(item: Record<string, unknown>, column: string): unknown {
+  return column.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), item);
+}
+
+/**
+ * A table of items (rows), choosing the hinted columns, and saying which fields
+ * and rows it left out. `shown` are the rows it has room for, when something
+ * chose them already (the newest of a log); otherwise the first ones.
+ */
+function itemsTable(
+  items: Record<string, unknown>[],
+  columns: readonly string[],
+  lead: string[] = [],
+  tail?: TableHint['tail'],
+  shown: Record<string, unknown>[] = tail ? items.slice(-MAX_ROWS) : items.slice(0, MAX_ROWS),
+): string[] {
   const present = new Set(items.flatMap((item) => Object.keys(item)));
-  const shown = columns.filter((c) => present.has(c));
-  const chosen = shown.length ? shown : [...present].filter((key) => items.every((item) => isScalar(item[key]))).slice(0, 6);
-  const omitted = [...present].filter((key) => !chosen.includes(key) && !lead.includes(key));
-  const rows = items.slice(0, MAX_ROWS).map((item) => [...lead, ...chosen].map((key) => cell(item[key], key)));
+  const hinted = columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
+  const chosen = hinted.length ? hinted : [...present].filter((key) => !lead.includes(key) && items.every((item) => isScalar(item[key]))).slice(0, 6);
+  const omitted = [...present].filter((key) => !lead.includes(key) && !chosen.some((c) => c === key || c.startsWith(`${key}.`)));
+  const rows = shown.map((item) => [...lead, ...chosen].map((key) => cell(valueAt(item, key), key)));
   const out = [table([...lead, ...chosen], rows)];
-  if (items.length > MAX_ROWS) out.push(`(${items.length - MAX_ROWS} more rows not shown; structuredContent has all ${items.length})`);
+  const left = items.length - shown.length;
+  if (left > 0 && tail) {
+    out.unshift(
+      `(${left} older rows not shown, the newest ${shown.length} are; structuredContent has all ${items.length}; to read older ones here, ${tail.readOlder})`,
+    );
+  } else if (left > 0) out.push(`(${left} more rows not shown; structuredContent has all ${items.length})`);
   if (omitted.length) out.push(`Fields not in the table: ${omitted.join(', ')} (structuredContent has every field).`);
   return out;
+}
+
+/** The last rows of each list, sharing `limit` rows among the lists as evenly as they allow, in list order. */
+function newestOfEach<T>(lists: T[][], limit: number): T[] {
+  const kept = lists.map(() => 0);
+  let room = limit;
+  while (room > 0 && lists.some((list, i) => list.length > (kept[i] ?? 0))) {
+    lists.forEach((list, i) => {
+      if (room > 0 && list.length > (kept[i] ?? 0)) {
+        kept[i] = (kept[i] ?? 0) + 1;
+        room -= 1;
+      }
+    });
+  }
+  return lists.flatMap((list, i) => list.slice(list.length - (kept[i] ?? 0)));
+}
+
+/** Codes that mean a host gave no answer of its own; any other error is the host's answer. */
+const SILENT_CODES = new Set(['agent_offline', 'agent_disconnected', 'deadline_exceeded']);
+
+/** How the targeted hosts answered: with a result, with an error of their own, or not at all. */
+function answeredLine(targeted: number, nodes: Record<string, unknown>[]): string {
+  const failed = nodes.filter((node) => node.availability === 'unavailable');
+  const silent = failed.filter((node) => SILENT_CODES.has(((node.errors as ErrorInfo[] | undefined) ?? [])[0]?.code ?? '')).length;
+  const refused = failed.length - silent;
+  const parts = [`${targeted - failed.length} of ${targeted} host${targeted === 1 ? '' : 's'} answered with a result`];
+  if (refused) parts.push(`${refused} answered with an error`);
+  if (silent) parts.push(`${silent} did not answer`);
+  return `${parts.join('; ')}.`;
 }
 
 /** A fleet answer: one table across hosts, the failures under it. */
 function renderEnvelope(action: Action, envelope: Record<string, unknown>): string {
   const nodes = (envelope.hosts as Record<string, unknown>[]) ?? [];
-  const lines = [`**${action.title}**: ${envelope.responded} of ${envelope.targeted} host${envelope.targeted === 1 ? '' : 's'} answered.`, ''];
+  const lines = [`**${action.title}**: ${answeredLine(envelope.targeted as number, nodes)}`, ''];
   const list = action.table?.list;
   if (list) {
-    const items = nodes.flatMap((node) => ((node[list] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
-    if (items.length) lines.push(...itemsTable(items, action.table?.columns ?? [], ['host']));
+    const perHost = nodes.map((node) => ((node[list] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
+    const items = perHost.flat();
+    const tail = action.table?.tail;
+    // A log's table keeps the newest rows of every host, not the end of the last host's.
+    const shown = tail ? newestOfEach(perHost, MAX_ROWS) : undefined;
+    if (items.length) lines.push(...itemsTable(items, action.table?.columns ?? [], ['host'], tail, shown));
     else lines.push(`No ${list} on the hosts that answered.`);
   } else if (nodes.length) {
     const rows = nodes.map((node) => ({
       ...Object.fromEntries(Object.entries(node).filter(([key]) => !NODE_FIELDS.has(key) || key === 'host' || key === 'availability')),
     }));
-    lines.push(...itemsTable(rows, ['availability', ...(action.table?.columns ?? [])], ['host']));
+    lines.push(...itemsTable(rows, action.table?.columns ?? [], ['host', 'availability']));
   }
   const errors = (envelope.errors as ErrorInfo[]) ?? [];
   if (errors.length) lines.push('', `**Failures** (${errors.length}):`, ...errorLines(errors));
@@ -94,7 +147,7 @@ function renderNode(action: Action, node: Record<string, unknown>): string {
   const list = action.table?.list;
   const items = list ? (node[list] as Record<string, unknown>[] | undefined) : undefined;
   if (list && items) {
-    lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? []) : [`No ${list}.`]));
+    lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? [], [], action.table?.tail) : [`No ${list}.`]));
     lines.push('', ...fieldList(node, new Set([...NODE_FIELDS, list])));
   } else {
     lines.push(...fieldList(node, NODE_FIELDS));
@@ -111,7 +164,7 @@ function renderBroker(action: Action, result: Record<string, unknown>): string {
   const items = list ? (result[list] as Record<string, unknown>[] | undefined) : undefined;
   const lines = [`**${action.title}**`, ''];
   if (list && items) {
-    lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? []) : [`No ${list}.`]));
+    lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? [], [], action.table?.tail) : [`No ${list}.`]));
     const rest = fieldList(result, new Set([list]));
     if (rest.length) lines.push('', ...rest);
   } else {

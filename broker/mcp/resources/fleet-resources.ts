@@ -166,6 +166,7 @@ export async function readResource(uri: string, context: ResourceContext): Promi
         outcome: row.outcome,
         error_code: row.errorCode,
         duration_ms: row.durationMs,
+        note: row.note,
       })),
     };
   }

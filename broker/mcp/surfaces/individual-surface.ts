@@ -1,4 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
+import { closestNames } from '../../../shared/format/closest-names.ts';
 import { annotationsOf, type Surface } from './surface.ts';
 import { requiredParameters, toolInputSchema, toolOutputSchema } from './tool-schemas.ts';
 
@@ -22,9 +23,18 @@ export const individualSurface: Surface = {
     })),
   resolve(tool, args, visible) {
     const action = visible.find((a) => a.tool === tool);
-    return action
-      ? { kind: 'action', action, args }
-      : { kind: 'error', code: 'not_found', message: `unknown tool: ${tool}`, hint: 'tools/list shows the tools this identity may use.' };
+    if (action) return { kind: 'action', action, args };
+    const closest = closestNames(
+      tool,
+      visible.map((a) => a.tool),
+    );
+    return {
+      kind: 'error',
+      code: 'not_found',
+      message: `unknown tool: ${tool}`,
+      hint: `${closest.length ? `Did you mean ${closest.join(', ')}? ` : ''}tools/list shows the tools this identity may use.`,
+      ...(closest.length ? { details: { closest } } : {}),
+    };
   },
   toolFor: (action) => action.tool,
   callLine: (action) => `${action.tool} ${example(action)}`,

@@ -1,5 +1,6 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { domainOf } from '../../../shared/catalog/action.ts';
+import { closestNames } from '../../../shared/format/closest-names.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
 import type { Surface, ToolDefinition } from './surface.ts';
 import { requiredParameters } from './tool-schemas.ts';
@@ -55,8 +56,16 @@ export const metaSurface: Surface = {
   },
   resolve(tool, args, visible) {
     const inDomain = visible.filter((a) => domainOf(a) === tool);
-    if (inDomain.length === 0)
-      return { kind: 'error', code: 'not_found', message: `unknown tool: ${tool}`, hint: 'tools/list shows the tools this identity may use.' };
+    if (inDomain.length === 0) {
+      const closest = closestNames(tool, visible.map(domainOf));
+      return {
+        kind: 'error',
+        code: 'not_found',
+        message: `unknown tool: ${tool}`,
+        hint: `${closest.length ? `Did you mean ${closest.join(', ')}? ` : ''}tools/list shows the tools this identity may use.`,
+        ...(closest.length ? { details: { closest } } : {}),
+      };
+    }
     const name = typeof args.action === 'string' ? args.action : '';
     const action = inDomain.find((a) => shortName(a) === name) ?? actionByAnyName(name, inDomain);
     if (!action) {

@@ -55,6 +55,7 @@ export const agentInfo = defineAction({
   }),
   table: { columns: ['version', 'uptime_s', 'collectors', 'labels'] },
   related: ['fleet.list_agents'],
+  waitsMs: (params) => params.watch_ms ?? 0,
 });
 
 export const agentSetLabels = defineAction({

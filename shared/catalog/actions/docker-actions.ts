@@ -121,7 +121,12 @@ export const dockerLogs = defineAction({
     truncated_reason: z.string().optional(),
   }),
   resources: dockerResources,
-  table: { list: 'lines', columns: ['stream', 'timestamp', 'text'] },
+  table: {
+    list: 'lines',
+    columns: ['stream', 'timestamp', 'text'],
+    tail: { readOlder: 'call again with until set to the oldest timestamp shown (timestamps: true), or narrow with since or contains' },
+  },
+  waitsMs: (params) => params.follow_ms ?? 0,
 });
 
 export const dockerTop = defineAction({
@@ -177,6 +182,7 @@ export const dockerInspect = defineAction({
     env_names: z.array(z.string()).describe('Environment variable names only; values are never returned.'),
   }),
   resources: dockerResources,
+  table: { columns: ['name', 'image', 'state.status', 'state.exit_code', 'state.restart_count', 'health.status', 'state.started_at_unix_ms'] },
 });
 
 export const containerStateShape = z.object({
@@ -190,6 +196,9 @@ export const containerStateShape = z.object({
   restart_count: z.number(),
   changed: z.boolean().describe('false when the container already was in the requested state.'),
 });
+
+/** Docker's grace period for a clean stop before it kills (its default is 10 s). */
+const stopGraceMs = (params: { timeout_s?: number | undefined }) => (params.timeout_s ?? 10) * 1000;
 
 export const dockerStart = defineAction({
   id: 'docker.start',
@@ -225,6 +234,7 @@ export const dockerRestart = defineAction({
   output: containerStateShape,
   resources: dockerResources,
   table: { columns: ['name', 'state', 'started_at_unix_ms'] },
+  waitsMs: stopGraceMs,
 });
 
 export const dockerStop = defineAction({
@@ -247,6 +257,7 @@ export const dockerStop = defineAction({
   idempotent: true,
   resources: dockerResources,
   table: { columns: ['name', 'state', 'exit_code', 'changed'] },
+  waitsMs: stopGraceMs,
 });
 
 export const containerEventShape = z.object({

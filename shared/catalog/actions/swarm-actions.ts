@@ -10,6 +10,8 @@ const version = z
   .optional()
   .describe('The Swarm version index you read (describe shows it); a change since then is a conflict instead of an overwrite.');
 const wait = z.boolean().optional().describe('Block until the service converges (at most 60 s) before answering.');
+/** What `wait: true` may block for (the agent's convergence limit). */
+const convergenceWaitMs = (params: { wait?: boolean | undefined }) => (params.wait === true ? 60_000 : 0);
 
 const resources = (kind: string, param = 'id') => ({ kind, param });
 
@@ -127,7 +129,13 @@ export const getLogs = defineAction({
     truncated: z.boolean(),
     errors: z.array(z.object({ service: z.string(), message: z.string() })),
   }),
-  table: { list: 'lines', columns: ['service', 'task', 'stream', 'text'] },
+  table: {
+    list: 'lines',
+    columns: ['service', 'task', 'stream', 'text'],
+    tail: { readOlder: 'call again with a narrower scope, since or contains, or fewer lines with tail' },
+  },
+  // A stack or cluster read goes through up to 25 services' logs on the manager.
+  waitsMs: () => 25_000,
 });
 
 export const getEvents = defineAction({
@@ -178,6 +186,7 @@ export const watchService = defineAction({
     .strict(),
   output: z.object({ service: serviceSummaryShape, converged: z.boolean(), waited_s: z.number(), reason: z.string().optional() }),
   resources: resources('service', 'service'),
+  waitsMs: (params) => (params.timeout ?? 60) * 1000,
 });
 
 // ─── Service lifecycle (level 1) ────────────────────────────────────────────
@@ -194,6 +203,7 @@ export const scaleService = defineAction({
   input: z.object({ id: serviceRef, replicas: z.number().int().min(0).max(10_000), version, wait, cluster: clusterParam }).strict(),
   output: serviceSummaryShape,
   idempotent: true,
+  waitsMs: convergenceWaitMs,
   resources: resources('service'),
 });
 
@@ -209,6 +219,7 @@ export const updateServiceImage = defineAction({
   input: z.object({ id: serviceRef, image: z.string().min(1).max(512), version, wait, cluster: clusterParam }).strict(),
   output: serviceSummaryShape,
   idempotent: true,
+  waitsMs: convergenceWaitMs,
   resources: resources('service'),
 });
 
@@ -223,6 +234,7 @@ export const rollbackService = defineAction({
   description: 'Reverts a service to its previous spec. Only one previous spec is kept, so calling twice does not unwind further.',
   input: z.object({ id: serviceRef, version, wait, cluster: clusterParam }).strict(),
   output: serviceSummaryShape,
+  waitsMs: convergenceWaitMs,
   resources: resources('service'),
 });
 
@@ -237,6 +249,7 @@ export const restartService = defineAction({
   description: "Forces a rolling restart of every task by bumping the service's force-update counter; no other spec field changes.",
   input: z.object({ id: serviceRef, version, wait, cluster: clusterParam }).strict(),
   output: serviceSummaryShape,
+  waitsMs: convergenceWaitMs,
   resources: resources('service'),
 });
 

@@ -1,0 +1,99 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/** The broker no longer knows the session (it restarted): the request was never handled. */
+function unknownSession(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404;
+  // The transport reports a lost notification stream in an Error of its own, quoting the status.
+  return /Session not found|Failed to open SSE stream: Not Found/.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * A relay's MCP session with the broker that outlives the broker's restarts.
+ * When the broker answers that it no longer knows the session, the link opens
+ * a new one (initialize again), subscribes again to every resource the client
+ * subscribed to, and sends the request again: it was never handled. While
+ * the broker cannot be reached, requests fail; the first one after it is back
+ * meets the unknown session and opens the new one.
+ */
+export class BrokerLink {
+  private reconnecting: Promise<Client> | undefined;
+  private readonly subscriptions = new Set<string>();
+  private closed = false;
+
+  /**
+   * @param open connects a new client (initialize included)
+   * @param wire sets the handlers of the broker's notifications on a client
+   */
+  private constructor(
+    private client: Client,
+    private readonly open: () => Promise<Client>,
+    private readonly wire: (client: Client) => void,
+  ) {
+    this.watch(client);
+  }
+
+  static async connect(open: () => Promise<Client>, wire: (client: Client) => void): Promise<BrokerLink> {
+    const client = await open();
+    wire(client);
+    return new BrokerLink(client, open, wire);
+  }
+
+  /** The client of the session in use now. */
+  get current(): Client {
+    return this.client;
+  }
+
+  /** Sends a request on the live session, opening a new one first when the broker lost it. */
+  async request<T>(send: (client: Client) => Promise<T>): Promise<T> {
+    const client = await (this.reconnecting ?? this.client);
+    try {
+      return await send(client);
+    } catch (error) {
+      if (this.closed) throw error;
+      if (unknownSession(error)) return send(await this.reconnect(client));
+      throw error;
+    }
+  }
+
+  /** Subscribes on the live session, and again on every session opened later. */
+  async subscribe<T>(uri: string, send: (client: Client) => Promise<T>): Promise<T> {
+    const result = await this.request(send);
+    this.subscriptions.add(uri);
+    return result;
+  }
+
+  async unsubscribe<T>(uri: string, send: (client: Client) => Promise<T>): Promise<T> {
+    this.subscriptions.delete(uri);
+    return this.request(send);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client.close();
+  }
+
+  /** The broker's stream of notifications breaking with an unknown session means a restart: reconnect before the client asks. */
+  private watch(client: Client): void {
+    client.onerror = (error) => {
+      if (!this.closed && client === this.client && unknownSession(error)) void this.reconnect(client).catch(() => undefined);
+    };
+  }
+
+  /** One new session for everyone who found `stale` broken; a failure leaves `stale` in place for the next try. */
+  private reconnect(stale: Client): Promise<Client> {
+    if (this.client !== stale) return Promise.resolve(this.client);
+    this.reconnecting ??= (async () => {
+      const fresh = await this.open();
+      this.wire(fresh);
+      for (const uri of this.subscriptions) await fresh.subscribeResource({ uri }).catch(() => undefined);
+      this.client = fresh;
+      this.watch(fresh);
+      void stale.close().catch(() => undefined);
+      return fresh;
+    })().finally(() => {
+      this.reconnecting = undefined;
+    });
+    return this.reconnecting;
+  }
+}
