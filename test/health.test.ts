@@ -97,7 +97,12 @@ describe('the broker readiness route', () => {
   });
 
   it('answers 503 naming each failing check', async () => {
-    const routes = createHealthRoutes({ readiness: () => ({ store: 'closed', agents_listener: undefined }), metrics: () => '' });
+    const routes = createHealthRoutes({
+      readiness: () => ({ store: 'closed', agents_listener: undefined }),
+      metrics: () => '',
+      metricsToken: undefined,
+      onTokenRefused: () => {},
+    });
     server = createServer((req, res) => routes[new URL(req.url ?? '/', 'http://x').pathname]?.(req, res));
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;

@@ -24,6 +24,7 @@ import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
+import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { PROMPTS } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
@@ -137,6 +138,31 @@ export class McpSession {
     return this.options.textFormat === 'json' ? JSON.stringify(structured, null, 2) : renderMarkdown(action, shape, structured);
   }
 
+  /**
+   * A call of a tool this identity is not shown is answered as an unknown tool,
+   * exactly like one that does not exist; when it names a real action (an
+   * escalation attempt), the refusal goes to the audit.
+   */
+  private auditHiddenCall(tool: string, args: Record<string, unknown>): void {
+    const { options } = this;
+    const hidden = options.surface.resolve(tool, args, CATALOG);
+    if (hidden.kind !== 'action') return;
+    const { action } = hidden;
+    const level = options.runner.effectiveLevel(options.identity);
+    options.runner.refusals.record({
+      identity: options.identity.name,
+      tool,
+      action: action.id,
+      level: action.level,
+      arguments: redactArguments(hidden.args, action.sensitive),
+      errorCode: 'not_found',
+      reason:
+        action.level > level
+          ? `${action.id} is level ${action.level}, above this identity's level ${level}; answered as an unknown tool`
+          : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
+    });
+  }
+
   private registerHandlers(): void {
     const { server, options } = this;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.surface.tools(this.visibleActions()) }));
@@ -148,6 +174,7 @@ export class McpSession {
         return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
       }
       if (resolution.kind === 'error') {
+        this.auditHiddenCall(request.params.name, args);
         const structured = { error: { code: resolution.code, message: resolution.message, hint: resolution.hint, ...(resolution.details ?? {}) } };
         return { content: [{ type: 'text', text: this.text(undefined, 'error', structured) }], structuredContent: structured, isError: true };
       }

@@ -9,7 +9,7 @@ import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.t
  * wrote can neither move the cursor nor rewrite what was printed before it.
  */
 function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/[^\P{Cc}\n\t]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `k=v`: the value as JSON when it parses (numbers, booleans, objects), else as text. */

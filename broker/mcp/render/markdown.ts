@@ -33,10 +33,8 @@ export function cell(value: unknown, key = '', maxLength = 80): string {
 }
 
 /** Control characters (ANSI escapes, carriage returns, line breaks) spelled out, so no terminal or renderer acts on them. */
-export function visible(text: string): string {
-  return text
-    .replace(/\r?\n/g, '⏎')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+function visible(text: string): string {
+  return text.replace(/\r?\n/g, '⏎').replace(/[\p{Cc}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -44,7 +42,7 @@ export function visible(text: string): string {
  * hint, a collector's reason) as one inline code span: quoted data, never
  * Markdown, whatever backticks, headings or links it holds.
  */
-export function quoted(text: string): string {
+function quoted(text: string): string {
   const body = visible(text);
   const longest = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);

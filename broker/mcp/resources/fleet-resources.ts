@@ -162,10 +162,13 @@ export async function readResource(uri: string, context: ResourceContext): Promi
         action: row.action,
         level: row.level,
         targets: row.targets,
+        target_ids: row.targetIds,
         arguments: row.arguments,
         outcome: row.outcome,
         error_code: row.errorCode,
         duration_ms: row.durationMs,
+        source: row.source,
+        reason: row.reason,
       })),
     };
   }
