@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,8 +15,10 @@ import {
   publicKeyFingerprint,
   readCertificate,
 } from '../shared/pki/certificates.ts';
-import { openRawStream } from './harness/raw-stream.ts';
+import { captureLogger } from './harness/capture-logger.ts';
+import { openRawStream, type RawEnrollOutcome, rawEnroll } from './harness/raw-stream.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
 
 function tokenUses(fleet: TestFleet, token: string): number | undefined {
   return fleet.broker.store.tokens.get(token.split('.')[1] ?? '')?.uses;
@@ -322,5 +325,82 @@ describe('credentials the broker refuses', () => {
   it.each(REFUSALS)('refuses $name', async ({ attempt, refused, afterwards }) => {
     expect(await attempt(fleet)).toMatch(refused);
     afterwards?.(fleet);
+  });
+});
+
+/** GET a URL on a connection of its own; rejects when no answer starts within `timeoutMs`. */
+function probeStatus(url: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url} did not answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('Enroll before authentication', () => {
+  let fleet: TestFleet | undefined;
+  afterEach(async () => {
+    await fleet?.stop();
+    fleet = undefined;
+  });
+
+  it('refuses oversized requests sent in parallel while agents stay connected and /healthz keeps answering', async () => {
+    fleet = await startTestFleet();
+    const steady = [await fleet.addAgent('steady-1'), await fleet.addAgent('steady-2')];
+    const dropped: string[] = [];
+    for (const agent of steady) agent.connection.on('disconnected', (reason: string) => dropped.push(reason));
+    const ca = fleet.broker.authority.ca.certificatePem;
+    const token = fleet.token({ uses: null });
+    const csrPem = `-----BEGIN CERTIFICATE REQUEST-----\n${'A'.repeat(15 * 1024 * 1024)}\n-----END CERTIFICATE REQUEST-----\n`;
+    let settled = false;
+    const flood = Promise.all(Array.from({ length: 8 }, (_, i) => rawEnroll(fleet?.address ?? '', ca, { token, csrPem, name: `flood-${i}` }))).finally(() => {
+      settled = true;
+    });
+    // The issue's bound: /healthz answers within 1 s all through the flood (it stalled for 19 s when requests were parsed on the event loop).
+    const health = `${new URL(fleet.broker.mcpUrl).origin}/healthz`;
+    const answers: number[] = [];
+    do answers.push(await probeStatus(health, 1000));
+    while (!settled);
+    const outcomes = await flood;
+    for (const outcome of outcomes) {
+      expect(outcome.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(outcome.details).toMatch(/^the certificate signing request is \d+ characters long; at most 16384 are accepted$/);
+    }
+    expect(answers.every((status) => status === 200)).toBe(true);
+    expect(dropped).toEqual([]);
+    await waitFor(() => steady.every((agent) => fleet?.broker.registry.find(agent.options.name ?? '')?.state === 'online'), { what: 'both agents online' });
+    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['steady-1', 'steady-2']);
+  });
+
+  it('limits attempts per source address and per join token, saying when to retry, and logs refusals at a bounded rate', async () => {
+    const { log, lines } = captureLogger();
+    fleet = await startTestFleet({ log, enrollLimits: { perSource: { burst: 3, perMinute: 1 }, perToken: { burst: 100, perMinute: 100 } } });
+    const ca = fleet.broker.authority.ca.certificatePem;
+    const outcomes: RawEnrollOutcome[] = [];
+    for (let i = 0; i < 25; i += 1) outcomes.push(await rawEnroll(fleet.address, ca, { token: fleet.token(), csrPem: 'not a request', name: `n-${i}` }));
+    expect(outcomes.slice(0, 3).map((o) => o.code)).toEqual([grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT]);
+    for (const outcome of outcomes.slice(3)) {
+      expect(outcome.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+      expect(outcome.details).toMatch(/^too many enrollment attempts from \S+; retry in \d+ s$/);
+    }
+    const logged = lines.filter((line) => line.message === 'enrollment refused');
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.length).toBeLessThan(25);
+
+    // One join token, from anywhere: its own budget.
+    await fleet.restartBroker({ enrollLimits: { perSource: { burst: 100, perMinute: 100 }, perToken: { burst: 2, perMinute: 1 } } });
+    const reusable = fleet.token({ uses: null });
+    const tokenId = reusable.split('.')[1];
+    const byToken: RawEnrollOutcome[] = [];
+    for (let i = 0; i < 3; i += 1) byToken.push(await rawEnroll(fleet.address, ca, { token: reusable, csrPem: 'not a request', name: `t-${i}` }));
+    expect(byToken.map((o) => o.code)).toEqual([grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT, grpc.status.RESOURCE_EXHAUSTED]);
+    expect(byToken[2]?.details).toMatch(new RegExp(`^too many enrollment attempts with join token ${tokenId}; retry in \\d+ s$`));
+    // Another token is not held back by that one, and a real agent still enrolls.
+    await fleet.addAgent('after-the-limit');
+    expect(fleet.broker.registry.find('after-the-limit')?.state).toBe('online');
   });
 });
