@@ -374,7 +374,8 @@ describe('Enroll before authentication', () => {
     expect(dropped).toEqual([]);
     await waitFor(() => steady.every((agent) => fleet?.broker.registry.find(agent.options.name ?? '')?.state === 'online'), { what: 'both agents online' });
     expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['steady-1', 'steady-2']);
-  });
+    // Moving 120 MiB through TLS in one process takes tens of seconds on a busy two-core machine.
+  }, 180_000);
 
   it('limits attempts per source address and per join token, saying when to retry, and logs refusals at a bounded rate', async () => {
     const { log, lines } = captureLogger();
