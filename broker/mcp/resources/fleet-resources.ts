@@ -78,7 +78,7 @@ export function listResources(context: ResourceContext): ResourceDescriptor[] {
       uri: 'fleet://audit',
       name: 'audit',
       title: 'Audit log',
-      description: 'The latest 100 calls of level 1 or more, newest first.',
+      description: 'The latest 100 audit rows, newest first: calls of level 1 or more, and refusals with their reason.',
       mimeType: 'application/json',
     });
   }
