@@ -3,8 +3,10 @@ import type { Level } from '../shared/catalog/action.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
+import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
+import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
@@ -58,6 +60,11 @@ export const BROKER_FLAGS = {
     description: 'the URL clients use for /mcp, when behind a proxy (for the protected resource metadata)',
     placeholder: 'URL',
   },
+  'metrics-token-file': {
+    type: 'string',
+    description: 'a file holding the bearer token /metrics requires (scrapers send Authorization: Bearer …); without it /metrics needs none',
+    placeholder: 'FILE',
+  },
   'heartbeat-interval': { type: 'duration', description: 'how often agents send a heartbeat', default: '5s', min: 100, placeholder: 'DURATION' },
   'cert-lifetime': {
     type: 'duration',
@@ -93,6 +100,15 @@ export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS & typeof BROKER_BOO
   configFile: true,
 };
 
+/**
+ * A source address may enroll 30 agents at once and 30 a minute after that (a
+ * rack behind one NAT); one join token 200 at once and 120 a minute (a
+ * DaemonSet's rollout). An agent refused for the rate is told when to retry.
+ */
+const DEFAULT_ENROLL_LIMITS = { perSource: { burst: 30, perMinute: 30 }, perToken: { burst: 200, perMinute: 120 } } as const;
+/** Refusals audited per identity or source: 20 at once, 10 a minute sustained. */
+const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
+
 /** Everything the broker needs, resolved once; nothing downstream has a default of its own. */
 export interface BrokerOptions {
   dataDir: string;
@@ -107,6 +123,12 @@ export interface BrokerOptions {
   advertiseNames: string[];
   /** CA and tokens the operator supplied; all undefined when the broker makes its own. */
   bootstrap: BrokerBootstrap;
+  /** The bearer token /metrics requires, or undefined for none. */
+  metricsToken: string | undefined;
+  /** Enroll attempts allowed per source address and per join token id, before anyone is authenticated. */
+  enrollLimits: { perSource: RateLimit; perToken: RateLimit };
+  /** Refused calls and bearer tokens written to the audit per identity or source address; past it, one summary row. */
+  refusalAuditLimit: RateLimit;
   heartbeatIntervalMs: number;
   certLifetimeMs: number;
   /** Heartbeats missed before a connected agent is stale. */
@@ -133,6 +155,9 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpPublicUrl: undefined,
     advertiseNames: ['localhost'],
     bootstrap: NO_BOOTSTRAP,
+    metricsToken: undefined,
+    enrollLimits: DEFAULT_ENROLL_LIMITS,
+    refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,
     heartbeatIntervalMs: 5000,
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,
@@ -163,6 +188,9 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
       joinTokenFile: values['join-token-file'],
       adminTokenFile: values['admin-token-file'],
     }),
+    metricsToken: values['metrics-token-file'] === undefined ? undefined : readSecretFile(values['metrics-token-file'], '--metrics-token-file'),
+    enrollLimits: DEFAULT_ENROLL_LIMITS,
+    refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,
     heartbeatIntervalMs: values['heartbeat-interval'],
     certLifetimeMs: values['cert-lifetime'],
     staleAfterMissed: 3,

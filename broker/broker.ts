@@ -9,6 +9,7 @@ import { applyBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { BrokerOptions } from './broker-options.ts';
 import { ActionRunner } from './calls/action-runner.ts';
 import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
+import { RefusalAudit } from './calls/refusal-audit.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
@@ -75,6 +76,7 @@ export class Broker {
         registry,
         enrollment,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
+        enrollLimits: options.enrollLimits,
         log,
       });
       let port: number;
@@ -98,6 +100,7 @@ export class Broker {
       const metrics = new MetricsStore(store, registry, log);
       metrics.start();
       const callMetrics = new BrokerMetrics();
+      const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       const runner = new ActionRunner({
         registry,
         store,
@@ -107,6 +110,7 @@ export class Broker {
         operationsLevel: options.operationsLevel,
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
+        refusals,
       });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({
@@ -117,11 +121,14 @@ export class Broker {
         publicUrl: options.mcpPublicUrl,
         store,
         log,
+        refusals,
         createSession: (identity) =>
           new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
         routes: createHealthRoutes({
           readiness: () => ({ store: storeProblem(store), agents_listener: mesh.listening ? undefined : 'not listening' }),
           metrics: () => callMetrics.render(registry.list().map((host) => host.state)),
+          metricsToken: options.metricsToken,
+          onTokenRefused: (req, reason) => refusals.record({ source: req.socket.remoteAddress ?? 'unknown', tool: '/metrics', errorCode: 'forbidden', reason }),
         }),
       });
       try {

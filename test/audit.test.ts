@@ -46,6 +46,70 @@ describe('the audit log', () => {
     await client.close();
   });
 
+  it('records the agents a call targeted by id, so a re-enrolled name is told apart from the revoked agent', async () => {
+    fleet = await startTestFleet();
+    const first = await fleet.addAgent('web-1');
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    await call(client, 'set_agent_labels', { host: 'web-1', labels: { generation: 'one' } });
+    expect((await call(client, 'revoke_agent', { host: 'web-1', confirm: true })).isError).toBeFalsy();
+    await fleet.stopAgent(first);
+    const second = await fleet.addAgent('web-1', { dataDir: fleet.agentDir('web-1-again') });
+    await call(client, 'set_agent_labels', { host: 'web-1', labels: { generation: 'two' } });
+    await client.close();
+    const labelled = fleet.broker.store.audit.recent({ limit: 10 }).filter((row) => row.tool === 'set_agent_labels');
+    expect(labelled.map((row) => [row.targets, row.targetIds])).toEqual([
+      [['web-1'], [second.connection.currentIdentity.agentId]],
+      [['web-1'], [first.connection.currentIdentity.agentId]],
+    ]);
+  });
+
+  it('audits refusals (a tool above the caller level, a wrong bearer token) at a bounded rate, and fleetmesh audit --refused lists them', async () => {
+    // One refusal row a hundred minutes per caller after a burst of three: the test sees exactly where the limit bites.
+    fleet = await startTestFleet({ refusalAuditLimit: { burst: 3, perMinute: 0.01 } });
+    await fleet.addAgent('web-1');
+    const reader = await mcpClient(fleet.broker, identityToken(fleet.broker, 0, undefined, 'reader'));
+    const attempt = await call(reader, 'docker_stop', { host: 'web-1', container: 'db' });
+    // Answered exactly as a tool that does not exist...
+    expect(attempt.isError).toBe(true);
+    expect(attempt.structuredContent.error).toMatchObject({ code: 'not_found', message: 'unknown tool: docker_stop' });
+    // ...and written down.
+    const wrongToken = `fmc1.0123456789abcdef.${'A'.repeat(43)}`;
+    const refused = await fetch(fleet.broker.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${wrongToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    expect(refused.status).toBe(401);
+
+    const listed = await runFleetmesh(['audit', '--refused', '--data-dir', fleet.broker.options.dataDir]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/reader\s+docker_stop\s+not_found\s+docker\.stop is level 1, above this identity's level 0; answered as an unknown tool/);
+    expect(listed.stdout).toMatch(/source \S+\s+\/mcp\s+forbidden\s+bearer token refused: the token is not known/);
+    const json = JSON.parse((await runFleetmesh(['audit', '--refused', '--output', 'json', '--data-dir', fleet.broker.options.dataDir])).stdout);
+    expect(json.find((row: { tool: string }) => row.tool === '/mcp')).toMatchObject({
+      identity: '',
+      arguments: { token_id: '0123456789abcdef' },
+      outcome: 'refused',
+    });
+    expect(json.find((row: { tool: string }) => row.tool === 'docker_stop')).toMatchObject({
+      identity: 'reader',
+      action: 'docker.stop',
+      arguments: { host: 'web-1', container: 'db' },
+    });
+
+    // Ten more attempts: two more rows fill the burst, one row says the rest are counted, and nothing else is written.
+    for (let i = 0; i < 10; i += 1) await call(reader, 'docker_stop', { host: 'web-1', container: 'db' });
+    await reader.close();
+    const rows = fleet.broker.store.audit.recent({ limit: 100, refused: true, identity: 'reader' });
+    expect(rows).toHaveLength(4);
+    expect(rows[0]?.reason).toMatch(/refusals a minute of identity reader: further ones are counted, not written, for now$/);
+  });
+
   it('keeps the row of a call the broker acknowledged right before it was killed', async () => {
     const temp = makeTempDir();
     temps.push(temp);

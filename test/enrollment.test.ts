@@ -1,11 +1,24 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:tls';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enrollAgent } from '../agent/enrollment/enroll-agent.ts';
 import { loadIdentity } from '../agent/identity/agent-identity.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
-import { certificatePin, createCertificateAuthority, createKeyPair, issueServerCertificate } from '../shared/pki/certificates.ts';
+import {
+  certificatePin,
+  createCertificateAuthority,
+  createKeyPair,
+  issueAgentCertificate,
+  issueServerCertificate,
+  publicKeyFingerprint,
+  readCertificate,
+} from '../shared/pki/certificates.ts';
+import { captureLogger } from './harness/capture-logger.ts';
+import { openRawStream, type RawEnrollOutcome, rawEnroll } from './harness/raw-stream.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
 
 function tokenUses(fleet: TestFleet, token: string): number | undefined {
   return fleet.broker.store.tokens.get(token.split('.')[1] ?? '')?.uses;
@@ -40,71 +53,6 @@ describe('enrollment', () => {
     const token = fleet.token({ labels: { env: 'prod', role: 'web' } });
     await fleet.addAgent('web-2', { token, labels: { role: 'cache', zone: 'a' } });
     expect(fleet.broker.registry.find('web-2')?.labels).toEqual({ env: 'prod', role: 'web', zone: 'a' });
-  });
-
-  it('refuses a wrong CA pin without sending the token, leaving nothing enrolled', async () => {
-    const token = fleet.token();
-    const wrongPin = `sha256:${'0'.repeat(64)}`;
-    const dataDir = fleet.agentDir('bad-pin');
-    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: wrongPin, name: 'bad-pin', dataDir }).catch((e: FleetError) => e);
-    expect(failure).toBeInstanceOf(FleetError);
-    expect((failure as FleetError).message).toMatch(/does not present the CA pinned.*the join token was not sent/);
-    expect(tokenUses(fleet, token)).toBe(0);
-    expect(existsSync(dataDir)).toBe(false);
-    expect(fleet.broker.store.agents.list()).toEqual([]);
-  });
-
-  it('never sends the token to an impostor whose CA does not match the pin', async () => {
-    // A TLS server with a CA of its own, recording every byte it receives.
-    const impostorCa = await createCertificateAuthority({ commonName: 'impostor', lifetimeMs: 86_400_000 });
-    const keys = await createKeyPair();
-    const cert = issueServerCertificate(impostorCa, { publicKeyPem: keys.publicKeyPem, names: ['localhost', '127.0.0.1'], lifetimeMs: 86_400_000 });
-    const received: Buffer[] = [];
-    const server: Server = createServer({ key: keys.privateKeyPem, cert: cert.certificatePem + impostorCa.certificatePem, ALPNProtocols: ['h2'] }, (socket) => {
-      socket.on('data', (data: Buffer) => received.push(data));
-      socket.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    try {
-      const token = fleet.token();
-      const failure = await enrollAgent({
-        brokerAddress: `localhost:${port}`,
-        token,
-        caPin: fleet.pin,
-        name: 'victim',
-        dataDir: fleet.agentDir('victim'),
-      }).catch((e: FleetError) => e);
-      expect((failure as FleetError).message).toContain('the join token was not sent');
-      expect(Buffer.concat(received).toString('latin1')).not.toContain(token.split('.')[2]);
-      // And the impostor's own pin would not have fooled a check either.
-      expect(certificatePin(impostorCa.certificatePem)).not.toBe(fleet.pin);
-    } finally {
-      server.close();
-    }
-  });
-
-  it('refuses an expired token', async () => {
-    const token = fleet.token({ ttlMs: 1, now: Date.now() - 1000 });
-    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'late', dataDir: fleet.agentDir('late') }).catch(
-      (e: FleetError) => e,
-    );
-    expect((failure as FleetError).code).toBe('forbidden');
-    expect((failure as FleetError).message).toMatch(/join token \w+ expired at/);
-    expect(existsSync(fleet.agentDir('late'))).toBe(false);
-    expect(fleet.broker.store.agents.list()).toEqual([]);
-  });
-
-  it('refuses a single-use token the second time', async () => {
-    const token = fleet.token();
-    await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'first', dataDir: fleet.agentDir('first') });
-    const failure = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'second', dataDir: fleet.agentDir('second') }).catch(
-      (e: FleetError) => e,
-    );
-    expect((failure as FleetError).message).toMatch(/has been used already/);
-    expect(existsSync(fleet.agentDir('second'))).toBe(false);
-    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['first']);
-    expect(tokenUses(fleet, token)).toBe(1);
   });
 
   it('lets a reusable token enroll many agents, and a --uses N token N agents', async () => {
@@ -149,24 +97,6 @@ describe('enrollment', () => {
     expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['web']);
   });
 
-  it('refuses a server certificate that does not match the name dialled, without using the token', async () => {
-    // A broker on every loopback address whose certificate names localhost and 127.0.0.1, dialled as 127.0.0.2.
-    const wide = await startTestFleet({ grpcListen: '0.0.0.0:0' });
-    try {
-      const token = wide.token();
-      const address = wide.address.replace('localhost', '127.0.0.2');
-      const failure = await enrollAgent({ brokerAddress: address, token, caPin: wide.pin, name: 'mismatch', dataDir: wide.agentDir('mismatch') }).catch(
-        (e: FleetError) => e,
-      );
-      expect(failure).toBeInstanceOf(FleetError);
-      expect(`${(failure as FleetError).message} ${(failure as FleetError).hint}`).toMatch(/does not name "127.0.0.2"/);
-      expect(tokenUses(wide, token)).toBe(0);
-      expect(existsSync(wide.agentDir('mismatch'))).toBe(false);
-    } finally {
-      await wide.stop();
-    }
-  });
-
   it('writes the CA key and the agent key with mode 0600', async () => {
     const agent = await fleet.addAgent('perm');
     const { statSync } = await import('node:fs');
@@ -174,5 +104,314 @@ describe('enrollment', () => {
     expect(statSync(join(fleet.broker.options.dataDir, 'ca.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(agent.options.dataDir, 'agent.key')).mode & 0o777).toBe(0o600);
     expect(readdirSync(agent.options.dataDir).sort()).toEqual(['agent.crt', 'agent.json', 'agent.key', 'ca.crt']);
+  });
+});
+
+/** How a refused attempt ended, as one line: a gRPC status or a FleetError. */
+function outcomeOf(failure: unknown): string {
+  if (failure instanceof FleetError) return `${failure.code}: ${failure.message} ${failure.hint}`;
+  const status = failure as grpc.StatusObject;
+  return `grpc ${grpc.status[status.code]}: ${status.details}`;
+}
+
+async function streamOutcome(fleet: TestFleet, credentials: Parameters<typeof openRawStream>[1]): Promise<string> {
+  const raw = openRawStream(fleet.address, credentials);
+  const status = await raw.status;
+  raw.close();
+  return outcomeOf(status);
+}
+
+async function enrollOutcome(options: Parameters<typeof enrollAgent>[0]): Promise<string> {
+  const identity = await enrollAgent(options).catch((error: unknown) => error);
+  return identity instanceof FleetError ? outcomeOf(identity) : 'enrolled';
+}
+
+interface RefusalCase {
+  name: string;
+  attempt(fleet: TestFleet): Promise<string>;
+  refused: RegExp;
+  /** What must still hold after the refusal. */
+  afterwards?(fleet: TestFleet): void;
+}
+
+const REFUSALS: RefusalCase[] = [
+  {
+    name: 'a stream without a client certificate',
+    attempt: (fleet) => streamOutcome(fleet, { caCertificatePem: fleet.broker.authority.ca.certificatePem }),
+    refused: /^grpc UNAUTHENTICATED: a valid client certificate issued by this broker is required/,
+  },
+  {
+    name: 'a client certificate from another CA naming a real agent',
+    async attempt(fleet) {
+      const otherCa = await createCertificateAuthority({ commonName: 'other', lifetimeMs: 86_400_000 });
+      const keys = await createKeyPair();
+      const agentId = fleet.broker.registry.find('real')?.id ?? '';
+      const forged = issueAgentCertificate(otherCa, { publicKeyPem: keys.publicKeyPem, agentId, name: 'real', lifetimeMs: 86_400_000 });
+      return streamOutcome(fleet, {
+        caCertificatePem: fleet.broker.authority.ca.certificatePem,
+        privateKeyPem: keys.privateKeyPem,
+        certificatePem: forged.certificatePem,
+      });
+    },
+    refused: /^grpc UNAUTHENTICATED/,
+    afterwards: (fleet) => expect(fleet.broker.registry.find('real')?.state).toBe('online'),
+  },
+  {
+    name: "a server certificate (serverAuth only) issued by the broker's own CA",
+    async attempt(fleet) {
+      const keys = await createKeyPair();
+      const server = issueServerCertificate(fleet.broker.authority.ca, {
+        publicKeyPem: keys.publicKeyPem,
+        names: ['real', 'localhost'],
+        lifetimeMs: 86_400_000,
+      });
+      return streamOutcome(fleet, {
+        caCertificatePem: fleet.broker.authority.ca.certificatePem,
+        privateKeyPem: keys.privateKeyPem,
+        certificatePem: server.certificatePem,
+      });
+    },
+    refused: /^grpc UNAUTHENTICATED: .*client certificate/,
+    afterwards: (fleet) => expect(fleet.broker.registry.find('real')?.state).toBe('online'),
+  },
+  {
+    name: 'the certificate of a revoked agent',
+    async attempt(fleet) {
+      const identity = await enrollAgent({
+        brokerAddress: fleet.address,
+        token: fleet.token(),
+        caPin: fleet.pin,
+        name: 'revoked',
+        dataDir: fleet.agentDir('revoked'),
+      });
+      fleet.broker.registry.revoke(identity.agentId, 'test');
+      return streamOutcome(fleet, identity);
+    },
+    refused: /^grpc PERMISSION_DENIED: the certificate of agent revoked was revoked at/,
+    afterwards: (fleet) => expect(fleet.broker.registry.find('revoked')).toBeUndefined(),
+  },
+  {
+    name: 'an expired certificate the broker issued',
+    async attempt(fleet) {
+      const identity = await enrollAgent({
+        brokerAddress: fleet.address,
+        token: fleet.token(),
+        caPin: fleet.pin,
+        name: 'expired',
+        dataDir: fleet.agentDir('expired'),
+      });
+      const publicKeyPem = readCertificate(identity.certificatePem).publicKeyPem;
+      const now = Date.now() - 2 * 86_400_000;
+      const old = issueAgentCertificate(fleet.broker.authority.ca, { publicKeyPem, agentId: identity.agentId, name: 'expired', lifetimeMs: 86_400_000, now });
+      fleet.broker.store.certificates.insert({
+        serial: old.serial,
+        agentId: identity.agentId,
+        issuedAt: now,
+        notBefore: old.notBefore.getTime(),
+        notAfter: old.notAfter.getTime(),
+        publicKeySha256: publicKeyFingerprint(publicKeyPem),
+        issuedBy: 'enroll',
+      });
+      return streamOutcome(fleet, { ...identity, certificatePem: old.certificatePem });
+    },
+    refused: /^grpc UNAUTHENTICATED/,
+  },
+  {
+    name: 'a wrong CA pin (the token is never sent)',
+    async attempt(fleet) {
+      const token = fleet.token();
+      const outcome = await enrollOutcome({
+        brokerAddress: fleet.address,
+        token,
+        caPin: `sha256:${'0'.repeat(64)}`,
+        name: 'bad-pin',
+        dataDir: fleet.agentDir('bad-pin'),
+      });
+      expect(tokenUses(fleet, token)).toBe(0);
+      return outcome;
+    },
+    refused: /does not present the CA pinned.*the join token was not sent/,
+    afterwards: (fleet) => expect(existsSync(fleet.agentDir('bad-pin'))).toBe(false),
+  },
+  {
+    name: 'an impostor whose CA does not match the pin (it never sees the token)',
+    async attempt(fleet) {
+      const impostorCa = await createCertificateAuthority({ commonName: 'impostor', lifetimeMs: 86_400_000 });
+      const keys = await createKeyPair();
+      const cert = issueServerCertificate(impostorCa, { publicKeyPem: keys.publicKeyPem, names: ['localhost', '127.0.0.1'], lifetimeMs: 86_400_000 });
+      const received: Buffer[] = [];
+      const server: Server = createServer(
+        { key: keys.privateKeyPem, cert: cert.certificatePem + impostorCa.certificatePem, ALPNProtocols: ['h2'] },
+        (socket) => {
+          socket.on('data', (data: Buffer) => received.push(data));
+          socket.on('error', () => {});
+        },
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const token = fleet.token();
+      try {
+        const port = (server.address() as { port: number }).port;
+        const outcome = await enrollOutcome({ brokerAddress: `localhost:${port}`, token, caPin: fleet.pin, name: 'victim', dataDir: fleet.agentDir('victim') });
+        expect(Buffer.concat(received).toString('latin1')).not.toContain(token.split('.')[2]);
+        expect(certificatePin(impostorCa.certificatePem)).not.toBe(fleet.pin);
+        return outcome;
+      } finally {
+        server.close();
+      }
+    },
+    refused: /the join token was not sent/,
+  },
+  {
+    name: 'an expired join token',
+    attempt: (fleet) =>
+      enrollOutcome({
+        brokerAddress: fleet.address,
+        token: fleet.token({ ttlMs: 1, now: Date.now() - 1000 }),
+        caPin: fleet.pin,
+        name: 'late',
+        dataDir: fleet.agentDir('late'),
+      }),
+    refused: /^forbidden: enrollment refused: join token \w+ expired at/,
+    afterwards(fleet) {
+      expect(existsSync(fleet.agentDir('late'))).toBe(false);
+      expect(fleet.broker.store.agents.findLiveByName('late')).toBeUndefined();
+    },
+  },
+  {
+    name: 'a single-use join token used a second time',
+    async attempt(fleet) {
+      const token = fleet.token();
+      await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'first', dataDir: fleet.agentDir('first') });
+      const outcome = await enrollOutcome({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'second', dataDir: fleet.agentDir('second') });
+      expect(tokenUses(fleet, token)).toBe(1);
+      return outcome;
+    },
+    refused: /^forbidden: enrollment refused: join token \w+ has been used already/,
+    afterwards(fleet) {
+      expect(existsSync(fleet.agentDir('second'))).toBe(false);
+      expect(fleet.broker.store.agents.findLiveByName('second')).toBeUndefined();
+    },
+  },
+  {
+    name: 'a broker certificate that does not name the address dialled (the token is not used)',
+    async attempt(fleet) {
+      const token = fleet.token();
+      const outcome = await enrollOutcome({
+        brokerAddress: fleet.address.replace('localhost', '127.0.0.2'),
+        token,
+        caPin: fleet.pin,
+        name: 'mismatch',
+        dataDir: fleet.agentDir('mismatch'),
+      });
+      expect(tokenUses(fleet, token)).toBe(0);
+      return outcome;
+    },
+    refused: /does not name "127\.0\.0\.2"/,
+    afterwards: (fleet) => expect(existsSync(fleet.agentDir('mismatch'))).toBe(false),
+  },
+];
+
+describe('credentials the broker refuses', () => {
+  let fleet: TestFleet;
+  beforeAll(async () => {
+    // On every loopback address, so one case can dial 127.0.0.2, which the certificate does not name.
+    fleet = await startTestFleet({ grpcListen: '0.0.0.0:0' });
+    await fleet.addAgent('real');
+  });
+  afterAll(async () => {
+    await fleet.stop();
+  });
+
+  it.each(REFUSALS)('refuses $name', async ({ attempt, refused, afterwards }) => {
+    expect(await attempt(fleet)).toMatch(refused);
+    afterwards?.(fleet);
+  });
+});
+
+/** GET a URL on a connection of its own; rejects when no answer starts within `timeoutMs`. */
+function probeStatus(url: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url} did not answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('Enroll before authentication', () => {
+  let fleet: TestFleet | undefined;
+  afterEach(async () => {
+    await fleet?.stop();
+    fleet = undefined;
+  });
+
+  it('refuses oversized requests sent in parallel while agents stay connected and /healthz keeps answering', async () => {
+    fleet = await startTestFleet();
+    const steady = [await fleet.addAgent('steady-1'), await fleet.addAgent('steady-2')];
+    const dropped: string[] = [];
+    for (const agent of steady) agent.connection.on('disconnected', (reason: string) => dropped.push(reason));
+    const ca = fleet.broker.authority.ca.certificatePem;
+    const token = fleet.token({ uses: null });
+    const csrPem = `-----BEGIN CERTIFICATE REQUEST-----\n${'A'.repeat(15 * 1024 * 1024)}\n-----END CERTIFICATE REQUEST-----\n`;
+    let settled = false;
+    const flood = Promise.all(Array.from({ length: 8 }, (_, i) => rawEnroll(fleet?.address ?? '', ca, { token, csrPem, name: `flood-${i}` }))).finally(() => {
+      settled = true;
+    });
+    // The issue's bound: /healthz answers within 1 s all through the flood (it stalled for 19 s when
+    // requests were parsed on the event loop). On a machine loaded past its cores one probe may miss
+    // the second by itself, so a miss is retried at once; three misses in a row fail the test.
+    const health = `${new URL(fleet.broker.mcpUrl).origin}/healthz`;
+    const answers: number[] = [];
+    const answerWithinOneSecond = async (misses = 0): Promise<number> => {
+      try {
+        return await probeStatus(health, 1000);
+      } catch (error) {
+        if (misses >= 2) throw error;
+        return answerWithinOneSecond(misses + 1);
+      }
+    };
+    do answers.push(await answerWithinOneSecond());
+    while (!settled);
+    const outcomes = await flood;
+    for (const outcome of outcomes) {
+      expect(outcome.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(outcome.details).toMatch(/^the certificate signing request is \d+ characters long; at most 16384 are accepted$/);
+    }
+    expect(answers.every((status) => status === 200)).toBe(true);
+    expect(dropped).toEqual([]);
+    await waitFor(() => steady.every((agent) => fleet?.broker.registry.find(agent.options.name ?? '')?.state === 'online'), { what: 'both agents online' });
+    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['steady-1', 'steady-2']);
+    // Moving 120 MiB through TLS in one process takes tens of seconds on a busy two-core machine.
+  }, 180_000);
+
+  it('limits attempts per source address and per join token, saying when to retry, and logs refusals at a bounded rate', async () => {
+    const { log, lines } = captureLogger();
+    fleet = await startTestFleet({ log, enrollLimits: { perSource: { burst: 3, perMinute: 1 }, perToken: { burst: 100, perMinute: 100 } } });
+    const ca = fleet.broker.authority.ca.certificatePem;
+    const outcomes: RawEnrollOutcome[] = [];
+    for (let i = 0; i < 25; i += 1) outcomes.push(await rawEnroll(fleet.address, ca, { token: fleet.token(), csrPem: 'not a request', name: `n-${i}` }));
+    expect(outcomes.slice(0, 3).map((o) => o.code)).toEqual([grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT]);
+    for (const outcome of outcomes.slice(3)) {
+      expect(outcome.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+      expect(outcome.details).toMatch(/^too many enrollment attempts from \S+; retry in \d+ s$/);
+    }
+    const logged = lines.filter((line) => line.message === 'enrollment refused');
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.length).toBeLessThan(25);
+
+    // One join token, from anywhere: its own budget.
+    await fleet.restartBroker({ enrollLimits: { perSource: { burst: 100, perMinute: 100 }, perToken: { burst: 2, perMinute: 1 } } });
+    const reusable = fleet.token({ uses: null });
+    const tokenId = reusable.split('.')[1];
+    const byToken: RawEnrollOutcome[] = [];
+    for (let i = 0; i < 3; i += 1) byToken.push(await rawEnroll(fleet.address, ca, { token: reusable, csrPem: 'not a request', name: `t-${i}` }));
+    expect(byToken.map((o) => o.code)).toEqual([grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT, grpc.status.RESOURCE_EXHAUSTED]);
+    expect(byToken[2]?.details).toMatch(new RegExp(`^too many enrollment attempts with join token ${tokenId}; retry in \\d+ s$`));
+    // Another token is not held back by that one, and a real agent still enrolls.
+    await fleet.addAgent('after-the-limit');
+    expect(fleet.broker.registry.find('after-the-limit')?.state).toBe('online');
   });
 });

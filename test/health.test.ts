@@ -44,12 +44,22 @@ describe('health endpoints', () => {
     await fleet.stop();
   });
 
-  it('the broker answers /healthz and /readyz without a token, whatever the Host header', async () => {
+  it('the broker answers /healthz and /readyz without a token', async () => {
     expect(await probe(`${base}/healthz`)).toMatchObject({ status: 200, text: '{"status":"ok"}\n' });
-    const ready = await probe(`${base}/readyz`, { headers: { host: '10.1.2.3:7400' } });
+    const ready = await probe(`${base}/readyz`, { headers: { host: `localhost:${new URL(base).port}` } });
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.text)).toEqual({ ready: true, checks: { store: 'ok', agents_listener: 'ok' } });
     expect((await probe(`${base}/readyz`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('checks the Host and Origin of every unauthenticated route as it does for /mcp (DNS rebinding)', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/.well-known/oauth-protected-resource/mcp']) {
+      expect((await probe(`${base}${path}`)).status).toBe(200);
+      const rebound = await probe(`${base}${path}`, { headers: { host: `evil.example:${new URL(base).port}` } });
+      expect(rebound.status).toBe(403);
+      expect(rebound.text).toMatch(/Host or Origin header is not allowed/);
+      expect((await probe(`${base}${path}`, { headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    }
   });
 
   it('the broker serves Prometheus metrics: agents by state, calls by tool and outcome, fan-out latency', async () => {
@@ -68,6 +78,26 @@ describe('health endpoints', () => {
     expect(text).toMatch(/^fleetmesh_tool_calls_total\{tool="agent_info",outcome="refused"\} 1$/m);
     expect(text).toMatch(/^fleetmesh_fanout_duration_seconds_count 1$/m);
     expect(text).toMatch(/^fleetmesh_fanout_duration_seconds_bucket\{le="\+Inf"\} 1$/m);
+  });
+
+  it('the broker asks for a bearer token on /metrics when given one, and audits a wrong one', async () => {
+    const guarded = await startTestFleet({ metricsToken: 'scrape-secret' });
+    try {
+      const origin = new URL(guarded.broker.mcpUrl).origin;
+      const bare = await probe(`${origin}/metrics`);
+      expect(bare.status).toBe(401);
+      expect((await probe(`${origin}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+      const scraped = await probe(`${origin}/metrics`, { headers: { authorization: 'Bearer scrape-secret' } });
+      expect(scraped.status).toBe(200);
+      expect(scraped.text).toMatch(/^fleetmesh_agents\{state="online"\} 0$/m);
+      // Probes need no token.
+      expect((await probe(`${origin}/healthz`)).status).toBe(200);
+      expect(guarded.broker.store.audit.recent({ limit: 10, refused: true }).map((row) => [row.tool, row.reason])).toEqual([
+        ['/metrics', 'the /metrics bearer token is wrong'],
+      ]);
+    } finally {
+      await guarded.stop();
+    }
   });
 
   it('the agent answers /readyz 200 while connected and 503 while not, and /healthz 200 either way', async () => {
@@ -97,7 +127,12 @@ describe('the broker readiness route', () => {
   });
 
   it('answers 503 naming each failing check', async () => {
-    const routes = createHealthRoutes({ readiness: () => ({ store: 'closed', agents_listener: undefined }), metrics: () => '' });
+    const routes = createHealthRoutes({
+      readiness: () => ({ store: 'closed', agents_listener: undefined }),
+      metrics: () => '',
+      metricsToken: undefined,
+      onTokenRefused: () => {},
+    });
     server = createServer((req, res) => routes[new URL(req.url ?? '/', 'http://x').pathname]?.(req, res));
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;

@@ -151,6 +151,12 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(env.FLEETMESH_MCP_LISTEN).toBe('0.0.0.0:7400');
     expect(env.FLEETMESH_ADVERTISE_NAMES.split(',')).toContain('fm-broker.ops.svc');
     expect(env.FLEETMESH_MCP_ALLOWED_HOSTS.split(',')).toEqual(expect.arrayContaining(['fm-broker.ops.svc:7400', 'localhost:7400']));
+    // The probes send a Host the broker accepts (it checks the Host of every route).
+    const allowed = env.FLEETMESH_MCP_ALLOWED_HOSTS.split(',');
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      const host = container[probe].httpGet.httpHeaders.find((h: Manifest) => h.name === 'Host')?.value;
+      expect(allowed).toContain(host);
+    }
     // Every file the broker reads is an item of a mounted secret.
     const mounts = Object.fromEntries(container.volumeMounts.map((m: Manifest) => [m.name, m.mountPath]));
     const files = new Set(volumes.bootstrap.secret.items.map((item: Manifest) => `${mounts.bootstrap}/${item.path}`));

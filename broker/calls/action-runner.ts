@@ -17,6 +17,7 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
+import type { RefusalAudit } from './refusal-audit.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
 
@@ -47,6 +48,8 @@ export interface ActionRunnerOptions {
   brokerActions: readonly BrokerActionHandler[];
   /** Told how every call ended and how long it took (metrics). */
   recorder: CallRecorder;
+  /** Where refused calls are audited, at a bounded rate. */
+  refusals: RefusalAudit;
 }
 
 const targetArgumentsSchema = z.object(hostTargetShape).strict();
@@ -105,6 +108,10 @@ export class ActionRunner {
     return this.options.metrics;
   }
 
+  get refusals(): RefusalAudit {
+    return this.options.refusals;
+  }
+
   visibleHosts(identity: Identity): Host[] {
     return this.options.registry.list().filter((host) => identity.grants.reachesHost(host.name));
   }
@@ -127,6 +134,7 @@ export class ActionRunner {
         action: action.id,
         level: action.level,
         targets,
+        targetIds: targets.flatMap((name) => this.options.registry.find(name)?.id ?? []),
         arguments: arguments_,
         outcome,
         errorCode,
@@ -160,8 +168,20 @@ export class ActionRunner {
     } catch (error) {
       const failure = toFleetError(error);
       const outcome = context.signal.aborted ? 'cancelled' : begun ? 'error' : 'refused';
-      if (outcome === 'refused') begin([], 'refused', failure.code);
-      else complete(outcome, failure.code);
+      if (outcome === 'refused') {
+        // Refusals of changes, and any grant refusal, are audited (at a bounded rate, see RefusalAudit).
+        if (audited || failure.code === 'forbidden') {
+          this.options.refusals.record({
+            identity: identity.name,
+            tool: context.tool,
+            action: action.id,
+            level: action.level,
+            arguments: arguments_,
+            errorCode: failure.code,
+            reason: failure.message.slice(0, 500),
+          });
+        }
+      } else complete(outcome, failure.code);
       finished(outcome);
       if (failure.code === 'internal') this.options.log.error('tool call failed', { tool: context.tool, error: failure.message });
       return errorResult(action, failure);

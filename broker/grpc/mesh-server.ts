@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { toFleetError } from '../../shared/errors/fleet-error.ts';
+import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import { EnrollResponseSchema, Mesh } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import { addService } from '../../shared/grpc/service-adapter.ts';
@@ -9,6 +9,8 @@ import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Enrollment } from '../enrollment/enrollment.ts';
 import { joinTokenId } from '../enrollment/join-tokens.ts';
+import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
+import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import type { ServerIdentity } from '../pki/broker-authority.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { createConnectHandler } from './connect-handler.ts';
@@ -22,14 +24,50 @@ export interface MeshServerOptions {
   registry: AgentRegistry;
   enrollment: Enrollment;
   heartbeatIntervalMs: number;
+  /** Enroll attempts allowed per source address and per join token id. */
+  enrollLimits: { perSource: RateLimit; perToken: RateLimit };
   log: Logger;
+}
+
+/** The address of a peer as grpc-js spells it (`ADDRESS:PORT`), without the port. */
+export function peerAddress(peer: string): string {
+  return peer.replace(/:\d+$/, '');
+}
+
+/** A name or id a stranger sent, for a log line: short ones as they are, long ones by their length. */
+function loggable(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `(${text.length} characters)`;
+}
+
+function admit(limiter: RateLimiter, key: string, what: string): void {
+  const decision = limiter.take(key);
+  if (decision.allowed) return;
+  const seconds = Math.ceil(decision.retryAfterMs / 1000);
+  throw new FleetError('forbidden', `too many enrollment attempts ${what}; retry in ${seconds} s`, {
+    hint: `Wait ${seconds} s before enrolling again: the broker limits enrollments per source address and per join token.`,
+    details: { retryAfterMs: decision.retryAfterMs },
+  });
 }
 
 /** The broker's gRPC endpoint: Enroll for newcomers, Connect for enrolled agents, one TLS port. */
 export class MeshServer {
   private server: grpc.Server | undefined;
+  private readonly enrollsBySource: RateLimiter;
+  private readonly enrollsByToken: RateLimiter;
+  /** Refused enrollments are logged, at most 20 lines at once and 6 a minute. */
+  private readonly refusals: ThrottledWarnings;
 
-  constructor(private readonly options: MeshServerOptions) {}
+  constructor(private readonly options: MeshServerOptions) {
+    this.enrollsBySource = new RateLimiter(options.enrollLimits.perSource);
+    this.enrollsByToken = new RateLimiter(options.enrollLimits.perToken);
+    this.refusals = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+  }
+
+  /** Counts an Enroll attempt against its source and its token id, or refuses it saying when to retry. */
+  private admitEnroll(source: string, tokenId: string | undefined): void {
+    admit(this.enrollsBySource, source, `from ${source}`);
+    if (tokenId) admit(this.enrollsByToken, tokenId, `with join token ${tokenId}`);
+  }
 
   /** Whether the port is bound and serving (readiness). */
   get listening(): boolean {
@@ -50,7 +88,10 @@ export class MeshServer {
     addService(server, Mesh, {
       enroll: (call, callback) => {
         const request = call.request;
+        const source = peerAddress(call.getPeer());
+        const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
         try {
+          this.admitEnroll(source, tokenId);
           const result = options.enrollment.enroll({
             token: request.token,
             csrPem: request.csrPem,
@@ -72,7 +113,12 @@ export class MeshServer {
           );
         } catch (error) {
           const failure = toFleetError(error);
-          options.log.warn('enrollment refused', { peer: call.getPeer(), name: request.name, token_id: joinTokenId(request.token), reason: failure.message });
+          this.refusals.warn('enrollment refused', {
+            source,
+            name: loggable(request.name, 63),
+            token_id: tokenId,
+            reason: failure.message,
+          });
           callback(toGrpcStatus(failure));
         }
       },

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -7,6 +8,19 @@ export interface HealthSources {
   readiness(): Record<string, string | undefined>;
   /** The Prometheus text exposition of the broker's metrics. */
   metrics(): string;
+  /** The bearer token /metrics requires (--metrics-token-file), or undefined for none. */
+  metricsToken: string | undefined;
+  /** Told of each request whose /metrics token was wrong (the audit keeps them). */
+  onTokenRefused(req: IncomingMessage, reason: string): void;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether the request carries the bearer token; compared by hash, in constant time. */
+function bearerMatches(req: IncomingMessage, token: string): boolean | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (!match) return undefined;
+  return timingSafeEqual(sha256(match[1] ?? ''), sha256(token));
 }
 
 function send(req: IncomingMessage, res: ServerResponse, status: number, contentType: string, body: string): void {
@@ -29,8 +43,10 @@ function readOnly(route: Route): Route {
 /**
  * The broker's unauthenticated routes beside /mcp, for orchestrators and
  * Prometheus: `/healthz` (the process serves HTTP), `/readyz` (200 when every
- * readiness check passes, 503 naming the ones that fail) and `/metrics`. They
- * carry counts and tool names, never hosts' data or secrets.
+ * readiness check passes, 503 naming the ones that fail) and `/metrics`
+ * (behind a bearer token when one is set). They carry counts and tool names,
+ * never hosts' data or secrets. The server checks their Host header as it does
+ * for /mcp.
  */
 export function createHealthRoutes(sources: HealthSources): Record<string, Route> {
   return {
@@ -46,6 +62,20 @@ export function createHealthRoutes(sources: HealthSources): Record<string, Route
       const body = { ready: !failing, checks: Object.fromEntries(Object.entries(checks).map(([name, reason]) => [name, reason ?? 'ok'])) };
       send(req, res, failing ? 503 : 200, 'application/json', `${JSON.stringify(body)}\n`);
     }),
-    '/metrics': readOnly((req, res) => send(req, res, 200, 'text/plain; version=0.0.4; charset=utf-8', sources.metrics())),
+    '/metrics': readOnly((req, res) => {
+      if (sources.metricsToken !== undefined) {
+        const matches = bearerMatches(req, sources.metricsToken);
+        if (matches !== true) {
+          if (matches === false) sources.onTokenRefused(req, 'the /metrics bearer token is wrong');
+          res.writeHead(401, {
+            'www-authenticate': `Bearer realm="fleetmesh-metrics"${matches === false ? ', error="invalid_token"' : ''}`,
+            'cache-control': 'no-store',
+          });
+          res.end();
+          return;
+        }
+      }
+      send(req, res, 200, 'text/plain; version=0.0.4; charset=utf-8', sources.metrics());
+    }),
   };
 }

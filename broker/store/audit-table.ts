@@ -12,12 +12,18 @@ export interface AuditRow {
   action: string;
   level: number;
   targets: string[];
+  /** The ids of the agents among the targets, in the same order (a name can pass to a new agent; an id never does). */
+  targetIds: string[];
   arguments: Record<string, unknown>;
   outcome: AuditOutcome;
   errorCode: string | null;
   durationMs: number | null;
   /** What the outcome alone does not say (an agent that finished after the caller's deadline). */
   note: string | null;
+  /** Where a refused stranger came from (no identity was proven); null for identities' calls. */
+  source: string | null;
+  /** Why a call was refused, in a few words. */
+  reason: string | null;
 }
 
 interface RawAuditRow {
@@ -35,6 +41,9 @@ interface RawAuditRow {
   error_code: string | null;
   duration_ms: number | null;
   note: string | null;
+  source: string | null;
+  reason: string | null;
+  target_ids_json: string;
 }
 
 function fromRaw(raw: RawAuditRow): AuditRow {
@@ -48,23 +57,33 @@ function fromRaw(raw: RawAuditRow): AuditRow {
     action: raw.action,
     level: raw.level,
     targets: JSON.parse(raw.targets_json) as string[],
+    targetIds: JSON.parse(raw.target_ids_json) as string[],
     arguments: JSON.parse(raw.arguments_json) as Record<string, unknown>,
     outcome: raw.outcome,
     errorCode: raw.error_code,
     durationMs: raw.duration_ms,
     note: raw.note,
+    source: raw.source,
+    reason: raw.reason,
   };
 }
 
-/** The audit log: a row per call of level 1 or more, begun before the call is sent and completed after. */
+/**
+ * The audit log: a row per call of level 1 or more, begun before the call is
+ * sent and completed after; and a row per refusal (a tool above the caller's
+ * level, a grant or confirmation missing, a bearer token refused).
+ */
 export class AuditTable {
   constructor(private readonly db: Database.Database) {}
 
-  begin(row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note'>): void {
+  begin(
+    row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note' | 'targetIds' | 'source' | 'reason'> &
+      Partial<Pick<AuditRow, 'targetIds' | 'source' | 'reason'>>,
+  ): void {
     this.db
       .prepare(
-        `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         row.callId,
@@ -77,6 +96,9 @@ export class AuditTable {
         JSON.stringify(row.arguments),
         row.outcome,
         row.errorCode,
+        JSON.stringify(row.targetIds ?? []),
+        row.source ?? null,
+        row.reason ?? null,
       );
   }
 
@@ -102,9 +124,10 @@ export class AuditTable {
     return this.db.prepare("UPDATE audit SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'pending'").run(now).changes;
   }
 
-  recent(options: { limit: number; identity?: string; since?: number }): AuditRow[] {
+  recent(options: { limit: number; identity?: string; since?: number; refused?: boolean }): AuditRow[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
+    if (options.refused) where.push("outcome = 'refused'");
     if (options.identity) {
       where.push('identity = ?');
       args.push(options.identity);

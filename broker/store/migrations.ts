@@ -118,8 +118,16 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX metrics_minute ON metrics(minute);
   CREATE INDEX metrics_service ON metrics(service, minute);
   `,
-  // 4: what the audit row adds to its outcome, such as an agent that finished after the caller's deadline.
+  // 4: refusals in the audit: who was refused (an identity, or the source
+  // address of a stranger), why, and the agents a call targeted by id, so a
+  // re-enrolled name is told apart from the revoked agent that had it; and a
+  // note for what the outcome alone does not say (an agent that finished after
+  // the caller's deadline).
   `
   ALTER TABLE audit ADD COLUMN note TEXT;
+  ALTER TABLE audit ADD COLUMN source TEXT;
+  ALTER TABLE audit ADD COLUMN reason TEXT;
+  ALTER TABLE audit ADD COLUMN target_ids_json TEXT NOT NULL DEFAULT '[]';
+  CREATE INDEX audit_outcome ON audit(outcome, seq);
   `,
 ];

@@ -7,30 +7,51 @@ import { defineCommand } from '../command.ts';
 export const auditCommand = defineCommand({
   spec: {
     name: 'audit',
-    summary: 'Show the audit log: every call of level 1 or more, newest first.',
-    usage: 'fleetmesh audit [--limit 50] [--identity NAME] [--output text|json]',
+    summary: 'Show the audit log: every call of level 1 or more, and every refusal, newest first.',
+    usage: 'fleetmesh audit [--limit 50] [--identity NAME] [--refused] [--output text|json]',
     flags: {
       ...BROKER_DATA_DIR_FLAG,
       limit: { type: 'integer', description: 'how many rows', default: 50, min: 1, max: 100_000, placeholder: 'N', env: false },
       identity: { type: 'string', description: 'only the calls of this identity', placeholder: 'NAME', env: false },
+      refused: {
+        type: 'boolean',
+        description: "only refusals: tools above the caller's level, missing grants or confirmation, refused bearer tokens",
+        default: false,
+        env: false,
+      },
       ...OUTPUT_FLAG,
     },
   },
   async run(parsed, io) {
     const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
     try {
-      const rows = store.audit.recent({ limit: parsed.values.limit, ...(parsed.values.identity ? { identity: parsed.values.identity } : {}) });
+      const rows = store.audit.recent({
+        limit: parsed.values.limit,
+        refused: parsed.values.refused,
+        ...(parsed.values.identity ? { identity: parsed.values.identity } : {}),
+      });
       if (parsed.values.output === 'json') {
         io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
         return 0;
       }
       if (rows.length === 0) {
-        io.stdout('The audit log is empty.\n');
+        io.stdout(parsed.values.refused ? 'The audit log holds no refusals.\n' : 'The audit log is empty.\n');
+        return 0;
+      }
+      if (parsed.values.refused) {
+        const refusals = rows.map((r) => [
+          new Date(r.startedAt).toISOString(),
+          r.identity || `source ${r.source ?? '?'}`,
+          r.tool,
+          r.errorCode ?? '-',
+          r.reason ?? '-',
+        ]);
+        io.stdout(`${formatTable(['STARTED', 'IDENTITY OR SOURCE', 'TOOL', 'ERROR', 'REASON'], refusals)}\n`);
         return 0;
       }
       const table = rows.map((r) => [
         new Date(r.startedAt).toISOString(),
-        r.identity,
+        r.identity || `source ${r.source ?? '?'}`,
         r.tool,
         r.targets.join(',') || '-',
         r.outcome,

@@ -3,6 +3,15 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { defineCommand } from '../command.ts';
 import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
 
+/**
+ * Text from the broker as a terminal shows it: escape sequences, carriage
+ * returns and other control characters spelled out (`\u001b`), so text a host
+ * wrote can neither move the cursor nor rewrite what was printed before it.
+ */
+function terminalSafe(text: string): string {
+  return text.replace(/[^\P{Cc}\n\t]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** `k=v`: the value as JSON when it parses (numbers, booleans, objects), else as text. */
 function parseArg(text: string): [string, unknown] {
   const eq = text.indexOf('=');
@@ -86,11 +95,11 @@ export const callCommand = defineCommand({
         }
       }
       const result = (await client.callTool({ name, arguments: callArgs }, undefined, {
-        onprogress: (progress) => io.stderr(`[${progress.progress}/${progress.total ?? '?'}] ${progress.message ?? ''}\n`),
+        onprogress: (progress) => io.stderr(`[${progress.progress}/${progress.total ?? '?'}] ${terminalSafe(progress.message ?? '')}\n`),
         timeout: 120_000,
       })) as CallToolResult;
       if (values.output === 'json') io.stdout(`${JSON.stringify(result.structuredContent ?? null, null, 2)}\n`);
-      else io.stdout(`${result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')}\n`);
+      else io.stdout(`${terminalSafe(result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n'))}\n`);
       return result.isError ? 1 : 0;
     } finally {
       await client.close();

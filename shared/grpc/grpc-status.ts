@@ -33,7 +33,13 @@ export function toGrpcStatus(error: FleetError): Partial<grpc.StatusObject> {
   if (error.hint) metadata.set(HINT_KEY, Buffer.from(error.hint, 'utf8'));
   // A refused credential is UNAUTHENTICATED rather than PERMISSION_DENIED: the
   // caller did not prove who it is, as opposed to being someone not allowed.
-  const code = error.details?.authentication === true ? grpc.status.UNAUTHENTICATED : TO_GRPC[error.code];
+  // A refusal for the rate (details.retryAfterMs) is RESOURCE_EXHAUSTED: try again later, nothing is wrong with the request.
+  const code =
+    error.details?.authentication === true
+      ? grpc.status.UNAUTHENTICATED
+      : typeof error.details?.retryAfterMs === 'number'
+        ? grpc.status.RESOURCE_EXHAUSTED
+        : TO_GRPC[error.code];
   return { code, details: error.message, metadata };
 }
 

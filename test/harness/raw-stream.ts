@@ -1,7 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import type * as grpc from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { createMeshClient, type MeshClientCredentials } from '../../agent/connection/mesh-client.ts';
-import { type AgentFrame, AgentFrameSchema, type BrokerFrame, HelloSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { type AgentFrame, AgentFrameSchema, type BrokerFrame, EnrollRequestSchema, HelloSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { PROTOCOL_VERSION } from '../../shared/version.ts';
 
 /** A Connect stream opened by hand, to present credentials no well-behaved agent would. */
@@ -35,4 +36,25 @@ export function openRawStream(address: string, credentials: MeshClientCredential
       client.close();
     },
   };
+}
+
+/** How a raw Enroll ended: the gRPC status code and its details (OK when a certificate came back). */
+export interface RawEnrollOutcome {
+  code: grpc.status;
+  details: string;
+}
+
+/** One Enroll sent by hand, with whatever fields a stranger chooses, over TLS verified with the broker CA. */
+export function rawEnroll(
+  address: string,
+  caCertificatePem: string,
+  request: { token?: string; csrPem?: string; name?: string; previousAgentId?: string; agentVersion?: string },
+): Promise<RawEnrollOutcome> {
+  const client = createMeshClient(address, { caCertificatePem });
+  return new Promise<RawEnrollOutcome>((resolve) => {
+    client.enroll(create(EnrollRequestSchema, request), new Metadata(), { deadline: Date.now() + 60_000 }, (error: grpc.ServiceError | null) => {
+      client.close();
+      resolve(error ? { code: error.code, details: error.details } : { code: 0, details: 'enrolled' });
+    });
+  });
 }

@@ -3,7 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../../../shared/log/logger.ts';
-import { type Identity, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
+import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
+import type { RefusalAudit } from '../../calls/refusal-audit.ts';
+import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpSession } from '../mcp-session.ts';
 
@@ -19,7 +21,9 @@ export interface McpHttpServerOptions {
   store: BrokerStore;
   log: Logger;
   createSession(identity: Identity): McpSession;
-  /** Extra routes (health, metrics) served without authentication. */
+  /** Where refused bearer tokens are audited. */
+  refusals: RefusalAudit;
+  /** Extra routes (health, metrics) served without a bearer token, behind the same Host and Origin checks as /mcp. */
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
 }
 
@@ -79,9 +83,13 @@ export class McpHttpServer {
   /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
   private readonly touched = new Map<string, number>();
   private sweeper: NodeJS.Timeout | undefined;
+  /** Requests with a foreign Host or Origin are logged, at most 20 lines at once and 6 a minute. */
+  private readonly refusedHosts: ThrottledWarnings;
   port = 0;
 
-  constructor(private readonly options: McpHttpServerOptions) {}
+  constructor(private readonly options: McpHttpServerOptions) {
+    this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+  }
 
   get url(): string {
     return this.options.publicUrl ?? `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}/mcp`;
@@ -158,6 +166,14 @@ export class McpHttpServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // Every path, authenticated or not: a page on another site must not read /metrics or /readyz through DNS rebinding either.
+    if (!this.allowedHost(req.headers.host) || !this.allowedOrigin(req.headers.origin)) {
+      this.refusedHosts.warn('HTTP request refused: Host or Origin not allowed', { path: url.pathname, host: req.headers.host, origin: req.headers.origin });
+      const message = 'Forbidden: the Host or Origin header is not allowed (DNS rebinding protection; see --mcp-allowed-hosts)';
+      if (url.pathname === '/mcp') jsonRpcError(res, 403, -32000, message);
+      else sendJson(res, 403, { error: message });
+      return;
+    }
     const route = this.options.routes?.[url.pathname];
     if (route) return route(req, res);
     if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
@@ -172,11 +188,6 @@ export class McpHttpServer {
     }
     if (url.pathname !== '/mcp') {
       sendJson(res, 404, { error: 'not found', hint: 'The MCP endpoint is /mcp.' });
-      return;
-    }
-    if (!this.allowedHost(req.headers.host) || !this.allowedOrigin(req.headers.origin)) {
-      this.options.log.warn('MCP request refused: Host or Origin not allowed', { host: req.headers.host, origin: req.headers.origin });
-      jsonRpcError(res, 403, -32000, 'Forbidden: the Host or Origin header is not allowed (DNS rebinding protection; see --mcp-allowed-hosts)');
       return;
     }
     const identity = this.authenticate(req, res);
@@ -263,6 +274,14 @@ export class McpHttpServer {
       return identity;
     } catch (error) {
       const reason = error instanceof TokenRefused ? error.message : 'the token could not be checked';
+      const tokenId = parseIdentityToken(match[1] ?? '')?.id;
+      this.options.refusals.record({
+        source: req.socket.remoteAddress ?? 'unknown',
+        tool: '/mcp',
+        arguments: tokenId ? { token_id: tokenId } : {},
+        errorCode: 'forbidden',
+        reason: `bearer token refused: ${reason}`,
+      });
       jsonRpcError(res, 401, -32000, `Unauthorized: ${reason}. ${NEW_TOKEN_STEP}`, { 'www-authenticate': challenge('invalid_token', reason) });
       return undefined;
     }

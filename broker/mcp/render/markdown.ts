@@ -29,7 +29,33 @@ export function cell(value: unknown, key = '', maxLength = 80): string {
   } else text = JSON.stringify(value);
   if (text === '') return '-';
   if (text.length > maxLength) text = `${text.slice(0, maxLength - 3)}…`;
-  return `\`${text.replaceAll('`', "'").replaceAll('|', '\\|').replace(/\r?\n/g, '⏎')}\``;
+  return `\`${visible(text).replaceAll('`', "'").replaceAll('|', '\\|')}\``;
+}
+
+/** Control characters (ANSI escapes, carriage returns, line breaks) spelled out, so no terminal or renderer acts on them. */
+function visible(text: string): string {
+  return text.replace(/\r?\n/g, '⏎').replace(/[\p{Cc}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Text that may come from a host, an engine or an agent (an error message, a
+ * hint, a collector's reason) as one inline code span: quoted data, never
+ * Markdown, whatever backticks, headings or links it holds.
+ */
+function quoted(text: string): string {
+  const body = visible(text);
+  const longest = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = body.startsWith('`') || body.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+/** A value as a fenced JSON block whose fence no string inside it can close. */
+function jsonBlock(value: unknown): string {
+  const json = JSON.stringify(value, null, 2);
+  const longest = Math.max(2, ...(json.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}json\n${json}\n${fence}`;
 }
 
 function table(headers: string[], rows: string[][]): string {
@@ -37,7 +63,10 @@ function table(headers: string[], rows: string[][]): string {
 }
 
 function errorLines(errors: ErrorInfo[]): string[] {
-  return errors.map((e) => `- ${e.host ? `${cell(e.host)}: ` : ''}**${e.code}**: ${e.message}${e.hint ? ` (next: ${e.hint})` : ''}`);
+  return errors.map(
+    (e) =>
+      `- ${e.host ? `${cell(e.host)}: ` : ''}${e.collector ? `${cell(e.collector)} ` : ''}**${e.code}**: ${quoted(e.message)}${e.hint ? ` (next: ${quoted(e.hint)})` : ''}`,
+  );
 }
 
 function isScalar(value: unknown): boolean {
@@ -51,7 +80,7 @@ function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(
     if (skip.has(key)) continue;
     const whole = cell(value, key, Number.POSITIVE_INFINITY);
     if (isScalar(value) || whole.length <= 82) lines.push(`- **${key}**: ${isScalar(value) ? cell(value, key, 2000) : whole}`);
-    else blocks.push(`**${key}**:\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``);
+    else blocks.push(`**${key}**:\n${jsonBlock(value)}`);
   }
   return [...lines, ...(blocks.length ? ['', ...blocks] : [])];
 }
@@ -153,7 +182,7 @@ function renderNode(action: Action, node: Record<string, unknown>): string {
     lines.push(...fieldList(node, NODE_FIELDS));
   }
   const failed = node.failed_collectors as string[];
-  if (failed?.length) lines.push('', `Collectors that failed: ${failed.join(', ')} (figures they feed are null).`);
+  if (failed?.length) lines.push('', `Collectors that failed: ${failed.map((name) => cell(name)).join(', ')} (figures they feed are null).`);
   const errors = node.errors as ErrorInfo[];
   if (errors?.length) lines.push('', '**Errors:**', ...errorLines(errors));
   return lines.join('\n');
@@ -174,9 +203,9 @@ function renderBroker(action: Action, result: Record<string, unknown>): string {
 }
 
 export function renderError(error: ErrorInfo & Record<string, unknown>, targets?: { host: string; resource?: string }[]): string {
-  const lines = [`**Error: ${error.code}**: ${error.message}`];
+  const lines = [`**Error: ${error.code}**: ${quoted(error.message)}`];
   if (targets?.length) lines.push('', 'Would act on:', ...targets.map((t) => `- ${cell(t.resource ?? t.host)}`));
-  if (error.hint) lines.push('', `Next: ${error.hint}`);
+  if (error.hint) lines.push('', `Next: ${quoted(error.hint)}`);
   return lines.join('\n');
 }
 
@@ -188,7 +217,7 @@ export function renderMarkdown(
 ): string {
   if (shape === 'error')
     return renderError(structured.error as ErrorInfo & Record<string, unknown>, structured.targets as { host: string; resource?: string }[] | undefined);
-  if (!action) return `\`\`\`json\n${JSON.stringify(structured, null, 2)}\n\`\`\``;
+  if (!action) return jsonBlock(structured);
   if (shape === 'envelope') return renderEnvelope(action, structured);
   if (shape === 'node') return renderNode(action, structured);
   return renderBroker(action, structured);

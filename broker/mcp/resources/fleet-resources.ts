@@ -78,7 +78,7 @@ export function listResources(context: ResourceContext): ResourceDescriptor[] {
       uri: 'fleet://audit',
       name: 'audit',
       title: 'Audit log',
-      description: 'The latest 100 calls of level 1 or more, newest first.',
+      description: 'The latest 100 audit rows, newest first: calls of level 1 or more, and refusals with their reason.',
       mimeType: 'application/json',
     });
   }
@@ -162,11 +162,14 @@ export async function readResource(uri: string, context: ResourceContext): Promi
         action: row.action,
         level: row.level,
         targets: row.targets,
+        target_ids: row.targetIds,
         arguments: row.arguments,
         outcome: row.outcome,
         error_code: row.errorCode,
         duration_ms: row.durationMs,
         note: row.note,
+        source: row.source,
+        reason: row.reason,
       })),
     };
   }
