@@ -47,6 +47,8 @@ export interface ActionRunnerOptions {
   brokerActions: readonly BrokerActionHandler[];
   /** Told how every call ended and how long it took (metrics). */
   recorder: CallRecorder;
+  /** Selectors of mutations also match labels agents declare themselves (--mutations-match-agent-labels). */
+  mutationsMatchAgentLabels: boolean;
 }
 
 const targetArgumentsSchema = z.object(hostTargetShape).strict();
@@ -329,7 +331,7 @@ export class ActionRunner {
     const resolved: ResolvedTargets =
       scope?.locate && resourceName !== undefined && untargeted
         ? this.locate(identity, scope.kind, resourceName)
-        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data);
+        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data, this.options);
     const writes = action.risk !== 'read';
     // Hosts where the named resource is hidden answer not_found, as if it did not exist there.
     const hidden = new Set<Host>();

@@ -118,4 +118,19 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX metrics_minute ON metrics(minute);
   CREATE INDEX metrics_service ON metrics(service, minute);
   `,
+  // 4: roles over shared objects (swarm manager, PVE cluster member) the
+  // operator granted: through a join token (scope "*": whatever the agent
+  // manages) or with fleetmesh agents approve (scope: one swarm id or cluster).
+  `
+  ALTER TABLE join_tokens ADD COLUMN roles_json TEXT NOT NULL DEFAULT '[]';
+
+  CREATE TABLE agent_roles (
+    agent_id TEXT NOT NULL REFERENCES agents(id),
+    role TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    granted_at INTEGER NOT NULL,
+    granted_by TEXT NOT NULL,
+    PRIMARY KEY (agent_id, role, scope)
+  );
+  `,
 ];
