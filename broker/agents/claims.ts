@@ -1,6 +1,6 @@
 import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
 import type { SwarmSnapshot } from '../../shared/swarm/records.ts';
-import { ANY_SCOPE, type AgentRole } from '../store/agent-roles-table.ts';
+import { type AgentRole, ANY_SCOPE } from '../store/agent-roles-table.ts';
 import type { Host } from './agent-registry.ts';
 
 /**
@@ -29,9 +29,8 @@ export interface ClaimEvidence {
 
 type Stated = Omit<Claim, 'status'>;
 
-/** What an agent says of itself in its Hello that would give it a role. */
-function stated(host: Host): Stated[] {
-  const facts = host.hello?.facts ?? {};
+/** What an agent says of itself in its Hello facts that would give it a role. */
+export function statedClaims(facts: Record<string, string | number | boolean>): Stated[] {
   const claims: Stated[] = [];
   if (facts.swarm_role === 'manager' && typeof facts.swarm_id === 'string' && facts.swarm_id) {
     claims.push({ role: 'swarm-manager', object: facts.swarm_id, node: String(facts.swarm_node_id ?? '') });
@@ -64,7 +63,7 @@ function confirmed(host: Host, claim: Stated, evidence: ClaimEvidence): boolean 
  * operator's approval settles it.
  */
 export function assessClaims(hosts: readonly Host[], evidence: ClaimEvidence): Map<string, Claim[]> {
-  const statedBy = new Map(hosts.map((host) => [host.id, stated(host)]));
+  const statedBy = new Map(hosts.map((host) => [host.id, statedClaims(host.hello?.facts ?? {})]));
   const nodeClaims = new Map<string, number>();
   const nodeKey = (claim: Stated) => JSON.stringify([claim.role, claim.object, claim.node]);
   for (const claims of statedBy.values()) for (const claim of claims) nodeClaims.set(nodeKey(claim), (nodeClaims.get(nodeKey(claim)) ?? 0) + 1);

@@ -273,7 +273,12 @@ export class ActionRunner {
         };
       }
       const error = result.ok ? (result.errors[0] ?? errorInfo('internal', 'the manager answered with nothing')) : result.error;
-      failure = new FleetError(error.code, error.message, { hint: error.hint, ...(error.collector ? { collector: error.collector } : {}) });
+      // A change no manager acknowledged is a failure that names who had it: never an empty success.
+      failure = new FleetError(error.code, `${candidate.name} (${onTaskNode ? 'the node of the task' : `manager of ${route.clusterName}`}): ${error.message}`, {
+        hint: error.hint,
+        ...(error.collector ? { collector: error.collector } : {}),
+        details: { agent: candidate.name },
+      });
       // Fail over only where the call surely did not run, or where running it twice is harmless.
       const retry =
         error.code === 'agent_offline' ||

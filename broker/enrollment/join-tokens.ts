@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { BrokerStore } from '../store/broker-store.ts';
 import type { AgentRole } from '../store/agent-roles-table.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
 import type { JoinTokenRow } from '../store/join-tokens-table.ts';
 
 /** `fm1.<id>.<secret>`: the id finds the row, the secret is checked against its stored hash. */

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../../shared/log/logger.ts';
 import type { z } from 'zod';
+import type { Logger } from '../../shared/log/logger.ts';
 import { type GuestInventory, guestInventorySchema } from '../../shared/proxmox/guest-inventory.ts';
 import { isInvoluntaryEnd } from '../../shared/swarm/convergence.ts';
 import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';

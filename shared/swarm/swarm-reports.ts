@@ -53,9 +53,7 @@ const serviceRecord = z.object({
     cpu_reservation_cores: numOrNull,
     memory_reservation_bytes: numOrNull,
   }),
-  healthcheck: z
-    .object({ test: z.array(z.string()), interval: strOrNull, timeout: strOrNull, start_period: strOrNull, retries: numOrNull })
-    .nullable(),
+  healthcheck: z.object({ test: z.array(z.string()), interval: strOrNull, timeout: strOrNull, start_period: strOrNull, retries: numOrNull }).nullable(),
   restart_policy: z.object({ condition: z.string(), delay: strOrNull, max_attempts: numOrNull, window: strOrNull }).nullable(),
   update_status: z.object({ state: z.string(), message: text, started_unix_ms: numOrNull, completed_unix_ms: numOrNull }).nullable(),
   log_driver: z.object({ name: z.string(), option_names: z.array(z.string()) }).nullable(),
