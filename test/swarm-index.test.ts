@@ -48,8 +48,8 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
       containerSampleIntervalMs: 1000,
       swarmSnapshotIntervalMs: 2000,
     };
-    await fleet.addAgent('ix-host-a', agent);
-    await fleet.addAgent('ix-host-b', agent);
+    await fleet.addAgent('ix-host-a', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
+    await fleet.addAgent('ix-host-b', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
     admin = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
     await waitFor(
       async () => {

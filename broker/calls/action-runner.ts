@@ -17,6 +17,7 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
+import { checkSwarmReadParams, filterSwarmAnswer, swarmReadScope } from './swarm-grants.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
 
@@ -232,6 +233,8 @@ export class ActionRunner {
         });
       }
     }
+    const readScope = action.risk === 'read' ? swarmReadScope(identity, this.options.index, route.clusterId) : undefined;
+    if (readScope) checkSwarmReadParams(action.id, parsed, readScope, route.clusterName);
     const manager = route.managers[0] as Host;
     if (action.risk === 'destructive' && !confirm) {
       throw confirmRequired(action, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
@@ -267,7 +270,10 @@ export class ActionRunner {
         context.onProgress?.(1, 1, `${candidate.name}: answered`);
         return {
           action,
-          structured: { ...(checked.data as Record<string, unknown>), cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name } },
+          structured: {
+            ...(readScope ? filterSwarmAnswer(action.id, checked.data as Record<string, unknown>, readScope) : (checked.data as Record<string, unknown>)),
+            cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name },
+          },
           isError: false,
           shape: 'broker',
         };
