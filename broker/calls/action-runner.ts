@@ -347,8 +347,14 @@ export class ActionRunner {
     // Hosts where the named resource is hidden answer not_found, as if it did not exist there.
     const hidden = new Set<Host>();
     const denied: string[] = [];
+    // A grant on some containers of a host is not a grant on the host: its processes, ports and stats stay hidden.
+    const answersPerContainer = scope !== undefined && (scope.kind === 'container' || scope.kind === 'sandbox') && (resourceName !== undefined || !!scope.lists?.length);
+    const partial = new Set<Host>();
     for (const host of resolved.hosts) {
-      if (resourceName !== undefined && scope) {
+      if (!answersPerContainer && !identity.grants.host(host.name)) {
+        partial.add(host);
+        hidden.add(host);
+      } else if (resourceName !== undefined && scope) {
         const name = `${host.name}/${resourceName}`;
         if (!identity.grants.resource(scope.kind, name)) hidden.add(host);
         else if (writes && !identity.grants.resource(scope.kind, name, 'write')) denied.push(host.name);
@@ -370,7 +376,9 @@ export class ActionRunner {
       host,
       outcome: {
         ok: false,
-        error: errorInfo('not_found', `no ${scope?.kind ?? 'resource'} "${resourceName}" on ${host.name}`, 'List what exists on that host first.'),
+        error: partial.has(host)
+          ? errorInfo('not_found', `${action.tool} shows the whole of ${host.name}, and this identity may see only some of its containers`, 'Ask for a host grant, or use the container tools.')
+          : errorInfo('not_found', `no ${scope?.kind ?? 'resource'} "${resourceName}" on ${host.name}`, 'List what exists on that host first.'),
       },
       durationMs: 0,
     }));

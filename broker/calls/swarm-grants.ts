@@ -53,7 +53,7 @@ export function checkSwarmReadParams(actionId: string, params: Answer, scope: Sw
   if (scope.whole) return;
   const missing = (kind: string, name: string) =>
     new FleetError('not_found', `no ${kind} "${name}" in swarm ${clusterName}`, { hint: `find with type ${kind} lists the ones you may see.` });
-  if (scope.none) throw new FleetError('not_found', `no swarm "${clusterName}" is visible to this identity`, { hint: 'find lists what you may see.' });
+  if (scope.none) throw new FleetError('not_found', 'no swarm is visible to this identity', { hint: 'find lists what you may see.' });
   if (actionId !== 'swarm.logs') return;
   const { service, task, stack } = params as { service?: string; task?: string; stack?: string };
   if (service !== undefined && !scope.sees('service', service)) throw missing('service', service);
