@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { approveAgent } from '../broker/admin/approve-agent.ts';
+import { approveAgent, withdrawAgentRoles } from '../broker/admin/approve-agent.ts';
+import { BrokerStore } from '../broker/store/broker-store.ts';
 import { captureLogger } from './harness/capture-logger.ts';
 import { testDocker } from './harness/containers.ts';
 import { call, identityToken, mcpClient, readJson, text } from './harness/mcp-client.ts';
@@ -110,10 +111,9 @@ describe('rogue agents speaking the raw protocol', () => {
     const forged = forgedSnapshot(clusterId, 9e15);
     forged.services = [];
     rogue.report('swarm_snapshot', forged, 9e15);
-    await waitFor(
-      async () => (await metric(fleet, 'fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"}')) > before,
-      { what: 'the forged snapshot counted as dropped' },
-    );
+    await waitFor(async () => (await metric(fleet, 'fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"}')) > before, {
+      what: 'the forged snapshot counted as dropped',
+    });
     const found = (await call(admin, 'find', { type: 'service', query: 'rg-web' })).structuredContent.rows as Row[];
     expect(found.map((r) => r.name)).toEqual(['rg-web']);
     const described = await call(admin, 'describe', { type: 'service', id: 'rg-web' });
@@ -127,7 +127,13 @@ describe('rogue agents speaking the raw protocol', () => {
       { facts: { swarmRole: 'manager', swarmId: 'rg-some-other-swarm', swarmNodeId: 'n1' }, collectors: ['swarm'] },
       fleet.token(),
     );
-    approveAgent(fleet.broker.store, { agent: 'other-manager' });
+    // As `fleetmesh agents approve` does: from another connection to the broker's store.
+    const store = BrokerStore.open(fleet.broker.options.dataDir, { create: false });
+    try {
+      approveAgent(store, { agent: 'other-manager' });
+    } finally {
+      store.close();
+    }
     await waitFor(() => fleet.broker.registry.find('other-manager')?.roles.length === 1, { what: 'the approval picked up' });
     const before = await metric(fleet, 'fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"}');
     other.report('swarm_snapshot', forgedSnapshot(clusterId, Date.now()));
@@ -136,6 +142,13 @@ describe('rogue agents speaking the raw protocol', () => {
     });
     expect(((await call(admin, 'find', { type: 'service', query: 'rg-' })).structuredContent.rows as Row[]).length).toBeGreaterThan(0);
     other.close();
+    const again = BrokerStore.open(fleet.broker.options.dataDir, { create: false });
+    try {
+      expect(withdrawAgentRoles(again, 'other-manager').withdrawn).toBe(1);
+    } finally {
+      again.close();
+    }
+    await waitFor(() => fleet.broker.registry.find('other-manager')?.roles.length === 0, { what: 'the withdrawal picked up' });
   });
 
   it('drops malformed reports of every kind, counts them, and every tool still works for everyone', async () => {

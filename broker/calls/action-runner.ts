@@ -348,7 +348,8 @@ export class ActionRunner {
     const hidden = new Set<Host>();
     const denied: string[] = [];
     // A grant on some containers of a host is not a grant on the host: its processes, ports and stats stay hidden.
-    const answersPerContainer = scope !== undefined && (scope.kind === 'container' || scope.kind === 'sandbox') && (resourceName !== undefined || !!scope.lists?.length);
+    const answersPerContainer =
+      scope !== undefined && (scope.kind === 'container' || scope.kind === 'sandbox') && (resourceName !== undefined || !!scope.lists?.length);
     const partial = new Set<Host>();
     for (const host of resolved.hosts) {
       if (!answersPerContainer && !identity.grants.host(host.name)) {
@@ -377,7 +378,11 @@ export class ActionRunner {
       outcome: {
         ok: false,
         error: partial.has(host)
-          ? errorInfo('not_found', `${action.tool} shows the whole of ${host.name}, and this identity may see only some of its containers`, 'Ask for a host grant, or use the container tools.')
+          ? errorInfo(
+              'not_found',
+              `${action.tool} shows the whole of ${host.name}, and this identity may see only some of its containers`,
+              'Ask for a host grant, or use the container tools.',
+            )
           : errorInfo('not_found', `no ${scope?.kind ?? 'resource'} "${resourceName}" on ${host.name}`, 'List what exists on that host first.'),
       },
       durationMs: 0,
