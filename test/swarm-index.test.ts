@@ -207,7 +207,8 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
   });
 
   it('asks which swarm when the fleet holds several, and routes by cluster name or by the resource named', async () => {
-    const donor = await fleet.addAgent('ix-other', { collectors: [] });
+    // The operator enrolled it as a manager: its claim of another swarm is believed.
+    const donor = await fleet.addAgent('ix-other', { collectors: [], token: fleet.token({ roles: ['swarm-manager'] }) });
     await fleet.stopAgent(donor);
     const other = openRawStream(fleet.address, donor.connection.currentIdentity, { hello: false });
     other.stream.write(
