@@ -29,7 +29,7 @@ export const fleetStatusHandler = defineBrokerAction({
     for (const host of hosts) {
       counts[host.state] += 1;
       if (host.state !== 'online') notOnline.push({ host: host.name, state: host.state, since_unix_ms: host.stateSince });
-      const sample = host.state === 'offline' ? null : host.sample;
+      const sample = host.state === 'offline' || !context.identity.grants.host(host.name) ? null : host.sample;
       if (sample) {
         if (sample.cpu_percent !== null && sample.cpu_percent >= thresholds.cpu_percent) {
           hot.push({ host: host.name, metric: 'cpu', value_percent: sample.cpu_percent, threshold_percent: thresholds.cpu_percent });

@@ -141,7 +141,7 @@ export async function readResource(uri: string, context: ResourceContext): Promi
   }
   if (uri === 'fleet://agents') {
     const claims = assessClaims(context.brokerContext.registry.list(), context.brokerContext.index);
-    const agents = context.brokerContext.visibleHosts().map((host) => agentRow(host, claims.get(host.id) ?? []));
+    const agents = context.brokerContext.visibleHosts().map((host) => agentRow(host, claims.get(host.id) ?? [], context.brokerContext.identity));
     return { count: agents.length, agents };
   }
   const agentMatch = /^fleet:\/\/agents\/(.+)$/.exec(uri);
@@ -149,7 +149,7 @@ export async function readResource(uri: string, context: ResourceContext): Promi
     const name = decodeURIComponent(agentMatch[1] ?? '').toLowerCase();
     const host = context.brokerContext.visibleHosts().find((h) => h.name.toLowerCase() === name || h.id === name);
     if (!host) throw resourceNotFound(uri);
-    return agentRow(host, assessClaims(context.brokerContext.registry.list(), context.brokerContext.index).get(host.id) ?? []);
+    return agentRow(host, assessClaims(context.brokerContext.registry.list(), context.brokerContext.index).get(host.id) ?? [], context.brokerContext.identity);
   }
   if (uri === 'fleet://status') return fleetStatusHandler.run({}, context.brokerContext);
   if (uri === 'fleet://recommendations') return recommendationsHandler.run({}, context.brokerContext);
