@@ -46,7 +46,10 @@ describe('claims over shared objects', () => {
 
   it('proves a PVE member by another member guest report on its node, never by its own', () => {
     const member = host('pve-b', { proxmox_cluster: 'lab', proxmox_node: 'pve2' });
-    const report = (hostId: string) => ({ hostId, inventory: { cluster: 'lab', node: 'pve1', taken_unix_ms: 0, guests: [{ node: 'pve2' }] } as GuestInventory });
+    const report = (hostId: string) => ({
+      hostId,
+      inventory: { cluster: 'lab', node: 'pve1', taken_unix_ms: 0, guests: [{ node: 'pve2' }] } as GuestInventory,
+    });
     expect(holdsRole(member, 'pve-member', 'lab', [member], evidence([], [report('pve-b')]))).toBe(false);
     expect(holdsRole(member, 'pve-member', 'lab', [member], evidence([], [report('pve-a')]))).toBe(true);
   });
