@@ -200,6 +200,11 @@ describe('rogue agents speaking the raw protocol', () => {
           expect(text(result), tool).not.toContain('rg-db');
         }
         expect((await call(client, 'describe', { type: 'service', id: 'rg-web' })).isError).toBe(true);
+        const found = (await call(client, 'find', { query: 'rg-' })).structuredContent.rows as Row[];
+        expect(found.filter((r) => r.type !== 'host' && r.type !== 'container' && r.type !== 'volume')).toEqual([]);
+        const findings = (await call(client, 'get_recommendations')).structuredContent.findings as { target: { type: string } }[];
+        expect(findings.filter((f) => f.target.type === 'service' || f.target.type === 'node')).toEqual([]);
+        expect((await call(client, 'get_metrics', { target: 'service', id: 'rg-web' })).isError).toBe(true);
       } finally {
         await client.close();
       }
@@ -225,6 +230,13 @@ describe('rogue agents speaking the raw protocol', () => {
         expect(status.isError).toBeFalsy();
         expect(JSON.stringify(status.structuredContent)).not.toMatch(/rg-db|tw-|ix-/);
         expect((await call(client, 'watch', { service: 'rg-db', timeout: 1 })).isError).toBe(true);
+        const found = (await call(client, 'find', { query: 'rg-' })).structuredContent.rows as Row[];
+        expect(found.length).toBeGreaterThan(0);
+        expect(found.every((r) => (r.type === 'service' && r.name === 'rg-web') || (r.type === 'task' && r.name.startsWith('rg-web.')))).toBe(true);
+        const findings = (await call(client, 'get_recommendations')).structuredContent.findings as { target: { name: string } }[];
+        expect(findings.every((f) => f.target.name === 'rg-web')).toBe(true);
+        expect((await call(client, 'get_metrics', { target: 'service', id: 'rg-db' })).isError).toBe(true);
+        expect((await call(client, 'describe', { type: 'service', id: 'rg-db' })).isError).toBe(true);
       } finally {
         await client.close();
       }
