@@ -79,8 +79,12 @@ export function assessClaims(hosts: readonly Host[], evidence: ClaimEvidence): M
   return result;
 }
 
+/** Whether assessed claims give an agent a role over one object (approved or proven). */
+export function holds(claims: ReadonlyMap<string, Claim[]>, hostId: string, role: AgentRole, object: string): boolean {
+  return (claims.get(hostId) ?? []).some((claim) => claim.role === role && claim.object === object && claim.status !== 'pending');
+}
+
 /** Whether an agent holds a role over one object now (approved or proven). */
 export function holdsRole(host: Host, role: AgentRole, object: string, hosts: readonly Host[], evidence: ClaimEvidence): boolean {
-  const claims = assessClaims(hosts, evidence).get(host.id) ?? [];
-  return claims.some((claim) => claim.role === role && claim.object === object && claim.status !== 'pending');
+  return holds(assessClaims(hosts, evidence), host.id, role, object);
 }

@@ -6,7 +6,7 @@ import { isInvoluntaryEnd } from '../../shared/swarm/convergence.ts';
 import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
 import { containerInventorySchema, swarmSnapshotSchema } from '../../shared/swarm/swarm-reports.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
-import { holdsRole } from '../agents/claims.ts';
+import { assessClaims, holds, holdsRole } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 
 export interface SwarmEntry {
@@ -182,19 +182,16 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
 
   /** Removes what agents contributed as holders of a role they no longer hold (revoked, approval withdrawn, claim changed). */
   private dropLostRoles(): void {
-    const hosts = this.registry.list();
-    const byId = new Map(hosts.map((h) => [h.id, h]));
+    const claims = assessClaims(this.registry.list(), this);
     for (const [clusterId, entry] of this.swarms) {
-      const reporter = byId.get(entry.reportedBy);
-      if (!reporter || !holdsRole(reporter, 'swarm-manager', clusterId, hosts, this)) {
+      if (!holds(claims, entry.reportedBy, 'swarm-manager', clusterId)) {
         this.swarms.delete(clusterId);
         this.emit('changed', 'swarm', clusterId);
       }
     }
     for (const [hostId, entry] of this.guests) {
-      const reporter = byId.get(hostId);
       const cluster = entry.inventory.cluster;
-      if (!reporter || (cluster !== null && !holdsRole(reporter, 'pve-member', cluster, hosts, this))) {
+      if (!claims.has(hostId) || (cluster !== null && !holds(claims, hostId, 'pve-member', cluster))) {
         this.guests.delete(hostId);
         this.emit('changed', 'guests', hostId);
       }
