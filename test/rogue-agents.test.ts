@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Agent } from '../agent/agent.ts';
 import { approveAgent, withdrawAgentRoles } from '../broker/admin/approve-agent.ts';
 import { BrokerStore } from '../broker/store/broker-store.ts';
 import { captureLogger } from './harness/capture-logger.ts';
@@ -47,6 +48,7 @@ describe('rogue agents speaking the raw protocol', () => {
   let clusterId: string;
   let nodeId: string;
   let rogue: RogueAgent;
+  let manager: Agent;
   const logs = captureLogger();
 
   beforeAll(async () => {
@@ -62,7 +64,7 @@ describe('rogue agents speaking the raw protocol', () => {
       facts: { swarmRole: 'manager', swarmId: clusterId, swarmNodeId: nodeId, swarmName: 'rg-swarm' },
       collectors: ['swarm', 'docker'],
     });
-    await fleet.addAgent('zz-manager', {
+    manager = await fleet.addAgent('zz-manager', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
       swarmName: 'rg-swarm',
@@ -252,5 +254,24 @@ describe('rogue agents speaking the raw protocol', () => {
         await client.close();
       }
     });
+  });
+
+  // Last: it stops the real manager.
+  it('reports a change the manager did not acknowledge as failed, naming that manager', async () => {
+    const store = BrokerStore.open(fleet.broker.options.dataDir, { create: false });
+    try {
+      approveAgent(store, { agent: 'aaa-rogue' });
+    } finally {
+      store.close();
+    }
+    await waitFor(() => fleet.broker.registry.find('aaa-rogue')?.roles.length === 1, { what: 'the approval picked up' });
+    await fleet.stopAgent(manager);
+    const pending = call(admin, 'scale_service', { id: 'rg-web', replicas: 2 });
+    await waitFor(() => rogue.calls().find((c) => c.action === 'swarm.scale_service'), { what: 'the change sent to the only manager left' });
+    rogue.close();
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ code: 'agent_disconnected', agent: 'aaa-rogue' });
+    expect(text(result)).toContain('aaa-rogue');
   });
 });
