@@ -17,7 +17,7 @@ export const agentRowShape = z.object({
   sample: hostSampleShape.nullable(),
   claims: z
     .array(z.object({ role: z.string(), object: z.string(), status: z.enum(['approved', 'proven', 'pending']) }))
-    .describe('Roles it claims over a swarm or PVE cluster; a pending one is not served until an operator approves it (fleetmesh agents approve).'),
+    .describe('Roles claimed over a swarm or PVE cluster; pending ones are not served.'),
 });
 
 export const listAgents = defineAction({
@@ -77,9 +77,7 @@ export const fleetStatus = defineAction({
     insecure: z
       .array(z.object({ host: z.string(), what: z.string() }))
       .describe('Hosts running with TLS verification turned off somewhere (Proxmox insecure mode).'),
-    pending_claims: z
-      .array(z.object({ host: z.string(), role: z.string(), object: z.string() }))
-      .describe('Roles agents claim that are neither approved nor proven: served as plain hosts until fleetmesh agents approve.'),
+    pending_claims: z.array(z.object({ host: z.string(), role: z.string(), object: z.string() })),
   }),
   related: ['fleet.list_agents'],
 });
