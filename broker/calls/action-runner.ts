@@ -303,8 +303,13 @@ export class ActionRunner {
       snapshot?.tasks.find((t) => t.id === ref || (ref.length >= 6 && t.id.startsWith(ref))) ??
       snapshot?.tasks.find((t) => t.name === ref && t.desired_state === 'running');
     if (!task?.node_id) return undefined;
-    const host = agentOnNode(this.options.registry.list(), task.node_id);
-    return host?.session && host.state !== 'offline' ? { host, taskId: task.id } : undefined;
+    // The node id is the agent's claim: an agent of another swarm, or two agents naming one node, route nothing.
+    const host = agentOnNode(
+      this.options.registry.list().filter((h) => h.hello?.facts.swarm_id === clusterId),
+      task.node_id,
+    );
+    const claimants = this.options.registry.list().filter((h) => h.hello?.facts.swarm_node_id === task.node_id);
+    return host?.session && host.state !== 'offline' && claimants.length === 1 ? { host, taskId: task.id } : undefined;
   }
 
   /** The host the index says holds a resource (a sandbox lives on one host), answered as that host's node. */
