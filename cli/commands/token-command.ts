@@ -110,7 +110,7 @@ export const tokenCreateCommand = defineCommand({
 export const tokenListCommand = defineCommand({
   spec: {
     name: 'token list',
-    summary: 'List join tokens: id, uses, expiry, labels (never the secret).',
+    summary: 'List join tokens: id, uses, expiry, labels, roles (never the secret).',
     usage: 'fleetmesh token list',
     flags: { ...BROKER_DATA_DIR_FLAG, ...OUTPUT_FLAG },
   },
@@ -128,6 +128,7 @@ export const tokenListCommand = defineCommand({
               uses_allowed: t.usesAllowed,
               expires_at_unix_ms: t.expiresAt,
               labels: t.labels,
+              roles: t.roles,
               revoked: t.revokedAt !== null,
             })),
             null,
@@ -139,9 +140,9 @@ export const tokenListCommand = defineCommand({
       const rows = tokens.map((t) => {
         const status =
           t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : t.usesAllowed !== null && t.uses >= t.usesAllowed ? 'used up' : 'usable';
-        return [t.id, status, `${t.uses}/${t.usesAllowed ?? '∞'}`, formatUntil(t.expiresAt, now), formatLabels(t.labels) || '-'];
+        return [t.id, status, `${t.uses}/${t.usesAllowed ?? '∞'}`, formatUntil(t.expiresAt, now), formatLabels(t.labels) || '-', t.roles.join(',') || '-'];
       });
-      io.stdout(`${formatTable(['TOKEN ID', 'STATUS', 'USES', 'EXPIRES', 'LABELS'], rows)}\n`);
+      io.stdout(`${formatTable(['TOKEN ID', 'STATUS', 'USES', 'EXPIRES', 'LABELS', 'ROLES'], rows)}\n`);
       return 0;
     } finally {
       store.close();
