@@ -219,7 +219,10 @@ export class ActionRunner {
   ): Promise<RunResult> {
     const { params, confirm } = this.splitArguments(action, args);
     const parsed = this.parseParams(action, params);
-    const route = routeSwarmCall(this.options.registry.list(), this.options.index, parsed);
+    const reads = action.risk === 'read';
+    const route = routeSwarmCall(this.options.registry.list(), this.options.index, parsed, (clusterId) =>
+      reads ? !swarmReadScope(identity, this.options.index, clusterId).none : true,
+    );
     const scope = action.resources;
     const named = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
     if (scope && named !== undefined) {
@@ -233,7 +236,7 @@ export class ActionRunner {
         });
       }
     }
-    const readScope = action.risk === 'read' ? swarmReadScope(identity, this.options.index, route.clusterId) : undefined;
+    const readScope = reads ? swarmReadScope(identity, this.options.index, route.clusterId) : undefined;
     if (readScope) checkSwarmReadParams(action.id, parsed, readScope, route.clusterName);
     const manager = route.managers[0] as Host;
     if (action.risk === 'destructive' && !confirm) {

@@ -91,8 +91,18 @@ function holds(snapshot: SwarmSnapshot | undefined, value: string): boolean {
  * else the one swarm that holds the resource the call names. Anything else is
  * ambiguous, and the answer lists the swarms.
  */
-export function routeSwarmCall(hosts: readonly Host[], index: FleetIndex, params: Record<string, unknown>): SwarmRoute {
-  const swarms = knownSwarms(hosts, index);
+export function routeSwarmCall(
+  hosts: readonly Host[],
+  index: FleetIndex,
+  params: Record<string, unknown>,
+  /** For reads: only swarms the caller sees anything of are named, listed or chosen. */
+  shown: (clusterId: string) => boolean = () => true,
+): SwarmRoute {
+  const known = knownSwarms(hosts, index);
+  const swarms = known.filter((swarm) => shown(swarm.id));
+  if (known.length > 0 && swarms.length === 0) {
+    throw new FleetError('not_found', 'no swarm is visible to this identity', { hint: 'find lists what you may see.' });
+  }
   const listing = () => swarms.map((s) => (s.name === s.id ? s.id : `${s.name} (${s.id.slice(0, 12)})`)).join(', ');
   if (swarms.length === 0) {
     throw new FleetError('collector_unavailable', 'no agent in the fleet runs on a swarm manager', {
