@@ -266,6 +266,7 @@ describe('rogue agents speaking the raw protocol', () => {
     }
     await waitFor(() => fleet.broker.registry.find('aaa-rogue')?.roles.length === 1, { what: 'the approval picked up' });
     await fleet.stopAgent(manager);
+    await waitFor(() => fleet.broker.registry.find('zz-manager')?.state === 'offline', { what: 'the real manager offline' });
     const pending = call(admin, 'scale_service', { id: 'rg-web', replicas: 2 });
     await waitFor(() => rogue.calls().find((c) => c.action === 'swarm.scale_service'), { what: 'the change sent to the only manager left' });
     rogue.close();

@@ -36,7 +36,7 @@ export function swarmReadScope(identity: Identity, index: FleetIndex, clusterId:
   const unchecked = resources.length === 0 && !(identity.grants.resource('service', '\u0000') && identity.grants.resource('node', '\u0000'));
   return {
     whole: !unchecked && hidden === 0,
-    none: unchecked || seen.size === 0,
+    none: unchecked || (resources.length > 0 && seen.size === 0),
     sees: (type, ref) => seen.has(`${type}:${ref}`),
     count: (type) => counts.get(type) ?? 0,
   };
