@@ -55,6 +55,11 @@ export const BROKER_FLAGS = {
     default: [],
     placeholder: 'ORIGIN,…',
   },
+  'mutations-match-agent-labels': {
+    type: 'boolean',
+    description: 'let selectors of write and destructive tools match labels agents declare themselves (default: only join-token labels)',
+    default: false,
+  },
   'mcp-public-url': {
     type: 'string',
     description: 'the URL clients use for /mcp, when behind a proxy (for the protected resource metadata)',
@@ -121,6 +126,8 @@ export interface BrokerOptions {
   mcpAllowedOrigins: string[];
   mcpPublicUrl: string | undefined;
   advertiseNames: string[];
+  /** Selectors of mutations also match labels agents declare (docs/claims.md); otherwise only the operator's. */
+  mutationsMatchAgentLabels: boolean;
   /** CA and tokens the operator supplied; all undefined when the broker makes its own. */
   bootstrap: BrokerBootstrap;
   /** The bearer token /metrics requires, or undefined for none. */
@@ -154,6 +161,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
     advertiseNames: ['localhost'],
+    mutationsMatchAgentLabels: false,
     bootstrap: NO_BOOTSTRAP,
     metricsToken: undefined,
     enrollLimits: DEFAULT_ENROLL_LIMITS,
@@ -182,6 +190,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
     advertiseNames: values['advertise-names'],
+    mutationsMatchAgentLabels: values['mutations-match-agent-labels'],
     bootstrap: readBrokerBootstrap({
       caCertFile: values['ca-cert-file'],
       caKeyFile: values['ca-key-file'],

@@ -95,11 +95,11 @@ export class Broker {
       }
       const interrupted = store.audit.markInterrupted(Date.now());
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
-      const index = new FleetIndex(registry, store, log);
+      const callMetrics = new BrokerMetrics();
+      const index = new FleetIndex(registry, store, log, callMetrics);
       index.start();
       const metrics = new MetricsStore(store, registry, log);
       metrics.start();
-      const callMetrics = new BrokerMetrics();
       const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       const runner = new ActionRunner({
         registry,
@@ -111,6 +111,7 @@ export class Broker {
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
         refusals,
+        mutationsMatchAgentLabels: options.mutationsMatchAgentLabels,
       });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({

@@ -3,6 +3,7 @@ import { type FlagSpecs, formatHelp, parseCommandLine } from '../shared/options/
 import { FLEETMESH_VERSION } from '../shared/version.ts';
 import type { CliIo, Command } from './command.ts';
 import { agentCommand } from './commands/agent-command.ts';
+import { agentsApproveCommand } from './commands/agents-approve-command.ts';
 import { agentsCommand } from './commands/agents-command.ts';
 import { auditCommand } from './commands/audit-command.ts';
 import { bootstrapCommand } from './commands/bootstrap-command.ts';
@@ -23,6 +24,7 @@ const COMMANDS: Command<FlagSpecs>[] = [
   tokenListCommand,
   tokenRevokeCommand,
   agentsCommand,
+  agentsApproveCommand,
   revokeCommand,
   identityCreateCommand,
   identityListCommand,

@@ -117,8 +117,9 @@ describe('tool calls across the fleet', () => {
   });
 
   it('refuses a change without explicit targets, and a destructive one without confirm, changing nothing', async () => {
-    await fleet.addAgent('a-1');
-    await fleet.addAgent('a-2', { labels: { doomed: 'yes' } });
+    // a-1 gives itself the label; only a-2's comes from the operator (its join token), so only a-2 is a target of a change.
+    await fleet.addAgent('a-1', { labels: { doomed: 'yes' } });
+    await fleet.addAgent('a-2', { token: fleet.token({ labels: { doomed: 'yes' } }) });
     const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
     const untargeted = await call(client, 'set_agent_labels', { labels: { x: 'y' } });
     expect(untargeted.structuredContent.error).toMatchObject({ code: 'invalid_argument' });

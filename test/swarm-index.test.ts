@@ -48,8 +48,8 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
       containerSampleIntervalMs: 1000,
       swarmSnapshotIntervalMs: 2000,
     };
-    await fleet.addAgent('ix-host-a', agent);
-    await fleet.addAgent('ix-host-b', agent);
+    await fleet.addAgent('ix-host-a', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
+    await fleet.addAgent('ix-host-b', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
     admin = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
     await waitFor(
       async () => {
@@ -207,7 +207,8 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
   });
 
   it('asks which swarm when the fleet holds several, and routes by cluster name or by the resource named', async () => {
-    const donor = await fleet.addAgent('ix-other', { collectors: [] });
+    // The operator enrolled it as a manager: its claim of another swarm is believed.
+    const donor = await fleet.addAgent('ix-other', { collectors: [], token: fleet.token({ roles: ['swarm-manager'] }) });
     await fleet.stopAgent(donor);
     const other = openRawStream(fleet.address, donor.connection.currentIdentity, { hello: false });
     other.stream.write(

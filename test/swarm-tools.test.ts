@@ -48,8 +48,8 @@ describe('Swarm tools through manager agents', () => {
     }
     fleet = await startTestFleet({ operationsLevel: 3 });
     const agent = { collectors: 'default' as const, dockerAddress: inject('dockerHost'), swarmName: 'test-swarm' };
-    await fleet.addAgent('tw-mgr-a', agent);
-    await fleet.addAgent('tw-mgr-b', agent);
+    await fleet.addAgent('tw-mgr-a', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
+    await fleet.addAgent('tw-mgr-b', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
     admin = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
     operator = await mcpClient(fleet.broker, identityToken(fleet.broker, 2));
     await waitFor(async () => (await call(admin, 'watch', { service: 'tw-web', timeout: 30 })).structuredContent.converged === true, {

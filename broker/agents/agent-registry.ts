@@ -5,6 +5,7 @@ import type { Sample } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { type ContainerFigures, containersFromWire, sampleFromWire } from '../../shared/wire/sample-codec.ts';
 import { revokeAgent } from '../admin/revoke-agent.ts';
+import type { RoleGrant } from '../store/agent-roles-table.ts';
 import type { AgentRow, AgentState, StoredHello } from '../store/agents-table.ts';
 import { effectiveLabels } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -14,7 +15,12 @@ import type { AgentSession } from './agent-session.ts';
 export interface Host {
   id: string;
   name: string;
+  /** Labels as selectors of reads see them: the agent's own, overridden by the operator's (join token). */
   labels: Record<string, string>;
+  /** Labels only the operator gave (join token): what selectors of mutations match. */
+  operatorLabels: Record<string, string>;
+  /** Roles over shared objects the operator granted; a claim not covered here must be proven (claims.ts). */
+  roles: RoleGrant[];
   state: AgentState;
   session: AgentSession | undefined;
   hello: StoredHello | null;
@@ -47,11 +53,13 @@ interface RegistryEvents {
   report: [host: Host, kind: string, payload: unknown, observedUnixMs: number];
 }
 
-function hostFromRow(row: AgentRow): Host {
+function hostFromRow(row: AgentRow, roles: RoleGrant[]): Host {
   return {
     id: row.id,
     name: row.name,
     labels: effectiveLabels(row),
+    operatorLabels: row.tokenLabels,
+    roles,
     state: 'offline',
     session: undefined,
     hello: row.hello,
@@ -90,7 +98,8 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
 
   start(): void {
     this.store.agents.markAllOffline();
-    for (const row of this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row));
+    const roles = this.store.roles.all();
+    for (const row of this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
     this.lastDataVersion = this.store.dataVersion();
     const sweepMs = Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2));
     this.timers = [
@@ -129,17 +138,22 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /** An agent enrolled (or re-enrolled) through this broker: pick up its row. */
-  refreshFromStore(agentId: string): void {
+  refreshFromStore(agentId: string, roles = this.store.roles.all().get(agentId) ?? []): void {
     const row = this.store.agents.get(agentId);
     if (!row || row.revokedAt !== null) return;
     const existing = this.hosts.get(agentId);
     if (existing) {
+      const rolesChanged = JSON.stringify(existing.roles) !== JSON.stringify(roles);
       existing.name = row.name;
       existing.labels = effectiveLabels(row);
+      existing.operatorLabels = row.tokenLabels;
+      existing.roles = roles;
       existing.certNotAfter = row.certNotAfter;
       existing.enrolledAt = row.enrolledAt;
+      // An approval (or its withdrawal) changes what the agent may report and serve.
+      if (rolesChanged) this.emit('state', existing, existing.state);
     } else {
-      this.hosts.set(agentId, hostFromRow(row));
+      this.hosts.set(agentId, hostFromRow(row, roles));
     }
   }
 
@@ -148,7 +162,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     const row = this.store.agents.get(session.agentId);
     if (!row) throw new Error(`agent ${session.agentId} is not in the store`);
     const now = Date.now();
-    const host = this.hosts.get(row.id) ?? hostFromRow(row);
+    const host = this.hosts.get(row.id) ?? hostFromRow(row, this.store.roles.all().get(row.id) ?? []);
     this.hosts.set(row.id, host);
     const previousSession = host.session;
     const previousState = host.state;
@@ -157,6 +171,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     host.version = hello.agent_version;
     host.name = row.name;
     host.labels = { ...reportedLabels, ...row.tokenLabels };
+    host.operatorLabels = row.tokenLabels;
     host.certNotAfter = row.certNotAfter;
     host.lastHeartbeatAt = now;
     host.lastSeenAt = now;
@@ -274,9 +289,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     if (version === this.lastDataVersion) return;
     this.lastDataVersion = version;
     const rows = new Map(this.store.agents.list({ includeRevoked: true }).map((row) => [row.id, row]));
+    const roles = this.store.roles.all();
     for (const [id, row] of rows) {
       if (row.revokedAt !== null) this.dropRevoked(id);
-      else this.refreshFromStore(id);
+      else this.refreshFromStore(id, roles.get(id) ?? []);
     }
   }
 }

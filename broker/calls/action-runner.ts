@@ -18,6 +18,7 @@ import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/
 import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
 import type { RefusalAudit } from './refusal-audit.ts';
+import { checkSwarmReadParams, filterSwarmAnswer, swarmReadScope } from './swarm-grants.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
 
@@ -50,6 +51,8 @@ export interface ActionRunnerOptions {
   recorder: CallRecorder;
   /** Where refused calls are audited, at a bounded rate. */
   refusals: RefusalAudit;
+  /** Selectors of mutations also match labels agents declare themselves (--mutations-match-agent-labels). */
+  mutationsMatchAgentLabels: boolean;
 }
 
 const targetArgumentsSchema = z.object(hostTargetShape).strict();
@@ -251,7 +254,10 @@ export class ActionRunner {
   ): Promise<RunResult> {
     const { params, confirm } = this.splitArguments(action, args);
     const parsed = this.parseParams(action, params);
-    const route = routeSwarmCall(this.options.registry.list(), this.options.index, parsed);
+    const reads = action.risk === 'read';
+    const route = routeSwarmCall(this.options.registry.list(), this.options.index, parsed, (clusterId) =>
+      reads ? !swarmReadScope(identity, this.options.index, clusterId).none : true,
+    );
     const scope = action.resources;
     const named = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
     if (scope && named !== undefined) {
@@ -265,6 +271,8 @@ export class ActionRunner {
         });
       }
     }
+    const readScope = reads ? swarmReadScope(identity, this.options.index, route.clusterId) : undefined;
+    if (readScope) checkSwarmReadParams(action.id, parsed, readScope, route.clusterName);
     const manager = route.managers[0] as Host;
     if (action.risk === 'destructive' && !confirm) {
       throw confirmRequired(action, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
@@ -308,13 +316,21 @@ export class ActionRunner {
         context.onProgress?.(1, 1, `${candidate.name}: answered`);
         return {
           action,
-          structured: { ...(checked.data as Record<string, unknown>), cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name } },
+          structured: {
+            ...(readScope ? filterSwarmAnswer(action.id, checked.data as Record<string, unknown>, readScope) : (checked.data as Record<string, unknown>)),
+            cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name },
+          },
           isError: false,
           shape: 'broker',
         };
       }
       const error = result.ok ? (result.errors[0] ?? errorInfo('internal', 'the manager answered with nothing')) : result.error;
-      failure = new FleetError(error.code, error.message, { hint: error.hint, ...(error.collector ? { collector: error.collector } : {}) });
+      // A change no manager acknowledged is a failure that names who had it: never an empty success.
+      failure = new FleetError(error.code, `${candidate.name} (${onTaskNode ? 'the node of the task' : `manager of ${route.clusterName}`}): ${error.message}`, {
+        hint: error.hint,
+        ...(error.collector ? { collector: error.collector } : {}),
+        details: { agent: candidate.name },
+      });
       // Fail over only where the call surely did not run, or where running it twice is harmless.
       const retry =
         error.code === 'agent_offline' ||
@@ -333,8 +349,13 @@ export class ActionRunner {
       snapshot?.tasks.find((t) => t.id === ref || (ref.length >= 6 && t.id.startsWith(ref))) ??
       snapshot?.tasks.find((t) => t.name === ref && t.desired_state === 'running');
     if (!task?.node_id) return undefined;
-    const host = agentOnNode(this.options.registry.list(), task.node_id);
-    return host?.session && host.state !== 'offline' ? { host, taskId: task.id } : undefined;
+    // The node id is the agent's claim: an agent of another swarm, or two agents naming one node, route nothing.
+    const host = agentOnNode(
+      this.options.registry.list().filter((h) => h.hello?.facts.swarm_id === clusterId),
+      task.node_id,
+    );
+    const claimants = this.options.registry.list().filter((h) => h.hello?.facts.swarm_node_id === task.node_id);
+    return host?.session && host.state !== 'offline' && claimants.length === 1 ? { host, taskId: task.id } : undefined;
   }
 
   /** The host the index says holds a resource (a sandbox lives on one host), answered as that host's node. */
@@ -373,13 +394,20 @@ export class ActionRunner {
     const resolved: ResolvedTargets =
       scope?.locate && resourceName !== undefined && untargeted
         ? this.locate(identity, scope.kind, resourceName)
-        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data);
+        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data, this.options);
     const writes = action.risk !== 'read';
     // Hosts where the named resource is hidden answer not_found, as if it did not exist there.
     const hidden = new Set<Host>();
     const denied: string[] = [];
+    // A grant on some containers of a host is not a grant on the host: its processes, ports and stats stay hidden.
+    const answersPerContainer =
+      scope !== undefined && (scope.kind === 'container' || scope.kind === 'sandbox') && (resourceName !== undefined || !!scope.lists?.length);
+    const partial = new Set<Host>();
     for (const host of resolved.hosts) {
-      if (resourceName !== undefined && scope) {
+      if (!answersPerContainer && !identity.grants.host(host.name)) {
+        partial.add(host);
+        hidden.add(host);
+      } else if (resourceName !== undefined && scope) {
         const name = `${host.name}/${resourceName}`;
         if (!identity.grants.resource(scope.kind, name)) hidden.add(host);
         else if (writes && !identity.grants.resource(scope.kind, name, 'write')) denied.push(host.name);
@@ -401,7 +429,13 @@ export class ActionRunner {
       host,
       outcome: {
         ok: false,
-        error: errorInfo('not_found', `no ${scope?.kind ?? 'resource'} "${resourceName}" on ${host.name}`, 'List what exists on that host first.'),
+        error: partial.has(host)
+          ? errorInfo(
+              'not_found',
+              `${action.tool} shows the whole of ${host.name}, and this identity may see only some of its containers`,
+              'Ask for a host grant, or use the container tools.',
+            )
+          : errorInfo('not_found', `no ${scope?.kind ?? 'resource'} "${resourceName}" on ${host.name}`, 'List what exists on that host first.'),
       },
       durationMs: 0,
     }));

@@ -1,6 +1,7 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
+import { assessClaims } from '../agents/claims.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 
 export interface SwarmRoute {
@@ -22,8 +23,28 @@ function serving(host: Host): boolean {
   return host.hello?.facts.swarm_role === 'manager' && (host.hello.collectors.find((c) => c.name === 'swarm')?.available ?? false);
 }
 
-/** Every swarm the fleet knows, from live managers and from the index (a swarm whose managers are all gone still shows). */
+/**
+ * Healthiest first: online before stale, then the one with fewer calls in
+ * flight, then the freshest heartbeat, then the longest-lived stream. Never by
+ * name: a name is the agent's to choose, and must not buy it the secrets.
+ */
+export function byHealth(a: Host, b: Host): number {
+  const state = (h: Host) => (h.state === 'online' ? 0 : 1);
+  return (
+    state(a) - state(b) ||
+    (a.session?.inFlight ?? 0) - (b.session?.inFlight ?? 0) ||
+    (b.lastHeartbeatAt ?? 0) - (a.lastHeartbeatAt ?? 0) ||
+    (a.session?.connectedAt ?? 0) - (b.session?.connectedAt ?? 0)
+  );
+}
+
+/**
+ * Every swarm the fleet knows, from its proven managers and from the index (a
+ * swarm whose managers are all gone still shows). An agent whose manager
+ * claim is still pending neither adds a swarm nor serves one.
+ */
 export function knownSwarms(hosts: readonly Host[], index: FleetIndex): KnownSwarm[] {
+  const claims = assessClaims(hosts, index);
   const swarms = new Map<string, KnownSwarm>();
   for (const entry of index.swarmEntries()) {
     swarms.set(entry.snapshot.cluster_id, {
@@ -36,6 +57,7 @@ export function knownSwarms(hosts: readonly Host[], index: FleetIndex): KnownSwa
   for (const host of hosts) {
     const id = host.hello?.facts.swarm_id;
     if (typeof id !== 'string' || !id || host.hello?.facts.swarm_role !== 'manager') continue;
+    if (!claims.get(host.id)?.some((c) => c.role === 'swarm-manager' && c.object === id && c.status !== 'pending')) continue;
     const named = typeof host.hello.facts.swarm_name === 'string' ? host.hello.facts.swarm_name : '';
     const swarm = swarms.get(id) ?? { id, name: named || id, managers: [], snapshot: undefined };
     if (named) swarm.name = named;
@@ -43,10 +65,8 @@ export function knownSwarms(hosts: readonly Host[], index: FleetIndex): KnownSwa
     swarms.set(id, swarm);
   }
   for (const swarm of swarms.values()) {
-    // Online before stale; offline ones never serve.
-    swarm.managers = swarm.managers
-      .filter((h) => h.session)
-      .sort((a, b) => (a.state === b.state ? a.name.localeCompare(b.name) : a.state === 'online' ? -1 : 1));
+    // Offline ones never serve.
+    swarm.managers = swarm.managers.filter((h) => h.session && h.state !== 'offline').sort(byHealth);
   }
   return [...swarms.values()];
 }
@@ -71,13 +91,23 @@ function holds(snapshot: SwarmSnapshot | undefined, value: string): boolean {
  * else the one swarm that holds the resource the call names. Anything else is
  * ambiguous, and the answer lists the swarms.
  */
-export function routeSwarmCall(hosts: readonly Host[], index: FleetIndex, params: Record<string, unknown>): SwarmRoute {
-  const swarms = knownSwarms(hosts, index);
+export function routeSwarmCall(
+  hosts: readonly Host[],
+  index: FleetIndex,
+  params: Record<string, unknown>,
+  /** For reads: only swarms the caller sees anything of are named, listed or chosen. */
+  shown: (clusterId: string) => boolean = () => true,
+): SwarmRoute {
+  const known = knownSwarms(hosts, index);
+  const swarms = known.filter((swarm) => shown(swarm.id));
+  if (known.length > 0 && swarms.length === 0) {
+    throw new FleetError('not_found', 'no swarm is visible to this identity', { hint: 'find lists what you may see.' });
+  }
   const listing = () => swarms.map((s) => (s.name === s.id ? s.id : `${s.name} (${s.id.slice(0, 12)})`)).join(', ');
   if (swarms.length === 0) {
     throw new FleetError('collector_unavailable', 'no agent in the fleet runs on a swarm manager', {
       collector: 'swarm',
-      hint: "Run an agent on a manager node of the swarm (list_agents shows each agent's collectors).",
+      hint: 'Run an agent on a manager node of the swarm and approve its claim (fleetmesh agents approve NAME); list_agents shows pending claims.',
     });
   }
   let chosen: KnownSwarm | undefined;
@@ -102,8 +132,8 @@ export function routeSwarmCall(hosts: readonly Host[], index: FleetIndex, params
   }
   const route = chosen as KnownSwarm;
   if (route.managers.length === 0) {
-    throw new FleetError('agent_offline', `no agent on a manager of swarm ${route.name} is online`, {
-      hint: 'list_agents shows the agents on its managers and when they were last seen.',
+    throw new FleetError('agent_offline', `no approved or proven manager agent of swarm ${route.name} is online`, {
+      hint: 'list_agents shows the agents on its managers, their pending claims and when they were last seen.',
     });
   }
   return { clusterId: route.id, clusterName: route.name, managers: route.managers };

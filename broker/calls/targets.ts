@@ -39,7 +39,13 @@ export function hostHasCollector(host: Host, action: Action): boolean {
  * (others are treated as if they did not exist). Without any, a read runs on
  * every agent that has the action's collector; anything else must name its targets.
  */
-export function resolveTargets(all: readonly Host[], identity: Identity, action: Action, args: TargetArguments): ResolvedTargets {
+export function resolveTargets(
+  all: readonly Host[],
+  identity: Identity,
+  action: Action,
+  args: TargetArguments,
+  options: { mutationsMatchAgentLabels: boolean } = { mutationsMatchAgentLabels: false },
+): ResolvedTargets {
   const visible = all.filter((host) => identity.grants.reachesHost(host.name));
   if (args.host !== undefined && args.server !== undefined && args.host !== args.server) {
     throw new FleetError('invalid_argument', 'host and server name different agents; server is only an alias of host', { hint: 'Pass one of them.' });
@@ -68,13 +74,17 @@ export function resolveTargets(all: readonly Host[], identity: Identity, action:
   }
   if (args.selector !== undefined) {
     const matches = parseSelector(args.selector);
-    const hosts = visible.filter((h) => matches(h.labels));
+    // A label an agent gives itself must not make it the target of a change meant for others (docs/claims.md).
+    const labelsOf = (h: Host) => (action.risk === 'read' || options.mutationsMatchAgentLabels ? h.labels : h.operatorLabels);
+    const hosts = visible.filter((h) => matches(labelsOf(h)));
     if (hosts.length === 0) {
-      const labels = [...new Set(visible.flatMap((h) => Object.entries(h.labels).map(([k, v]) => `${k}=${v}`)))].sort().slice(0, 20);
+      const labels = [...new Set(visible.flatMap((h) => Object.entries(labelsOf(h)).map(([k, v]) => `${k}=${v}`)))].sort().slice(0, 20);
       throw new FleetError('not_found', `no agent matches the selector "${args.selector}"`, {
         hint: labels.length
           ? `Labels in the fleet: ${labels.join(', ')}.`
-          : 'No agent has labels yet; set them with --labels on the agent or set_agent_labels.',
+          : action.risk === 'read'
+            ? 'No agent has labels yet; set them with --labels on the agent or set_agent_labels.'
+            : 'Selectors of changes match only labels the operator gave (fleetmesh token create --labels); name the hosts instead.',
       });
     }
     return { hosts, single: false };

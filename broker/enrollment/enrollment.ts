@@ -3,6 +3,7 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { publicKeyFingerprint, readCertificateRequest } from '../../shared/pki/certificates.ts';
 import type { BrokerAuthority } from '../pki/broker-authority.ts';
+import { ANY_SCOPE } from '../store/agent-roles-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { redeemJoinToken } from './join-tokens.ts';
 
@@ -121,6 +122,7 @@ export class Enrollment {
         });
       }
       this.recordCertificate(agentId, issued.serial, issued.notBefore, issued.notAfter, keySha256, 'enroll', now);
+      for (const role of token.roles) this.store.roles.grant(agentId, { role, scope: ANY_SCOPE, grantedAt: now, grantedBy: `token:${token.id}` });
       return { agentId, issued, labels: token.labels, tokenId: token.id, reenrolling };
     });
     this.log.info(result.reenrolling ? 'agent re-enrolled' : 'agent enrolled', {

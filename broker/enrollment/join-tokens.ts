@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import type { AgentRole } from '../store/agent-roles-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { JoinTokenRow } from '../store/join-tokens-table.ts';
 
@@ -11,6 +12,8 @@ export interface JoinTokenOptions {
   /** null: reusable until it expires. */
   uses: number | null;
   labels: Record<string, string>;
+  /** Roles over shared objects the enrolled agents hold without further approval (docs/claims.md). */
+  roles?: AgentRole[];
   now?: number;
 }
 
@@ -20,6 +23,7 @@ export interface CreatedJoinToken {
   expiresAt: number;
   usesAllowed: number | null;
   labels: Record<string, string>;
+  roles: AgentRole[];
 }
 
 function hashSecret(secret: string): string {
@@ -42,8 +46,9 @@ export function createJoinToken(store: BrokerStore, options: JoinTokenOptions): 
   const { id, secret } = parseJoinToken(token) as { id: string; secret: string };
   const now = options.now ?? Date.now();
   const expiresAt = now + options.ttlMs;
-  store.tokens.insert({ id, secretSha256: hashSecret(secret), createdAt: now, expiresAt, usesAllowed: options.uses, labels: options.labels });
-  return { token, id, expiresAt, usesAllowed: options.uses, labels: options.labels };
+  const roles = options.roles ?? [];
+  store.tokens.insert({ id, secretSha256: hashSecret(secret), createdAt: now, expiresAt, usesAllowed: options.uses, labels: options.labels, roles });
+  return { token, id, expiresAt, usesAllowed: options.uses, labels: options.labels, roles };
 }
 
 /**
@@ -60,7 +65,7 @@ export function ensureJoinToken(store: BrokerStore, token: string, options: { tt
   const secretSha256 = hashSecret(parsed.secret);
   const row = store.tokens.get(parsed.id);
   if (!row) {
-    store.tokens.insert({ id: parsed.id, secretSha256, createdAt: now, expiresAt, usesAllowed: null, labels: {} });
+    store.tokens.insert({ id: parsed.id, secretSha256, createdAt: now, expiresAt, usesAllowed: null, labels: {}, roles: [] });
     return { id: parsed.id, usable: true };
   }
   if (!timingSafeEqual(Buffer.from(secretSha256, 'hex'), Buffer.from(row.secretSha256, 'hex'))) {

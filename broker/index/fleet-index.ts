@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
+import type { z } from 'zod';
 import type { Logger } from '../../shared/log/logger.ts';
-import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
+import { type GuestInventory, guestInventorySchema } from '../../shared/proxmox/guest-inventory.ts';
 import { isInvoluntaryEnd } from '../../shared/swarm/convergence.ts';
 import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
+import { containerInventorySchema, swarmSnapshotSchema } from '../../shared/swarm/swarm-reports.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import { assessClaims, holds, holdsRole } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 
 export interface SwarmEntry {
@@ -25,6 +28,24 @@ export interface GuestEntry {
   receivedAt: number;
 }
 
+/** Why a report was dropped, for /metrics. */
+export type DropReason = 'malformed' | 'not_role_holder';
+
+/** Counts the reports the index refused (BrokerMetrics implements it). */
+export interface ReportRecorder {
+  reportDropped(kind: string, reason: DropReason): void;
+}
+
+/** The report kinds the index takes, each with the schema a report must pass first. */
+const REPORT_SCHEMAS = {
+  swarm_snapshot: swarmSnapshotSchema,
+  container_inventory: containerInventorySchema,
+  proxmox_guests: guestInventorySchema,
+} as const satisfies Record<string, z.ZodType>;
+
+/** At most one warning per agent in this time, however many bad reports it sends. */
+const WARN_EVERY_MS = 60_000;
+
 interface IndexEvents {
   changed: [kind: 'swarm' | 'containers' | 'guests', key: string];
 }
@@ -41,12 +62,14 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly swarms = new Map<string, SwarmEntry>();
   private readonly inventories = new Map<string, InventoryEntry>();
   private readonly guests = new Map<string, GuestEntry>();
+  private readonly warnedAt = new Map<string, number>();
   private pruner: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly registry: AgentRegistry,
     private readonly store: BrokerStore,
     private readonly log: Logger,
+    private readonly recorder: ReportRecorder,
   ) {
     super();
   }
@@ -56,7 +79,10 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     this.registry.on('revoked', (host) => {
       this.inventories.delete(host.id);
       this.guests.delete(host.id);
+      this.dropLostRoles();
     });
+    // A withdrawn approval, or a Hello that claims another swarm, ends what the agent contributed as a role holder.
+    this.registry.on('state', () => this.dropLostRoles());
     this.pruner = setInterval(() => this.prune(), 3_600_000);
     this.pruner.unref();
   }
@@ -93,16 +119,34 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     );
   }
 
+  /**
+   * Takes one report: checked against its kind's schema, and a report about a
+   * shared object (a swarm, a PVE cluster) only from an agent holding the role
+   * over that object. Anything else is dropped and counted, and the agent
+   * warned about in the log at most once a minute. Times are the broker's
+   * receipt time: an agent's clock never orders reports.
+   */
   private onReport(host: Host, kind: string, payload: unknown): void {
+    if (!Object.hasOwn(REPORT_SCHEMAS, kind)) return; // kinds nothing indexes (container events) are not taken
+    const receivedAt = Date.now();
+    const parsed = REPORT_SCHEMAS[kind as keyof typeof REPORT_SCHEMAS].safeParse(payload);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      this.drop(host, kind, 'malformed', `does not match its schema at ${issue?.path.join('.') || 'the top'}: ${issue?.message ?? 'invalid'}`);
+      return;
+    }
     try {
-      if (kind === 'swarm_snapshot') this.takeSnapshot(host, payload as SwarmSnapshot);
+      if (kind === 'swarm_snapshot') this.takeSnapshot(host, { ...(parsed.data as SwarmSnapshot), taken_unix_ms: receivedAt }, receivedAt);
       else if (kind === 'container_inventory') {
-        this.inventories.set(host.id, { inventory: payload as ContainerInventory, hostId: host.id, receivedAt: Date.now() });
+        this.inventories.set(host.id, { inventory: { ...(parsed.data as ContainerInventory), taken_unix_ms: receivedAt }, hostId: host.id, receivedAt });
         this.emit('changed', 'containers', host.id);
-      } else if (kind === 'proxmox_guests') {
-        const inventory = payload as GuestInventory;
-        if (!Array.isArray(inventory?.guests)) return;
-        this.guests.set(host.id, { inventory, hostId: host.id, receivedAt: Date.now() });
+      } else {
+        const inventory = { ...(parsed.data as GuestInventory), taken_unix_ms: receivedAt };
+        if (inventory.cluster !== null && !holdsRole(host, 'pve-member', inventory.cluster, this.registry.list(), this)) {
+          this.drop(host, kind, 'not_role_holder', `is about PVE cluster ${inventory.cluster}, whose membership of this agent is not approved or proven`);
+          return;
+        }
+        this.guests.set(host.id, { inventory, hostId: host.id, receivedAt });
         this.emit('changed', 'guests', host.id);
       }
     } catch (error) {
@@ -110,11 +154,20 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     }
   }
 
-  private takeSnapshot(host: Host, snapshot: SwarmSnapshot): void {
-    if (!snapshot?.cluster_id || !Array.isArray(snapshot.services)) return;
-    const current = this.swarms.get(snapshot.cluster_id);
-    if (current && current.snapshot.taken_unix_ms > snapshot.taken_unix_ms) return;
-    this.swarms.set(snapshot.cluster_id, { snapshot, reportedBy: host.id, receivedAt: Date.now() });
+  private drop(host: Host, kind: string, reason: DropReason, why: string): void {
+    this.recorder.reportDropped(kind, reason);
+    const now = Date.now();
+    if (now - (this.warnedAt.get(host.id) ?? 0) < WARN_EVERY_MS) return;
+    this.warnedAt.set(host.id, now);
+    this.log.warn('report dropped', { agent: host.name, agent_id: host.id, kind, reason, detail: why });
+  }
+
+  private takeSnapshot(host: Host, snapshot: SwarmSnapshot, receivedAt: number): void {
+    if (!holdsRole(host, 'swarm-manager', snapshot.cluster_id, this.registry.list(), this)) {
+      this.drop(host, 'swarm_snapshot', 'not_role_holder', `is about swarm ${snapshot.cluster_id}, of which this agent is no approved or proven manager`);
+      return;
+    }
+    this.swarms.set(snapshot.cluster_id, { snapshot, reportedBy: host.id, receivedAt });
     const services = new Map(snapshot.services.map((s) => [s.id, s]));
     const insert = this.store.db.prepare('INSERT OR IGNORE INTO task_failures (task_id, cluster_id, service_id, at) VALUES (?, ?, ?, ?)');
     this.store.db.transaction(() => {
@@ -125,6 +178,24 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       }
     })();
     this.emit('changed', 'swarm', snapshot.cluster_id);
+  }
+
+  /** Removes what agents contributed as holders of a role they no longer hold (revoked, approval withdrawn, claim changed). */
+  private dropLostRoles(): void {
+    const claims = assessClaims(this.registry.list(), this);
+    for (const [clusterId, entry] of this.swarms) {
+      if (!holds(claims, entry.reportedBy, 'swarm-manager', clusterId)) {
+        this.swarms.delete(clusterId);
+        this.emit('changed', 'swarm', clusterId);
+      }
+    }
+    for (const [hostId, entry] of this.guests) {
+      const cluster = entry.inventory.cluster;
+      if (!claims.has(hostId) || (cluster !== null && !holds(claims, hostId, 'pve-member', cluster))) {
+        this.guests.delete(hostId);
+        this.emit('changed', 'guests', hostId);
+      }
+    }
   }
 
   private prune(): void {

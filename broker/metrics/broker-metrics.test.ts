@@ -47,4 +47,14 @@ describe('the broker metrics', () => {
     metrics.callFinished({ tool: 'a"b\\c\nd', action: listAgents, outcome: 'refused', durationMs: 0 });
     expect(metrics.render([])).toContain('fleetmesh_tool_calls_total{tool="a\\"b\\\\c\\nd",outcome="refused"} 1');
   });
+
+  it('counts dropped reports by kind and reason', () => {
+    const metrics = new BrokerMetrics();
+    metrics.reportDropped('swarm_snapshot', 'not_role_holder');
+    metrics.reportDropped('swarm_snapshot', 'not_role_holder');
+    metrics.reportDropped('container_inventory', 'malformed');
+    const text = metrics.render([]);
+    expect(sample(text, 'fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"}')).toBe(2);
+    expect(sample(text, 'fleetmesh_reports_dropped_total{kind="container_inventory",reason="malformed"}')).toBe(1);
+  });
 });

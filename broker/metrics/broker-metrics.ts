@@ -1,4 +1,5 @@
 import type { Action } from '../../shared/catalog/action.ts';
+import type { DropReason, ReportRecorder } from '../index/fleet-index.ts';
 import type { AgentState } from '../store/agents-table.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 
@@ -34,8 +35,9 @@ function labelValue(value: string): string {
  * took from arrival to merged answer. Agents by state are read from the
  * registry at each scrape, so they are never stale.
  */
-export class BrokerMetrics implements CallRecorder {
+export class BrokerMetrics implements CallRecorder, ReportRecorder {
   private readonly calls = new Map<string, { tool: string; outcome: CallOutcome; count: number }>();
+  private readonly droppedReports = new Map<string, { kind: string; reason: DropReason; count: number }>();
   private readonly bucketCounts = FANOUT_BUCKETS_S.map(() => 0);
   private fanOutCount = 0;
   private fanOutSumS = 0;
@@ -55,6 +57,13 @@ export class BrokerMetrics implements CallRecorder {
     });
   }
 
+  reportDropped(kind: string, reason: DropReason): void {
+    const key = `${kind}\u0000${reason}`;
+    const entry = this.droppedReports.get(key) ?? { kind, reason, count: 0 };
+    entry.count += 1;
+    this.droppedReports.set(key, entry);
+  }
+
   /** The text exposition format (version 0.0.4). */
   render(agentStates: readonly AgentState[]): string {
     const lines: string[] = [];
@@ -63,6 +72,12 @@ export class BrokerMetrics implements CallRecorder {
     lines.push('# HELP fleetmesh_tool_calls_total MCP tool calls by tool and outcome.', '# TYPE fleetmesh_tool_calls_total counter');
     const calls = [...this.calls.values()].sort((a, b) => a.tool.localeCompare(b.tool) || a.outcome.localeCompare(b.outcome));
     for (const { tool, outcome, count } of calls) lines.push(`fleetmesh_tool_calls_total{tool="${labelValue(tool)}",outcome="${outcome}"} ${count}`);
+    lines.push(
+      '# HELP fleetmesh_reports_dropped_total Agent reports the broker refused: malformed, or about a swarm or cluster the agent holds no role over.',
+      '# TYPE fleetmesh_reports_dropped_total counter',
+    );
+    const dropped = [...this.droppedReports.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.reason.localeCompare(b.reason));
+    for (const { kind, reason, count } of dropped) lines.push(`fleetmesh_reports_dropped_total{kind="${labelValue(kind)}",reason="${reason}"} ${count}`);
     lines.push(
       '# HELP fleetmesh_fanout_duration_seconds Time from a tool call to its merged answer, for calls sent to agents.',
       '# TYPE fleetmesh_fanout_duration_seconds histogram',

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { AgentRolesTable } from './agent-roles-table.ts';
 import { AgentsTable } from './agents-table.ts';
 import { AuditTable } from './audit-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
@@ -19,6 +20,7 @@ export const STORE_FILE = 'fleetmesh.db';
 export class BrokerStore {
   readonly db: Database.Database;
   readonly agents: AgentsTable;
+  readonly roles: AgentRolesTable;
   readonly tokens: JoinTokensTable;
   readonly certificates: CertificatesTable;
   readonly identities: IdentitiesTable;
@@ -27,6 +29,7 @@ export class BrokerStore {
   private constructor(db: Database.Database) {
     this.db = db;
     this.agents = new AgentsTable(db);
+    this.roles = new AgentRolesTable(db);
     this.tokens = new JoinTokensTable(db);
     this.certificates = new CertificatesTable(db);
     this.identities = new IdentitiesTable(db);

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { AgentRole } from './agent-roles-table.ts';
 
 export interface JoinTokenRow {
   id: string;
@@ -9,6 +10,8 @@ export interface JoinTokenRow {
   usesAllowed: number | null;
   uses: number;
   labels: Record<string, string>;
+  /** Roles every agent enrolled with it holds over whatever swarm or cluster it manages. */
+  roles: AgentRole[];
   lastUsedAt: number | null;
   revokedAt: number | null;
 }
@@ -21,6 +24,7 @@ interface RawJoinTokenRow {
   uses_allowed: number | null;
   uses: number;
   labels_json: string;
+  roles_json: string;
   last_used_at: number | null;
   revoked_at: number | null;
 }
@@ -34,6 +38,7 @@ function fromRaw(raw: RawJoinTokenRow): JoinTokenRow {
     usesAllowed: raw.uses_allowed,
     uses: raw.uses,
     labels: JSON.parse(raw.labels_json) as Record<string, string>,
+    roles: JSON.parse(raw.roles_json) as AgentRole[],
     lastUsedAt: raw.last_used_at,
     revokedAt: raw.revoked_at,
   };
@@ -45,8 +50,8 @@ export class JoinTokensTable {
 
   insert(row: Omit<JoinTokenRow, 'uses' | 'lastUsedAt' | 'revokedAt'>): void {
     this.db
-      .prepare('INSERT INTO join_tokens (id, secret_sha256, created_at, expires_at, uses_allowed, labels_json) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(row.id, row.secretSha256, row.createdAt, row.expiresAt, row.usesAllowed, JSON.stringify(row.labels));
+      .prepare('INSERT INTO join_tokens (id, secret_sha256, created_at, expires_at, uses_allowed, labels_json, roles_json) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(row.id, row.secretSha256, row.createdAt, row.expiresAt, row.usesAllowed, JSON.stringify(row.labels), JSON.stringify(row.roles));
   }
 
   get(id: string): JoinTokenRow | undefined {

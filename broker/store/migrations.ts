@@ -130,4 +130,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit ADD COLUMN target_ids_json TEXT NOT NULL DEFAULT '[]';
   CREATE INDEX audit_outcome ON audit(outcome, seq);
   `,
+  // 5: roles over shared objects (swarm manager, PVE cluster member) the
+  // operator granted: through a join token (scope "*": whatever the agent
+  // manages) or with fleetmesh agents approve (scope: one swarm id or cluster).
+  `
+  ALTER TABLE join_tokens ADD COLUMN roles_json TEXT NOT NULL DEFAULT '[]';
+
+  CREATE TABLE agent_roles (
+    agent_id TEXT NOT NULL REFERENCES agents(id),
+    role TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    granted_at INTEGER NOT NULL,
+    granted_by TEXT NOT NULL,
+    PRIMARY KEY (agent_id, role, scope)
+  );
+  `,
 ];

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { statedClaims } from '../../broker/agents/claims.ts';
+import { ANY_SCOPE } from '../../broker/store/agent-roles-table.ts';
 import { effectiveLabels } from '../../broker/store/agents-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { formatAgo, formatTable, formatUntil } from '../../shared/format/table.ts';
@@ -25,6 +27,7 @@ export const agentsCommand = defineCommand({
     try {
       const running = brokerRunning(dataDir);
       const now = Date.now();
+      const roles = store.roles.all();
       const agents = store.agents.list({ includeRevoked: parsed.values.all }).map((row) => ({
         id: row.id,
         name: row.name,
@@ -35,6 +38,12 @@ export const agentsCommand = defineCommand({
         last_seen_unix_ms: row.lastSeenAt,
         certificate_not_after_unix_ms: row.certNotAfter,
         enrolled_at_unix_ms: row.enrolledAt,
+        // Without the broker's index a proof cannot be checked here: a claim is approved or not (list_agents says proven).
+        claims: statedClaims(row.hello?.facts ?? {}).map((claim) => ({
+          role: claim.role,
+          object: claim.object,
+          approved: (roles.get(row.id) ?? []).some((g) => g.role === claim.role && (g.scope === ANY_SCOPE || g.scope === claim.object)),
+        })),
       }));
       if (parsed.values.output === 'json') {
         io.stdout(`${JSON.stringify({ broker_running: running, agents }, null, 2)}\n`);
@@ -51,9 +60,10 @@ export const agentsCommand = defineCommand({
         formatLabels(a.labels) || '-',
         a.state === 'online' ? 'now' : formatAgo(a.last_seen_unix_ms, now),
         formatUntil(a.certificate_not_after_unix_ms, now),
+        a.claims.map((c) => `${c.role}:${c.object.slice(0, 12)}${c.approved ? '' : ' (not approved)'}`).join(', ') || '-',
         a.id,
       ]);
-      io.stdout(`${formatTable(['NAME', 'STATE', 'VERSION', 'LABELS', 'LAST SEEN', 'CERT EXPIRES', 'ID'], rows)}\n`);
+      io.stdout(`${formatTable(['NAME', 'STATE', 'VERSION', 'LABELS', 'LAST SEEN', 'CERT EXPIRES', 'CLAIMS', 'ID'], rows)}\n`);
       if (!running) io.stdout(`(the broker for ${dataDir} is not running: every agent shows offline)\n`);
       return 0;
     } finally {

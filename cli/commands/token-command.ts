@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
+import { AGENT_ROLES, type AgentRole } from '../../broker/store/agent-roles-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { formatTable, formatUntil } from '../../shared/format/table.ts';
@@ -17,6 +18,13 @@ const CREATE_FLAGS = {
   uses: { type: 'integer', description: 'how many agents may enroll with it (default 1)', min: 1, max: 1_000_000, placeholder: 'N', env: false },
   reusable: { type: 'boolean', description: 'any number of agents until it expires (DaemonSets, stacks)', default: false, env: false },
   labels: { type: 'labels', description: 'labels every agent enrolled with it gets', default: {}, placeholder: 'K=V,…', env: false },
+  roles: {
+    type: 'list',
+    description: `roles its agents hold over the swarm or PVE cluster they manage, without further approval: ${AGENT_ROLES.join(', ')}`,
+    default: [],
+    placeholder: 'ROLE,…',
+    env: false,
+  },
   'broker-address': {
     type: 'string',
     description: 'the HOST:PORT agents dial, for the printed command (default: what the broker advertises)',
@@ -30,7 +38,7 @@ export const tokenCreateCommand = defineCommand({
   spec: {
     name: 'token create',
     summary: 'Create a join token for enrolling agents, and print the exact agent command line that uses it.',
-    usage: 'fleetmesh token create [--ttl 1h] [--uses N | --reusable] [--labels k=v,…]',
+    usage: 'fleetmesh token create [--ttl 1h] [--uses N | --reusable] [--labels k=v,…] [--roles swarm-manager,pve-member]',
     details: 'Only a hash of the token is stored; the token is shown once. Works while the broker runs.',
     flags: CREATE_FLAGS,
   },
@@ -42,10 +50,19 @@ export const tokenCreateCommand = defineCommand({
         hint: 'Pick one: --uses N for N agents, --reusable for any number.',
       });
     }
+    const unknownRole = values.roles.find((role) => !(AGENT_ROLES as readonly string[]).includes(role));
+    if (unknownRole !== undefined) {
+      throw new FleetError('invalid_argument', `token create: "${unknownRole}" is not a role`, { hint: `Roles: ${AGENT_ROLES.join(', ')}.` });
+    }
     const store = BrokerStore.open(dataDir);
     try {
       const pin = await BrokerAuthority.pin(dataDir);
-      const created = createJoinToken(store, { ttlMs: values.ttl, uses: values.reusable ? null : (values.uses ?? 1), labels: values.labels });
+      const created = createJoinToken(store, {
+        ttlMs: values.ttl,
+        uses: values.reusable ? null : (values.uses ?? 1),
+        labels: values.labels,
+        roles: values.roles as AgentRole[],
+      });
       const address = values['broker-address'] ?? store.getMeta(META_AGENT_ADDRESS) ?? `${hostname()}:7443`;
       const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${pin}`;
       if (values.output === 'json') {
@@ -59,6 +76,7 @@ export const tokenCreateCommand = defineCommand({
               expires_at_unix_ms: created.expiresAt,
               uses_allowed: created.usesAllowed,
               labels: created.labels,
+              roles: created.roles,
               agent_command: command,
             },
             null,
@@ -70,7 +88,7 @@ export const tokenCreateCommand = defineCommand({
       const uses = created.usesAllowed === null ? 'reusable' : `${created.usesAllowed} use${created.usesAllowed === 1 ? '' : 's'}`;
       io.stdout(
         [
-          `Join token ${created.id} (${uses}, expires ${new Date(created.expiresAt).toISOString()}, in ${formatDurationMs(values.ttl)}${Object.keys(created.labels).length ? `, labels ${formatLabels(created.labels)}` : ''}):`,
+          `Join token ${created.id} (${uses}, expires ${new Date(created.expiresAt).toISOString()}, in ${formatDurationMs(values.ttl)}${Object.keys(created.labels).length ? `, labels ${formatLabels(created.labels)}` : ''}${created.roles.length ? `, roles ${created.roles.join(',')}` : ''}):`,
           `  ${created.token}`,
           'Broker CA pin:',
           `  ${pin}`,
@@ -92,7 +110,7 @@ export const tokenCreateCommand = defineCommand({
 export const tokenListCommand = defineCommand({
   spec: {
     name: 'token list',
-    summary: 'List join tokens: id, uses, expiry, labels (never the secret).',
+    summary: 'List join tokens: id, uses, expiry, labels, roles (never the secret).',
     usage: 'fleetmesh token list',
     flags: { ...BROKER_DATA_DIR_FLAG, ...OUTPUT_FLAG },
   },
@@ -110,6 +128,7 @@ export const tokenListCommand = defineCommand({
               uses_allowed: t.usesAllowed,
               expires_at_unix_ms: t.expiresAt,
               labels: t.labels,
+              roles: t.roles,
               revoked: t.revokedAt !== null,
             })),
             null,
@@ -121,9 +140,9 @@ export const tokenListCommand = defineCommand({
       const rows = tokens.map((t) => {
         const status =
           t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : t.usesAllowed !== null && t.uses >= t.usesAllowed ? 'used up' : 'usable';
-        return [t.id, status, `${t.uses}/${t.usesAllowed ?? '∞'}`, formatUntil(t.expiresAt, now), formatLabels(t.labels) || '-'];
+        return [t.id, status, `${t.uses}/${t.usesAllowed ?? '∞'}`, formatUntil(t.expiresAt, now), formatLabels(t.labels) || '-', t.roles.join(',') || '-'];
       });
-      io.stdout(`${formatTable(['TOKEN ID', 'STATUS', 'USES', 'EXPIRES', 'LABELS'], rows)}\n`);
+      io.stdout(`${formatTable(['TOKEN ID', 'STATUS', 'USES', 'EXPIRES', 'LABELS', 'ROLES'], rows)}\n`);
       return 0;
     } finally {
       store.close();

@@ -8,6 +8,7 @@ import { createIdentity, TokenRefused, verifyBearerToken } from '../../broker/au
 import { Broker } from '../../broker/broker.ts';
 import { BROKER_FLAGS, resolveBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
+import { AGENT_ROLES } from '../../broker/store/agent-roles-table.ts';
 import type { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
@@ -71,7 +72,7 @@ export const upCommand = defineCommand({
     try {
       const { token, created } = adminToken(broker.store, root);
       const enrolled = loadIdentity(agentDir) !== undefined;
-      const joinToken = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {} }).token;
+      const joinToken = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {}, roles: [...AGENT_ROLES] }).token;
       const agentOptions = resolveAgentOptions(
         {
           broker: `localhost:${broker.grpcPort}`,

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
-import type { guestRowShape } from '../catalog/actions/proxmox-actions.ts';
+import { z } from 'zod';
+import { guestRowShape } from '../catalog/actions/proxmox-actions.ts';
 
 export type GuestRecord = z.infer<typeof guestRowShape>;
 
@@ -16,3 +16,11 @@ export interface GuestInventory {
   taken_unix_ms: number;
   guests: GuestRecord[];
 }
+
+/** The schema the broker checks a `proxmox_guests` report against before indexing it. */
+export const guestInventorySchema = z.object({
+  cluster: z.string().max(256).nullable(),
+  node: z.string().max(256).nullable(),
+  taken_unix_ms: z.number(),
+  guests: z.array(guestRowShape),
+}) satisfies z.ZodType<GuestInventory>;

@@ -89,7 +89,8 @@ export async function startPveTestFleet(options: { taskDurationMs?: number } = {
         fingerprint: flags.fingerprint ?? (trustGiven ? undefined : sim.fingerprint(node)),
       }) as ProxmoxOptions;
       const proxmox = { ...resolved, ...(timeoutMs ? { timeoutMs } : {}), ...(maxResponseBytes ? { maxResponseBytes } : {}) };
-      return fleet.addAgent(name, { collectors: 'default', log: logs.log, proxmox, sampleIntervalMs: 500 });
+      // The operator enrolls PVE nodes as members of their cluster (docs/claims.md).
+      return fleet.addAgent(name, { collectors: 'default', log: logs.log, proxmox, sampleIntervalMs: 500, token: fleet.token({ roles: ['pve-member'] }) });
     },
     async call(tool, args = {}) {
       const result = await call(client, tool, args);

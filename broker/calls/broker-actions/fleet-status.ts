@@ -1,4 +1,5 @@
 import { fleetStatus } from '../../../shared/catalog/actions/fleet-actions.ts';
+import { assessClaims } from '../../agents/claims.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
 export const DEFAULT_THRESHOLDS = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
@@ -21,10 +22,14 @@ export const fleetStatusHandler = defineBrokerAction({
     const notOnline: { host: string; state: 'stale' | 'offline'; since_unix_ms: number }[] = [];
     const expiring: { host: string; not_after_unix_ms: number }[] = [];
     const insecure: { host: string; what: string }[] = [];
+    const claims = assessClaims(context.registry.list(), context.index);
+    const pendingClaims = hosts.flatMap((host) =>
+      (claims.get(host.id) ?? []).filter((c) => c.status === 'pending').map((c) => ({ host: host.name, role: c.role, object: c.object })),
+    );
     for (const host of hosts) {
       counts[host.state] += 1;
       if (host.state !== 'online') notOnline.push({ host: host.name, state: host.state, since_unix_ms: host.stateSince });
-      const sample = host.state === 'offline' ? null : host.sample;
+      const sample = host.state === 'offline' || !context.identity.grants.host(host.name) ? null : host.sample;
       if (sample) {
         if (sample.cpu_percent !== null && sample.cpu_percent >= thresholds.cpu_percent) {
           hot.push({ host: host.name, metric: 'cpu', value_percent: sample.cpu_percent, threshold_percent: thresholds.cpu_percent });
@@ -57,6 +62,7 @@ export const fleetStatusHandler = defineBrokerAction({
       not_online: notOnline,
       certificates_expiring: expiring,
       insecure,
+      pending_claims: pendingClaims,
     };
   },
 });

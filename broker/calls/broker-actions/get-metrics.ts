@@ -102,7 +102,11 @@ export const getMetricsHandler = defineBrokerAction({
 
     if (params.target === 'host' || params.target === 'node') {
       if (!params.id) throw new FleetError('invalid_argument', `target ${params.target} needs id`, { hint: 'list_agents lists the hosts.' });
-      const host = findHost(hosts, params.id);
+      // A host's own figures need a grant on the host; one on some of its containers does not do.
+      const host = findHost(
+        hosts.filter((h) => context.identity.grants.host(h.name)),
+        params.id,
+      );
       if (top) {
         const rows = context.metrics.rows('container', { hostId: host.id }, since).filter(canSeeContainer);
         const by = params.by ?? (params.target === 'node' ? 'service' : 'container');

@@ -1,9 +1,12 @@
 import { listAgents } from '../../../shared/catalog/actions/fleet-actions.ts';
 import type { Host } from '../../agents/agent-registry.ts';
+import { assessClaims, type Claim } from '../../agents/claims.ts';
+import type { Identity } from '../../auth/identities.ts';
 import { parseSelector } from '../selector.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
-export function agentRow(host: Host) {
+/** An agent as list_agents and fleet://agents show it, with how far its claims are believed. */
+export function agentRow(host: Host, claims: readonly Claim[], identity: Identity) {
   return {
     name: host.name,
     id: host.id,
@@ -14,7 +17,9 @@ export function agentRow(host: Host) {
     last_seen_unix_ms: host.lastSeenAt,
     state_since_unix_ms: host.stateSince,
     certificate_not_after_unix_ms: host.certNotAfter,
-    sample: host.sample,
+    // The host's figures are the host's: a grant on some of its containers does not show them.
+    sample: identity.grants.host(host.name) ? host.sample : null,
+    claims: claims.map(({ role, object, status }) => ({ role, object, status })),
   };
 }
 
@@ -22,10 +27,11 @@ export const listAgentsHandler = defineBrokerAction({
   action: listAgents,
   async run(params, context) {
     const matches = params.selector ? parseSelector(params.selector) : () => true;
+    const claims = assessClaims(context.registry.list(), context.index);
     const agents = context
       .visibleHosts()
       .filter((host) => (params.state ? host.state === params.state : true) && matches(host.labels))
-      .map(agentRow);
+      .map((host) => agentRow(host, claims.get(host.id) ?? [], context.identity));
     return { agents, count: agents.length };
   },
 });

@@ -1,6 +1,7 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { AgentRegistry } from '../../agents/agent-registry.ts';
+import { assessClaims } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';
 import type { BrokerActionContext } from '../../calls/broker-actions/broker-action.ts';
 import { fleetStatusHandler } from '../../calls/broker-actions/fleet-status.ts';
@@ -139,7 +140,8 @@ export async function readResource(uri: string, context: ResourceContext): Promi
     };
   }
   if (uri === 'fleet://agents') {
-    const agents = context.brokerContext.visibleHosts().map(agentRow);
+    const claims = assessClaims(context.brokerContext.registry.list(), context.brokerContext.index);
+    const agents = context.brokerContext.visibleHosts().map((host) => agentRow(host, claims.get(host.id) ?? [], context.brokerContext.identity));
     return { count: agents.length, agents };
   }
   const agentMatch = /^fleet:\/\/agents\/(.+)$/.exec(uri);
@@ -147,7 +149,7 @@ export async function readResource(uri: string, context: ResourceContext): Promi
     const name = decodeURIComponent(agentMatch[1] ?? '').toLowerCase();
     const host = context.brokerContext.visibleHosts().find((h) => h.name.toLowerCase() === name || h.id === name);
     if (!host) throw resourceNotFound(uri);
-    return agentRow(host);
+    return agentRow(host, assessClaims(context.brokerContext.registry.list(), context.brokerContext.index).get(host.id) ?? [], context.brokerContext.identity);
   }
   if (uri === 'fleet://status') return fleetStatusHandler.run({}, context.brokerContext);
   if (uri === 'fleet://recommendations') return recommendationsHandler.run({}, context.brokerContext);

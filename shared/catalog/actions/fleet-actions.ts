@@ -15,6 +15,9 @@ export const agentRowShape = z.object({
   state_since_unix_ms: z.number(),
   certificate_not_after_unix_ms: z.number().nullable(),
   sample: hostSampleShape.nullable(),
+  claims: z
+    .array(z.object({ role: z.string(), object: z.string(), status: z.enum(['approved', 'proven', 'pending']) }))
+    .describe('Roles claimed over a swarm or PVE cluster; pending ones are not served.'),
 });
 
 export const listAgents = defineAction({
@@ -74,6 +77,7 @@ export const fleetStatus = defineAction({
     insecure: z
       .array(z.object({ host: z.string(), what: z.string() }))
       .describe('Hosts running with TLS verification turned off somewhere (Proxmox insecure mode).'),
+    pending_claims: z.array(z.object({ host: z.string(), role: z.string(), object: z.string() })),
   }),
   related: ['fleet.list_agents'],
 });

@@ -1,0 +1,54 @@
+import type Database from 'better-sqlite3';
+
+/** Roles that carry power over an object several agents share (docs/claims.md). */
+export const AGENT_ROLES = ['swarm-manager', 'pve-member'] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
+/** Any object: the operator vouches for whatever swarm or cluster the agent manages (a join token's roles). */
+export const ANY_SCOPE = '*';
+
+export interface RoleGrant {
+  role: AgentRole;
+  /** A swarm id or a PVE cluster name, or `*`. */
+  scope: string;
+  grantedAt: number;
+  /** `token:<id>` or `operator`. */
+  grantedBy: string;
+}
+
+interface RawRoleGrant {
+  agent_id: string;
+  role: AgentRole;
+  scope: string;
+  granted_at: number;
+  granted_by: string;
+}
+
+/** The roles the operator granted each agent; everything else an agent says of itself is a claim. */
+export class AgentRolesTable {
+  constructor(private readonly db: Database.Database) {}
+
+  grant(agentId: string, grant: RoleGrant): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO agent_roles (agent_id, role, scope, granted_at, granted_by) VALUES (?, ?, ?, ?, ?)')
+      .run(agentId, grant.role, grant.scope, grant.grantedAt, grant.grantedBy);
+  }
+
+  /** Withdraws roles (one role, or all of them); returns how many grants went. */
+  withdraw(agentId: string, role?: AgentRole): number {
+    return role
+      ? this.db.prepare('DELETE FROM agent_roles WHERE agent_id = ? AND role = ?').run(agentId, role).changes
+      : this.db.prepare('DELETE FROM agent_roles WHERE agent_id = ?').run(agentId).changes;
+  }
+
+  /** Every agent's grants, by agent id. */
+  all(): Map<string, RoleGrant[]> {
+    const byAgent = new Map<string, RoleGrant[]>();
+    for (const raw of this.db.prepare('SELECT * FROM agent_roles ORDER BY granted_at').all() as RawRoleGrant[]) {
+      const grants = byAgent.get(raw.agent_id) ?? [];
+      grants.push({ role: raw.role, scope: raw.scope, grantedAt: raw.granted_at, grantedBy: raw.granted_by });
+      byAgent.set(raw.agent_id, grants);
+    }
+    return byAgent;
+  }
+}
