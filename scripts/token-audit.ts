@@ -2,8 +2,8 @@
  * What the lists a client fetches cost in a model's context, counted on the
  * exact JSON a client receives over Streamable HTTP: `tools/list` per tool
  * surface and operations level (every field: schemas, annotations, titles),
- * and the first page of resources/list, resources/templates/list and
- * prompts/list, with the o200k tokenizer. Writes docs/tokens.json and the
+ * the first page of resources/list, resources/templates/list and
+ * prompts/list, and the server's instructions, with the o200k tokenizer. Writes docs/tokens.json and the
  * README's table; `--check` fails when a figure drifts more than 10% from the
  * committed file, when one is over its budget, or when the README's table is stale.
  */
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { createIdentity } from '../broker/auth/identities.ts';
 import { Broker } from '../broker/broker.ts';
@@ -60,9 +61,9 @@ async function rawClient(url: string, token: string): Promise<{ client: Client; 
   await client.connect(transport);
   const received = new Map<string | number, Record<string, unknown>>();
   const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message: JSONRPCMessage) => {
     if ('id' in message && 'result' in message) received.set(message.id, structuredClone(message.result) as Record<string, unknown>);
-    deliver?.(message, extra);
+    deliver?.(message);
   };
   return {
     client,
@@ -101,6 +102,8 @@ async function measure(): Promise<Audit> {
           lists['resources/templates/list'] = figure(templates.resourceTemplates as unknown[], templates);
           const prompts = await request('prompts/list');
           lists['prompts/list'] = figure(prompts.prompts as unknown[], prompts);
+          // The targets and shared parameters the tool schemas leave out are explained here, once per session.
+          lists['initialize instructions'] = figure([client.getInstructions()], client.getInstructions());
         }
         await client.close();
       }
@@ -129,7 +132,8 @@ function overBudget(audit: Audit): string[] {
 function drifted(audit: Audit, committed: Audit): string[] {
   const pairs: [string, number, number | undefined][] = [];
   for (const surface of SURFACE_NAMES)
-    for (const [level, f] of Object.entries(audit.surfaces[surface])) pairs.push([`${surface} level ${level}`, f.tokens, committed.surfaces?.[surface]?.[level]?.tokens]);
+    for (const [level, f] of Object.entries(audit.surfaces[surface]))
+      pairs.push([`${surface} level ${level}`, f.tokens, committed.surfaces?.[surface]?.[level]?.tokens]);
   for (const [name, f] of Object.entries(audit.lists)) pairs.push([name, f.tokens, committed.lists?.[name]?.tokens]);
   return pairs
     .filter(([, now, before]) => !before || Math.abs(now - before) / before > TOLERANCE)
@@ -189,7 +193,8 @@ if (process.argv.includes('--check')) {
   const drift = drifted(audit, committed);
   if (drift.length)
     problems.push(`figures drifted more than ${TOLERANCE * 100}% from docs/tokens.json (run npm run audit:tokens and commit it): ${drift.join('; ')}`);
-  if (!readFileSync(readmePath, 'utf8').includes(readmeTable(committed))) problems.push('README.md token table differs from docs/tokens.json: run npm run audit:tokens');
+  if (!readFileSync(readmePath, 'utf8').includes(readmeTable(committed)))
+    problems.push('README.md token table differs from docs/tokens.json: run npm run audit:tokens');
 } else {
   writeFileSync(target, `${JSON.stringify(audit, null, 2)}\n`);
   writeFileSync(readmePath, withTable(readFileSync(readmePath, 'utf8'), readmeTable(audit)));

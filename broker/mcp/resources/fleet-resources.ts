@@ -8,7 +8,7 @@ import { agentRow } from '../../calls/broker-actions/list-agents.ts';
 import { recommendationsHandler } from '../../calls/broker-actions/recommendations.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
-import { requiredParameters, toolInputSchema } from '../surfaces/tool-schemas.ts';
+import { requiredParameters, toolInputSchema, toolOutputSchema } from '../surfaces/tool-schemas.ts';
 
 export interface ResourceDescriptor {
   uri: string;
@@ -90,7 +90,7 @@ export const RESOURCE_TEMPLATES: ResourceTemplateDescriptor[] = [
     uriTemplate: 'fleet://actions/{id}',
     name: 'action',
     title: 'Action',
-    description: 'One action in full: description, schema, required parameters, related actions.',
+    description: 'One action in full: description, input and output schemas with every bound, required parameters, related actions.',
     mimeType: 'application/json',
   },
   {
@@ -135,6 +135,8 @@ export async function readResource(uri: string, context: ResourceContext): Promi
       collector: action.collector,
       required: requiredParameters(action),
       input_schema: toolInputSchema(action),
+      // tools/list leaves output schemas out (see the README); this is where a client or model finds one.
+      output_schema: toolOutputSchema(action),
       related: (action.related ?? []).filter((id) => context.visibleActions.some((a) => a.id === id)),
     };
   }

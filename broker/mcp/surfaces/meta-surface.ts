@@ -44,10 +44,8 @@ export const metaSurface: Surface = {
         description: `Runs one ${domain} action: {"action": NAME, "params": {...}, "confirm": true only for destructive ones}.\n${lines.join('\n')}`,
         inputSchema: inputSchema(actions),
         annotations: {
-          title: `${domain} actions`,
           readOnlyHint: readOnly,
-          destructiveHint: actions.some((a) => a.risk === 'destructive'),
-          idempotentHint: actions.every((a) => a.idempotent),
+          ...(readOnly ? {} : { destructiveHint: actions.some((a) => a.risk === 'destructive'), idempotentHint: actions.every((a) => a.idempotent) }),
           openWorldHint: actions.some((a) => a.openWorld),
         },
       };

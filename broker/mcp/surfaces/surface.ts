@@ -11,7 +11,7 @@ export interface ToolDefinition {
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: ToolAnnotations;
 }
 
 /** What a tool call on a surface comes to. */
@@ -34,10 +34,22 @@ export interface Surface {
   callLine(action: Action): string;
 }
 
-export function annotationsOf(action: Action): ToolDefinition['annotations'] {
+/**
+ * MCP's behaviour hints. The title is the tool's own `title`; destructiveHint
+ * and idempotentHint only mean something for a tool that writes, so a read-only
+ * tool states readOnlyHint and openWorldHint alone.
+ */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
+export function annotationsOf(action: Action): ToolAnnotations {
+  if (action.risk === 'read') return { readOnlyHint: true, openWorldHint: action.openWorld };
   return {
-    title: action.title,
-    readOnlyHint: action.risk === 'read',
+    readOnlyHint: false,
     destructiveHint: action.risk === 'destructive',
     idempotentHint: action.idempotent,
     openWorldHint: action.openWorld,
