@@ -143,23 +143,31 @@ function drifted(audit: Audit, committed: Audit): string[] {
 const README_START = '<!-- token-audit:start -->';
 const README_END = '<!-- token-audit:end -->';
 
+/** A Markdown table with padded columns, as the formatter leaves it. */
+function markdownTable(rows: string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(3, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  const [head = [], ...body] = rows;
+  return [line(head), `| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`, ...body.map(line)];
+}
+
 /** The README's table: tools/list tokens per surface and level, then the other lists. */
 function readmeTable(audit: Audit): string {
-  const lines = [
-    '| tools/list (o200k tokens) | level 0 | level 1 | level 2 | level 3 | budget |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...SURFACE_NAMES.map((surface) => {
-      const cells = LEVELS.map((level) => {
+  const tools = SURFACE_NAMES.map((surface) => {
+    const budget = BUDGETS[surface];
+    return [
+      surface,
+      ...LEVELS.map((level) => {
         const f = audit.surfaces[surface][String(level)];
         return f ? `${f.tokens} (${f.items} tools)` : '-';
-      });
-      const budget = BUDGETS[surface];
-      return `| ${surface} | ${cells.join(' | ')} | ${budget.tokens}${'tokens_per_tool' in budget ? `, ${budget.tokens_per_tool} per tool` : ''} |`;
-    }),
+      }),
+      `${budget.tokens}${'tokens_per_tool' in budget ? `, ${budget.tokens_per_tool} per tool` : ''}`,
+    ];
+  });
+  const lines = [
+    ...markdownTable([['tools/list (o200k tokens)', 'level 0', 'level 1', 'level 2', 'level 3', 'budget'], ...tools]),
     '',
-    '| first page, level 3 | items | tokens |',
-    '| --- | --- | --- |',
-    ...Object.entries(audit.lists).map(([name, f]) => `| ${name} | ${f.items} | ${f.tokens} |`),
+    ...markdownTable([['first page, level 3', 'items', 'tokens'], ...Object.entries(audit.lists).map(([name, f]) => [name, String(f.items), String(f.tokens)])]),
   ];
   return `${README_START}\n${lines.join('\n')}\n${README_END}`;
 }
