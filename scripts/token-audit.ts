@@ -167,7 +167,10 @@ function readmeTable(audit: Audit): string {
   const lines = [
     ...markdownTable([['tools/list (o200k tokens)', 'level 0', 'level 1', 'level 2', 'level 3', 'budget'], ...tools]),
     '',
-    ...markdownTable([['first page, level 3', 'items', 'tokens'], ...Object.entries(audit.lists).map(([name, f]) => [name, String(f.items), String(f.tokens)])]),
+    ...markdownTable([
+      ['first page, level 3', 'items', 'tokens'],
+      ...Object.entries(audit.lists).map(([name, f]) => [name, String(f.items), String(f.tokens)]),
+    ]),
   ];
   return `${README_START}\n${lines.join('\n')}\n${README_END}`;
 }

@@ -17,8 +17,8 @@ import type { HostSample } from '../../shared/catalog/sample.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import type { ContainerInventory } from '../../shared/swarm/records.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
-import type { ScenarioResult } from '../report.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
+import type { ScenarioResult } from '../report.ts';
 
 /** What Claude Code accepts in one tool result: text it keeps in the conversation, and tokens of any result. */
 const TEXT_CHARS_BUDGET = 50_000;
@@ -70,7 +70,14 @@ function simulatedAgent(identity: Identity, i: number, shared: { keys: { private
   const dispatcher = new Dispatcher(silentLogger);
   const startedAt = Date.now();
   const dockerUp = i % 20 !== 13;
-  const facts = { hostname: identity.name, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-28-amd64', arch: 'x64', cpu_cores: 8, memory_total_bytes: 8_200_000_000 };
+  const facts = {
+    hostname: identity.name,
+    os: 'Debian GNU/Linux 12 (bookworm)',
+    kernel: '6.1.0-28-amd64',
+    arch: 'x64',
+    cpu_cores: 8,
+    memory_total_bytes: 8_200_000_000,
+  };
   const collectors = [
     { name: 'system', available: true, reason: '' },
     { name: 'docker', available: dockerUp, reason: dockerUp ? '' : 'cannot reach /var/run/docker.sock: permission denied' },

@@ -15,7 +15,8 @@ import type { MetricsStore } from '../metrics/metrics-store.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
-import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
+import { pageOfEnvelope } from './envelope-pages.ts';
+import { type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
@@ -325,7 +326,7 @@ export class ActionRunner {
     const parsed = this.parseParams(action, params);
     const scope = action.resources;
     const resourceName = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
-    const untargeted = Object.keys(targetParsed.data).every((key) => key === 'timeout_ms');
+    const untargeted = Object.keys(targetParsed.data).every((key) => key === 'timeout_ms' || key === 'cursor');
     const resolved: ResolvedTargets =
       scope?.locate && resourceName !== undefined && untargeted
         ? this.locate(identity, scope.kind, resourceName)
@@ -382,7 +383,7 @@ export class ActionRunner {
       const node = nodes[0] as HostNode;
       return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
     }
-    const envelope: FleetEnvelope = toEnvelope(nodes);
+    const envelope = pageOfEnvelope(toEnvelope(nodes), targetParsed.data.cursor);
     return {
       action,
       structured: envelope as unknown as Record<string, unknown>,

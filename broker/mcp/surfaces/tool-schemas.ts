@@ -64,7 +64,8 @@ const advertisedCache = new Map<string, JsonSchema>();
  * model needs to choose them. The targets (host, hosts, selector, timeout_ms)
  * and the shared `confirm`, `cluster`, `version` and `wait` are explained once in the server's
  * instructions rather than on every tool;
- * `server`, an alias of host, is accepted but not advertised. JSON Schema
+ * `server`, an alias of host, and `cursor`, which only the text of a paged
+ * answer hands out, are accepted but not advertised. JSON Schema
  * 2020-12 is MCP's default dialect, so no `$schema`. fleet://actions/{id} has
  * the full schema.
  */
@@ -75,6 +76,7 @@ export function advertisedInputSchema(action: Action): JsonSchema {
     const properties = (full.properties ?? {}) as Record<string, Record<string, unknown>>;
     if (action.runsOn === 'host') {
       delete properties.server;
+      delete properties.cursor;
       for (const key of TARGET_KEYS) delete properties[key]?.description;
     }
     for (const key of EXPLAINED_ONCE) delete properties[key]?.description;

@@ -36,7 +36,7 @@ export const systemStatus = defineAction({
     containers_total: z.number().nullable(),
     sampled_at_unix_ms: z.number(),
   }),
-  table: { columns: ['os', 'uptime_s', 'cpu', 'memory', 'containers_running'] },
+  table: { columns: ['cpu.usage_percent', 'cpu.load_1', 'memory.usage_percent', 'memory.total_bytes', 'disks', 'uptime_s', 'containers_running'] },
   related: ['system.alerts', 'system.processes'],
 });
 
