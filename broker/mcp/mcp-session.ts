@@ -53,7 +53,7 @@ const INSTRUCTIONS = [
 
 /** A Resource-level McpError (-32002) for what the identity may not see or what does not exist. */
 function resourceError(error: FleetError): McpError {
-  return new McpError(-32002, `Resource not found: ${error.message}`, { hint: error.hint });
+  return new McpError(-32002, `Resource not found: ${error.message}${error.hint ? `. Next: ${error.hint}` : ''}`, { hint: error.hint });
 }
 
 /**

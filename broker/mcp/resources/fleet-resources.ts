@@ -1,5 +1,6 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { closestNames } from '../../../shared/format/closest-names.ts';
 import type { AgentRegistry } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
 import type { BrokerActionContext } from '../../calls/broker-actions/broker-action.ts';
@@ -37,9 +38,17 @@ export interface ResourceContext {
   level: number;
 }
 
-/** Resource reads answer this for anything the caller may not see, exactly like for what does not exist. */
-export function resourceNotFound(uri: string): FleetError {
-  return new FleetError('not_found', `no resource ${uri}`, { hint: 'resources/list shows what this identity may read.' });
+/**
+ * Resource reads answer this for anything the caller may not see, exactly like
+ * for what does not exist; `known` (what the caller may see) gives the closest URIs.
+ */
+export function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
+  const closest = closestNames(uri, known);
+  return new FleetError('not_found', `no resource ${uri}`, {
+    hint: closest.length
+      ? `Closest: ${closest.join(', ')}. resources/list and resources/templates/list show what this identity may read.`
+      : 'resources/list and resources/templates/list show what this identity may read.',
+  });
 }
 
 export function listResources(context: ResourceContext): ResourceDescriptor[] {
@@ -127,7 +136,11 @@ export async function readResource(uri: string, context: ResourceContext): Promi
   const actionMatch = /^fleet:\/\/actions\/(.+)$/.exec(uri);
   if (actionMatch) {
     const action = context.visibleActions.find((a) => a.id === decodeURIComponent(actionMatch[1] ?? ''));
-    if (!action) throw resourceNotFound(uri);
+    if (!action)
+      throw resourceNotFound(
+        uri,
+        context.visibleActions.map((a) => `fleet://actions/${a.id}`),
+      );
     return {
       ...actionSummary(action, context.surface),
       description: action.description,
@@ -148,7 +161,11 @@ export async function readResource(uri: string, context: ResourceContext): Promi
   if (agentMatch) {
     const name = decodeURIComponent(agentMatch[1] ?? '').toLowerCase();
     const host = context.brokerContext.visibleHosts().find((h) => h.name.toLowerCase() === name || h.id === name);
-    if (!host) throw resourceNotFound(uri);
+    if (!host)
+      throw resourceNotFound(
+        uri,
+        context.brokerContext.visibleHosts().map((h) => `fleet://agents/${h.name}`),
+      );
     return agentRow(host);
   }
   if (uri === 'fleet://status') return fleetStatusHandler.run({}, context.brokerContext);
@@ -171,5 +188,5 @@ export async function readResource(uri: string, context: ResourceContext): Promi
       })),
     };
   }
-  throw resourceNotFound(uri);
+  throw resourceNotFound(uri, [...listResources(context).map((r) => r.uri), ...RESOURCE_TEMPLATES.map((t) => t.uriTemplate)]);
 }
