@@ -14,6 +14,7 @@ import { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
 import { dockerList } from '../../shared/catalog/actions/docker-actions.ts';
 import { systemStatus } from '../../shared/catalog/actions/system-actions.ts';
 import type { HostSample } from '../../shared/catalog/sample.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import type { ContainerInventory } from '../../shared/swarm/records.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
@@ -121,7 +122,10 @@ function simulatedAgent(identity: Identity, i: number, shared: { keys: { private
       ...(dockerUp ? {} : { failedCollectors: ['docker'] }),
     };
   });
-  if (dockerUp) dispatcher.register(dockerList, async () => ({ payload: { containers: rows, count: rows.length } }));
+  dispatcher.register(dockerList, async () => {
+    if (!dockerUp) throw new FleetError('collector_unavailable', 'Docker is not reachable on this host', { collector: 'docker' });
+    return { payload: { containers: rows, count: rows.length } };
+  });
   const connection = new BrokerConnection({
     dataDir: '/nonexistent',
     identity: { ...identity, brokerAddress: address, caCertificatePem: shared.caCertificatePem, privateKeyPem: shared.keys.privateKeyPem },

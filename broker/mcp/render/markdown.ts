@@ -74,14 +74,21 @@ export function cell(value: unknown, key = '', maxLength = 80): string {
 const HOT_PERCENT = 90;
 const TROUBLED_STATES = new Set(['unhealthy', 'restarting', 'dead', 'unavailable', 'partial', 'critical', 'warning', 'down', 'failed']);
 
-function hot(record: Record<string, unknown>, depth = 0): boolean {
-  return Object.entries(record).some(([key, value]) => {
-    if (typeof value === 'number') return (key.endsWith('percent') && value >= HOT_PERCENT) || (key === 'restart_count' && value > 0);
-    if (typeof value === 'string') return ['state', 'health', 'status', 'availability', 'level'].includes(key) && TROUBLED_STATES.has(value);
-    if (depth === 0 && value && typeof value === 'object')
-      return (Array.isArray(value) ? value : [value]).some((v) => v && typeof v === 'object' && hot(v as Record<string, unknown>, 1));
-    return false;
+/** What in a record is worth a look, as `key value` phrases: figures over HOT_PERCENT, restarts, troubled states. */
+function hotFields(record: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(record).flatMap(([key, value]): string[] => {
+    if (typeof value === 'number')
+      return (key.endsWith('percent') && value >= HOT_PERCENT) || (key === 'restart_count' && value > 0) ? [`${prefix}${key} ${numberText(key, value)}`] : [];
+    if (typeof value === 'string')
+      return ['state', 'health', 'status', 'level'].includes(key) && TROUBLED_STATES.has(value) ? [`${prefix}${key} ${value}`] : [];
+    if (!prefix && value && typeof value === 'object')
+      return (Array.isArray(value) ? value : [value]).flatMap((v) => (v && typeof v === 'object' ? hotFields(v as Record<string, unknown>, `${key}.`) : []));
+    return [];
   });
+}
+
+function hot(record: Record<string, unknown>): boolean {
+  return hotFields(record).length > 0;
 }
 
 /** How much a row asks for attention: 3 no answer, 2 partly failed, 1 over a threshold or unhealthy, 0 fine. */
@@ -147,10 +154,17 @@ function itemsTable(items: Record<string, unknown>[], columns: readonly string[]
   const chosen = shown.length ? shown : [...present].filter((key) => items.every((item) => isScalar(item[key]))).slice(0, 6);
   const omitted = [...present].filter((key) => !chosen.some((c) => top(c) === key) && !lead.includes(key));
   const ordered = troubleFirst(items);
-  const rows = ordered.slice(0, MAX_ROWS).map((item) => [...lead, ...chosen].map((key) => cell(valueAt(item, key), key)));
-  const out = [table([...lead, ...chosen], rows)];
   const needing = ordered.filter((item) => attention(item) > 0).length;
-  if (needing) out.unshift(`${needing} of ${items.length} rows need attention and come first.`, '');
+  // Say why a row comes first, unless the shown columns already do (every row is a finding).
+  const why = needing > 0 && needing < items.length;
+  const rows = ordered
+    .slice(0, MAX_ROWS)
+    .map((item) => [
+      ...[...lead, ...chosen].map((key) => cell(valueAt(item, key), key)),
+      ...(why ? [cell(hotFields(item).slice(0, 2).join('; '), '', 120)] : []),
+    ]);
+  const out = [table([...lead, ...chosen, ...(why ? ['attention'] : [])], rows)];
+  if (why) out.unshift(`${needing} of ${items.length} rows need attention and come first.`, '');
   if (items.length > MAX_ROWS)
     out.push(
       `(${items.length - MAX_ROWS} more rows not shown${needing < MAX_ROWS ? ', none of them needing attention' : ''}; structuredContent has all ${items.length}, or narrow the call with host, hosts, selector or a filter.)`,
