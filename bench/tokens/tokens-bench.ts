@@ -222,6 +222,8 @@ export async function tokensScenario(agentCount: number): Promise<ScenarioResult
       figures[`${label}: text chars`] = text.length;
       figures[`${label}: text tokens`] = textTokens;
       figures[`${label}: structuredContent tokens`] = structuredTokens;
+      const page = (result.structuredContent as { page?: { of: number } } | undefined)?.page;
+      if (page) figures[`${label}: pages of hosts`] = page.of;
       if (result.isError) over.push(`${label} failed: ${text.slice(0, 200)}`);
       if (text.length > TEXT_CHARS_BUDGET) over.push(`${label} text`);
       if (structuredTokens > STRUCTURED_TOKENS_BUDGET) over.push(`${label} structuredContent`);
