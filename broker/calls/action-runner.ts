@@ -323,6 +323,12 @@ export class ActionRunner {
     const { targets: targetArgs, params, confirm } = this.splitArguments(action, args);
     const targetParsed = targetArgumentsSchema.safeParse(targetArgs);
     if (!targetParsed.success) throw describeIssue(action, targetParsed.error.issues[0]);
+    // A page is fetched by calling again, which must never repeat a change.
+    if (targetParsed.data.cursor !== undefined && action.risk !== 'read') {
+      throw new FleetError('invalid_argument', `${action.tool} changes things, so its answer comes whole and takes no cursor`, {
+        hint: 'Call it without cursor.',
+      });
+    }
     const parsed = this.parseParams(action, params);
     const scope = action.resources;
     const resourceName = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
@@ -383,7 +389,7 @@ export class ActionRunner {
       const node = nodes[0] as HostNode;
       return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
     }
-    const envelope = pageOfEnvelope(toEnvelope(nodes), targetParsed.data.cursor);
+    const envelope = action.risk === 'read' ? pageOfEnvelope(toEnvelope(nodes), targetParsed.data.cursor) : toEnvelope(nodes);
     return {
       action,
       structured: envelope as unknown as Record<string, unknown>,

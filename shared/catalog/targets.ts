@@ -32,7 +32,7 @@ export const hostTargetShape = {
     .min(1)
     .max(1024)
     .optional()
-    .describe('The next_cursor of a fleet answer too large for one result: the same call with it answers the next page of hosts.'),
+    .describe('The next_cursor of a read too large for one result: the same call with it answers the next page of hosts.'),
 };
 
 export const TARGET_KEYS = ['host', 'server', 'hosts', 'selector', 'timeout_ms', 'cursor'] as const;
