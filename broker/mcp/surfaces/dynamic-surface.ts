@@ -42,7 +42,7 @@ const executeTool: ToolDefinition = {
     required: ['action'],
     additionalProperties: false,
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true, openWorldHint: false },
 };
 
 function match(action: Action, index: number) {

@@ -35,23 +35,21 @@ export interface Surface {
 }
 
 /**
- * MCP's behaviour hints. The title is the tool's own `title`; destructiveHint
- * and idempotentHint only mean something for a tool that writes, so a read-only
- * tool states readOnlyHint and openWorldHint alone.
+ * MCP's behaviour hints, stated where they differ from the spec's defaults
+ * (readOnlyHint false, idempotentHint false, openWorldHint true), except
+ * destructiveHint, which a tool that writes always states. The title is the
+ * tool's own `title`; destructiveHint and idempotentHint only mean something
+ * for a tool that writes.
  */
 export interface ToolAnnotations {
-  readOnlyHint: boolean;
+  readOnlyHint?: true;
   destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
+  idempotentHint?: true;
+  openWorldHint?: false;
 }
 
 export function annotationsOf(action: Action): ToolAnnotations {
-  if (action.risk === 'read') return { readOnlyHint: true, openWorldHint: action.openWorld };
-  return {
-    readOnlyHint: false,
-    destructiveHint: action.risk === 'destructive',
-    idempotentHint: action.idempotent,
-    openWorldHint: action.openWorld,
-  };
+  const world = action.openWorld ? {} : { openWorldHint: false as const };
+  if (action.risk === 'read') return { readOnlyHint: true, ...world };
+  return { destructiveHint: action.risk === 'destructive', ...(action.idempotent ? { idempotentHint: true as const } : {}), ...world };
 }

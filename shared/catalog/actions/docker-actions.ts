@@ -38,8 +38,8 @@ export const dockerList = defineAction({
   input: z
     .object({
       all: z.boolean().optional().describe('Include stopped containers (default true).'),
-      name: z.string().max(256).optional().describe('Only containers whose name contains this.'),
-      label: z.string().max(512).optional().describe('Only containers with this label: key or key=value.'),
+      name: z.string().max(256).optional().describe('Name contains this.'),
+      label: z.string().max(512).optional().describe('key or key=value'),
     })
     .strict(),
   output: z.object({ containers: z.array(containerRowShape), count: z.number() }),
@@ -71,7 +71,7 @@ export const dockerStats = defineAction({
   collector: 'docker',
   title: 'Container stats',
   description: 'CPU, memory, network and block I/O of each running container (the first call on a host takes a second or two).',
-  input: z.object({ name: z.string().max(256).optional().describe('Only containers whose name contains this.') }).strict(),
+  input: z.object({ name: z.string().max(256).optional().describe('Name contains this.') }).strict(),
   output: z.object({ containers: z.array(containerStatsShape), count: z.number() }),
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
   table: { list: 'containers', columns: ['name', 'cpu_percent', 'memory_usage_bytes', 'memory_percent', 'net_rx_bytes', 'net_tx_bytes', 'pids'] },
@@ -104,7 +104,7 @@ export const dockerLogs = defineAction({
       until: z.union([z.string().max(64), z.number()]).optional(),
       stream: z.enum(['stdout', 'stderr', 'both']).optional().describe('default both'),
       timestamps: z.boolean().optional(),
-      contains: z.string().max(256).optional().describe('Case-insensitive text filter.'),
+      contains: z.string().max(256).optional(),
       follow_ms: z.number().int().min(0).max(60_000).optional().describe('Also gather new lines this long.'),
     })
     .strict(),
@@ -265,8 +265,8 @@ export const dockerEvents = defineAction({
     .object({
       since_unix_ms: z.number().int().min(0).optional(),
       types: z.array(z.string().max(64)).max(20).optional().describe('Actions such as die, oom or health_status.'),
-      name: z.string().max(256).optional().describe('Only events of containers whose name contains this.'),
-      limit: z.number().int().min(1).max(1000).optional().describe('How many (default 100).'),
+      name: z.string().max(256).optional().describe('Container name contains this.'),
+      limit: z.number().int().min(1).max(1000).optional().describe('default 100'),
     })
     .strict(),
   output: z.object({ events: z.array(containerEventShape), count: z.number() }),

@@ -98,9 +98,9 @@ export const proxmoxGuests = defineAction({
   description: 'The VMs and containers of a Proxmox VE cluster with node, status, CPU, memory and tags; one agent per cluster is enough (host).',
   input: z
     .object({
-      node: nodeName.optional().describe('Only guests on this node.'),
-      status: z.enum(['running', 'stopped']).optional().describe('Only guests in this state.'),
-      type: guestType.optional().describe('Only VMs (qemu) or containers (lxc).'),
+      node: nodeName.optional(),
+      status: z.enum(['running', 'stopped']).optional(),
+      type: guestType.optional().describe('qemu (VM) or lxc (container).'),
     })
     .strict(),
   output: z.object({ answered_by_node: answeredBy, guests: z.array(guestRowShape), count: z.number() }),
@@ -117,7 +117,7 @@ export const proxmoxNode = defineAction({
   collector: 'proxmox',
   title: 'Proxmox VE node',
   description: "One Proxmox VE node's vital signs (default: the agent's own node).",
-  input: z.object({ node: nodeName.optional().describe("The node (default: the agent's own).") }).strict(),
+  input: z.object({ node: nodeName.optional().describe("Default: the agent's own.") }).strict(),
   output: z.object({
     node: z.string(),
     answered_by_node: answeredBy,
@@ -163,8 +163,8 @@ export const proxmoxTasks = defineAction({
   description: 'Recent tasks of a Proxmox VE node, newest first, with who started them and how they ended.',
   input: z
     .object({
-      node: nodeName.optional().describe("The node (default: the agent's own)."),
-      limit: z.number().int().min(1).max(500).optional().describe('How many (default 50).'),
+      node: nodeName.optional().describe("Default: the agent's own."),
+      limit: z.number().int().min(1).max(500).optional().describe('default 50'),
       errors_only: z.boolean().optional(),
       vmid: vmid.optional(),
       type: z
@@ -172,7 +172,7 @@ export const proxmoxTasks = defineAction({
         .max(64)
         .regex(/^[a-zA-Z0-9_-]+$/)
         .optional()
-        .describe('Only tasks of this type, such as vzdump or qmstart.'),
+        .describe('Such as vzdump or qmstart.'),
       source: z.enum(['archive', 'active', 'all']).optional().describe('archive (finished), active (running) or all (default).'),
       since_unix_ms: z.number().int().min(0).optional(),
     })

@@ -110,13 +110,13 @@ export const getLogs = defineAction({
       task: z.string().max(256).optional().describe('A task id, or its name service.slot.'),
       stack: z.string().max(256).optional(),
       cluster: z.string().max(128).optional().describe('The whole swarm (its id or name).'),
-      contains: z.string().max(256).optional().describe('Only lines containing this (case-insensitive).'),
+      contains: z.string().max(256).optional(),
       tail: z.number().int().min(1).max(2000).optional().describe('Lines per replica (default 100).'),
       since: z
         .union([z.string().max(64), z.number()])
         .optional()
         .describe('RFC 3339, unix seconds or a duration ago (10m).'),
-      level: z.enum(['debug', 'info', 'warn', 'error', 'fatal']).optional().describe('Only lines at this level or worse (as recognised in the text).'),
+      level: z.enum(['debug', 'info', 'warn', 'error', 'fatal']).optional().describe('This level or worse.'),
     })
     .strict(),
   output: z.object({

@@ -145,7 +145,7 @@ export const alertsHistory = defineAction({
   input: z
     .object({
       since_unix_ms: z.number().int().min(0).optional(),
-      limit: z.number().int().min(1).max(1000).optional().describe('How many (default 100).'),
+      limit: z.number().int().min(1).max(1000).optional().describe('default 100'),
     })
     .strict(),
   output: z.object({
