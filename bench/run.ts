@@ -2,11 +2,13 @@
  * `npm run bench`: every benchmark scenario, or those named with --only.
  *   npm run bench -- --only mesh --agents 500,2000 --rounds 50
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
+ *   npm run bench -- --only tokens --hosts 100
  */
 import { parseArgs } from 'node:util';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
+import { tokensScenario } from './tokens/tokens-bench.ts';
 
 const { values } = parseArgs({
   options: {
@@ -15,6 +17,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '50' },
     containers: { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '60' },
+    hosts: { type: 'string', default: '100' },
   },
 });
 
@@ -29,6 +32,10 @@ if (selected.has('mesh')) {
 if (selected.has('docker')) {
   process.stderr.write('docker\n');
   results.push(await dockerScenario({ containers: Number(values.containers), idleSeconds: Number(values['idle-seconds']) }));
+}
+if (selected.has('tokens')) {
+  process.stderr.write(`tokens: ${values.hosts} agents\n`);
+  results.push(await tokensScenario(Number(values.hosts)));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

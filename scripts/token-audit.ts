@@ -1,51 +1,215 @@
 /**
- * What each tool surface's tools/list costs in a model's context: the name,
- * description and input schema of every tool (what clients pass to the model),
- * for an identity that sees the whole catalog, counted with the o200k tokenizer.
- * Writes docs/tokens.json; `--check` fails when a figure drifts more than 15%
- * from the committed one.
+ * What the lists a client fetches cost in a model's context, counted on the
+ * exact JSON a client receives over Streamable HTTP: `tools/list` per tool
+ * surface and operations level (every field: schemas, annotations, titles),
+ * the first page of resources/list, resources/templates/list and
+ * prompts/list, and the server's instructions, with the o200k tokenizer. Writes docs/tokens.json and the
+ * README's table; `--check` fails when a figure drifts more than 10% from the
+ * committed file, when one is over its budget, or when the README's table is stale.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { SURFACE_NAMES } from '../broker/mcp/surfaces/surface.ts';
-import { SURFACES } from '../broker/mcp/surfaces/surfaces.ts';
+import { createIdentity } from '../broker/auth/identities.ts';
+import { Broker } from '../broker/broker.ts';
+import { inProcessBrokerOptions } from '../broker/broker-options.ts';
+import { SURFACE_NAMES, type SurfaceName } from '../broker/mcp/surfaces/surface.ts';
+import type { Level } from '../shared/catalog/action.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
+import { silentLogger } from '../shared/log/logger.ts';
 
-const TOLERANCE = 0.15;
+const TOLERANCE = 0.1;
+const LEVELS: readonly Level[] = [0, 1, 2, 3];
 
-function measure(): Record<string, { tools: number; bytes: number; tokens: number }> {
-  const figures: Record<string, { tools: number; bytes: number; tokens: number }> = {};
-  for (const name of SURFACE_NAMES) {
-    const tools = SURFACES[name].tools(CATALOG).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
-    const text = JSON.stringify(tools);
-    figures[name] = { tools: tools.length, bytes: Buffer.byteLength(text), tokens: encode(text).length };
+/** The most a list may cost at any level (tokens), and per tool on the individual surface. */
+const BUDGETS = {
+  individual: { tokens: 9_000, tokens_per_tool: 150 },
+  meta: { tokens: 2_500 },
+  dynamic: { tokens: 500 },
+} as const;
+
+interface Figure {
+  items: number;
+  bytes: number;
+  tokens: number;
+}
+
+interface Audit {
+  tokenizer: 'o200k_base';
+  actions: number;
+  budgets: typeof BUDGETS;
+  /** tools/list per surface, per level. */
+  surfaces: Record<SurfaceName, Record<string, Figure>>;
+  /** The first page of each list, for a level-3 identity. */
+  lists: Record<string, Figure>;
+}
+
+function figure(items: unknown[], result: unknown): Figure {
+  const text = JSON.stringify(result);
+  return { items: items.length, bytes: Buffer.byteLength(text), tokens: encode(text).length };
+}
+
+/** An SDK client whose every received JSON-RPC result is kept as it came off the wire. */
+async function rawClient(url: string, token: string): Promise<{ client: Client; request(method: string): Promise<Record<string, unknown>> }> {
+  const client = new Client({ name: 'fleetmesh-token-audit', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  const received = new Map<string | number, Record<string, unknown>>();
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('id' in message && 'result' in message) received.set(message.id, structuredClone(message.result) as Record<string, unknown>);
+    deliver?.(message);
+  };
+  return {
+    client,
+    async request(method) {
+      // The client numbers its own requests; catch whichever id answers this one.
+      const before = new Set(received.keys());
+      if (method === 'tools/list') await client.listTools();
+      else if (method === 'resources/list') await client.listResources();
+      else if (method === 'resources/templates/list') await client.listResourceTemplates();
+      else await client.listPrompts();
+      const id = [...received.keys()].find((key) => !before.has(key));
+      const result = id === undefined ? undefined : received.get(id);
+      if (!result) throw new Error(`no raw result captured for ${method}`);
+      return result;
+    },
+  };
+}
+
+async function measure(): Promise<Audit> {
+  const surfaces = {} as Audit['surfaces'];
+  const lists: Audit['lists'] = {};
+  for (const surface of SURFACE_NAMES) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fm-token-audit-'));
+    const broker = await Broker.start(inProcessBrokerOptions(dataDir, { toolSurface: surface, operationsLevel: 3 }), silentLogger);
+    try {
+      surfaces[surface] = {};
+      for (const level of LEVELS) {
+        const { token } = createIdentity(broker.store, { name: `audit-${surface}-${level}`, level });
+        const { client, request } = await rawClient(broker.mcpUrl, token);
+        const tools = await request('tools/list');
+        surfaces[surface][String(level)] = figure(tools.tools as unknown[], tools);
+        if (surface === 'individual' && level === 3) {
+          const resources = await request('resources/list');
+          lists['resources/list'] = figure(resources.resources as unknown[], resources);
+          const templates = await request('resources/templates/list');
+          lists['resources/templates/list'] = figure(templates.resourceTemplates as unknown[], templates);
+          const prompts = await request('prompts/list');
+          lists['prompts/list'] = figure(prompts.prompts as unknown[], prompts);
+          // The targets and shared parameters the tool schemas leave out are explained here, once per session.
+          lists['initialize instructions'] = figure([client.getInstructions()], client.getInstructions());
+        }
+        await client.close();
+      }
+    } finally {
+      await broker.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
-  return figures;
+  return { tokenizer: 'o200k_base', actions: CATALOG.length, budgets: BUDGETS, surfaces, lists };
+}
+
+/** Every figure over its budget, as a sentence each. */
+function overBudget(audit: Audit): string[] {
+  const over: string[] = [];
+  for (const surface of SURFACE_NAMES) {
+    const budget = BUDGETS[surface];
+    for (const [level, f] of Object.entries(audit.surfaces[surface])) {
+      if (f.tokens > budget.tokens) over.push(`${surface} at level ${level}: ${f.tokens} tokens, budget ${budget.tokens}`);
+      if ('tokens_per_tool' in budget && f.items && f.tokens / f.items > budget.tokens_per_tool)
+        over.push(`${surface} at level ${level}: ${Math.round(f.tokens / f.items)} tokens per tool, budget ${budget.tokens_per_tool}`);
+    }
+  }
+  return over;
+}
+
+function drifted(audit: Audit, committed: Audit): string[] {
+  const pairs: [string, number, number | undefined][] = [];
+  for (const surface of SURFACE_NAMES)
+    for (const [level, f] of Object.entries(audit.surfaces[surface]))
+      pairs.push([`${surface} level ${level}`, f.tokens, committed.surfaces?.[surface]?.[level]?.tokens]);
+  for (const [name, f] of Object.entries(audit.lists)) pairs.push([name, f.tokens, committed.lists?.[name]?.tokens]);
+  return pairs
+    .filter(([, now, before]) => !before || Math.abs(now - before) / before > TOLERANCE)
+    .map(([name, now, before]) => `${name}: ${now} tokens (committed ${before ?? 'none'})`);
+}
+
+const README_START = '<!-- token-audit:start -->';
+const README_END = '<!-- token-audit:end -->';
+
+/** A Markdown table with padded columns, as the formatter leaves it. */
+function markdownTable(rows: string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(3, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  const [head = [], ...body] = rows;
+  return [line(head), `| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`, ...body.map(line)];
+}
+
+/** The README's table: tools/list tokens per surface and level, then the other lists. */
+function readmeTable(audit: Audit): string {
+  const tools = SURFACE_NAMES.map((surface) => {
+    const budget = BUDGETS[surface];
+    return [
+      surface,
+      ...LEVELS.map((level) => {
+        const f = audit.surfaces[surface][String(level)];
+        return f ? `${f.tokens} (${f.items} tools)` : '-';
+      }),
+      `${budget.tokens}${'tokens_per_tool' in budget ? `, ${budget.tokens_per_tool} per tool` : ''}`,
+    ];
+  });
+  const lines = [
+    ...markdownTable([['tools/list (o200k tokens)', 'level 0', 'level 1', 'level 2', 'level 3', 'budget'], ...tools]),
+    '',
+    ...markdownTable([
+      ['first page, level 3', 'items', 'tokens'],
+      ...Object.entries(audit.lists).map(([name, f]) => [name, String(f.items), String(f.tokens)]),
+    ]),
+  ];
+  return `${README_START}\n${lines.join('\n')}\n${README_END}`;
+}
+
+function withTable(readme: string, table: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < 0) throw new Error(`README.md has no ${README_START} … ${README_END} block for the token table`);
+  return readme.slice(0, start) + table + readme.slice(end + README_END.length);
+}
+
+function print(audit: Audit, committed?: Audit): void {
+  for (const surface of SURFACE_NAMES)
+    for (const [level, f] of Object.entries(audit.surfaces[surface])) {
+      const before = committed?.surfaces?.[surface]?.[level]?.tokens;
+      process.stdout.write(
+        `${surface.padEnd(10)} level ${level} ${String(f.items).padStart(4)} tools ${String(f.tokens).padStart(7)} tokens${before !== undefined ? ` (committed ${before})` : ''}\n`,
+      );
+    }
+  for (const [name, f] of Object.entries(audit.lists))
+    process.stdout.write(`${name.padEnd(26)} ${String(f.items).padStart(4)} items ${String(f.tokens).padStart(7)} tokens\n`);
 }
 
 const target = fileURLToPath(new URL('../docs/tokens.json', import.meta.url));
-const figures = measure();
-const document = { tokenizer: 'o200k_base', actions: CATALOG.length, surfaces: figures };
+const readmePath = fileURLToPath(new URL('../README.md', import.meta.url));
+const audit = await measure();
+const problems = overBudget(audit);
 if (process.argv.includes('--check')) {
-  const committed = JSON.parse(readFileSync(target, 'utf8')) as typeof document;
-  const drifted = Object.entries(figures).filter(([name, figure]) => {
-    const before = committed.surfaces[name]?.tokens ?? 0;
-    return before === 0 || Math.abs(figure.tokens - before) / before > TOLERANCE;
-  });
-  for (const [name, figure] of Object.entries(figures)) {
-    process.stdout.write(
-      `${name.padEnd(10)} ${String(figure.tools).padStart(4)} tools  ${String(figure.tokens).padStart(7)} tokens (committed ${committed.surfaces[name]?.tokens ?? '-'})\n`,
-    );
-  }
-  if (drifted.length) {
-    process.stderr.write(
-      `token figures drifted more than ${TOLERANCE * 100}% for ${drifted.map(([n]) => n).join(', ')}: run npm run audit:tokens and commit docs/tokens.json.\n`,
-    );
-    process.exit(1);
-  }
+  const committed = JSON.parse(readFileSync(target, 'utf8')) as Audit;
+  print(audit, committed);
+  const drift = drifted(audit, committed);
+  if (drift.length)
+    problems.push(`figures drifted more than ${TOLERANCE * 100}% from docs/tokens.json (run npm run audit:tokens and commit it): ${drift.join('; ')}`);
+  if (!readFileSync(readmePath, 'utf8').includes(readmeTable(committed)))
+    problems.push('README.md token table differs from docs/tokens.json: run npm run audit:tokens');
 } else {
-  writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
-  for (const [name, figure] of Object.entries(figures))
-    process.stdout.write(`${name.padEnd(10)} ${String(figure.tools).padStart(4)} tools  ${String(figure.tokens).padStart(7)} tokens\n`);
+  writeFileSync(target, `${JSON.stringify(audit, null, 2)}\n`);
+  writeFileSync(readmePath, withTable(readFileSync(readmePath, 'utf8'), readmeTable(audit)));
+  print(audit);
 }
+for (const problem of problems) process.stderr.write(`${problem}\n`);
+process.exit(problems.length ? 1 : 0);

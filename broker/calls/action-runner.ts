@@ -15,7 +15,8 @@ import type { MetricsStore } from '../metrics/metrics-store.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
-import { type FleetEnvelope, type HostNode, toEnvelope, toNode } from './merge.ts';
+import { pageOfEnvelope } from './envelope-pages.ts';
+import { type HostNode, toEnvelope, toNode } from './merge.ts';
 import { redactArguments } from './redact.ts';
 import type { RefusalAudit } from './refusal-audit.ts';
 import { checkSwarmReadParams, filterSwarmAnswer, swarmReadScope } from './swarm-grants.ts';
@@ -387,10 +388,16 @@ export class ActionRunner {
     const { targets: targetArgs, params, confirm } = this.splitArguments(action, args);
     const targetParsed = targetArgumentsSchema.safeParse(targetArgs);
     if (!targetParsed.success) throw describeIssue(action, targetParsed.error.issues[0]);
+    // A page is fetched by calling again, which must never repeat a change.
+    if (targetParsed.data.cursor !== undefined && action.risk !== 'read') {
+      throw new FleetError('invalid_argument', `${action.tool} changes things, so its answer comes whole and takes no cursor`, {
+        hint: 'Call it without cursor.',
+      });
+    }
     const parsed = this.parseParams(action, params);
     const scope = action.resources;
     const resourceName = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
-    const untargeted = Object.keys(targetParsed.data).every((key) => key === 'timeout_ms');
+    const untargeted = Object.keys(targetParsed.data).every((key) => key === 'timeout_ms' || key === 'cursor');
     const resolved: ResolvedTargets =
       scope?.locate && resourceName !== undefined && untargeted
         ? this.locate(identity, scope.kind, resourceName)
@@ -448,7 +455,8 @@ export class ActionRunner {
         const node = nodes[0] as HostNode;
         return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
       }
-      const envelope: FleetEnvelope = toEnvelope(nodes);
+      // Writes never page: fetching a later page would mean repeating the change.
+      const envelope = action.risk === 'read' ? pageOfEnvelope(toEnvelope(nodes), targetParsed.data.cursor) : toEnvelope(nodes);
       return {
         action,
         structured: envelope as unknown as Record<string, unknown>,

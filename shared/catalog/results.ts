@@ -35,6 +35,11 @@ export function envelopeSchema(output: z.ZodObject): z.ZodObject {
     responded: z.number().describe('How many of them answered.'),
     hosts: z.array(nodeSchema(output)),
     errors: z.array(errorShape).describe('Every per-host failure, with its host.'),
+    page: z
+      .object({ number: z.number(), of: z.number(), first_host: z.string(), last_host: z.string() })
+      .optional()
+      .describe('Present when the hosts did not fit in one result: which page of hosts this is.'),
+    next_cursor: z.string().optional().describe('Pass as cursor, with the same arguments, for the next page.'),
   });
 }
 

@@ -27,9 +27,15 @@ export const hostTargetShape = {
     .describe(
       `How long to wait for the hosts, in ms (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}); a host not answering by then is reported as deadline_exceeded.`,
     ),
+  cursor: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe('The next_cursor of a read too large for one result: the same call with it answers the next page of hosts.'),
 };
 
-export const TARGET_KEYS = ['host', 'server', 'hosts', 'selector', 'timeout_ms'] as const;
+export const TARGET_KEYS = ['host', 'server', 'hosts', 'selector', 'timeout_ms', 'cursor'] as const;
 
 export const confirmShape = {
   confirm: z

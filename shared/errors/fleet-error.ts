@@ -32,6 +32,24 @@ export interface ErrorInfo {
   collector?: string;
 }
 
+/** The next step an error names when the code that threw it has no better one. */
+const NEXT_STEP: Record<ErrorCode, string> = {
+  invalid_argument: 'fleet://actions/{id} has the full schema of every parameter.',
+  not_found: 'list_agents and find show what exists.',
+  ambiguous: 'Name it exactly: by id, or with host.',
+  forbidden: 'Ask an operator for a grant or level that covers it; fleet://actions lists what this identity may run.',
+  confirm_required: 'Check the targets, then call again with confirm: true.',
+  conflict: 'Read the current state (describe) and try again.',
+  agent_offline: 'list_agents shows which agents are online; try again once it is back.',
+  agent_disconnected: 'Call again; list_agents shows whether the agent reconnected.',
+  deadline_exceeded: 'Call again with a larger timeout_ms (max 60000) or fewer hosts.',
+  unsupported: 'agent_info shows the actions and collectors the agent offers.',
+  collector_unavailable: 'agent_info gives the reason the collector is unavailable.',
+  collector_failed: 'Call again; agent_info shows the state of its collectors.',
+  result_too_large: 'Narrow the call: fewer hosts, a filter or a smaller limit.',
+  internal: 'This is a bug or an unexpected condition; the broker and agent logs have details.',
+};
+
 export interface FleetErrorOptions {
   hint?: string;
   host?: string;
@@ -52,7 +70,7 @@ export class FleetError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'FleetError';
     this.code = code;
-    this.hint = options.hint ?? '';
+    this.hint = options.hint || NEXT_STEP[code];
     this.host = options.host;
     this.collector = options.collector;
     this.details = options.details;
@@ -79,7 +97,8 @@ export function toFleetError(error: unknown): FleetError {
 
 /** An ErrorInfo for a value that came off the wire, tolerating unknown codes from newer peers. */
 export function errorInfo(code: string, message: string, hint = '', extra: { host?: string; collector?: string } = {}): ErrorInfo {
-  const info: ErrorInfo = { code: isErrorCode(code) ? code : 'internal', message, hint };
+  const known = isErrorCode(code) ? code : 'internal';
+  const info: ErrorInfo = { code: known, message, hint: hint || NEXT_STEP[known] };
   if (extra.host) info.host = extra.host;
   if (extra.collector) info.collector = extra.collector;
   return info;

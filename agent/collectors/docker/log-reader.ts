@@ -11,8 +11,12 @@ export interface LogLine {
 
 /** A line longer than this is cut (the engine splits at 16 KiB too). */
 export const MAX_LINE_CHARS = 16 * 1024;
-/** All lines of one answer together stay under this. */
-export const MAX_TOTAL_CHARS = 1024 * 1024;
+/**
+ * All lines of one answer together stay under this, counting each line's JSON
+ * around its text: an answer a model can take whole (well under 25,000 tokens).
+ */
+export const MAX_TOTAL_CHARS = 48_000;
+const LINE_JSON_CHARS = 30;
 
 /**
  * Splits the engine's multiplexed log stream (non-TTY containers) into stdout
@@ -101,15 +105,15 @@ export class LineCollector {
     }
     const line: LogLine = { stream, text, ...(this.options.timestamps && timestamp ? { timestamp } : {}) };
     this.lines.push(line);
-    this.chars += text.length;
+    this.chars += text.length + LINE_JSON_CHARS;
     while (this.lines.length > this.options.maxLines || this.chars > MAX_TOTAL_CHARS) {
       // Name the limit that made this cut, before the cut changes the counts.
       this.truncatedReason =
         this.chars > MAX_TOTAL_CHARS
-          ? `the answer is capped at ${MAX_TOTAL_CHARS} characters; older lines were dropped`
-          : `only the last ${this.options.maxLines} lines are kept`;
+          ? `the answer is capped at ${MAX_TOTAL_CHARS} characters, so older lines were dropped: to read them, narrow with until, since, contains or stream`
+          : `only the last ${this.options.maxLines} lines are kept: ask for more with lines (max 5000), or narrow with since, until or contains`;
       const dropped = this.lines.shift();
-      this.chars -= dropped?.text.length ?? 0;
+      this.chars -= (dropped?.text.length ?? 0) + LINE_JSON_CHARS;
     }
     return line;
   }

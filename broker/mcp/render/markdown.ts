@@ -5,6 +5,37 @@ import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 const MAX_ROWS = 50;
 const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'failed_collectors', 'errors']);
 
+const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+function bytesText(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < BINARY_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(value >= 100 ? 0 : 1)} ${BINARY_UNITS[unit]}`;
+}
+
+function secondsText(seconds: number): string {
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.floor((seconds % 86_400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (days) return `${days} d ${hours} h`;
+  if (hours) return `${hours} h ${minutes} min`;
+  return minutes ? `${minutes} min ${Math.round(seconds % 60)} s` : `${Math.round(seconds * 10) / 10} s`;
+}
+
+/** A number as people read it, by the unit its key names (`memory_used_bytes` → `1.2 GiB`); structuredContent keeps the raw number. */
+export function numberText(key: string, value: number): string {
+  if (key.endsWith('_unix_ms')) return value > 0 ? new Date(value).toISOString() : String(value);
+  if (key.endsWith('_bytes')) return bytesText(value);
+  if (key.endsWith('percent') || key.endsWith('_threshold')) return `${Math.round(value * 10) / 10} %`;
+  if (key.endsWith('_s')) return secondsText(value);
+  if (key.endsWith('_ms')) return `${value} ms`;
+  return String(value);
+}
+
 /**
  * A value from the fleet in a table cell or field list: in a code span, so a
  * model can tell what hosts wrote from what we write (a container name or a log
@@ -12,20 +43,27 @@ const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'fail
  */
 export function cell(value: unknown, key = '', maxLength = 80): string {
   if (value === null || value === undefined) return '-';
-  if (typeof value === 'number') {
-    if (key.endsWith('_unix_ms') && value > 0) return new Date(value).toISOString();
-    return String(value);
-  }
+  if (typeof value === 'number') return numberText(key, value);
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   let text: string;
   if (typeof value === 'string') text = value;
   else if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) text = value.join(', ');
   else if (Array.isArray(value) && value.every((v) => v && typeof v === 'object' && 'name' in v))
     text = value.map((v) => String((v as { name: unknown }).name)).join(', ');
-  else if (typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v !== 'object')) {
+  else if (Array.isArray(value) && value.every((v) => v && typeof v === 'object' && Object.values(v).some((f) => typeof f === 'string'))) {
+    // Such as disks: each one's first text field, with its first percentage.
+    text = value
+      .map((v) => {
+        const entries = Object.entries(v as Record<string, unknown>);
+        const label = entries.find(([, f]) => typeof f === 'string')?.[1] as string;
+        const share = entries.find(([k, f]) => k.endsWith('percent') && typeof f === 'number');
+        return share ? `${label} ${numberText(share[0], share[1] as number)}` : label;
+      })
+      .join(', ');
+  } else if (typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v !== 'object')) {
     text = Object.entries(value)
-      .map(([k, v]) => `${k}=${String(v)}`)
-      .join(',');
+      .map(([k, v]) => `${k}=${typeof v === 'number' ? numberText(k, v) : String(v)}`)
+      .join(', ');
   } else text = JSON.stringify(value);
   if (text === '') return '-';
   if (text.length > maxLength) text = `${text.slice(0, maxLength - 3)}…`;
@@ -58,6 +96,42 @@ function jsonBlock(value: unknown): string {
   return `${fence}json\n${json}\n${fence}`;
 }
 
+/** At or over this, a percentage is worth a look before the rest. */
+const HOT_PERCENT = 90;
+const TROUBLED_STATES = new Set(['unhealthy', 'restarting', 'dead', 'unavailable', 'partial', 'critical', 'warning', 'down', 'failed']);
+
+/** What in a record is worth a look, as `key value` phrases: figures over HOT_PERCENT, restarts, troubled states. */
+function hotFields(record: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(record).flatMap(([key, value]): string[] => {
+    if (typeof value === 'number')
+      return (key.endsWith('percent') && value >= HOT_PERCENT) || (key === 'restart_count' && value > 0) ? [`${prefix}${key} ${numberText(key, value)}`] : [];
+    if (typeof value === 'string')
+      return ['state', 'health', 'status', 'level'].includes(key) && TROUBLED_STATES.has(value) ? [`${prefix}${key} ${value}`] : [];
+    if (!prefix && value && typeof value === 'object')
+      return (Array.isArray(value) ? value : [value]).flatMap((v) => (v && typeof v === 'object' ? hotFields(v as Record<string, unknown>, `${key}.`) : []));
+    return [];
+  });
+}
+
+function hot(record: Record<string, unknown>): boolean {
+  return hotFields(record).length > 0;
+}
+
+/** How much a row asks for attention: 3 no answer, 2 partly failed, 1 over a threshold or unhealthy, 0 fine. */
+function attention(record: Record<string, unknown>): number {
+  if (record.availability === 'unavailable') return 3;
+  if (record.availability === 'partial' || (Array.isArray(record.errors) && record.errors.length)) return 2;
+  return hot(record) ? 1 : 0;
+}
+
+/** Rows that need attention first (worst first), the others in their order. */
+function troubleFirst<T extends Record<string, unknown>>(rows: T[]): T[] {
+  return rows
+    .map((row, index) => ({ row, index, weight: attention(row) }))
+    .sort((a, b) => b.weight - a.weight || a.index - b.index)
+    .map(({ row }) => row);
+}
+
 function table(headers: string[], rows: string[][]): string {
   return [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
@@ -73,11 +147,20 @@ function isScalar(value: unknown): boolean {
   return value === null || typeof value !== 'object';
 }
 
-function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set()): string[] {
+function isFlatRecordList(value: unknown): value is Record<string, unknown>[] {
+  return Array.isArray(value) && value.length > 0 && value.every((v) => v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalar));
+}
+
+/** A record's fields, one line each; `tables` shows a list of flat records (a broker answer's hot_hosts) as a table rather than JSON. */
+function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(), tables = false): string[] {
   const lines: string[] = [];
   const blocks: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (skip.has(key)) continue;
+    if (tables && isFlatRecordList(value)) {
+      blocks.push(`**${key}** (${value.length}):`, ...itemsTable(value, []), '');
+      continue;
+    }
     const whole = cell(value, key, Number.POSITIVE_INFINITY);
     if (isScalar(value) || whole.length <= 82) lines.push(`- **${key}**: ${isScalar(value) ? cell(value, key, 2000) : whole}`);
     else blocks.push(`**${key}**:\n${jsonBlock(value)}`);
@@ -85,35 +168,55 @@ function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(
   return [...lines, ...(blocks.length ? ['', ...blocks] : [])];
 }
 
-/** A column's value: a field, or a field of a field (`state.status`). */
+/** A column's value: a field, or a field of a field (`state.status`, `cpu.usage_percent`). */
 function valueAt(item: Record<string, unknown>, column: string): unknown {
   return column.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), item);
 }
 
+/** Up to six fields every item holds as a plain value: the columns of a table nothing hinted. */
+function scalarColumns(items: Record<string, unknown>[], exclude: readonly string[]): string[] {
+  const present = new Set(items.flatMap((item) => Object.keys(item)));
+  return [...present].filter((key) => !exclude.includes(key) && items.every((item) => isScalar(item[key]))).slice(0, 6);
+}
+
 /**
  * A table of items (rows), choosing the hinted columns, and saying which fields
- * and rows it left out. `shown` are the rows it has room for, when something
- * chose them already (the newest of a log); otherwise the first ones.
+ * and rows it left out. Rows that need attention come first, except in a log
+ * (`tail`), whose rows keep their order and whose newest rows are shown;
+ * `shown` are the rows it has room for, when something chose them already.
  */
 function itemsTable(
   items: Record<string, unknown>[],
   columns: readonly string[],
   lead: string[] = [],
   tail?: TableHint['tail'],
-  shown: Record<string, unknown>[] = tail ? items.slice(-MAX_ROWS) : items.slice(0, MAX_ROWS),
+  shown?: Record<string, unknown>[],
 ): string[] {
   const present = new Set(items.flatMap((item) => Object.keys(item)));
   const hinted = columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
-  const chosen = hinted.length ? hinted : [...present].filter((key) => !lead.includes(key) && items.every((item) => isScalar(item[key]))).slice(0, 6);
+  const chosen = hinted.length ? hinted : scalarColumns(items, lead);
   const omitted = [...present].filter((key) => !lead.includes(key) && !chosen.some((c) => c === key || c.startsWith(`${key}.`)));
-  const rows = shown.map((item) => [...lead, ...chosen].map((key) => cell(valueAt(item, key), key)));
-  const out = [table([...lead, ...chosen], rows)];
-  const left = items.length - shown.length;
+  const ordered = tail ? items : troubleFirst(items);
+  const needing = tail ? 0 : ordered.filter((item) => attention(item) > 0).length;
+  // Say why a row comes first, unless the shown columns already do (every row is a finding).
+  const why = needing > 0 && needing < items.length;
+  const picked = shown ?? (tail ? ordered.slice(-MAX_ROWS) : ordered.slice(0, MAX_ROWS));
+  const rows = picked.map((item) => [
+    ...[...lead, ...chosen].map((key) => cell(valueAt(item, key), key)),
+    ...(why ? [cell(hotFields(item).slice(0, 2).join('; '), '', 120)] : []),
+  ]);
+  const out = [table([...lead, ...chosen, ...(why ? ['attention'] : [])], rows)];
+  if (why) out.unshift(`${needing} of ${items.length} rows need attention and come first.`, '');
+  const left = items.length - picked.length;
   if (left > 0 && tail) {
     out.unshift(
-      `(${left} older rows not shown, the newest ${shown.length} are; structuredContent has all ${items.length}; to read older ones here, ${tail.readOlder})`,
+      `(${left} older rows not shown, the newest ${picked.length} are; structuredContent has all ${items.length}; to read older ones here, ${tail.readOlder})`,
     );
-  } else if (left > 0) out.push(`(${left} more rows not shown; structuredContent has all ${items.length})`);
+  } else if (left > 0) {
+    out.push(
+      `(${left} more rows not shown${needing < MAX_ROWS ? ', none of them needing attention' : ''}; structuredContent has all ${items.length}, or narrow the call with host, hosts, selector or a filter.)`,
+    );
+  }
   if (omitted.length) out.push(`Fields not in the table: ${omitted.join(', ')} (structuredContent has every field).`);
   return out;
 }
@@ -151,6 +254,19 @@ function answeredLine(targeted: number, nodes: Record<string, unknown>[]): strin
 function renderEnvelope(action: Action, envelope: Record<string, unknown>): string {
   const nodes = (envelope.hosts as Record<string, unknown>[]) ?? [];
   const lines = [`**${action.title}**: ${answeredLine(envelope.targeted as number, nodes)}`, ''];
+  const page = envelope.page as { number: number; of: number; first_host: string; last_host: string } | undefined;
+  if (page) {
+    lines.push(
+      `Page ${page.number} of ${page.of}: hosts ${cell(page.first_host)} to ${cell(page.last_host)} (the hosts fill more than one answer). ${
+        envelope.next_cursor
+          ? `Call again with the same arguments and cursor=${JSON.stringify(envelope.next_cursor)} for page ${page.number + 1}.`
+          : 'This is the last page.'
+      }`,
+      '',
+    );
+  }
+  const errors = (envelope.errors as ErrorInfo[]) ?? [];
+  if (errors.length) lines.push(`**Failures** (${errors.length}):`, ...errorLines(errors), '');
   const list = action.table?.list;
   if (list) {
     const perHost = nodes.map((node) => ((node[list] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
@@ -161,13 +277,16 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
     if (items.length) lines.push(...itemsTable(items, action.table?.columns ?? [], ['host'], tail, shown));
     else lines.push(`No ${list} on the hosts that answered.`);
   } else if (nodes.length) {
+    const failing = nodes.some((node) => (node.failed_collectors as string[] | undefined)?.length);
     const rows = nodes.map((node) => ({
-      ...Object.fromEntries(Object.entries(node).filter(([key]) => !NODE_FIELDS.has(key) || key === 'host' || key === 'availability')),
+      ...Object.fromEntries(
+        Object.entries(node).filter(([key]) => !NODE_FIELDS.has(key) || key === 'host' || key === 'availability' || (failing && key === 'failed_collectors')),
+      ),
     }));
-    lines.push(...itemsTable(rows, action.table?.columns ?? [], ['host', 'availability']));
+    const base = ['availability', ...(failing ? ['failed_collectors'] : [])];
+    const hinted = action.table?.columns ?? [];
+    lines.push(...itemsTable(rows, [...base, ...(hinted.length ? hinted : scalarColumns(rows, ['host', ...base]))], ['host']));
   }
-  const errors = (envelope.errors as ErrorInfo[]) ?? [];
-  if (errors.length) lines.push('', `**Failures** (${errors.length}):`, ...errorLines(errors));
   return lines.join('\n');
 }
 
@@ -194,10 +313,10 @@ function renderBroker(action: Action, result: Record<string, unknown>): string {
   const lines = [`**${action.title}**`, ''];
   if (list && items) {
     lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? [], [], action.table?.tail) : [`No ${list}.`]));
-    const rest = fieldList(result, new Set([list]));
+    const rest = fieldList(result, new Set([list]), true);
     if (rest.length) lines.push('', ...rest);
   } else {
-    lines.push(...fieldList(result));
+    lines.push(...fieldList(result, new Set(), true));
   }
   return lines.join('\n');
 }

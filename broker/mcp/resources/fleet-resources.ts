@@ -1,5 +1,6 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { closestNames } from '../../../shared/format/closest-names.ts';
 import type { AgentRegistry } from '../../agents/agent-registry.ts';
 import { assessClaims } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';
@@ -9,7 +10,7 @@ import { agentRow } from '../../calls/broker-actions/list-agents.ts';
 import { recommendationsHandler } from '../../calls/broker-actions/recommendations.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
-import { requiredParameters, toolInputSchema } from '../surfaces/tool-schemas.ts';
+import { requiredParameters, toolInputSchema, toolOutputSchema } from '../surfaces/tool-schemas.ts';
 
 export interface ResourceDescriptor {
   uri: string;
@@ -38,9 +39,17 @@ export interface ResourceContext {
   level: number;
 }
 
-/** Resource reads answer this for anything the caller may not see, exactly like for what does not exist. */
-export function resourceNotFound(uri: string): FleetError {
-  return new FleetError('not_found', `no resource ${uri}`, { hint: 'resources/list shows what this identity may read.' });
+/**
+ * Resource reads answer this for anything the caller may not see, exactly like
+ * for what does not exist; `known` (what the caller may see) gives the closest URIs.
+ */
+export function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
+  const closest = closestNames(uri, known);
+  return new FleetError('not_found', `no resource ${uri}`, {
+    hint: closest.length
+      ? `Closest: ${closest.join(', ')}. resources/list and resources/templates/list show what this identity may read.`
+      : 'resources/list and resources/templates/list show what this identity may read.',
+  });
 }
 
 export function listResources(context: ResourceContext): ResourceDescriptor[] {
@@ -91,7 +100,7 @@ export const RESOURCE_TEMPLATES: ResourceTemplateDescriptor[] = [
     uriTemplate: 'fleet://actions/{id}',
     name: 'action',
     title: 'Action',
-    description: 'One action in full: description, schema, required parameters, related actions.',
+    description: 'One action in full: description, input and output schemas with every bound, required parameters, related actions.',
     mimeType: 'application/json',
   },
   {
@@ -128,7 +137,11 @@ export async function readResource(uri: string, context: ResourceContext): Promi
   const actionMatch = /^fleet:\/\/actions\/(.+)$/.exec(uri);
   if (actionMatch) {
     const action = context.visibleActions.find((a) => a.id === decodeURIComponent(actionMatch[1] ?? ''));
-    if (!action) throw resourceNotFound(uri);
+    if (!action)
+      throw resourceNotFound(
+        uri,
+        context.visibleActions.map((a) => `fleet://actions/${a.id}`),
+      );
     return {
       ...actionSummary(action, context.surface),
       description: action.description,
@@ -136,6 +149,8 @@ export async function readResource(uri: string, context: ResourceContext): Promi
       collector: action.collector,
       required: requiredParameters(action),
       input_schema: toolInputSchema(action),
+      // tools/list leaves output schemas out (see the README); this is where a client or model finds one.
+      output_schema: toolOutputSchema(action),
       related: (action.related ?? []).filter((id) => context.visibleActions.some((a) => a.id === id)),
     };
   }
@@ -148,7 +163,11 @@ export async function readResource(uri: string, context: ResourceContext): Promi
   if (agentMatch) {
     const name = decodeURIComponent(agentMatch[1] ?? '').toLowerCase();
     const host = context.brokerContext.visibleHosts().find((h) => h.name.toLowerCase() === name || h.id === name);
-    if (!host) throw resourceNotFound(uri);
+    if (!host)
+      throw resourceNotFound(
+        uri,
+        context.brokerContext.visibleHosts().map((h) => `fleet://agents/${h.name}`),
+      );
     return agentRow(host, assessClaims(context.brokerContext.registry.list(), context.brokerContext.index).get(host.id) ?? [], context.brokerContext.identity);
   }
   if (uri === 'fleet://status') return fleetStatusHandler.run({}, context.brokerContext);
@@ -175,5 +194,5 @@ export async function readResource(uri: string, context: ResourceContext): Promi
       })),
     };
   }
-  throw resourceNotFound(uri);
+  throw resourceNotFound(uri, [...listResources(context).map((r) => r.uri), ...RESOURCE_TEMPLATES.map((t) => t.uriTemplate)]);
 }

@@ -23,7 +23,7 @@ const findTool: ToolDefinition = {
     required: ['query'],
     additionalProperties: false,
   },
-  annotations: { title: 'Find an action', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
 const executeTool: ToolDefinition = {
@@ -42,7 +42,7 @@ const executeTool: ToolDefinition = {
     required: ['action'],
     additionalProperties: false,
   },
-  annotations: { title: 'Execute an action', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true, openWorldHint: false },
 };
 
 function match(action: Action, index: number) {

@@ -1,7 +1,7 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { annotationsOf, type Surface } from './surface.ts';
-import { requiredParameters, toolInputSchema, toolOutputSchema } from './tool-schemas.ts';
+import { advertisedInputSchema, requiredParameters } from './tool-schemas.ts';
 
 function example(action: Action): string {
   const args = Object.fromEntries(requiredParameters(action).map((name) => [name, '…']));
@@ -17,8 +17,7 @@ export const individualSurface: Surface = {
       name: action.tool,
       title: action.title,
       description: action.description,
-      inputSchema: toolInputSchema(action),
-      outputSchema: toolOutputSchema(action),
+      inputSchema: advertisedInputSchema(action),
       annotations: annotationsOf(action),
     })),
   resolve(tool, args, visible) {

@@ -45,11 +45,13 @@ export const metaSurface: Surface = {
         description: `Runs one ${domain} action: {"action": NAME, "params": {...}, "confirm": true only for destructive ones}.\n${lines.join('\n')}`,
         inputSchema: inputSchema(actions),
         annotations: {
-          title: `${domain} actions`,
-          readOnlyHint: readOnly,
-          destructiveHint: actions.some((a) => a.risk === 'destructive'),
-          idempotentHint: actions.every((a) => a.idempotent),
-          openWorldHint: actions.some((a) => a.openWorld),
+          ...(readOnly
+            ? { readOnlyHint: true as const }
+            : {
+                destructiveHint: actions.some((a) => a.risk === 'destructive'),
+                ...(actions.every((a) => a.idempotent) ? { idempotentHint: true as const } : {}),
+              }),
+          ...(actions.some((a) => a.openWorld) ? {} : { openWorldHint: false as const }),
         },
       };
     });

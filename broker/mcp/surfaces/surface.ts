@@ -11,7 +11,7 @@ export interface ToolDefinition {
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: ToolAnnotations;
 }
 
 /** What a tool call on a surface comes to. */
@@ -34,12 +34,22 @@ export interface Surface {
   callLine(action: Action): string;
 }
 
-export function annotationsOf(action: Action): ToolDefinition['annotations'] {
-  return {
-    title: action.title,
-    readOnlyHint: action.risk === 'read',
-    destructiveHint: action.risk === 'destructive',
-    idempotentHint: action.idempotent,
-    openWorldHint: action.openWorld,
-  };
+/**
+ * MCP's behaviour hints, stated where they differ from the spec's defaults
+ * (readOnlyHint false, idempotentHint false, openWorldHint true), except
+ * destructiveHint, which a tool that writes always states. The title is the
+ * tool's own `title`; destructiveHint and idempotentHint only mean something
+ * for a tool that writes.
+ */
+export interface ToolAnnotations {
+  readOnlyHint?: true;
+  destructiveHint?: boolean;
+  idempotentHint?: true;
+  openWorldHint?: false;
+}
+
+export function annotationsOf(action: Action): ToolAnnotations {
+  const world = action.openWorld ? {} : { openWorldHint: false as const };
+  if (action.risk === 'read') return { readOnlyHint: true, ...world };
+  return { destructiveHint: action.risk === 'destructive', ...(action.idempotent ? { idempotentHint: true as const } : {}), ...world };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Action } from '../../../shared/catalog/action.ts';
 import { clusterRefShape } from '../../../shared/catalog/actions/swarm-shapes.ts';
 import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
-import { confirmShape, hostTargetShape } from '../../../shared/catalog/targets.ts';
+import { confirmShape, hostTargetShape, TARGET_KEYS } from '../../../shared/catalog/targets.ts';
 
 /** A JSON Schema object as MCP advertises it (2020-12). */
 export type JsonSchema = { type: 'object'; [key: string]: unknown };
@@ -29,6 +29,59 @@ export function toolInputSchema(action: Action): JsonSchema {
   if (!schema) {
     schema = toJsonSchema(toolInputShape(action), 'input');
     inputCache.set(action.id, schema);
+  }
+  return schema;
+}
+
+/**
+ * Keywords that only bound a value: the broker checks each of them (and refuses
+ * unknown parameters) with an error that names the bound or the accepted
+ * parameters, so tools/list leaves them out.
+ */
+const BOUNDS = new Set(['$schema', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'minimum', 'maximum', 'additionalProperties']);
+
+function compact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(compact);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) if (!BOUNDS.has(key)) out[key] = compact(child);
+  // A choice between bare types reads shorter as a type list.
+  const anyOf = out.anyOf as Record<string, unknown>[] | undefined;
+  if (anyOf?.every((option) => Object.keys(option).length === 1 && typeof option.type === 'string')) {
+    delete out.anyOf;
+    out.type = anyOf.map((option) => option.type);
+  }
+  return out;
+}
+
+/** Parameters the server's instructions explain for every tool that takes them. */
+const EXPLAINED_ONCE = ['confirm', 'cluster', 'version', 'wait'];
+
+const advertisedCache = new Map<string, JsonSchema>();
+
+/**
+ * The input schema tools/list advertises: the action's parameters with what a
+ * model needs to choose them. The targets (host, hosts, selector, timeout_ms)
+ * and the shared `confirm`, `cluster`, `version` and `wait` are explained once in the server's
+ * instructions rather than on every tool;
+ * `server`, an alias of host, and `cursor`, which only the text of a paged
+ * answer hands out, are accepted but not advertised. JSON Schema
+ * 2020-12 is MCP's default dialect, so no `$schema`. fleet://actions/{id} has
+ * the full schema.
+ */
+export function advertisedInputSchema(action: Action): JsonSchema {
+  let schema = advertisedCache.get(action.id);
+  if (!schema) {
+    const full = structuredClone(toolInputSchema(action));
+    const properties = (full.properties ?? {}) as Record<string, Record<string, unknown>>;
+    if (action.runsOn === 'host') {
+      delete properties.server;
+      delete properties.cursor;
+      for (const key of TARGET_KEYS) delete properties[key]?.description;
+    }
+    for (const key of EXPLAINED_ONCE) delete properties[key]?.description;
+    schema = compact(full) as JsonSchema;
+    advertisedCache.set(action.id, schema);
   }
   return schema;
 }

@@ -33,7 +33,7 @@ export const agentInfo = defineAction({
   collector: 'agent',
   title: 'Agent info',
   description:
-    'What the fleetmesh agent on a host is: version, uptime, collectors and whether each is available (with the reason when not), labels and host facts (OS, kernel, architecture, Docker, Swarm role). Cheap: answered from memory. With watch_ms the agent streams a fresh sample every interval_ms for that long before answering.',
+    'What the agent on a host is: version, uptime, collectors (and why any is unavailable), labels and host facts; with watch_ms it streams fresh samples first.',
   input: z
     .object({
       watch_ms: z.number().int().min(0).max(60_000).optional().describe('Stream a sample every interval_ms for this long before answering (max 60000).'),
@@ -66,8 +66,7 @@ export const agentSetLabels = defineAction({
   runsOn: 'host',
   collector: 'agent',
   title: 'Set agent labels',
-  description:
-    'Changes the labels a host reports, which selectors match (role=db,env!=dev). A merge patch: a string sets a label, null removes it, labels not named are kept. The agent keeps them across restarts. Labels fixed by the join token cannot be changed here. Needs explicit targets.',
+  description: 'Patches the labels a host reports (a string sets, null removes, others stay), which selectors match; labels fixed by the join token stay.',
   input: z
     .object({
       labels: z

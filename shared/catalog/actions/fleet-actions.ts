@@ -28,8 +28,7 @@ export const listAgents = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'List agents',
-  description:
-    'Every agent the broker knows: name, state (online, stale: connected but silent, offline), version, labels, collectors and why any is unavailable, last seen, certificate expiry and latest sample. Answered by the broker from memory; use it to find host names and labels for other tools.',
+  description: 'Every agent with state, version, labels, collectors, last seen and latest sample; use it to find host names and labels for other tools.',
   input: z
     .object({
       state: agentStateShape.optional().describe('Only agents in this state.'),
@@ -56,7 +55,7 @@ export const fleetStatus = defineAction({
   collector: null,
   title: 'Fleet status',
   description:
-    "Start here. Whether the fleet is healthy: how many agents are online, stale and offline; hosts whose latest sample is over the CPU, memory or disk threshold; collectors unavailable and why; agents whose certificate expires within 7 days. Answered by the broker from the agents' heartbeats, no fan-out.",
+    'Start here: is the fleet healthy? Agents online, stale and offline, hosts over CPU, memory or disk thresholds, unavailable collectors and certificates expiring within 7 days, from heartbeats (no fan-out).',
   input: z.object(thresholdsShape).strict(),
   output: z.object({
     healthy: z.boolean(),
@@ -90,8 +89,7 @@ export const revokeAgent = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Revoke agents',
-  description:
-    'Revokes the certificates of the targeted agents: their streams close at once and they can never reconnect with that identity (a host comes back only by enrolling anew). Needs host, hosts or selector, and confirm: true; without confirm it lists the agents it would revoke.',
+  description: "Revokes the targeted agents' certificates: their streams close and they can only return by enrolling anew.",
   input: z
     .object({
       host: z.string().min(1).optional().describe('One agent, by name or id.'),

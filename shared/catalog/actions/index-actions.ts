@@ -13,22 +13,22 @@ export const find = defineAction({
   collector: null,
   title: 'Find resources',
   description:
-    "Locates resources anywhere in the fleet from the broker's index (kept current from the agents): hosts, containers, sandboxes, Proxmox VE guests (each once per PVE cluster), and every swarm's services, tasks, nodes, stacks, configs, secrets, networks and volumes. With type it lists that type (paged by offset, 200 at most); without it, it searches every type at once and says how many of each matched. query matches names and ids; state, stack, node, image and label narrow further.",
+    "Locates any resource in the fleet (hosts, containers, sandboxes, guests, and swarm services, tasks, nodes, stacks, configs, secrets, networks, volumes) from the broker's index: with type it lists that type, without it searches every type.",
   input: z
     .object({
       type: z
         .enum([...RESOURCE_TYPES, ...plural] as [string, ...string[]])
         .optional()
         .describe('One type (singular or plural).'),
-      query: z.string().max(256).optional().describe('Text in the name or id (case-insensitive).'),
+      query: z.string().max(256).optional().describe('Text in the name or id.'),
       state: z.string().max(64).optional(),
       stack: z.string().max(256).optional(),
-      node: z.string().max(256).optional().describe('Node or host name the resource runs on.'),
+      node: z.string().max(256).optional().describe('Node or host it runs on.'),
       image: z.string().max(512).optional().describe('Text in the image.'),
       label: z.string().max(512).optional().describe('key or key=value.'),
       limit: z.number().int().min(1).max(200).optional().describe('Rows (default 200 with a type, 3 per type without).'),
       offset: z.number().int().min(0).optional().describe('With a type: rows to skip.'),
-      raw: z.boolean().optional().describe('With a type: add the untouched record of each row under raw.'),
+      raw: z.boolean().optional().describe("With a type: add each row's untouched record."),
     })
     .strict(),
   output: z.object({
@@ -50,7 +50,7 @@ export const describe = defineAction({
   collector: null,
   title: 'Describe a resource',
   description:
-    "One resource as a digest: state (and the reason Swarm gave when unhealthy), since when, type-specific details with units in their names (environment variables by name only), related resources (a container's service and task, a service's tasks and the hosts they run on), and for services the recent failures and restarts in the last hour and week (the only sure sign of a crash loop). id takes an id or a name; a name matching several resources is refused, naming their ids.",
+    'One resource (id or name) as a digest: state and why, related resources, type-specific details and, for services, recent failures and restarts (the sign of a crash loop).',
   input: z
     .object({
       type: z.enum(RESOURCE_TYPES),
@@ -73,20 +73,14 @@ export const getMetrics = defineAction({
   collector: null,
   title: 'Metrics',
   description:
-    "CPU, memory or network use over 1h, 6h, 24h or 7d, from the history the broker keeps of every host's and container's samples (no Prometheus needed; history of a host that went offline stays readable). target: service (its tasks' containers across hosts, summed), node, host, container, or cluster. With top it ranks instead: cluster ranks the busiest services (or nodes with by: node), a node or host ranks the services or containers on it.",
+    "CPU, memory or network history (1h to 7d) of a service, node, host, container or cluster from the broker's samples; with top it ranks the busiest services or containers instead.",
   input: z
     .object({
       target: z.enum(['service', 'node', 'cluster', 'host', 'container']),
       id: z.string().max(256).optional().describe('The service, node, host or container (name or id); the swarm for cluster.'),
       metric: z.enum(['cpu', 'memory', 'network']).optional().describe('default cpu'),
       range: z.enum(['1h', '6h', '24h', '7d']).optional().describe('default 1h'),
-      top: z
-        .number()
-        .int()
-        .min(1)
-        .max(10)
-        .optional()
-        .describe('Rank the top N instead of a series (5 when asked without a number is not possible: give 1-10).'),
+      top: z.number().int().min(1).max(10).optional().describe('Rank the top N (1-10) instead of a series.'),
       by: z.enum(['service', 'node', 'container']).optional(),
     })
     .strict(),
@@ -112,7 +106,7 @@ export const getRecommendations = defineAction({
   collector: null,
   title: 'Recommendations',
   description:
-    "What to fix, from every swarm's state and the broker's metrics history: services without a healthcheck, restart policy, limits or reservations, single replicas, managers running workloads, uneven distribution, flaky services, nodes with full disks or memory pressure, services at or near their limits or over-provisioned. Each finding has a severity, the target, the rationale and, when a tool remedies it, fix naming the tool and section.",
+    'What to fix in every swarm: missing healthchecks, limits or restart policies, single replicas, flaky services, full nodes, over- or under-provisioned services; each finding names its severity and the tool that fixes it.',
   input: z.object({ severity: z.enum(['info', 'warning', 'critical']).optional().describe('Only findings at least this severe.') }).strict(),
   output: z.object({
     findings: z.array(

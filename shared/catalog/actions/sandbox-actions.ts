@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../action.ts';
 
-const sandboxId = z.string().min(1).max(256).describe('Target sandbox id (selects the daemon to query).');
+const sandboxId = z.string().min(1).max(256);
 const sandboxResources = { kind: 'sandbox', param: 'sandbox_id', locate: true } as const;
 
 export const sandboxNodeShape = z.object({
@@ -28,9 +28,8 @@ export const snapshot = defineAction({
   runsOn: 'host',
   collector: 'sandbox',
   title: 'Sandbox snapshot',
-  description:
-    'Live state of sandboxes. Without sandbox_id: every ready sandbox on every targeted host, each with availability and an errors array for what could not be read. With sandbox_id: that one sandbox (the broker finds its host). Start here, then narrow with trace, events, cgroup or layerstack.',
-  input: z.object({ sandbox_id: z.string().min(1).max(256).optional().describe('Optional target sandbox id. Without it, every ready sandbox.') }).strict(),
+  description: 'Start here for sandboxes: live state of every ready sandbox on the targeted hosts, or of one with sandbox_id.',
+  input: z.object({ sandbox_id: z.string().min(1).max(256).optional() }).strict(),
   // Fleet-wide, each host answers {sandboxes: [...]}; for one sandbox_id, the sandbox's own node shape.
   output: sandboxNodeShape.partial().extend({ sandboxes: z.array(sandboxNodeShape).optional() }),
   resources: { kind: 'sandbox', param: 'sandbox_id', locate: true, lists: [{ field: 'sandboxes', name: 'sandbox_id' }] },
@@ -75,11 +74,8 @@ export const trace = defineAction({
   runsOn: 'host',
   collector: 'sandbox',
   title: 'Sandbox trace',
-  description:
-    "Folds a sandbox's telemetry into a span waterfall for one trace: a forest of spans with their offsets from the trace start, children and events. trace_id is an exact trace id, or last (the default) for the most recently started root trace. An unknown trace is not an error: spans is empty.",
-  input: z
-    .object({ sandbox_id: sandboxId, trace_id: z.string().max(256).optional().describe("Trace id to render, or 'last' for the most recent root trace.") })
-    .strict(),
+  description: "A sandbox's spans for one trace (default: the latest) as a waterfall.",
+  input: z.object({ sandbox_id: sandboxId, trace_id: z.string().max(256).optional().describe('A trace id, or last (the default).') }).strict(),
   output: z.object({ view: z.literal('trace'), trace: z.string().nullable(), spans: z.array(spanNodeShape) }),
   resources: sandboxResources,
 });
@@ -92,14 +88,13 @@ export const events = defineAction({
   runsOn: 'host',
   collector: 'sandbox',
   title: 'Sandbox events',
-  description:
-    "A sandbox's telemetry events, newest first: filter by exact name (such as lease.acquired), since_ms, and keep the last_n newest. Each carries trace and parent ids to follow into trace.",
+  description: "A sandbox's telemetry events, newest first, to follow into trace.",
   input: z
     .object({
       sandbox_id: sandboxId,
-      name: z.string().max(256).optional().describe('Only events with this exact name (e.g. lease.acquired).'),
-      since_ms: z.number().int().min(0).optional().describe('Only events at or after this unix-ms timestamp.'),
-      last_n: z.number().int().min(0).optional().describe('Keep only the N newest matched events.'),
+      name: z.string().max(256).optional().describe('Exact name, such as lease.acquired.'),
+      since_ms: z.number().int().min(0).optional().describe('Unix ms.'),
+      last_n: z.number().int().min(0).optional(),
     })
     .strict(),
   output: z.object({ view: z.literal('events'), events: z.array(eventShape) }),
@@ -115,13 +110,12 @@ export const cgroup = defineAction({
   runsOn: 'host',
   collector: 'sandbox',
   title: 'Sandbox resources',
-  description:
-    "Resource counters of a sandbox over a window: scope sandbox (the default) reads the engine's CPU, memory and block-I/O counters of its container; a workspace id as scope reads the daemon's samples for that workspace. Deltas appear when a prior sample exists in the window.",
+  description: "A sandbox's CPU, memory and block-I/O counters over a window, or one workspace's samples.",
   input: z
     .object({
       sandbox_id: sandboxId,
-      scope: z.string().max(256).optional().describe("Resource scope: 'sandbox' or a workspace id."),
-      window_ms: z.number().int().min(0).max(600_000).optional().describe('Lookback window in milliseconds (default 60000, max 600000).'),
+      scope: z.string().max(256).optional().describe('sandbox (default) or a workspace id.'),
+      window_ms: z.number().int().min(0).max(600_000).optional().describe('default 60000, max 600000'),
     })
     .strict(),
   output: z.object({
@@ -148,13 +142,12 @@ export const layerstack = defineAction({
   runsOn: 'host',
   collector: 'sandbox',
   title: 'Sandbox layer stack',
-  description:
-    "The sandbox's active LayerStack manifest in order: layer sizes where known, which workspaces lease each layer, and the trend of the stack's size over the window. With workspace_id: that workspace's lower layers and private upper dir.",
+  description: "A sandbox's layer stack: layer sizes, which workspaces lease each, and the size trend.",
   input: z
     .object({
       sandbox_id: sandboxId,
-      workspace_id: z.string().max(256).optional().describe("Show one workspace's lower layers and private upperdir."),
-      window_ms: z.number().int().min(0).max(600_000).optional().describe('Lookback window for the trend (default 60000, max 600000).'),
+      workspace_id: z.string().max(256).optional(),
+      window_ms: z.number().int().min(0).max(600_000).optional().describe('default 60000, max 600000'),
     })
     .strict(),
   // The stack view, or with workspace_id the workspace view ({view, workspace, mounts, upper_bytes}).

@@ -20,7 +20,7 @@ export const systemStatus = defineAction({
   collector: 'system',
   title: 'System status',
   description:
-    "A host's vital signs: hostname, OS, kernel, architecture, uptime, CPU (usage, cores, load averages), memory (total, used, available, usage) and every real disk (mount, filesystem, size, used, usage), with container counts from Docker. Answered from the agent's background sampler, so it is cheap on any number of hosts.",
+    "A host's vital signs: OS, uptime, CPU and load, memory, every real disk and container counts, from the agent's sampler (cheap on any number of hosts).",
   input: z.object({}).strict(),
   output: z.object({
     schema_version: z.literal(1),
@@ -36,7 +36,7 @@ export const systemStatus = defineAction({
     containers_total: z.number().nullable(),
     sampled_at_unix_ms: z.number(),
   }),
-  table: { columns: ['os', 'uptime_s', 'cpu', 'memory', 'containers_running'] },
+  table: { columns: ['cpu.usage_percent', 'cpu.load_1', 'memory.usage_percent', 'memory.total_bytes', 'disks', 'uptime_s', 'containers_running'] },
   related: ['system.alerts', 'system.processes'],
 });
 
@@ -58,8 +58,7 @@ export const processes = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Processes',
-  description:
-    'The busiest processes of a host: pid, name, user, state, CPU and memory share and resident memory, sorted by CPU or memory, plus every zombie process and the total count. Command lines are never returned. Costs about 0.2 s on a busy host the first time, then is cached for 2 s.',
+  description: "A host's busiest processes by CPU or memory, plus zombies and the total count (never command lines).",
   input: z
     .object({
       limit: z.number().int().min(0).max(10_000).optional().describe('How many processes (default 10; 0 for all).'),
@@ -78,8 +77,7 @@ export const openPorts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Open ports',
-  description:
-    'The ports a host listens on: protocol, address, port, the process (pid and name) where known, and the container that publishes the port. Use it to find what answers on a port across the fleet.',
+  description: 'The ports a host listens on, with the process and the container publishing each; use it to find what answers on a port.',
   input: z
     .object({
       port: z.number().int().min(1).max(65_535).optional().describe('Only this port.'),
@@ -102,9 +100,9 @@ export const openPorts = defineAction({
 });
 
 const thresholdsInput = {
-  cpu_threshold: z.number().min(1).max(100).optional().describe("CPU threshold in percent (default: the agent's, 90)."),
-  memory_threshold: z.number().min(1).max(100).optional().describe("Memory threshold in percent (default: the agent's, 85)."),
-  disk_threshold: z.number().min(1).max(100).optional().describe("Disk threshold in percent (default: the agent's, 90)."),
+  cpu_threshold: z.number().min(1).max(100).optional().describe('Percent (default 90).'),
+  memory_threshold: z.number().min(1).max(100).optional().describe('Percent (default 85).'),
+  disk_threshold: z.number().min(1).max(100).optional().describe('Percent (default 90).'),
 };
 
 export const alertStateShape = z.enum(['ok', 'warning', 'critical']);
@@ -117,8 +115,7 @@ export const alerts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alerts',
-  description:
-    'CPU, memory and each disk against thresholds (per agent, default 90/85/90 percent; overridable per call): each ok, warning (within 10 points of the threshold) or critical (at or over it), with the current value and the threshold. The fleet-wide answer shows which hosts need attention now.',
+  description: 'CPU, memory and each disk against thresholds (default 90/85/90 %): ok, warning or critical per host, to see which hosts need attention now.',
   input: z.object(thresholdsInput).strict(),
   output: z.object({
     alerts: z.array(
@@ -144,12 +141,11 @@ export const alertsHistory = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alert history',
-  description:
-    "The threshold crossings the agent's sampler has seen, newest first: when CPU, memory or a disk went to warning or critical and when it came back to ok, with the value and threshold. Kept across agent restarts (the last 1000).",
+  description: 'When CPU, memory or a disk crossed into warning or critical and back, newest first (the last 1000 per agent).',
   input: z
     .object({
-      since_unix_ms: z.number().int().min(0).optional().describe('Only crossings at or after this time.'),
-      limit: z.number().int().min(1).max(1000).optional().describe('How many (default 100).'),
+      since_unix_ms: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(1000).optional().describe('default 100'),
     })
     .strict(),
   output: z.object({

@@ -1,0 +1,51 @@
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { pageOfEnvelope } from './envelope-pages.ts';
+import { type HostNode, toEnvelope } from './merge.ts';
+
+function fleet(hosts: number, rowsPerHost: number) {
+  const nodes: HostNode[] = Array.from({ length: hosts }, (_, i) => ({
+    host: `host-${String(i).padStart(3, '0')}`,
+    availability: 'available',
+    sampled_at_unix_ms: 1_700_000_000_000,
+    failed_collectors: [],
+    errors: [],
+    containers: Array.from({ length: rowsPerHost }, (_, c) => ({
+      id: `${i}-${c}`.padEnd(64, 'a'),
+      name: `app-${c}`,
+      image: `registry.example.com/app-${c}:1.0`,
+    })),
+  }));
+  return toEnvelope(nodes);
+}
+
+describe('pageOfEnvelope', () => {
+  it('answers a small fleet whole, without page or cursor', () => {
+    const envelope = fleet(5, 3);
+    expect(pageOfEnvelope(envelope, undefined)).toEqual(envelope);
+  });
+
+  it('pages a large fleet under the token budget, and the cursors walk every host exactly once', () => {
+    const envelope = fleet(100, 30);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = pageOfEnvelope(envelope, cursor);
+      pages += 1;
+      expect(encode(JSON.stringify(page)).length).toBeLessThan(25_000);
+      expect(page.page?.number).toBe(pages);
+      expect(page.targeted).toBe(100);
+      seen.push(...page.hosts.map((node) => node.host));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(1);
+    expect(pageOfEnvelope(envelope, undefined).page?.of).toBe(pages);
+    expect(seen).toEqual(envelope.hosts.map((node) => node.host));
+  });
+
+  it('refuses a cursor it did not give, naming what to do', () => {
+    expect(() => pageOfEnvelope(fleet(100, 30), 'not-a-cursor')).toThrow(FleetError);
+  });
+});
