@@ -2,8 +2,10 @@
  * `npm run bench`: every benchmark scenario, or those named with --only.
  *   npm run bench -- --only mesh --agents 500,2000 --rounds 50
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
+ *   npm run bench -- --only cli --runs 10
  */
 import { parseArgs } from 'node:util';
+import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
@@ -15,10 +17,11 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '50' },
     containers: { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '60' },
+    runs: { type: 'string', default: '10' },
   },
 });
 
-const selected = new Set((values.only ?? 'mesh,docker').split(','));
+const selected = new Set((values.only ?? 'mesh,docker,cli').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').map(Number)) {
@@ -29,6 +32,10 @@ if (selected.has('mesh')) {
 if (selected.has('docker')) {
   process.stderr.write('docker\n');
   results.push(await dockerScenario({ containers: Number(values.containers), idleSeconds: Number(values['idle-seconds']) }));
+}
+if (selected.has('cli')) {
+  process.stderr.write('cli\n');
+  results.push(await cliScenario({ runs: Number(values.runs) }));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

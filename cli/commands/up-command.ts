@@ -14,6 +14,7 @@ import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { writePrivateKey } from '../../shared/pki/key-files.ts';
 import { clientConfig } from '../client-config.ts';
 import { defineCommand } from '../command.ts';
+import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
@@ -60,6 +61,7 @@ export const upCommand = defineCommand({
     configFile: true,
   },
   async run(parsed, io) {
+    quietGrpc();
     const { values } = parsed;
     const root = resolve(values['data-dir']);
     const brokerDir = join(root, 'broker');
