@@ -135,12 +135,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   try {
-    const [command, { formatHelp, parseCommandLine }] = await Promise.all([found.entry.load(), import('../shared/options/command-line.ts')]);
+    const [command, { formatHelp, parseCommandLine, unknownVariablesWarning }] = await Promise.all([
+      found.entry.load(),
+      import('../shared/options/command-line.ts'),
+    ]);
     const parsed = parseCommandLine(command.spec, found.rest, io.env);
     if (parsed.help) {
       io.stdout(`${formatHelp(command.spec)}\n`);
       return 0;
     }
+    const warning = unknownVariablesWarning(command.spec, io.env);
+    if (warning) io.stderr(`fleetmesh ${found.entry.name}: ${warning}\n`);
     return await command.run(parsed, io);
   } catch (error) {
     const failure = toFleetError(error);

@@ -39,7 +39,14 @@ export function hostHasCollector(host: Host, action: Action): boolean {
  * (others are treated as if they did not exist). Without any, a read runs on
  * every agent that has the action's collector; anything else must name its targets.
  */
-export function resolveTargets(all: readonly Host[], identity: Identity, action: Action, args: TargetArguments): ResolvedTargets {
+export function resolveTargets(
+  all: readonly Host[],
+  identity: Identity,
+  action: Action,
+  args: TargetArguments,
+  /** Whether the caller may call set_agent_labels (its level and grants), so a hint can offer it. */
+  options: { maySetLabels?: boolean } = {},
+): ResolvedTargets {
   const visible = all.filter((host) => identity.grants.reachesHost(host.name));
   if (args.host !== undefined && args.server !== undefined && args.host !== args.server) {
     throw new FleetError('invalid_argument', 'host and server name different agents; server is only an alias of host', { hint: 'Pass one of them.' });
@@ -74,7 +81,7 @@ export function resolveTargets(all: readonly Host[], identity: Identity, action:
       throw new FleetError('not_found', `no agent matches the selector "${args.selector}"`, {
         hint: labels.length
           ? `Labels in the fleet: ${labels.join(', ')}.`
-          : 'No agent has labels yet; set them with --labels on the agent or set_agent_labels.',
+          : `No agent has labels yet: an agent takes them when it starts, with --labels role=web (fleetmesh agent, or fleetmesh up for its local agent)${options.maySetLabels ? ', and set_agent_labels changes them' : ''}.`,
       });
     }
     return { hosts, single: false };
