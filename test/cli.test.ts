@@ -120,7 +120,7 @@ describe('the fleetmesh command line', () => {
     const after = await runFleetmesh(['agents'], { cwd: temp.path });
     expect(after.stdout).not.toMatch(/role=db/);
     expect(after.stdout).toMatch(/local\s+online/);
-  });
+  }, 180_000);
 
   it('refuses, in one line, a join token for a data dir that holds an agent of another broker', async () => {
     const up = new CliProcess(['up', '--grpc-listen', '127.0.0.1:0', '--mcp-listen', '127.0.0.1:0', '--name', 'local'], { cwd: temp.path });
