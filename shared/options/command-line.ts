@@ -264,9 +264,9 @@ export function formatHelp(command: CommandSpec): string {
 }
 
 /**
- * FLEETMESH_* variables no fleetmesh command reads as a flag: docker-compose.yml
- * interpolates them on the host, and the MCP client commands (call, stdio)
- * share theirs with a shell that runs the others too.
+ * FLEETMESH_* variables of ours that a command may meet without reading them:
+ * those of the MCP client commands (call, stdio), which a shell keeps for the
+ * other commands too, and those docker-compose.yml interpolates on the host.
  */
 export const VARIABLES_READ_ELSEWHERE: readonly string[] = [
   'FLEETMESH_MCP_URL',
