@@ -10,11 +10,11 @@
 #   build     npm ci and npm run build (needs the npm registry)
 #   release   runtime + what build produced: the default target
 #
-# BASE_IMAGE must provide node 20 at /usr/local/bin/node, /bin/sh, and a user
+# BASE_IMAGE must provide node 24 (or 20) at /usr/local/bin/node, /bin/sh, and a user
 # "node" with uid 1000, as the official node images do.
 
-ARG BASE_IMAGE=node:20-bookworm-slim
-ARG BUILD_IMAGE=node:20-bookworm
+ARG BASE_IMAGE=node:24-bookworm-slim
+ARG BUILD_IMAGE=node:24-bookworm
 
 FROM ${BASE_IMAGE} AS runtime
 # /var/lib/fleetmesh is the data root (mount a volume there). It is sticky and

@@ -11,6 +11,7 @@ import { SystemSampler } from './collectors/system/system-sampler.ts';
 import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
+import { caPinOf, normalizePin } from './enrollment/fetch-broker-ca.ts';
 import { hostFacts } from './facts/host-facts.ts';
 import { HealthServer } from './health/health-server.ts';
 import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
@@ -109,6 +110,13 @@ export class Agent {
   private static async identity(options: AgentOptions, log: Logger): Promise<AgentIdentity> {
     const existing = loadIdentity(options.dataDir);
     if (existing) {
+      if (options.token !== undefined && options.caPin !== undefined && caPinOf(existing.caCertificatePem) !== normalizePin(options.caPin)) {
+        throw new FleetError(
+          'invalid_argument',
+          `${options.dataDir} already holds agent "${existing.name}" of another broker (its CA is not --ca-pin ${normalizePin(options.caPin)}), so --token cannot enroll it`,
+          { hint: 'Give this agent a --data-dir of its own, or remove that directory to enroll this host anew.' },
+        );
+      }
       if (options.name !== existing.name) {
         log.debug('agent is enrolled under another name; keeping it', { enrolled_as: existing.name, requested: options.name });
       }

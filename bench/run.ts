@@ -3,8 +3,10 @@
  *   npm run bench -- --only mesh --agents 500,2000 --rounds 50
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
+ *   npm run bench -- --only cli --runs 10
  */
 import { parseArgs } from 'node:util';
+import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
@@ -18,10 +20,11 @@ const { values } = parseArgs({
     containers: { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '60' },
     hosts: { type: 'string', default: '100' },
+    runs: { type: 'string', default: '10' },
   },
 });
 
-const selected = new Set((values.only ?? 'mesh,docker').split(','));
+const selected = new Set((values.only ?? 'mesh,docker,tokens,cli').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').map(Number)) {
@@ -36,6 +39,10 @@ if (selected.has('docker')) {
 if (selected.has('tokens')) {
   process.stderr.write(`tokens: ${values.hosts} agents\n`);
   results.push(await tokensScenario(Number(values.hosts)));
+}
+if (selected.has('cli')) {
+  process.stderr.write('cli\n');
+  results.push(await cliScenario({ runs: Number(values.runs) }));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

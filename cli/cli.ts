@@ -1,59 +1,127 @@
 import { FleetError, toFleetError } from '../shared/errors/fleet-error.ts';
-import { type FlagSpecs, formatHelp, parseCommandLine } from '../shared/options/command-line.ts';
+import type { FlagSpecs } from '../shared/options/command-line.ts';
 import { FLEETMESH_VERSION } from '../shared/version.ts';
 import type { CliIo, Command } from './command.ts';
-import { agentCommand } from './commands/agent-command.ts';
-import { agentsApproveCommand } from './commands/agents-approve-command.ts';
-import { agentsCommand } from './commands/agents-command.ts';
-import { auditCommand } from './commands/audit-command.ts';
-import { bootstrapCommand } from './commands/bootstrap-command.ts';
-import { brokerCommand } from './commands/broker-command.ts';
-import { callCommand } from './commands/call-command.ts';
-import { identityCreateCommand, identityListCommand, identityRevokeCommand } from './commands/identity-command.ts';
-import { revokeCommand } from './commands/revoke-command.ts';
-import { stdioCommand } from './commands/stdio-command.ts';
-import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token-command.ts';
-import { upCommand } from './commands/up-command.ts';
 
-const COMMANDS: Command<FlagSpecs>[] = [
-  upCommand,
-  brokerCommand,
-  agentCommand,
-  bootstrapCommand,
-  tokenCreateCommand,
-  tokenListCommand,
-  tokenRevokeCommand,
-  agentsCommand,
-  agentsApproveCommand,
-  revokeCommand,
-  identityCreateCommand,
-  identityListCommand,
-  identityRevokeCommand,
-  auditCommand,
-  callCommand,
-  stdioCommand,
-] as unknown as Command<FlagSpecs>[];
+/**
+ * Every command by name, its module loaded only when it runs: a command pulls
+ * in the broker, the agent or the MCP client, and `fleetmesh --help` or a quick
+ * `fleetmesh call` should not pay for the others. Each summary is the one its
+ * command's spec carries (cli.test.ts checks that they agree).
+ */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command<FlagSpecs>>;
+}
+
+function entry<S extends FlagSpecs>(name: string, summary: string, load: () => Promise<Command<S>>): CommandEntry {
+  return { name, summary, load: load as unknown as () => Promise<Command<FlagSpecs>> };
+}
+
+export const COMMANDS: CommandEntry[] = [
+  entry(
+    'up',
+    'Start a broker and a local agent on this machine, with nothing to configure (what npm start runs).',
+    async () => (await import('./commands/up-command.ts')).upCommand,
+  ),
+  entry(
+    'broker',
+    'Run the broker: agents connect to it over gRPC with mutual TLS; MCP clients talk only to it.',
+    async () => (await import('./commands/broker-command.ts')).brokerCommand,
+  ),
+  entry(
+    'agent',
+    'Run the agent on this host: enroll with a join token on first run, then keep one outbound stream to the broker.',
+    async () => (await import('./commands/agent-command.ts')).agentCommand,
+  ),
+  entry(
+    'bootstrap',
+    'Make a broker CA, a reusable join token and an admin token as files, before any broker runs (for Docker and Kubernetes secrets).',
+    async () => (await import('./commands/bootstrap-command.ts')).bootstrapCommand,
+  ),
+  entry(
+    'token create',
+    'Create a join token for enrolling agents, and print the exact agent command line that uses it.',
+    async () => (await import('./commands/token-command.ts')).tokenCreateCommand,
+  ),
+  entry(
+    'token list',
+    'List join tokens: id, uses, expiry, labels (never the secret).',
+    async () => (await import('./commands/token-command.ts')).tokenListCommand,
+  ),
+  entry(
+    'token revoke',
+    'Revoke a join token so no further agent can enroll with it (enrolled agents stay).',
+    async () => (await import('./commands/token-command.ts')).tokenRevokeCommand,
+  ),
+  entry(
+    'agents',
+    "List the broker's agents: name, state, version, labels, last seen, certificate expiry.",
+    async () => (await import('./commands/agents-command.ts')).agentsCommand,
+  ),
+  entry(
+    'agents approve',
+    'Approve what an agent claims over a shared object (swarm manager, PVE cluster member), or withdraw it.',
+    async () => (await import('./commands/agents-approve-command.ts')).agentsApproveCommand,
+  ),
+  entry(
+    'revoke',
+    "Revoke an agent's certificates: a running broker closes its stream at once and refuses it from then on.",
+    async () => (await import('./commands/revoke-command.ts')).revokeCommand,
+  ),
+  entry(
+    'identity create',
+    'Create an MCP client identity and print its bearer token (shown once; stored hashed).',
+    async () => (await import('./commands/identity-command.ts')).identityCreateCommand,
+  ),
+  entry(
+    'identity list',
+    'List MCP client identities: name, level, grants, expiry, last use.',
+    async () => (await import('./commands/identity-command.ts')).identityListCommand,
+  ),
+  entry(
+    'identity revoke',
+    'Revoke an MCP client identity: its token stops working at its next request.',
+    async () => (await import('./commands/identity-command.ts')).identityRevokeCommand,
+  ),
+  entry(
+    'audit',
+    'Show the audit log: every call of level 1 or more, and every refusal, newest first.',
+    async () => (await import('./commands/audit-command.ts')).auditCommand,
+  ),
+  entry(
+    'call',
+    'Run any tool through the broker with an identity token; per-host progress on stderr.',
+    async () => (await import('./commands/call-command.ts')).callCommand,
+  ),
+  entry(
+    'stdio',
+    'An MCP server on stdio that relays to a broker, for clients that only speak stdio.',
+    async () => (await import('./commands/stdio-command.ts')).stdioCommand,
+  ),
+];
 
 function overview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.spec.name.length));
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
     `fleetmesh ${FLEETMESH_VERSION}: operate a fleet of hosts from one MCP endpoint.`,
     '',
     'Usage: fleetmesh COMMAND [flags]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.spec.name.padEnd(width)}  ${c.spec.summary}`),
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Every command takes --help. Flags also read FLEETMESH_* environment variables, and long-running commands a YAML --config file.',
   ].join('\n');
 }
 
 /** Finds the command named by the first one or two words. */
-function findCommand(argv: string[]): { command: Command<FlagSpecs>; rest: string[] } | undefined {
+function findCommand(argv: string[]): { entry: CommandEntry; rest: string[] } | undefined {
   for (const words of [2, 1]) {
     const name = argv.slice(0, words).join(' ');
-    const command = COMMANDS.find((c) => c.spec.name === name);
-    if (command) return { command, rest: argv.slice(words) };
+    const found = COMMANDS.find((c) => c.name === name);
+    if (found) return { entry: found, rest: argv.slice(words) };
   }
   return undefined;
 }
@@ -70,22 +138,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const found = findCommand(argv);
   if (!found) {
-    const group = COMMANDS.filter((c) => c.spec.name.startsWith(`${first} `)).map((c) => c.spec.name);
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name);
     const hint = group.length ? `Did you mean: ${group.join(', ')}?` : 'Run fleetmesh --help for the list of commands.';
     io.stderr(`fleetmesh: unknown command "${argv.slice(0, group.length ? 2 : 1).join(' ')}". ${hint}\n`);
     return 2;
   }
   try {
-    const parsed = parseCommandLine(found.command.spec, found.rest, io.env);
+    const [command, { formatHelp, parseCommandLine, unknownVariablesWarning }] = await Promise.all([
+      found.entry.load(),
+      import('../shared/options/command-line.ts'),
+    ]);
+    const parsed = parseCommandLine(command.spec, found.rest, io.env);
     if (parsed.help) {
-      io.stdout(`${formatHelp(found.command.spec)}\n`);
+      io.stdout(`${formatHelp(command.spec)}\n`);
       return 0;
     }
-    return await found.command.run(parsed, io);
+    const warning = unknownVariablesWarning(command.spec, io.env);
+    if (warning) io.stderr(`fleetmesh ${found.entry.name}: ${warning}\n`);
+    return await command.run(parsed, io);
   } catch (error) {
     const failure = toFleetError(error);
     // One line: what is wrong, then what to do about it.
-    io.stderr(`fleetmesh ${found.command.spec.name}: ${failure.message}${failure.hint ? ` (${failure.hint.replace(/\.$/, '')})` : ''}\n`);
+    io.stderr(`fleetmesh ${found.entry.name}: ${failure.message}${failure.hint ? ` (${failure.hint.replace(/\.$/, '')})` : ''}\n`);
     return error instanceof FleetError && failure.code === 'invalid_argument' ? 2 : 1;
   }
 }

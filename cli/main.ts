@@ -1,9 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
 import { runCli } from './cli.ts';
 import type { CliIo } from './command.ts';
-
-// grpc-js logs to stderr by itself; every failure it reports reaches us as an error we word better.
-grpc.setLogVerbosity(grpc.logVerbosity.NONE);
 
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text),

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { FlagSpec } from '../shared/options/command-line.ts';
 import { FLEETMESH_VERSION } from '../shared/version.ts';
@@ -27,9 +29,28 @@ export function resolveToken(values: { token?: string | undefined; 'token-file':
   });
 }
 
+/**
+ * The SDK compiles every tool's output schema when it lists the tools, about a
+ * second for the broker's catalog, though a command calls one tool: compile a
+ * schema when its tool's answer is first checked instead.
+ */
+function lazySchemaValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+      let validate: JsonSchemaValidator<T> | undefined;
+      return (input) => {
+        ajv ??= new AjvJsonSchemaValidator();
+        validate ??= ajv.getValidator<T>(schema);
+        return validate(input);
+      };
+    },
+  };
+}
+
 /** An SDK client connected to a broker over Streamable HTTP with a bearer token. */
 export async function connectToBroker(url: string, token: string, name: string): Promise<Client> {
-  const client = new Client({ name, version: FLEETMESH_VERSION });
+  const client = new Client({ name, version: FLEETMESH_VERSION }, { jsonSchemaValidator: lazySchemaValidator() });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   try {
     await client.connect(transport);

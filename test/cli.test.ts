@@ -60,7 +60,7 @@ describe('the fleetmesh command line', () => {
     expect(stderr).toMatch(/not enrolled yet .*missing --broker, --token, --ca-pin/);
   });
 
-  it('runs the README walk-through: up, a second agent from a printed token, agents, revoke', async () => {
+  it('runs the README walk-through: up with labels, a call by selector, a second agent from the printed command as printed, agents, revoke', async () => {
     const up = new CliProcess(
       [
         'up',
@@ -69,39 +69,71 @@ describe('the fleetmesh command line', () => {
         '--mcp-listen',
         '127.0.0.1:0',
         '--advertise-names',
-        'localhost',
+        'localhost,127.0.0.1',
         '--name',
         'local',
+        '--labels',
+        'role=web',
         '--heartbeat-interval',
         '500ms',
       ],
-      {
-        cwd: temp.path,
-      },
+      { cwd: temp.path, env: { FLEETMESH_LABLES: 'role=typo' } },
     );
     processes.push(up);
     await up.waitForOutput(/fleetmesh is up/);
     expect(up.stdout).toMatch(/local agent\s+local \(online\)/);
+    expect(up.stderr).toMatch(/warning: FLEETMESH_LABLES \(did you mean FLEETMESH_LABELS\?\) is not a setting of this command, ignored/);
+    const mcpUrl = /MCP endpoint\s+(\S+)/.exec(up.stdout)?.[1] as string;
+    const grpcPort = /agents connect to\s+\S+:(\d+)/.exec(up.stdout)?.[1] as string;
+
+    // The README's second example: the admin token npm start kept, agents by label.
+    const byLabel = await runFleetmesh(['call', 'agent_info', '--selector', 'role=web', '--url', mcpUrl, '--output', 'json'], { cwd: temp.path });
+    expect(byLabel.code).toBe(0);
+    expect(JSON.parse(byLabel.stdout)).toMatchObject({ targeted: 1, hosts: [{ host: 'local', labels: { role: 'web' } }] });
+    // A selector no agent matches names the labels there are.
+    const none = await runFleetmesh(['call', 'agent_info', '--selector', 'role=db', '--url', mcpUrl], { cwd: temp.path });
+    expect(none.code).not.toBe(0);
+    expect(none.stdout + none.stderr).toMatch(/Labels in the fleet: role=web/);
 
     const listed = await runFleetmesh(['agents'], { cwd: temp.path });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^NAME\s+STATE\s+VERSION\s+LABELS\s+LAST SEEN\s+CERT EXPIRES/);
     expect(listed.stdout).toMatch(/local\s+online/);
 
-    const token = await runFleetmesh(['token', 'create', '--labels', 'role=db'], { cwd: temp.path });
+    // Dialled by address, on the broker's own machine, exactly as printed.
+    const token = await runFleetmesh(['token', 'create', '--labels', 'role=db', '--broker-address', `127.0.0.1:${grpcPort}`], { cwd: temp.path });
     expect(token.code).toBe(0);
-    const command = /^\s+(fleetmesh agent --broker \S+ --token fm1\.\S+ --ca-pin sha256:[0-9a-f]{64})$/m.exec(token.stdout)?.[1];
+    const command = /^\s+(fleetmesh agent --broker \S+ --token fm1\.\S+ --ca-pin sha256:[0-9a-f]{64} --data-dir \S+)$/m.exec(token.stdout)?.[1];
     expect(command).toBeDefined();
     const args = (command as string).split(' ').slice(1);
-    const second = new CliProcess([...args, '--name', 'db-1', '--data-dir', join(temp.path, 'db-1')], { cwd: temp.path });
+    const second = new CliProcess(args, { cwd: temp.path });
     processes.push(second);
-    await waitFor(async () => /db-1\s+online\s+\S+\s+role=db/.test((await runFleetmesh(['agents'], { cwd: temp.path })).stdout), { what: 'db-1 online' });
+    await waitFor(async () => /\S+\s+online\s+\S+\s+role=db/.test((await runFleetmesh(['agents'], { cwd: temp.path })).stdout), {
+      what: 'the second agent online',
+    });
+    expect(second.stderr).not.toMatch(/DEP0123|Warning/);
+    const secondName = /^(\S+)\s+online\s+\S+\s+role=db/m.exec((await runFleetmesh(['agents'], { cwd: temp.path })).stdout)?.[1] as string;
 
-    const revoked = await runFleetmesh(['revoke', 'db-1'], { cwd: temp.path });
+    const revoked = await runFleetmesh(['revoke', secondName], { cwd: temp.path });
     expect(revoked.code).toBe(0);
     expect(await second.exited).toBe(3);
     const after = await runFleetmesh(['agents'], { cwd: temp.path });
-    expect(after.stdout).not.toMatch(/db-1/);
+    expect(after.stdout).not.toMatch(/role=db/);
     expect(after.stdout).toMatch(/local\s+online/);
+  }, 180_000);
+
+  it('refuses, in one line, a join token for a data dir that holds an agent of another broker', async () => {
+    const up = new CliProcess(['up', '--grpc-listen', '127.0.0.1:0', '--mcp-listen', '127.0.0.1:0', '--name', 'local'], { cwd: temp.path });
+    processes.push(up);
+    await up.waitForOutput(/fleetmesh is up/);
+    const grpcPort = /agents connect to\s+\S+:(\d+)/.exec(up.stdout)?.[1] as string;
+    const otherPin = `sha256:${'ab'.repeat(32)}`;
+    const { code, stderr } = await runFleetmesh(
+      ['agent', '--broker', `localhost:${grpcPort}`, '--token', 'fm1.aaaa.bbbb', '--ca-pin', otherPin, '--data-dir', join(temp.path, '.fleetmesh', 'agent')],
+      { cwd: temp.path },
+    );
+    expect(code).not.toBe(0);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/already holds agent "local" of another broker .*--data-dir of its own/);
   });
 });

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { Mesh } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { createClient, type ServiceClient } from '../../shared/grpc/service-adapter.ts';
@@ -12,6 +14,16 @@ export interface MeshClientCredentials {
   certificatePem?: string;
 }
 
+/** The TLS server name sent when the broker is dialled by IP address (no server name may be an address). */
+const ADDRESS_SERVER_NAME = 'fleetmesh-broker';
+
+/** `host` of `host:port` or `[v6]:port`. */
+function hostOf(address: string): string {
+  const bracketed = /^\[([^\]]+)\]:\d+$/.exec(address);
+  if (bracketed) return bracketed[1] as string;
+  return address.replace(/:\d+$/, '');
+}
+
 /**
  * A channel to the broker. Each agent gets its own subchannel pool so that
  * simulated agents in one process do not share a connection (DESIGN §10);
@@ -19,12 +31,18 @@ export interface MeshClientCredentials {
  * keepalive is on so a dead broker is noticed instead of hanging the stream.
  */
 export function createMeshClient(address: string, credentials: MeshClientCredentials): MeshClient {
+  const host = hostOf(address);
+  const byAddress = isIP(host) !== 0;
   const channelCredentials = grpc.credentials.createSsl(
     Buffer.from(credentials.caCertificatePem),
     credentials.privateKeyPem ? Buffer.from(credentials.privateKeyPem) : null,
     credentials.certificatePem ? Buffer.from(credentials.certificatePem) : null,
+    // grpc-js sends the dialled host as the TLS server name, which RFC 6066 forbids for an address (Node warns, DEP0123):
+    // dialled by address, it sends a placeholder name instead and still checks the certificate against the address.
+    byAddress ? { checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate) } : {},
   );
   return createClient(Mesh, address, channelCredentials, {
+    ...(byAddress ? { 'grpc.ssl_target_name_override': ADDRESS_SERVER_NAME } : {}),
     'grpc.use_local_subchannel_pool': 1,
     'grpc.enable_retries': 0,
     'grpc.keepalive_time_ms': 20_000,

@@ -18,6 +18,11 @@ export function normalizePin(pin: string): string {
   return `sha256:${hex}`;
 }
 
+/** The pin of a CA certificate: the SHA-256 of its DER form, as the broker prints it. */
+export function caPinOf(certificatePem: string): string {
+  return `sha256:${createHash('sha256').update(new X509Certificate(certificatePem).raw).digest('hex')}`;
+}
+
 const TIMEOUT_MS = 10_000;
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Action, Level } from '../../shared/catalog/action.ts';
+import { agentSetLabels } from '../../shared/catalog/actions/agent-actions.ts';
 import { removeTask } from '../../shared/catalog/actions/swarm-actions.ts';
 import { DEFAULT_TIMEOUT_MS, hostTargetShape, TARGET_KEYS } from '../../shared/catalog/targets.ts';
 import { type ErrorInfo, errorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
@@ -401,7 +402,10 @@ export class ActionRunner {
     const resolved: ResolvedTargets =
       scope?.locate && resourceName !== undefined && untargeted
         ? this.locate(identity, scope.kind, resourceName)
-        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data, this.options);
+        : resolveTargets(this.options.registry.list(), identity, action, targetParsed.data, {
+            mutationsMatchAgentLabels: this.options.mutationsMatchAgentLabels,
+            maySetLabels: this.allows(identity, agentSetLabels),
+          });
     const writes = action.risk !== 'read';
     // Hosts where the named resource is hidden answer not_found, as if it did not exist there.
     const hidden = new Set<Host>();

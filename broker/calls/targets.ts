@@ -44,7 +44,8 @@ export function resolveTargets(
   identity: Identity,
   action: Action,
   args: TargetArguments,
-  options: { mutationsMatchAgentLabels: boolean } = { mutationsMatchAgentLabels: false },
+  /** Whether selectors of changes match agent-declared labels, and whether the caller may call set_agent_labels (so a hint can offer it). */
+  options: { mutationsMatchAgentLabels?: boolean; maySetLabels?: boolean } = {},
 ): ResolvedTargets {
   const visible = all.filter((host) => identity.grants.reachesHost(host.name));
   if (args.host !== undefined && args.server !== undefined && args.host !== args.server) {
@@ -83,7 +84,7 @@ export function resolveTargets(
         hint: labels.length
           ? `Labels in the fleet: ${labels.join(', ')}.`
           : action.risk === 'read'
-            ? 'No agent has labels yet; set them with --labels on the agent or set_agent_labels.'
+            ? `No agent has labels yet: an agent takes them when it starts, with --labels role=web (fleetmesh agent, or fleetmesh up for its local agent)${options.maySetLabels ? ', and set_agent_labels changes them' : ''}.`
             : 'Selectors of changes match only labels the operator gave (fleetmesh token create --labels); name the hosts instead.',
       });
     }

@@ -25,6 +25,15 @@ function parseArg(text: string): [string, unknown] {
   }
 }
 
+/**
+ * The broker words a refused destructive call for MCP clients ("call again with
+ * confirm: true"); from this command that argument is the --confirm flag.
+ */
+export function forTheCommandLine(result: CallToolResult, text: string): string {
+  const error = (result.structuredContent as { error?: { code?: string } } | undefined)?.error;
+  return result.isError && error?.code === 'confirm_required' ? text.replaceAll('confirm: true', '--confirm') : text;
+}
+
 export const callCommand = defineCommand({
   spec: {
     name: 'call',
@@ -99,7 +108,7 @@ export const callCommand = defineCommand({
         timeout: 120_000,
       })) as CallToolResult;
       if (values.output === 'json') io.stdout(`${JSON.stringify(result.structuredContent ?? null, null, 2)}\n`);
-      else io.stdout(`${terminalSafe(result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n'))}\n`);
+      else io.stdout(`${terminalSafe(forTheCommandLine(result, result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')))}\n`);
       return result.isError ? 1 : 0;
     } finally {
       await client.close();

@@ -12,6 +12,9 @@ import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-f
 import { formatDurationMs, formatLabels } from '../../shared/options/values.ts';
 import { defineCommand } from '../command.ts';
 
+/** Where the printed agent command keeps the identity, one directory per token (relative to where it runs). */
+const AGENTS_DIR = '.fleetmesh/agents';
+
 const CREATE_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
   ttl: { type: 'duration', description: 'how long the token can be used', default: '1h', min: 1000, placeholder: 'DURATION', env: false },
@@ -64,7 +67,8 @@ export const tokenCreateCommand = defineCommand({
         roles: values.roles as AgentRole[],
       });
       const address = values['broker-address'] ?? store.getMeta(META_AGENT_ADDRESS) ?? `${hostname()}:7443`;
-      const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${pin}`;
+      // A data dir of its own: where the broker runs, the default one (.fleetmesh/agent) is its local agent's identity.
+      const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${pin} --data-dir ${AGENTS_DIR}/${created.id}`;
       if (values.output === 'json') {
         io.stdout(
           `${JSON.stringify(
@@ -93,7 +97,7 @@ export const tokenCreateCommand = defineCommand({
           'Broker CA pin:',
           `  ${pin}`,
           '',
-          'On the host to enroll, run (add --name NAME to choose its name; it defaults to the host name):',
+          'On the host to enroll, run (add --name NAME to choose its name; it defaults to the host name). Later runs need only its --data-dir:',
           `  ${command}`,
           '',
           'The token is shown only this once; the broker keeps only its hash.',

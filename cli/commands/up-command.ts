@@ -15,9 +15,30 @@ import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { writePrivateKey } from '../../shared/pki/key-files.ts';
 import { clientConfig } from '../client-config.ts';
 import { defineCommand } from '../command.ts';
+import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
+
+/**
+ * The agent flags `up` passes on to its local agent: all of them but those `up`
+ * decides itself (which broker, how to enroll, where state lives, its name and
+ * logging, which it shares with the broker). A flag added to the agent is
+ * taken by `up` too.
+ */
+const {
+  broker: _broker,
+  token: _token,
+  'token-file': _tokenFile,
+  'ca-pin': _caPin,
+  'ca-pin-file': _caPinFile,
+  'data-dir': _dataDir,
+  name: _name,
+  'name-file': _nameFile,
+  'log-level': _logLevel,
+  'log-format': _logFormat,
+  ...LOCAL_AGENT_FLAGS
+} = AGENT_FLAGS;
 
 const UP_FLAGS = {
   ...BROKER_FLAGS,
@@ -28,7 +49,7 @@ const UP_FLAGS = {
     placeholder: 'DIR',
   },
   name: { type: 'string', description: 'the local agent name', default: hostname(), placeholder: 'NAME', env: 'FLEETMESH_AGENT_NAME' },
-  'docker-socket': AGENT_FLAGS['docker-socket'],
+  ...LOCAL_AGENT_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
 /** The admin token `up` keeps in its data dir: reused while valid, made anew otherwise. */
@@ -61,6 +82,7 @@ export const upCommand = defineCommand({
     configFile: true,
   },
   async run(parsed, io) {
+    quietGrpc();
     const { values } = parsed;
     const root = resolve(values['data-dir']);
     const brokerDir = join(root, 'broker');
@@ -75,32 +97,14 @@ export const upCommand = defineCommand({
       const joinToken = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {}, roles: [...AGENT_ROLES] }).token;
       const agentOptions = resolveAgentOptions(
         {
+          ...values,
           broker: `localhost:${broker.grpcPort}`,
           token: joinToken,
           'token-file': undefined,
           'ca-pin': broker.authority.pin,
           'ca-pin-file': undefined,
-          name: values.name,
           'name-file': undefined,
-          labels: {},
           'data-dir': agentDir,
-          'docker-socket': values['docker-socket'],
-          'swarm-name': undefined,
-          'host-proc': undefined,
-          'sandbox-label': 'fleetmesh.sandbox',
-          'alert-cpu': 90,
-          'alert-memory': 85,
-          'alert-disk': 90,
-          // fleetmesh up is the zero-configuration path: a Proxmox VE node runs fleetmesh agent with its flags.
-          'proxmox-endpoint': undefined,
-          'proxmox-token-file': undefined,
-          'proxmox-action-token-file': undefined,
-          'proxmox-fingerprint': undefined,
-          'proxmox-ca-file': undefined,
-          'proxmox-insecure': false,
-          'health-listen': undefined,
-          'log-level': values['log-level'],
-          'log-format': values['log-format'],
         },
         io.env.DOCKER_HOST,
       );

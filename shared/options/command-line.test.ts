@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CommandSpec, formatHelp, parseCommandLine } from './command-line.ts';
+import { type CommandSpec, formatHelp, parseCommandLine, unknownVariablesWarning } from './command-line.ts';
 
 const spec = {
   name: 'demo',
@@ -49,5 +49,20 @@ describe('command lines', () => {
     const help = formatHelp(spec);
     expect(help).toMatch(/--interval DURATION\s+how often \(default 5s; env FLEETMESH_INTERVAL\)/);
     expect(help).toMatch(/--config FILE/);
+  });
+});
+
+describe('unknown environment variables', () => {
+  it('names each FLEETMESH_ variable the command does not read, with the closest one it does', () => {
+    const warning = unknownVariablesWarning(spec, { FLEETMESH_LABEL: 'role=web', FLEETMESH_LISTEN: 'x:1', FLEETMESH_ZZZZZZZZZZZZ: '1', PATH: '/bin' });
+    expect(warning).toBe(
+      'warning: FLEETMESH_LABEL (did you mean FLEETMESH_LABELS?), FLEETMESH_ZZZZZZZZZZZZ are not settings of this command, ignored (--help lists the variables it reads)',
+    );
+  });
+
+  it('says nothing of its own variables, the config file, or those read elsewhere', () => {
+    expect(
+      unknownVariablesWarning(spec, { FLEETMESH_LISTEN: 'x:1', FLEETMESH_CONFIG: 'c.yaml', FLEETMESH_MCP_TOKEN: 't', FLEETMESH_UID: '1000' }),
+    ).toBeUndefined();
   });
 });

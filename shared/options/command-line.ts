@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { FleetError } from '../errors/fleet-error.ts';
+import { closestNames } from '../format/closest-names.ts';
 import { parseDurationMs, parseLabels } from './values.ts';
 
 /**
@@ -260,4 +261,47 @@ export function formatHelp(command: CommandSpec): string {
   const width = Math.max(...rows.map(([left]) => left.length));
   for (const [left, right] of rows) lines.push(`  ${left.padEnd(width)}  ${right}`);
   return lines.join('\n');
+}
+
+/**
+ * FLEETMESH_* variables of ours that a command may meet without reading them:
+ * those of the MCP client commands (call, stdio), which a shell keeps for the
+ * other commands too, and those docker-compose.yml interpolates on the host.
+ */
+export const VARIABLES_READ_ELSEWHERE: readonly string[] = [
+  'FLEETMESH_MCP_URL',
+  'FLEETMESH_MCP_TOKEN',
+  'FLEETMESH_SECRETS',
+  'FLEETMESH_UID',
+  'FLEETMESH_GID',
+  'FLEETMESH_DOCKER_GID',
+  'FLEETMESH_BROKER_HOST',
+  'FLEETMESH_MCP_PORT',
+  'FLEETMESH_GRPC_PORT',
+  'FLEETMESH_IMAGE',
+  'FLEETMESH_AGENT_LABELS',
+  'FLEETMESH_BROKER_PLACEMENT',
+];
+
+/**
+ * One warning line naming the FLEETMESH_* variables this command does not read
+ * (a misspelt or misplaced setting would otherwise be ignored silently), each
+ * with the closest one it does read; undefined when there are none.
+ */
+export function unknownVariablesWarning(command: CommandSpec, env: NodeJS.ProcessEnv): string | undefined {
+  const known = Object.entries(command.flags)
+    .map(([flag, spec]) => envName(flag, spec))
+    .filter((name): name is string => name !== undefined);
+  if (command.configFile) known.push('FLEETMESH_CONFIG');
+  const unknown = Object.keys(env)
+    .filter((name) => name.startsWith('FLEETMESH_') && !known.includes(name) && !VARIABLES_READ_ELSEWHERE.includes(name))
+    .sort();
+  if (unknown.length === 0) return undefined;
+  const suffixes = known.map((name) => name.slice('FLEETMESH_'.length));
+  const named = unknown.map((name) => {
+    const [closest] = closestNames(name.slice('FLEETMESH_'.length), suffixes, 1);
+    return closest === undefined ? name : `${name} (did you mean FLEETMESH_${closest}?)`;
+  });
+  const verb = unknown.length === 1 ? 'is not a setting of this command, ignored' : 'are not settings of this command, ignored';
+  return `warning: ${named.join(', ')} ${verb} (--help lists the variables it reads)`;
 }

@@ -15,7 +15,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const NODE_BASE_IMAGE = 'fleetmesh-test/node-base:20';
+/** Tagged with the major version of the node it holds: the one running the tests. */
+export const NODE_BASE_IMAGE = `fleetmesh-test/node-base:${process.versions.node.split('.')[0]}`;
 
 /**
  * Runs a command to completion without blocking the test worker (an image

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * The official Proxmox VE API schema (`../shared/data/proxmox/api-schema.json`
- * beside the repo, from pve-docs' api viewer) as a checker: which path
+ * The official Proxmox VE API schema (`api-schema.json` beside this file, from
+ * pve-docs' api viewer; see README.md for the revision) as a checker: which path
  * templates and methods exist, whether a request's parameters are known and of
  * the right type, and whether an answer has the documented shape. The PVE
  * simulator runs every request and answer through it, so the collector can call
@@ -37,7 +37,7 @@ interface SchemaNode {
   children?: SchemaNode[];
 }
 
-export const API_SCHEMA_URL = new URL('../../../shared/data/proxmox/api-schema.json', import.meta.url);
+export const API_SCHEMA_URL = new URL('./api-schema.json', import.meta.url);
 
 const PVE_NODE = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
 

@@ -112,7 +112,7 @@ const segment = encodeURIComponent;
 
 /**
  * The slice of the Proxmox VE API the collector uses, each call checked
- * against what the API documents (`../shared/data/proxmox/api-schema.json`);
+ * against what the API documents (`test/proxmox/api-schema.json`);
  * an answer of another shape is a `response` failure, not a crash further on.
  * One instance is bound to one token for one call.
  */
