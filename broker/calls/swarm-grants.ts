@@ -1,5 +1,6 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Identity } from '../auth/identities.ts';
+import { mayRead } from '../auth/visibility.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { allResources, visible } from '../index/resource-catalog.ts';
 
@@ -33,7 +34,7 @@ export function swarmReadScope(identity: Identity, index: FleetIndex, clusterId:
     seen.add(`${resource.row.type}:${resource.row.name}`);
   }
   // Without an indexed snapshot nothing can be checked: only an identity that may read every service and node sees the swarm.
-  const unchecked = resources.length === 0 && !(identity.grants.resource('service', '\u0000') && identity.grants.resource('node', '\u0000'));
+  const unchecked = resources.length === 0 && !(mayRead(identity, { type: 'service', name: '\u0000' }) && mayRead(identity, { type: 'node', name: '\u0000' }));
   return {
     whole: !unchecked && hidden === 0,
     none: unchecked || (resources.length > 0 && seen.size === 0),

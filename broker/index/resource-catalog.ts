@@ -5,6 +5,7 @@ import { serviceProgress } from '../../shared/swarm/convergence.ts';
 import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
+import { mayRead } from '../auth/visibility.ts';
 import type { FleetIndex } from './fleet-index.ts';
 
 export type Row = z.infer<typeof rowShape>;
@@ -31,30 +32,16 @@ function nodeName(snapshot: SwarmSnapshot, id: string): string {
   return snapshot.nodes.find((n) => n.id === id)?.hostname ?? id;
 }
 
-/** Whether an identity may see a resource, grant by grant: a service grant covers its tasks, a host grant what lives on the host. */
+/** Whether an identity may see a resource: `mayRead`, the one rule every read answer filters by. */
 export function visible(identity: Identity, resource: Resource): boolean {
   const { row } = resource;
-  switch (row.type) {
-    case 'host':
-      return identity.grants.host(row.name);
-    case 'container':
-    case 'volume':
-    case 'sandbox':
-      return row.host !== undefined && identity.grants.resource(row.type, `${row.host}/${row.name}`);
-    case 'task': {
-      const task = resource.record as TaskRecord;
-      return identity.grants.resource('task', row.name) || identity.grants.resource('service', task.service_name);
-    }
-    case 'guest':
-      // Any of the cluster's agents could have reported it; a grant on the reporting host covers what its API shows.
-      return (row.host !== undefined && identity.grants.host(row.host)) || identity.grants.resource('guest', row.name);
-    case 'stack': {
-      const members = (resource.snapshot?.services ?? []).filter((s) => s.stack === row.name);
-      return identity.grants.resource('stack', row.name) || members.some((s) => identity.grants.resource('service', s.name));
-    }
-    default:
-      return identity.grants.resource(row.type, row.name);
-  }
+  return mayRead(identity, {
+    type: row.type,
+    name: row.name,
+    ...(row.host !== undefined ? { host: row.host } : {}),
+    ...(row.type === 'task' ? { service: (resource.record as TaskRecord).service_name } : {}),
+    ...(row.type === 'stack' ? { stackServices: (resource.snapshot?.services ?? []).filter((s) => s.stack === row.name).map((s) => s.name) } : {}),
+  });
 }
 
 function serviceRow(service: ServiceRecord, snapshot: SwarmSnapshot): Resource {

@@ -1,5 +1,6 @@
 import { fleetStatus } from '../../../shared/catalog/actions/fleet-actions.ts';
 import { assessClaims } from '../../agents/claims.ts';
+import { mayRead } from '../../auth/visibility.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
 export const DEFAULT_THRESHOLDS = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
@@ -29,7 +30,7 @@ export const fleetStatusHandler = defineBrokerAction({
     for (const host of hosts) {
       counts[host.state] += 1;
       if (host.state !== 'online') notOnline.push({ host: host.name, state: host.state, since_unix_ms: host.stateSince });
-      const sample = host.state === 'offline' || !context.identity.grants.host(host.name) ? null : host.sample;
+      const sample = host.state === 'offline' || !mayRead(context.identity, { type: 'host', name: host.name }) ? null : host.sample;
       if (sample) {
         if (sample.cpu_percent !== null && sample.cpu_percent >= thresholds.cpu_percent) {
           hot.push({ host: host.name, metric: 'cpu', value_percent: sample.cpu_percent, threshold_percent: thresholds.cpu_percent });

@@ -1,6 +1,7 @@
 import { getMetrics } from '../../../shared/catalog/actions/index-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
+import { mayRead } from '../../auth/visibility.ts';
 import type { MetricRow } from '../../metrics/metrics-store.ts';
 import { knownSwarms } from '../swarm-routing.ts';
 import { defineBrokerAction } from './broker-action.ts';
@@ -96,7 +97,7 @@ export const getMetricsHandler = defineBrokerAction({
     const since = now - span;
     const hosts = context.visibleHosts();
     const hostName = (id: string) => context.registry.get(id)?.name ?? id;
-    const canSeeContainer = (row: MetricRow) => context.identity.grants.resource('container', `${hostName(row.host_id)}/${row.name}`);
+    const canSeeContainer = (row: MetricRow) => mayRead(context.identity, { type: 'container', name: row.name, host: hostName(row.host_id) });
     const base = { target: params.target, metric, range, unit: UNITS[metric], step_s: step / 1000 };
     const top = params.top;
 
@@ -104,7 +105,7 @@ export const getMetricsHandler = defineBrokerAction({
       if (!params.id) throw new FleetError('invalid_argument', `target ${params.target} needs id`, { hint: 'list_agents lists the hosts.' });
       // A host's own figures need a grant on the host; one on some of its containers does not do.
       const host = findHost(
-        hosts.filter((h) => context.identity.grants.host(h.name)),
+        hosts.filter((h) => mayRead(context.identity, { type: 'host', name: h.name })),
         params.id,
       );
       if (top) {
@@ -148,7 +149,7 @@ export const getMetricsHandler = defineBrokerAction({
           .swarmEntries()
           .flatMap((e) => e.snapshot.services)
           .find((s) => s.id === params.id || s.name === params.id)?.name ?? params.id;
-      if (!context.identity.grants.resource('service', serviceName))
+      if (!mayRead(context.identity, { type: 'service', name: serviceName }))
         throw new FleetError('not_found', `no service "${params.id}"`, { hint: 'find with type service lists them.' });
       const rows = context.metrics.rows('container', { service: serviceName }, since);
       if (top) {
@@ -179,7 +180,7 @@ export const getMetricsHandler = defineBrokerAction({
       }
       const rows = context.metrics.rows('container', {}, since).filter((row) => ids.includes(row.host_id) && row.service !== null);
       const groups = groupBy(
-        rows.filter((row) => context.identity.grants.resource('service', row.service ?? '')),
+        rows.filter((row) => mayRead(context.identity, { type: 'service', name: row.service ?? '' })),
         (row) => row.service,
       );
       return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };

@@ -2,6 +2,7 @@ import { listAgents } from '../../../shared/catalog/actions/fleet-actions.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { assessClaims, type Claim } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';
+import { mayRead } from '../../auth/visibility.ts';
 import { parseSelector } from '../selector.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
@@ -18,7 +19,7 @@ export function agentRow(host: Host, claims: readonly Claim[], identity: Identit
     state_since_unix_ms: host.stateSince,
     certificate_not_after_unix_ms: host.certNotAfter,
     // The host's figures are the host's: a grant on some of its containers does not show them.
-    sample: identity.grants.host(host.name) ? host.sample : null,
+    sample: mayRead(identity, { type: 'host', name: host.name }) ? host.sample : null,
     claims: claims.map(({ role, object, status }) => ({ role, object, status })),
   };
 }

@@ -2,6 +2,7 @@ import { getRecommendations } from '../../../shared/catalog/actions/index-action
 import { blockingConstraint, schedulable } from '../../../shared/swarm/constraints.ts';
 import { restartCounts } from '../../../shared/swarm/convergence.ts';
 import type { ServiceRecord, SwarmSnapshot } from '../../../shared/swarm/records.ts';
+import { mayRead } from '../../auth/visibility.ts';
 import { agentOnNode } from '../../index/resource-catalog.ts';
 import type { BrokerActionContext } from './broker-action.ts';
 import { defineBrokerAction } from './broker-action.ts';
@@ -164,9 +165,9 @@ export function computeFindings(context: BrokerActionContext, now = Date.now()):
   const findings: Finding[] = [];
   for (const { snapshot } of context.index.swarmEntries()) {
     for (const service of snapshot.services) {
-      if (context.identity.grants.resource('service', service.name)) findings.push(...serviceFindings(service, snapshot, context, now));
+      if (mayRead(context.identity, { type: 'service', name: service.name })) findings.push(...serviceFindings(service, snapshot, context, now));
     }
-    findings.push(...nodeFindings(snapshot, context).filter((f) => context.identity.grants.resource('node', f.target.name)));
+    findings.push(...nodeFindings(snapshot, context).filter((f) => mayRead(context.identity, { type: 'node', name: f.target.name })));
   }
   return findings.sort(
     (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || a.target.name.localeCompare(b.target.name) || a.category.localeCompare(b.category),
