@@ -47,7 +47,7 @@ export const COMMANDS: CommandEntry[] = [
   ),
   entry(
     'token list',
-    'List join tokens: id, uses, expiry, labels (never the secret).',
+    'List join tokens: id, uses, expiry, labels, roles (never the secret).',
     async () => (await import('./commands/token-command.ts')).tokenListCommand,
   ),
   entry(
