@@ -111,8 +111,10 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     this.reporting = true;
     try {
       const api = this.reader({ signal: this.stopping.signal, deadlineUnixMs: Date.now() + config.timeoutMs });
+      // The facts naming the node's cluster go out (onChange) before the first report about that
+      // cluster: the broker takes a cluster's guests only from an agent that states its membership.
+      const membership = await this.membership.get(api).catch(() => this.membership.current());
       const guests = await readGuests(api);
-      const membership = this.membership.current();
       this.lastInventory = { cluster: membership?.cluster ?? null, node: membership?.localNode ?? null, taken_unix_ms: Date.now(), guests };
       this.options.onGuests?.(this.lastInventory);
     } catch (error) {
