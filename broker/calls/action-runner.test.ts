@@ -162,7 +162,7 @@ describe('ActionRunner.run over a linked fleet', () => {
       ]);
     });
     const progress: string[] = [];
-    const running = fleet.run(fleet.identity(0), agentInfo, { timeout_ms: 1000 }, { onProgress: (_done, _total, message) => progress.push(message) });
+    const running = fleet.run(fleet.identity(0), agentInfo, { timeout_ms: 300 }, { onProgress: (_done, _total, message) => progress.push(message) });
     await slowStarted;
     const result = await running;
     expect(result.structured).toMatchObject({
@@ -176,6 +176,39 @@ describe('ActionRunner.run over a linked fleet', () => {
     });
     // The two fast hosts were reported answered before the slow one gave up.
     expect(progress.slice(0, 3)).toEqual(['sent to 3 hosts', expect.stringMatching(/answered/), expect.stringMatching(/answered/)]);
+  });
+
+  it('cancels the call on the agent when the caller goes away', async () => {
+    let agentSaw: unknown;
+    const started = new Promise<void>((resolve) => {
+      fleet.addHost('slow-1', [
+        {
+          action: agentInfo,
+          handler: (_params, context) =>
+            new Promise((_, reject) => {
+              resolve();
+              context.signal.addEventListener(
+                'abort',
+                () => {
+                  agentSaw = context.signal.reason;
+                  reject(context.signal.reason);
+                },
+                { once: true },
+              );
+            }),
+        },
+      ]);
+    });
+    const caller = new AbortController();
+    const running = fleet.run(fleet.identity(0), agentInfo, { host: 'slow-1' }, { signal: caller.signal });
+    await started;
+    caller.abort();
+    const result = await running;
+    expect(result.isError).toBe(true);
+    const slow = fleet.registry.find('slow-1');
+    expect(slow?.session?.inFlight).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(agentSaw).toBeInstanceOf(FleetError);
   });
 
   it('writes an audit row for calls of level 1 or more, and a refusal row for a refused change', async () => {
