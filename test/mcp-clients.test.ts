@@ -97,22 +97,34 @@ describe('real MCP clients', () => {
     const failed = await runFleetmesh(['call', 'agent_info', '--host', 'nowhere'], { env });
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/not_found/);
-    const byId = await runFleetmesh(['call', 'agent.info', '--host', 'web-1', '--arg', 'interval_ms=500', '--output', 'json'], { env });
-    expect(byId.code).toBe(1);
-    expect(byId.stderr).toMatch(/offers no tool "agent.info"/);
   });
 
-  it('fleetmesh call goes through the surface tools on a dynamic broker', async () => {
-    await fleet.restartBroker({ toolSurface: 'dynamic' });
-    await new Promise<void>((resolve) => {
-      const check = () => (fleet.broker.registry.list().every((h) => h.state === 'online') ? resolve() : setTimeout(check, 50));
-      check();
-    });
-    const dynamicToken = identityToken(fleet.broker, 2);
-    const result = await runFleetmesh(['call', 'agent.info', '--host', 'web-1', '--output', 'json'], {
-      env: { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: dynamicToken },
-    });
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ host: 'web-1', availability: 'available' });
+  it('fleetmesh call finds a tool name or an action id in fleet://actions on every surface', async () => {
+    const seen: Record<string, unknown[]> = {};
+    for (const surface of ['individual', 'meta', 'dynamic'] as const) {
+      if (surface !== 'individual') {
+        await fleet.restartBroker({ toolSurface: surface });
+        await waitFor(
+          () => {
+            const hosts = fleet.broker.registry.list();
+            return hosts.length >= 2 && hosts.every((h) => h.state === 'online');
+          },
+          { what: 'every agent back online' },
+        );
+      }
+      const env = { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: identityToken(fleet.broker, 2) };
+      const [status, info, byId, unknown] = await Promise.all([
+        runFleetmesh(['call', 'get_fleet_status', '--output', 'json'], { env }),
+        runFleetmesh(['call', 'agent_info', '--host', 'web-1', '--output', 'json'], { env }),
+        runFleetmesh(['call', 'agent.info', '--host', 'db-1', '--arg', 'interval_ms=500', '--output', 'json'], { env }),
+        runFleetmesh(['call', 'get_fleet_stats'], { env }),
+      ]);
+      seen[surface] = [status.code, info.code, byId.code, unknown.code];
+      expect(JSON.parse(status.stdout)).toMatchObject({ counts: { total: fleet.broker.registry.list().length }, not_online: expect.any(Array) });
+      expect(JSON.parse(info.stdout)).toMatchObject({ host: 'web-1', availability: 'available' });
+      expect(JSON.parse(byId.stdout)).toMatchObject({ host: 'db-1', availability: 'available' });
+      expect(unknown.stderr).toMatch(/offers no action "get_fleet_stats".*Closest: get_fleet_status/);
+    }
+    expect(seen).toEqual({ individual: [0, 0, 0, 1], meta: [0, 0, 0, 1], dynamic: [0, 0, 0, 1] });
   });
 });

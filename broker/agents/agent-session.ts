@@ -2,15 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import type * as grpc from '@grpc/grpc-js';
 import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
-import {
-  type AgentFrame,
-  type BrokerFrame,
-  BrokerFrameSchema,
-  CallSchema,
-  CancelSchema,
-  type Chunk,
-  type Result,
-} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { type BrokerFrame, BrokerFrameSchema, CallSchema, CancelSchema, type Chunk, type Result } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 
 export interface CallRequest {
   action: string;
@@ -40,6 +32,13 @@ interface PendingCall {
 }
 
 type BrokerFrameBody = BrokerFrame['frame'];
+
+/** What a session writes its frames to: the agent's gRPC stream (or, in tests, an in-memory link to a dispatcher). */
+export interface BrokerFrameStream {
+  write(frame: BrokerFrame): unknown;
+  end(): unknown;
+  emit(event: 'error', status: Partial<grpc.StatusObject>): unknown;
+}
 
 /** How long an answer is still taken after its call gave up on it. */
 const LATE_ANSWER_WINDOW_MS = 10 * 60_000;
@@ -80,7 +79,7 @@ export class AgentSession {
   private ended = false;
 
   constructor(
-    private readonly stream: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>,
+    private readonly stream: BrokerFrameStream,
     readonly agentId: string,
     readonly certSerial: string,
   ) {}

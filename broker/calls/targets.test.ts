@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
+import { dockerList, dockerRestart } from '../../shared/catalog/actions/docker-actions.ts';
 import type { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { GrantSet } from '../auth/grants.ts';
@@ -27,5 +28,62 @@ describe('a selector no agent matches', () => {
 
   it('offers set_agent_labels to a caller who may call it', () => {
     expect(hintFor({ maySetLabels: true })).toMatch(/set_agent_labels changes them/);
+  });
+});
+
+function host(name: string, labels: Record<string, string>, operatorLabels: Record<string, string> = {}, collectors: string[] = ['docker']): Host {
+  return {
+    id: `id-${name}`,
+    name,
+    labels,
+    operatorLabels,
+    hello: { collectors: collectors.map((c) => ({ name: c, available: true, reason: '' })) },
+  } as unknown as Host;
+}
+
+const fleet = [host('web-1', { role: 'web' }, { role: 'web' }), host('web-2', { role: 'web' }, {}, []), host('db-1', { role: 'db' }, { role: 'db' })];
+const names = (resolved: { hosts: Host[] }) => resolved.hosts.map((h) => h.name);
+
+function refusal(run: () => unknown): FleetError {
+  try {
+    run();
+  } catch (error) {
+    return error as FleetError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('resolveTargets', () => {
+  it('finds one host by name (any case) or id, as a single node', () => {
+    expect(resolveTargets(fleet, identity, agentInfo, { host: 'WEB-1' })).toEqual({ hosts: [fleet[0]], single: true });
+    expect(resolveTargets(fleet, identity, agentInfo, { server: 'id-db-1' })).toEqual({ hosts: [fleet[2]], single: true });
+  });
+
+  it('answers an unknown host with the closest names', () => {
+    const failure = refusal(() => resolveTargets(fleet, identity, agentInfo, { hosts: ['web-1', 'db-2'] }));
+    expect(failure.code).toBe('not_found');
+    expect(failure.message).toBe('no agent is called "db-2"');
+    expect((failure.details as { closest: string[] }).closest[0]).toBe('db-1');
+  });
+
+  it('refuses two kinds of target at once', () => {
+    expect(refusal(() => resolveTargets(fleet, identity, agentInfo, { host: 'web-1', selector: 'role=web' })).code).toBe('invalid_argument');
+  });
+
+  it('without targets, reads every host with the collector and refuses a change', () => {
+    expect(names(resolveTargets(fleet, identity, dockerList, {}))).toEqual(['web-1', 'db-1']);
+    expect(refusal(() => resolveTargets(fleet, identity, dockerRestart, {})).code).toBe('invalid_argument');
+  });
+
+  it("matches a change's selector against operator labels only, unless told otherwise", () => {
+    expect(names(resolveTargets(fleet, identity, dockerList, { selector: 'role=web' }))).toEqual(['web-1', 'web-2']);
+    expect(names(resolveTargets(fleet, identity, dockerRestart, { selector: 'role=web' }))).toEqual(['web-1']);
+    expect(names(resolveTargets(fleet, identity, dockerRestart, { selector: 'role=web' }, { mutationsMatchAgentLabels: true }))).toEqual(['web-1', 'web-2']);
+  });
+
+  it('treats hosts outside the grants as if they did not exist', () => {
+    const webOnly: Identity = { ...identity, grants: new GrantSet(['host:web-*']) };
+    expect(names(resolveTargets(fleet, webOnly, agentInfo, {}))).toEqual(['web-1', 'web-2']);
+    expect(refusal(() => resolveTargets(fleet, webOnly, agentInfo, { host: 'db-1' })).code).toBe('not_found');
   });
 });

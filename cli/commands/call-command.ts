@@ -1,7 +1,9 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { defineCommand } from '../command.ts';
 import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
+import { type PublishedCatalog, routeCall } from './route-call.ts';
 
 /**
  * Text from the broker as a terminal shows it: escape sequences, carriage
@@ -34,13 +36,20 @@ export function forTheCommandLine(result: CallToolResult, text: string): string 
   return result.isError && error?.code === 'confirm_required' ? text.replaceAll('confirm: true', '--confirm') : text;
 }
 
+/** `fleet://actions` from the broker: what this identity may run and how its surface runs it. */
+async function readCatalog(client: Client): Promise<PublishedCatalog> {
+  const { contents } = await client.readResource({ uri: 'fleet://actions' });
+  const text = contents[0] && 'text' in contents[0] ? contents[0].text : '';
+  return JSON.parse(text) as PublishedCatalog;
+}
+
 export const callCommand = defineCommand({
   spec: {
     name: 'call',
     summary: 'Run any tool through the broker with an identity token; per-host progress on stderr.',
     usage: "fleetmesh call TOOL [--host H | --hosts a,b | --selector k=v] [--arg k=v …] [--json '{…}'] [--output table|json]",
     details:
-      "Exits non-zero when the result is an error. Works whatever tool surface the broker uses (on meta and dynamic it goes through the surface's tools).",
+      "Exits non-zero when the result is an error. Works whatever tool surface the broker uses: the tool is found in the broker's fleet://actions and called the way its surface runs it.",
     positionals: [{ name: 'TOOL', description: 'a tool name such as get_fleet_status, or an action id such as docker.logs', required: true }],
     flags: {
       ...MCP_CLIENT_FLAGS,
@@ -84,25 +93,14 @@ export const callCommand = defineCommand({
 
     const client = await connectToBroker(values.url, resolveToken(values), 'fleetmesh-call');
     try {
+      const catalog = await readCatalog(client);
       const { tools } = await client.listTools();
-      let name = tool;
-      let callArgs = args;
-      if (!tools.some((t) => t.name === tool)) {
-        if (tools.some((t) => t.name === 'execute_action')) {
-          name = 'execute_action';
-          const { confirm, ...params } = args;
-          callArgs = { action: tool, params, ...(confirm ? { confirm } : {}) };
-        } else {
-          const domain = tools.find((t) => tool.startsWith(`${t.name}_`) || tool.startsWith(`${t.name}.`));
-          if (!domain)
-            throw new FleetError('not_found', `the broker offers no tool "${tool}" to this identity`, {
-              hint: `Its tools: ${tools.map((t) => t.name).join(', ')}.`,
-            });
-          name = domain.name;
-          const { confirm, ...params } = args;
-          callArgs = { action: tool.slice(domain.name.length + 1), params, ...(confirm ? { confirm } : {}) };
-        }
-      }
+      const { name, arguments: callArgs } = routeCall(
+        catalog,
+        tools.map((t) => t.name),
+        tool,
+        args,
+      );
       const result = (await client.callTool({ name, arguments: callArgs }, undefined, {
         onprogress: (progress) => io.stderr(`[${progress.progress}/${progress.total ?? '?'}] ${terminalSafe(progress.message ?? '')}\n`),
         timeout: 120_000,

@@ -116,6 +116,8 @@ function actionSummary(action: Action, surface: Surface) {
   return {
     id: action.id,
     title: action.title,
+    // The action's own tool name, which `fleetmesh call` accepts on every surface.
+    name: action.tool,
     tool: surface.toolFor(action),
     call: surface.callLine(action),
     risk: action.risk,

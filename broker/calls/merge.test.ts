@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { dockerList } from '../../shared/catalog/actions/docker-actions.ts';
+import { errorInfo } from '../../shared/errors/fleet-error.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import type { CallOutcome } from '../agents/agent-session.ts';
+import { GrantSet } from '../auth/grants.ts';
+import type { Identity } from '../auth/identities.ts';
+import { toEnvelope, toNode } from './merge.ts';
+
+const NOW = 1_700_000_000_000;
+const admin: Identity = { id: 'i1', name: 'admin', level: 3, grants: new GrantSet(['*:*=write']), expiresAt: Number.MAX_SAFE_INTEGER };
+
+function row(name: string) {
+  return {
+    id: name,
+    name,
+    image: 'nginx',
+    state: 'running',
+    status: 'Up',
+    created_unix_ms: 0,
+    started_at_unix_ms: null,
+    ports: [],
+    health: null,
+    restart_count: 0,
+    labels: {},
+  };
+}
+
+function outcome(name: string, answer: CallOutcome) {
+  return { host: { name, version: '1.0.0' } as unknown as Host, outcome: answer, durationMs: 1 };
+}
+
+const answered = (names: string[], extra: Partial<Extract<CallOutcome, { ok: true }>> = {}): CallOutcome => ({
+  ok: true,
+  payload: { containers: names.map(row), count: names.length },
+  failedCollectors: [],
+  errors: [],
+  ...extra,
+});
+
+describe('merge', () => {
+  it("makes a host's answer its node: the action's fields beside host, availability and errors", () => {
+    expect(toNode(outcome('web-1', answered(['nginx'])), dockerList, admin, NOW)).toEqual({
+      containers: [row('nginx')],
+      count: 1,
+      host: 'web-1',
+      availability: 'available',
+      sampled_at_unix_ms: NOW,
+      failed_collectors: [],
+      errors: [],
+    });
+  });
+
+  it('marks a node partial when a collector failed, naming the host in each error', () => {
+    const node = toNode(
+      outcome('web-1', answered(['nginx'], { failedCollectors: ['docker'], errors: [errorInfo('collector_failed', 'stats timed out', '')] })),
+      dockerList,
+      admin,
+      NOW,
+    );
+    expect(node).toMatchObject({ availability: 'partial', failed_collectors: ['docker'], errors: [{ code: 'collector_failed', host: 'web-1' }] });
+  });
+
+  it('marks a node unavailable for a failure, an empty answer or an answer off the schema', () => {
+    const failed = toNode(outcome('a', { ok: false, error: errorInfo('agent_offline', 'offline', '') }), dockerList, admin, NOW);
+    const empty = toNode(outcome('b', { ok: true, payload: null, failedCollectors: [], errors: [] }), dockerList, admin, NOW);
+    const wrong = toNode(outcome('c', { ok: true, payload: { containers: 'none' }, failedCollectors: [], errors: [] }), dockerList, admin, NOW);
+    expect([failed, empty, wrong].map((node) => [node.availability, node.errors[0]?.code, node.errors[0]?.host])).toEqual([
+      ['unavailable', 'agent_offline', 'a'],
+      ['unavailable', 'internal', 'b'],
+      ['unavailable', 'internal', 'c'],
+    ]);
+    expect(wrong.containers).toBeUndefined();
+  });
+
+  it('drops the list items the identity may not see', () => {
+    const narrow: Identity = { ...admin, grants: new GrantSet(['container:web-1/nginx*']) };
+    const node = toNode(outcome('web-1', answered(['nginx', 'nginx-2', 'redis'])), dockerList, narrow, NOW);
+    expect((node.containers as { name: string }[]).map((c) => c.name)).toEqual(['nginx', 'nginx-2']);
+  });
+
+  it('gathers nodes into an envelope in host order, counting those that responded', () => {
+    const nodes = [
+      toNode(outcome('web-1', answered([])), dockerList, admin, NOW),
+      toNode(outcome('db-1', { ok: false, error: errorInfo('deadline_exceeded', 'slow', '') }), dockerList, admin, NOW),
+    ];
+    const envelope = toEnvelope(nodes);
+    expect(envelope).toMatchObject({ schema_version: 1, targeted: 2, responded: 1, errors: [{ code: 'deadline_exceeded', host: 'db-1' }] });
+    expect(envelope.hosts.map((h) => h.host)).toEqual(['db-1', 'web-1']);
+  });
+});

@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { domainOf } from '../../../shared/catalog/action.ts';
+import { dockerStop } from '../../../shared/catalog/actions/docker-actions.ts';
+import { CATALOG } from '../../../shared/catalog/catalog.ts';
+import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
+import type { Resolution, SurfaceName } from './surface.ts';
+import { SURFACES } from './surfaces.ts';
+
+/** The call each surface takes for an action with these arguments (confirm apart from the rest). */
+function callOn(surface: SurfaceName, action: (typeof CATALOG)[number], args: Record<string, unknown>): [string, Record<string, unknown>] {
+  if (surface === 'individual') return [action.tool, args];
+  const { confirm, ...params } = args;
+  const within = surface === 'meta' ? action.id.slice(action.id.indexOf('.') + 1) : action.id;
+  return [surface === 'meta' ? domainOf(action) : 'execute_action', { action: within, params, ...(confirm !== undefined ? { confirm } : {}) }];
+}
+
+const SURFACE_LIST: SurfaceName[] = ['individual', 'meta', 'dynamic'];
+
+describe('tool surfaces', () => {
+  it('each reach every action of the catalog with the same arguments', () => {
+    const args = { host: 'web-1', confirm: true };
+    const reached: Record<string, string[]> = {};
+    for (const surface of SURFACE_LIST) {
+      reached[surface] = CATALOG.map((action) => {
+        const [tool, call] = callOn(surface, action, args);
+        const resolution = SURFACES[surface].resolve(tool, call, CATALOG);
+        return resolution.kind === 'action' && JSON.stringify(resolution.args) === JSON.stringify(args) ? resolution.action.id : `missed ${action.id}`;
+      });
+    }
+    expect(reached.meta).toEqual(CATALOG.map((a) => a.id));
+    expect(reached.dynamic).toEqual(reached.meta);
+    expect(reached.individual).toEqual(reached.meta);
+  });
+
+  it('name the tool of an action the way they advertise it', () => {
+    for (const surface of SURFACE_LIST) {
+      const advertised = new Set(SURFACES[surface].tools(CATALOG).map((t) => t.name));
+      const missing = CATALOG.filter((action) => !advertised.has(SURFACES[surface].toolFor(action))).map((a) => a.id);
+      expect({ surface, missing }).toEqual({ surface, missing: [] });
+    }
+  });
+
+  it('answer an unknown name with the closest ones', () => {
+    const answers = {
+      individual: SURFACES.individual.resolve('docker_stopp', {}, CATALOG),
+      meta: SURFACES.meta.resolve('docker', { action: 'stopp' }, CATALOG),
+      dynamic: SURFACES.dynamic.resolve('execute_action', { action: 'docker.stopp' }, CATALOG),
+    };
+    const closest = (r: Resolution) => (r.kind === 'error' ? [r.code, (r.details?.closest as string[] | undefined)?.[0]] : [r.kind]);
+    expect({ individual: closest(answers.individual), meta: closest(answers.meta), dynamic: closest(answers.dynamic) }).toEqual({
+      individual: ['not_found', 'docker_stop'],
+      meta: ['not_found', 'stop'],
+      dynamic: ['not_found', 'docker.stop'],
+    });
+  });
+
+  it('refuse params that are not an object, and meta refuses keys beside action, params and confirm', () => {
+    expect(SURFACES.meta.resolve('docker', { action: 'stop', params: [] }, CATALOG)).toMatchObject({ kind: 'error', code: 'invalid_argument' });
+    expect(SURFACES.meta.resolve('docker', { action: 'stop', host: 'web-1' }, CATALOG)).toMatchObject({ kind: 'error', code: 'invalid_argument' });
+    expect(SURFACES.dynamic.resolve('execute_action', { action: 'docker.stop', params: 'web-1' }, CATALOG)).toMatchObject({
+      kind: 'error',
+      code: 'invalid_argument',
+    });
+  });
+});
+
+describe('tool surfaces over a linked fleet', () => {
+  let fleet: LinkedFleet;
+  const stopped: string[] = [];
+  beforeEach(() => {
+    stopped.length = 0;
+    fleet = startLinkedFleet();
+    fleet.addHost('web-1', [
+      {
+        action: dockerStop,
+        handler: async (params) => {
+          stopped.push(String((params as { name: string }).name));
+          return {
+            payload: {
+              id: 'c1',
+              name: 'nginx',
+              state: 'exited',
+              running: false,
+              started_at_unix_ms: null,
+              finished_at_unix_ms: 1,
+              exit_code: 0,
+              restart_count: 0,
+              changed: true,
+            },
+          };
+        },
+      },
+    ]);
+  });
+  afterEach(() => fleet.stop());
+
+  it('apply the same rules whichever surface resolved the call', async () => {
+    const outcomes: Record<string, unknown[]> = {};
+    for (const surface of SURFACE_LIST) {
+      outcomes[surface] = [];
+      for (const args of [
+        { host: 'web-1', name: 'nginx' },
+        { name: 'nginx', confirm: true },
+        { host: 'web-1', name: 'nginx', confirm: true },
+      ]) {
+        const [tool, call] = callOn(surface, dockerStop, args);
+        const resolution = SURFACES[surface].resolve(tool, call, CATALOG);
+        if (resolution.kind !== 'action') throw new Error(`${surface} did not resolve ${tool}`);
+        const result = await fleet.run(fleet.identity(1), resolution.action, resolution.args, { tool });
+        const error = (result.structured.error as { code?: string } | undefined)?.code;
+        outcomes[surface]?.push(error ?? result.structured.changed);
+      }
+    }
+    expect(outcomes).toEqual({
+      individual: ['confirm_required', 'invalid_argument', true],
+      meta: ['confirm_required', 'invalid_argument', true],
+      dynamic: ['confirm_required', 'invalid_argument', true],
+    });
+    expect(stopped).toEqual(['nginx', 'nginx', 'nginx']);
+  });
+});
