@@ -152,7 +152,12 @@ export class McpSession {
    */
   private auditHiddenCall(tool: string, args: Record<string, unknown>): void {
     const { options } = this;
-    const hidden = options.surface.resolve(tool, args, CATALOG);
+    let hidden: ReturnType<Surface['resolve']>;
+    try {
+      hidden = options.surface.resolve(tool, args, CATALOG);
+    } catch {
+      return;
+    }
     if (hidden.kind !== 'action') return;
     const { action } = hidden;
     const level = options.runner.effectiveLevel(options.identity);
@@ -170,6 +175,16 @@ export class McpSession {
     });
   }
 
+  /** The action a tool call names on this session's surface; a refused resolution of a real action is audited. */
+  private resolve(tool: string, args: Record<string, unknown>): ReturnType<Surface['resolve']> {
+    try {
+      return this.options.surface.resolve(tool, args, this.visibleActions());
+    } catch (error) {
+      this.auditHiddenCall(tool, args);
+      throw error;
+    }
+  }
+
   private registerHandlers(): void {
     const { server, options } = this;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.surface.tools(this.visibleActions()) }));
@@ -177,13 +192,9 @@ export class McpSession {
     server.setRequestHandler(CallToolRequestWithAnyArguments, async (request, extra): Promise<CallToolResult> => {
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       try {
-        const resolution = options.surface.resolve(request.params.name, args, this.visibleActions());
+        const resolution = this.resolve(request.params.name, args);
         if (resolution.kind === 'local') {
           return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
-        }
-        if (resolution.kind === 'error') {
-          this.auditHiddenCall(request.params.name, args);
-          throw new FleetError(resolution.code, resolution.message, { hint: resolution.hint, ...(resolution.details ? { details: resolution.details } : {}) });
         }
         const progressToken = request.params._meta?.progressToken;
         const result = await options.runner.run(options.identity, resolution.action, resolution.args, {

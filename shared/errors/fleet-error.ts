@@ -1,8 +1,8 @@
 /**
  * The one error type of fleetmesh. Its code comes from the fixed vocabulary of
  * DESIGN §5; its message says what went wrong and its hint names the next step.
- * It is mapped to a gRPC status in `grpc-status.ts` and to an MCP `isError`
- * result at the MCP edge, each in exactly one place.
+ * It is thrown, never returned: it becomes a gRPC status in `grpc-status.ts`,
+ * and an MCP `isError` tool result in the tools/call handler of `mcp-session.ts`.
  */
 export const ERROR_CODES = [
   'invalid_argument',
