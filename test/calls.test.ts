@@ -85,23 +85,19 @@ describe('calls from the broker to agents', () => {
   it('streams chunks in order before the final result', async () => {
     fleet = await startTestFleet();
     await fleet.addAgent('streamer');
-    const seqs: number[] = [];
-    const payloads: unknown[] = [];
+    // Collected, then checked after the call: an assertion failing inside onChunk would be swallowed by the session.
+    const chunks: { payload: unknown; seq: number }[] = [];
     const [result] = await fleet.broker.fanOut([host(fleet, 'streamer')], {
       action: 'agent.info',
       params: { watch_ms: 800, interval_ms: 100 },
       timeoutMs: 5000,
       caller: 'test',
-      // Collected, then asserted: an assertion thrown here would be swallowed with the chunk.
-      onChunk: (_host, payload, seq) => {
-        payloads.push(payload);
-        seqs.push(seq);
-      },
+      onChunk: (_host, payload, seq) => chunks.push({ payload, seq }),
     });
     expect(result?.outcome.ok).toBe(true);
-    expect(seqs.length).toBeGreaterThanOrEqual(5);
-    expect(payloads).toEqual(payloads.map(() => expect.objectContaining({ uptime_s: expect.any(Number), sample: expect.any(Object) })));
-    expect(seqs).toEqual(seqs.map((_, i) => i));
+    expect(chunks.length).toBeGreaterThanOrEqual(5);
+    expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_, i) => i));
+    for (const { payload } of chunks) expect(payload).toMatchObject({ uptime_s: expect.any(Number), sample: expect.any(Object) });
   });
 
   it('gets unsupported from an agent that does not know the action', async () => {

@@ -86,6 +86,40 @@ describe('tool calls across the fleet', () => {
     await client.close();
   });
 
+  it('streams the samples of a watch to the client as progress, before the result', async () => {
+    await fleet.addAgent('w-1');
+    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const arrivals: string[] = [];
+    const pending = call(
+      client,
+      'agent_info',
+      { host: 'w-1', watch_ms: 1000, interval_ms: 200 },
+      {
+        onprogress: (p) => {
+          progress.push(p);
+          arrivals.push(p.message ?? '');
+        },
+      },
+    ).then((result) => {
+      arrivals.push('result');
+      return result;
+    });
+    const result = await pending;
+    expect(result.structuredContent).toMatchObject({ host: 'w-1', availability: 'available', sample: expect.any(Object) });
+    const streamed = progress.filter((p) => p.message?.startsWith('w-1: uptime_s='));
+    expect(streamed.length).toBeGreaterThanOrEqual(3);
+    expect(streamed[0]?.message).toMatch(/sample: /);
+    // Every sample came before the result.
+    expect(arrivals.at(-1)).toBe('result');
+    // MCP asks progress to grow with every notification.
+    const values = progress.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+    expect(progress.at(-1)).toMatchObject({ progress: 1, total: 1, message: 'w-1: answered' });
+    await client.close();
+  });
+
   it('answers one host with its node, and targets by hosts, selector or the server alias', async () => {
     await fleet.addAgent('web-1', { labels: { role: 'web', env: 'prod' } });
     await fleet.addAgent('web-2', { labels: { role: 'web', env: 'dev' } });

@@ -91,6 +91,10 @@ describe('real MCP clients', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/\| `db-1` \| `available` \|/);
     expect(table.stderr).toMatch(/\[0\/1\] sent to 1 host\n\[1\/1\] db-1: answered/);
+    // What a host streams is printed as it arrives, before the host's answer.
+    const watched = await runFleetmesh(['call', 'agent_info', '--host', 'db-1', '--json', '{"watch_ms":600,"interval_ms":200}'], { env });
+    expect(watched.code).toBe(0);
+    expect(watched.stderr).toMatch(/\[0\/1\] db-1: uptime_s=\d+, sample: [^\n]+\n(.*\n)*\[1\/1\] db-1: answered/);
     const json = await runFleetmesh(['call', 'set_agent_labels', '--host', 'web-1', '--json', '{"labels":{"tier":"front"}}', '--output', 'json'], { env });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ host: 'web-1', labels: { role: 'web', tier: 'front' } });

@@ -116,7 +116,7 @@ export class AgentSession {
       const onAbort = () => {
         this.cancel(callId, 'cancelled by the caller');
         this.awaitLate(callId, request);
-        settle({ ok: false, error: errorInfo('deadline_exceeded', 'the call was cancelled by the caller before the agent answered', '') });
+        settle({ ok: false, error: errorInfo('cancelled', 'the call was cancelled by the caller before the agent answered', '') });
       };
       const settle = (outcome: CallOutcome) => {
         if (!this.pending.delete(callId)) return;

@@ -1,8 +1,8 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { type HostNode, toEnvelope } from '../fanout/merge.ts';
 import { pageOfEnvelope } from './envelope-pages.ts';
-import { type HostNode, toEnvelope } from './merge.ts';
 
 function fleet(hosts: number, rowsPerHost: number) {
   const nodes: HostNode[] = Array.from({ length: hosts }, (_, i) => ({

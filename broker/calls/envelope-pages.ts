@@ -1,6 +1,6 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { FleetEnvelope } from './merge.ts';
+import type { FleetEnvelope } from '../fanout/merge.ts';
 
 /**
  * The most one page may weigh in a model's context (o200k tokens): under the

@@ -17,7 +17,7 @@ import {
 import { z } from 'zod';
 import type { Action } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
@@ -75,6 +75,13 @@ const CallToolRequestWithAnyArguments = CallToolRequestSchema.extend({
 /** A Resource-level McpError (-32002) for what the identity may not see or what does not exist. */
 function resourceError(error: FleetError): McpError {
   return new McpError(-32002, `Resource not found: ${error.message}${error.hint ? `. Next: ${error.hint}` : ''}`, { hint: error.hint });
+}
+
+/** The structured content of a failed call: the error with its details, and for confirm_required the targets. */
+/** The structured form of a failure, as the tools/call edge answers it. */
+export function errorStructure(error: FleetError): Record<string, unknown> {
+  const { targets, grpcCode: _grpc, ...details } = error.details ?? {};
+  return { error: { ...error.toInfo(), ...details }, ...(targets ? { targets } : {}) };
 }
 
 /**
@@ -146,7 +153,12 @@ export class McpSession {
    */
   private auditHiddenCall(tool: string, args: Record<string, unknown>): void {
     const { options } = this;
-    const hidden = options.surface.resolve(tool, args, CATALOG);
+    let hidden: ReturnType<Surface['resolve']>;
+    try {
+      hidden = options.surface.resolve(tool, args, CATALOG);
+    } catch {
+      return;
+    }
     if (hidden.kind !== 'action') return;
     const { action } = hidden;
     const level = options.runner.effectiveLevel(options.identity);
@@ -164,38 +176,49 @@ export class McpSession {
     });
   }
 
+  /** The action a tool call names on this session's surface; a refused resolution of a real action is audited. */
+  private resolve(tool: string, args: Record<string, unknown>): ReturnType<Surface['resolve']> {
+    try {
+      return this.options.surface.resolve(tool, args, this.visibleActions());
+    } catch (error) {
+      this.auditHiddenCall(tool, args);
+      throw error;
+    }
+  }
+
   private registerHandlers(): void {
     const { server, options } = this;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.surface.tools(this.visibleActions()) }));
 
     server.setRequestHandler(CallToolRequestWithAnyArguments, async (request, extra): Promise<CallToolResult> => {
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-      const resolution = options.surface.resolve(request.params.name, args, this.visibleActions());
-      if (resolution.kind === 'local') {
-        return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
-      }
-      if (resolution.kind === 'error') {
-        this.auditHiddenCall(request.params.name, args);
-        const structured = { error: { code: resolution.code, message: resolution.message, hint: resolution.hint, ...(resolution.details ?? {}) } };
+      try {
+        const resolution = this.resolve(request.params.name, args);
+        if (resolution.kind === 'local') {
+          return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
+        }
+        const progressToken = request.params._meta?.progressToken;
+        const result = await options.runner.run(options.identity, resolution.action, resolution.args, {
+          tool: request.params.name,
+          signal: extra.signal,
+          ...(progressToken !== undefined
+            ? {
+                onProgress: (progress: number, total: number, message: string) => {
+                  void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+                },
+              }
+            : {}),
+        });
+        return {
+          content: [{ type: 'text', text: this.text(result.action, result.shape, result.structured) }],
+          structuredContent: result.structured,
+          ...(result.isError ? { isError: true } : {}),
+        };
+      } catch (error) {
+        // The one place a failed call becomes an MCP tool error: the model reads it and can act on it.
+        const structured = errorStructure(toFleetError(error));
         return { content: [{ type: 'text', text: this.text(undefined, 'error', structured) }], structuredContent: structured, isError: true };
       }
-      const progressToken = request.params._meta?.progressToken;
-      const result = await options.runner.run(options.identity, resolution.action, resolution.args, {
-        tool: request.params.name,
-        signal: extra.signal,
-        ...(progressToken !== undefined
-          ? {
-              onProgress: (progress: number, total: number, message: string) => {
-                void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-              },
-            }
-          : {}),
-      });
-      return {
-        content: [{ type: 'text', text: this.text(result.action, result.shape, result.structured) }],
-        structuredContent: result.structured,
-        ...(result.isError ? { isError: true } : {}),
-      };
     });
 
     server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: listResources(this.resourceContext(extra.signal)) }));

@@ -102,7 +102,8 @@ export const callCommand = defineCommand({
         args,
       );
       const result = (await client.callTool({ name, arguments: callArgs }, undefined, {
-        onprogress: (progress) => io.stderr(`[${progress.progress}/${progress.total ?? '?'}] ${terminalSafe(progress.message ?? '')}\n`),
+        // Hosts settled of hosts targeted, and what streamed in between (a chunk moves the count a fraction: shown whole).
+        onprogress: (progress) => io.stderr(`[${Math.floor(progress.progress)}/${progress.total ?? '?'}] ${terminalSafe(progress.message ?? '')}\n`),
         timeout: 120_000,
       })) as CallToolResult;
       if (values.output === 'json') io.stdout(`${JSON.stringify(result.structuredContent ?? null, null, 2)}\n`);

@@ -6,6 +6,12 @@ export type Risk = 'read' | 'write' | 'destructive';
 export type Level = 0 | 1 | 2 | 3;
 /** Who answers: the agents (fan-out), one manager agent of a swarm, or the broker itself. */
 export type RunsOn = 'host' | 'swarm' | 'broker';
+/**
+ * Which agent of a swarm answers a swarm action: any manager (healthiest
+ * first, with failover), or the agent on the node that runs the task named by
+ * the action's resource parameter (a task's container lives on one engine).
+ */
+export type AnsweredBy = 'manager' | 'task_node';
 
 /**
  * One capability, declared once. The MCP surfaces, the `fleetmesh call` CLI, the
@@ -46,6 +52,10 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
    * covers it plus a margin, whatever shorter deadline the caller asked for.
    */
   waitsMs?(params: z.infer<I>): number;
+  /** For swarm actions: which agent answers (default: a manager). */
+  readonly answeredBy?: AnsweredBy;
+  /** The action changes the labels that selectors match: a refusal of a selector matching nothing can offer it. */
+  readonly setsLabels?: boolean;
 }
 
 /**

@@ -22,13 +22,13 @@ export const nodeShape = {
 };
 
 /** The shape of one host's answer to an action whose own fields are `output`. */
-export function nodeSchema(output: z.ZodObject): z.ZodObject {
+export function nodeSchema<O extends z.ZodObject>(output: O) {
   // An unavailable host has none of the action's fields.
   return output.partial().extend(nodeShape);
 }
 
 /** The shape of a fleet answer: one node per targeted host, sorted by host. */
-export function envelopeSchema(output: z.ZodObject): z.ZodObject {
+export function envelopeSchema<O extends z.ZodObject>(output: O) {
   return z.object({
     schema_version: z.literal(1),
     targeted: z.number().describe('How many hosts the call was sent to.'),

@@ -1,8 +1,8 @@
 /**
  * The one error type of fleetmesh. Its code comes from the fixed vocabulary of
  * DESIGN §5; its message says what went wrong and its hint names the next step.
- * It is mapped to a gRPC status in `grpc-status.ts` and to an MCP `isError`
- * result at the MCP edge, each in exactly one place.
+ * It is thrown, never returned: it becomes a gRPC status in `grpc-status.ts`,
+ * and an MCP `isError` tool result in the tools/call handler of `mcp-session.ts`.
  */
 export const ERROR_CODES = [
   'invalid_argument',
@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'agent_offline',
   'agent_disconnected',
   'deadline_exceeded',
+  'cancelled',
   'unsupported',
   'collector_unavailable',
   'collector_failed',
@@ -43,6 +44,7 @@ const NEXT_STEP: Record<ErrorCode, string> = {
   agent_offline: 'list_agents shows which agents are online; try again once it is back.',
   agent_disconnected: 'Call again; list_agents shows whether the agent reconnected.',
   deadline_exceeded: 'Call again with a larger timeout_ms (max 60000) or fewer hosts.',
+  cancelled: 'Nothing more happens for this call; call again if it is still wanted.',
   unsupported: 'agent_info shows the actions and collectors the agent offers.',
   collector_unavailable: 'agent_info gives the reason the collector is unavailable.',
   collector_failed: 'Call again; agent_info shows the state of its collectors.',
@@ -88,9 +90,15 @@ export function isErrorCode(value: string): value is ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(value);
 }
 
-/** Any thrown value as a FleetError; unknown failures become `internal`. */
+/**
+ * Any thrown value as a FleetError: an abort (the caller gave up) is
+ * `cancelled`, a timeout is `deadline_exceeded`, anything else unknown is `internal`.
+ */
 export function toFleetError(error: unknown): FleetError {
   if (error instanceof FleetError) return error;
+  const name = error instanceof Error || error instanceof DOMException ? error.name : '';
+  if (name === 'AbortError') return new FleetError('cancelled', 'the call was cancelled by the client', { cause: error });
+  if (name === 'TimeoutError') return new FleetError('deadline_exceeded', 'the call ran past its deadline', { cause: error });
   const message = error instanceof Error ? error.message : String(error);
   return new FleetError('internal', message, { cause: error, hint: 'This is a bug or an unexpected condition; the broker and agent logs have details.' });
 }

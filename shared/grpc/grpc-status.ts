@@ -20,6 +20,7 @@ const TO_GRPC: Record<ErrorCode, grpc.status> = {
   agent_offline: grpc.status.UNAVAILABLE,
   agent_disconnected: grpc.status.UNAVAILABLE,
   deadline_exceeded: grpc.status.DEADLINE_EXCEEDED,
+  cancelled: grpc.status.CANCELLED,
   unsupported: grpc.status.UNIMPLEMENTED,
   collector_unavailable: grpc.status.UNAVAILABLE,
   collector_failed: grpc.status.INTERNAL,

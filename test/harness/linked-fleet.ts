@@ -8,11 +8,12 @@ import { ActionRunner, type RunContext, type RunResult } from '../../broker/call
 import { BROKER_ACTIONS } from '../../broker/calls/broker-actions/broker-actions.ts';
 import { RefusalAudit } from '../../broker/calls/refusal-audit.ts';
 import { FleetIndex } from '../../broker/index/fleet-index.ts';
+import { errorStructure } from '../../broker/mcp/mcp-session.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';
 import { MetricsStore } from '../../broker/metrics/metrics-store.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import type { Action, Level } from '../../shared/catalog/action.ts';
-import type { ErrorInfo } from '../../shared/errors/fleet-error.ts';
+import { type ErrorInfo, toFleetError } from '../../shared/errors/fleet-error.ts';
 import { type BrokerFrame, CallErrorSchema, ChunkSchema, ResultSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from './temp-dir.ts';
@@ -40,14 +41,17 @@ export interface LinkedHost {
  * dispatcher, and the dispatcher's chunks and results reach the session, each
  * on a later turn of the event loop as over a stream. Nothing listens on a port.
  */
+/** What the tools/call edge makes of a run: the runner's result, or a failure as an error result. */
+export type EdgeResult = Omit<RunResult, 'shape'> & { shape: RunResult['shape'] | 'error' };
+
 export interface LinkedFleet {
   store: BrokerStore;
   registry: AgentRegistry;
   runner: ActionRunner;
   addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>): LinkedHost;
   identity(level: Level, grants?: readonly string[], name?: string): Identity;
-  /** Runs an action as the MCP edge would, with no signal of its own unless given. */
-  run(identity: Identity, action: Action, args: Record<string, unknown>, context?: Partial<RunContext>): Promise<RunResult>;
+  /** Runs an action as the MCP edge would (a failure becomes an error result), with no signal of its own unless given. */
+  run(identity: Identity, action: Action, args: Record<string, unknown>, context?: Partial<RunContext>): Promise<EdgeResult>;
   stop(): void;
 }
 
@@ -173,7 +177,13 @@ export function startLinkedFleet(options: { operationsLevel?: Level; mutationsMa
       grants: new GrantSet(grants),
       expiresAt: Date.now() + 3_600_000,
     }),
-    run: (identity, action, args, context = {}) => runner.run(identity, action, args, { tool: action.tool, signal: new AbortController().signal, ...context }),
+    run: async (identity, action, args, context = {}) => {
+      try {
+        return await runner.run(identity, action, args, { tool: action.tool, signal: new AbortController().signal, ...context });
+      } catch (error) {
+        return { action, structured: errorStructure(toFleetError(error)), isError: true, shape: 'error' };
+      }
+    },
     stop() {
       for (const host of hosts) if (host.session.isOpen) host.disconnect();
       registry.stop();

@@ -1,4 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
 import { searchCatalog } from './catalog-search.ts';
 import type { Surface, ToolDefinition } from './surface.ts';
@@ -70,15 +71,12 @@ export const dynamicSurface: Surface = {
       const query = args.query;
       const limit = args.limit ?? 10;
       if (typeof query !== 'string' || query.length > 256) {
-        return {
-          kind: 'error',
-          code: 'invalid_argument',
-          message: 'find_action: query must be a string of at most 256 characters',
+        throw new FleetError('invalid_argument', 'find_action: query must be a string of at most 256 characters', {
           hint: 'Such as {"query": "container logs"}.',
-        };
+        });
       }
       if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 50) {
-        return { kind: 'error', code: 'invalid_argument', message: 'find_action: limit must be a whole number from 1 to 50', hint: 'Leave it out for 10.' };
+        throw new FleetError('invalid_argument', 'find_action: limit must be a whole number from 1 to 50', { hint: 'Leave it out for 10.' });
       }
       const found = searchCatalog(query, visible, limit);
       return { kind: 'local', structured: { query, count: found.length, matches: found.map((entry, i) => match(entry.action, i)) } };
@@ -88,17 +86,14 @@ export const dynamicSurface: Surface = {
       const action = actionByAnyName(name, visible);
       if (!action) {
         const closest = closestActionIds(name, visible);
-        return {
-          kind: 'error',
-          code: 'not_found',
-          message: `no action is called "${name}"`,
+        throw new FleetError('not_found', `no action is called "${name}"`, {
           hint: closest.length ? `Closest ids: ${closest.join(', ')}. find_action searches the catalog.` : 'find_action searches the catalog.',
           details: { closest },
-        };
+        });
       }
       const params = args.params;
       if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
-        return { kind: 'error', code: 'invalid_argument', message: 'params must be an object', hint: `fleet://actions/${action.id} lists its parameters.` };
+        throw new FleetError('invalid_argument', 'params must be an object', { hint: `fleet://actions/${action.id} lists its parameters.` });
       }
       return {
         kind: 'action',
@@ -106,7 +101,7 @@ export const dynamicSurface: Surface = {
         args: { ...((params as Record<string, unknown>) ?? {}), ...(args.confirm !== undefined ? { confirm: args.confirm } : {}) },
       };
     }
-    return { kind: 'error', code: 'not_found', message: `unknown tool: ${tool}`, hint: 'This server offers find_action and execute_action.' };
+    throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'This server offers find_action and execute_action.' });
   },
   toolFor: () => 'execute_action',
   callLine: (action) => {

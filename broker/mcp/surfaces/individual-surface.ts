@@ -1,4 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { annotationsOf, type Surface } from './surface.ts';
 import { advertisedInputSchema, requiredParameters } from './tool-schemas.ts';
@@ -27,13 +28,10 @@ export const individualSurface: Surface = {
       tool,
       visible.map((a) => a.tool),
     );
-    return {
-      kind: 'error',
-      code: 'not_found',
-      message: `unknown tool: ${tool}`,
+    throw new FleetError('not_found', `unknown tool: ${tool}`, {
       hint: `${closest.length ? `Did you mean ${closest.join(', ')}? ` : ''}tools/list shows the tools this identity may use.`,
       ...(closest.length ? { details: { closest } } : {}),
-    };
+    });
   },
   toolFor: (action) => action.tool,
   callLine: (action) => `${action.tool} ${example(action)}`,

@@ -1,5 +1,6 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { domainOf } from '../../../shared/catalog/action.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
 import type { Surface, ToolDefinition } from './surface.ts';
@@ -60,38 +61,29 @@ export const metaSurface: Surface = {
     const inDomain = visible.filter((a) => domainOf(a) === tool);
     if (inDomain.length === 0) {
       const closest = closestNames(tool, visible.map(domainOf));
-      return {
-        kind: 'error',
-        code: 'not_found',
-        message: `unknown tool: ${tool}`,
+      throw new FleetError('not_found', `unknown tool: ${tool}`, {
         hint: `${closest.length ? `Did you mean ${closest.join(', ')}? ` : ''}tools/list shows the tools this identity may use.`,
         ...(closest.length ? { details: { closest } } : {}),
-      };
+      });
     }
     const name = typeof args.action === 'string' ? args.action : '';
     const action = inDomain.find((a) => shortName(a) === name) ?? actionByAnyName(name, inDomain);
     if (!action) {
       const closest = closestActionIds(`${tool}.${name}`, inDomain).map((id) => id.slice(id.indexOf('.') + 1));
-      return {
-        kind: 'error',
-        code: 'not_found',
-        message: `${tool} has no action "${name}"`,
+      throw new FleetError('not_found', `${tool} has no action "${name}"`, {
         hint: `Actions of ${tool}: ${inDomain.map(shortName).join(', ')}${closest.length ? `; closest: ${closest.join(', ')}` : ''}.`,
         details: { closest },
-      };
+      });
     }
     const params = args.params;
     if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
-      return { kind: 'error', code: 'invalid_argument', message: 'params must be an object', hint: `fleet://actions/${action.id} lists its parameters.` };
+      throw new FleetError('invalid_argument', 'params must be an object', { hint: `fleet://actions/${action.id} lists its parameters.` });
     }
     const extra = Object.keys(args).filter((key) => !['action', 'params', 'confirm'].includes(key));
     if (extra.length) {
-      return {
-        kind: 'error',
-        code: 'invalid_argument',
-        message: `${tool} takes action, params and confirm, not ${extra.join(', ')}`,
+      throw new FleetError('invalid_argument', `${tool} takes action, params and confirm, not ${extra.join(', ')}`, {
         hint: "Put the action's parameters inside params.",
-      };
+      });
     }
     return {
       kind: 'action',

@@ -14,12 +14,11 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
 }
 
-/** What a tool call on a surface comes to. */
+/** What a tool call on a surface comes to; an unknown tool or malformed call is thrown as a FleetError. */
 export type Resolution =
   | { kind: 'action'; action: Action; args: Record<string, unknown> }
   /** Answered by the surface itself (find_action): structured result. */
-  | { kind: 'local'; structured: Record<string, unknown> }
-  | { kind: 'error'; code: 'not_found' | 'invalid_argument'; message: string; hint: string; details?: Record<string, unknown> };
+  | { kind: 'local'; structured: Record<string, unknown> };
 
 /**
  * A projection of the catalog as MCP tools. Every surface reaches every action

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { domainOf } from '../../../shared/catalog/action.ts';
 import { dockerStop } from '../../../shared/catalog/actions/docker-actions.ts';
 import { CATALOG } from '../../../shared/catalog/catalog.ts';
+import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
 import type { Resolution, SurfaceName } from './surface.ts';
 import { SURFACES } from './surfaces.ts';
@@ -41,13 +42,19 @@ describe('tool surfaces', () => {
   });
 
   it('answer an unknown name with the closest ones', () => {
-    const answers = {
-      individual: SURFACES.individual.resolve('docker_stopp', {}, CATALOG),
-      meta: SURFACES.meta.resolve('docker', { action: 'stopp' }, CATALOG),
-      dynamic: SURFACES.dynamic.resolve('execute_action', { action: 'docker.stopp' }, CATALOG),
+    const closest = (resolve: () => Resolution) => {
+      try {
+        return [resolve().kind];
+      } catch (error) {
+        const refusal = toFleetError(error);
+        return [refusal.code, (refusal.details?.closest as string[] | undefined)?.[0]];
+      }
     };
-    const closest = (r: Resolution) => (r.kind === 'error' ? [r.code, (r.details?.closest as string[] | undefined)?.[0]] : [r.kind]);
-    expect({ individual: closest(answers.individual), meta: closest(answers.meta), dynamic: closest(answers.dynamic) }).toEqual({
+    expect({
+      individual: closest(() => SURFACES.individual.resolve('docker_stopp', {}, CATALOG)),
+      meta: closest(() => SURFACES.meta.resolve('docker', { action: 'stopp' }, CATALOG)),
+      dynamic: closest(() => SURFACES.dynamic.resolve('execute_action', { action: 'docker.stopp' }, CATALOG)),
+    }).toEqual({
       individual: ['not_found', 'docker_stop'],
       meta: ['not_found', 'stop'],
       dynamic: ['not_found', 'docker.stop'],
@@ -55,12 +62,11 @@ describe('tool surfaces', () => {
   });
 
   it('refuse params that are not an object, and meta refuses keys beside action, params and confirm', () => {
-    expect(SURFACES.meta.resolve('docker', { action: 'stop', params: [] }, CATALOG)).toMatchObject({ kind: 'error', code: 'invalid_argument' });
-    expect(SURFACES.meta.resolve('docker', { action: 'stop', host: 'web-1' }, CATALOG)).toMatchObject({ kind: 'error', code: 'invalid_argument' });
-    expect(SURFACES.dynamic.resolve('execute_action', { action: 'docker.stop', params: 'web-1' }, CATALOG)).toMatchObject({
-      kind: 'error',
-      code: 'invalid_argument',
-    });
+    expect(() => SURFACES.meta.resolve('docker', { action: 'stop', params: [] }, CATALOG)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    expect(() => SURFACES.meta.resolve('docker', { action: 'stop', host: 'web-1' }, CATALOG)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    expect(() => SURFACES.dynamic.resolve('execute_action', { action: 'docker.stop', params: 'web-1' }, CATALOG)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
   });
 });
 

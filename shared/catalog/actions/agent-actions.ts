@@ -62,6 +62,7 @@ export const agentSetLabels = defineAction({
   id: 'agent.set_labels',
   tool: 'set_agent_labels',
   risk: 'write',
+  setsLabels: true,
   level: 2,
   runsOn: 'host',
   collector: 'agent',

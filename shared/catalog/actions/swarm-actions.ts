@@ -263,6 +263,7 @@ export const removeTask = defineAction({
   input: z.object({ id: z.string().min(1).max(256).describe('The task id, or its name service.slot.'), cluster: clusterParam }).strict(),
   output: z.object({ removed: z.string(), service: z.string(), node: z.string() }),
   resources: resources('task'),
+  answeredBy: 'task_node',
 });
 
 // ─── Service configuration (level 2) ────────────────────────────────────────

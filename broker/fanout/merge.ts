@@ -1,25 +1,16 @@
+import { z } from 'zod';
 import type { Action } from '../../shared/catalog/action.ts';
+import { envelopeSchema } from '../../shared/catalog/results.ts';
 import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Identity } from '../auth/identities.ts';
-import type { HostOutcome } from '../fanout/fan-out.ts';
+import type { HostOutcome } from './fan-out.ts';
 
-/** One host's answer as results carry it (DESIGN §5): the action's fields beside these. */
-export interface HostNode {
-  host: string;
-  availability: 'available' | 'partial' | 'unavailable';
-  sampled_at_unix_ms: number;
-  failed_collectors: string[];
-  errors: ErrorInfo[];
-  [field: string]: unknown;
-}
+/** A fleet answer of any action (DESIGN §5), as the catalog's result schema declares it. */
+const fleetEnvelopeSchema = envelopeSchema(z.object({}).loose());
 
-export interface FleetEnvelope {
-  schema_version: 1;
-  targeted: number;
-  responded: number;
-  hosts: HostNode[];
-  errors: ErrorInfo[];
-}
+export type FleetEnvelope = z.infer<typeof fleetEnvelopeSchema>;
+/** One host's answer as results carry it: the action's fields beside the node fields. */
+export type HostNode = FleetEnvelope['hosts'][number];
 
 function unavailable(host: string, error: ErrorInfo, at: number): HostNode {
   return { host, availability: 'unavailable', sampled_at_unix_ms: at, failed_collectors: [], errors: [{ ...error, host }] };

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { Action } from '../../shared/catalog/action.ts';
+import type { ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import type { AgentRegistry } from '../agents/agent-registry.ts';
+import type { AuditOutcome } from '../store/audit-table.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
+import { redactArguments } from './redact.ts';
+import type { RefusalAudit } from './refusal-audit.ts';
+
+/** Completes an audit row again with what an agent answered after the call gave up on it. */
+export type LateAudit = (outcome: AuditOutcome, errorCode: string | null, note: string) => void;
+
+export interface CallAuditOptions {
+  store: BrokerStore;
+  registry: AgentRegistry;
+  refusals: RefusalAudit;
+  identity: string;
+  tool: string;
+  action: Action;
+  args: Record<string, unknown>;
+}
+
+/**
+ * The audit of one call: changes (level ≥ 1) get a row before anything is
+ * sent, completed once the call ends, and completed again by answers that
+ * come after it gave up; refusals go to the rate-bounded refusal audit.
+ */
+export class CallAudit {
+  private readonly callId = randomUUID();
+  private readonly audited: boolean;
+  private readonly arguments_: Record<string, unknown>;
+  private readonly lateNotes: string[] = [];
+  /** A pending row exists: the call got past its checks. */
+  begun = false;
+
+  constructor(private readonly options: CallAuditOptions) {
+    this.audited = options.action.level >= 1;
+    this.arguments_ = redactArguments(options.args, options.action.sensitive);
+  }
+
+  /** Records that the call is about to go out to these targets. */
+  readonly begin = (targets: string[]): void => {
+    if (!this.audited) return;
+    const { options } = this;
+    options.store.audit.begin({
+      callId: this.callId,
+      startedAt: Date.now(),
+      identity: options.identity,
+      tool: options.tool,
+      action: options.action.id,
+      level: options.action.level,
+      targets,
+      targetIds: targets.flatMap((name) => options.registry.find(name)?.id ?? []),
+      arguments: this.arguments_,
+      outcome: 'pending',
+      errorCode: null,
+    });
+    this.begun = true;
+  };
+
+  complete(outcome: AuditOutcome, errorCode: string | null): void {
+    if (this.begun) this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() });
+  }
+
+  /** Where answers past the call's end are audited; undefined for calls without a row. */
+  get late(): LateAudit | undefined {
+    if (!this.audited) return undefined;
+    return (outcome, errorCode, note) => {
+      if (!this.begun) return;
+      this.lateNotes.push(note);
+      this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now(), note: this.lateNotes.join('; ') });
+    };
+  }
+
+  /** A call refused before it went out: changes, and any grant refusal, reach the refusal audit. */
+  refused(failure: FleetError): void {
+    const { options } = this;
+    if (!this.audited && failure.code !== 'forbidden') return;
+    options.refusals.record({
+      identity: options.identity,
+      tool: options.tool,
+      action: options.action.id,
+      level: options.action.level,
+      arguments: this.arguments_,
+      errorCode: failure.code,
+      reason: failure.message.slice(0, 500),
+    });
+  }
+}
+
+export function lateNote(host: string, errorCode: string | undefined, durationMs: number, timeoutMs: number): string {
+  return `${host} answered ${errorCode ?? 'ok'} after ${Math.round(durationMs)} ms, past the call's ${timeoutMs} ms deadline`;
+}
+
+/** How a completed call is audited: an error, some hosts failing, or all well. */
+export function auditOutcomeOf(result: { isError: boolean; structured: Record<string, unknown> }): 'ok' | 'partial' | 'error' {
+  if (result.isError) return 'error';
+  return result.structured.errors && (result.structured.errors as unknown[]).length ? 'partial' : 'ok';
+}
+
+export function firstErrorCode(result: { structured: Record<string, unknown> }): string | null {
+  const errors = (result.structured.errors ?? []) as ErrorInfo[];
+  return errors[0]?.code ?? null;
+}

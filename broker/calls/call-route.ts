@@ -1,0 +1,42 @@
+import type { Action, Level } from '../../shared/catalog/action.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { AgentRegistry } from '../agents/agent-registry.ts';
+import type { Identity } from '../auth/identities.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import type { LateAudit } from './call-audit.ts';
+
+export interface RunContext {
+  /** The tool name the caller used, for the audit log. */
+  tool: string;
+  signal: AbortSignal;
+  /** Progress as hosts settle and as they stream: done of total, and what just happened. */
+  onProgress?: (done: number, total: number, message: string) => void;
+}
+
+/** What a call produced: the complete structured result, and whether it counts as a failure. Refusals are thrown. */
+export interface RunResult {
+  action: Action;
+  structured: Record<string, unknown>;
+  isError: boolean;
+  shape: 'node' | 'envelope' | 'broker';
+}
+
+/** One call as a route sees it, once the action is known to be visible to the caller. */
+export interface RouteCall {
+  identity: Identity;
+  action: Action;
+  args: Record<string, unknown>;
+  context: RunContext;
+  /** The level the agents are told the caller acts at. */
+  callerLevel: Level;
+  /** Records the targets in the audit, once every check passed and before anything is sent. */
+  begin(targets: string[]): void;
+  late: LateAudit | undefined;
+}
+
+/** What every route reads of the broker. */
+export interface RouteDeps {
+  registry: AgentRegistry;
+  index: FleetIndex;
+  log: Logger;
+}

@@ -1,0 +1,106 @@
+import { errorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
+import { checkSwarmReadParams, filterSwarmAnswer, swarmReadScope } from '../swarm/swarm-grants.ts';
+import { agentOnTaskNode, swarmResourceName } from '../swarm/swarm-resources.ts';
+import { requireConfirm } from './authorization.ts';
+import { callTimeoutMs, parseParams, splitArguments } from './call-arguments.ts';
+import { lateNote } from './call-audit.ts';
+import { CallProgress } from './call-progress.ts';
+import type { RouteCall, RouteDeps, RunResult } from './call-route.ts';
+import { routeSwarmCall } from './swarm-routing.ts';
+
+/**
+ * The route of swarm actions: one agent answers for the whole swarm, a manager
+ * (healthiest first, failing over to the next) or, when the action says so,
+ * the agent on the node of the task it names.
+ */
+export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunResult> {
+  const { action, identity, context } = call;
+  const { params, confirm } = splitArguments(action, call.args);
+  const parsed = parseParams(action, params);
+  const reads = action.risk === 'read';
+  const route = routeSwarmCall(deps.registry.list(), deps.index, parsed, (clusterId) => (reads ? !swarmReadScope(identity, deps.index, clusterId).none : true));
+  const scope = action.resources;
+  const named = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
+  if (scope && named !== undefined) {
+    const name = swarmResourceName(deps.index, route.clusterId, scope.kind, named);
+    if (!identity.grants.resource(scope.kind, name)) {
+      throw new FleetError('not_found', `no ${scope.kind} "${named}" in swarm ${route.clusterName}`, { hint: `find with type ${scope.kind} lists them.` });
+    }
+    if (!reads && !identity.grants.resource(scope.kind, name, 'write')) {
+      throw new FleetError('forbidden', `${action.tool} needs a write grant on ${scope.kind} ${name}, which this identity does not have`, {
+        hint: `Ask for an identity whose grants include ${scope.kind}:${name}=write.`,
+      });
+    }
+  }
+  const readScope = reads ? swarmReadScope(identity, deps.index, route.clusterId) : undefined;
+  if (readScope) checkSwarmReadParams(action.id, parsed, readScope, route.clusterName);
+  const manager = route.managers[0] as Host;
+  requireConfirm(action, confirm, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
+  call.begin([`swarm:${route.clusterName}`]);
+  const timeoutMs = callTimeoutMs(action, parsed);
+  // A task's container can only be changed by the engine it runs on: go to the agent on the task's node when there is one.
+  const onTaskNode =
+    action.answeredBy === 'task_node' && named !== undefined ? agentOnTaskNode(deps.registry.list(), deps.index, route.clusterId, named) : undefined;
+  const callParams = onTaskNode && scope?.param ? { ...parsed, [scope.param]: onTaskNode.taskId } : parsed;
+  const role = onTaskNode ? 'the node of the task' : `a manager of ${route.clusterName}`;
+  const progress = new CallProgress(context);
+  let failure: FleetError | undefined;
+  for (const candidate of onTaskNode ? [onTaskNode.host] : route.managers) {
+    progress.start(0, 1, `sent to ${candidate.name} (${role})`);
+    const late = call.late;
+    const [outcome] = await fanOut([candidate], {
+      action: action.id,
+      params: callParams,
+      timeoutMs,
+      caller: identity.name,
+      callerLevel: call.callerLevel,
+      signal: context.signal,
+      onChunk: (host, payload) => progress.chunk(host.name, payload),
+      ...(late
+        ? {
+            onLate: ({ host, outcome: answer, durationMs }: HostOutcome) => {
+              const error = answer.ok ? answer.errors[0] : answer.error;
+              late(error ? 'error' : 'ok', error?.code ?? null, lateNote(host.name, error?.code, durationMs, timeoutMs));
+            },
+          }
+        : {}),
+    });
+    const result = outcome?.outcome;
+    if (!result) break;
+    if (result.ok && result.payload !== null && result.payload !== undefined) {
+      const checked = action.output.safeParse(result.payload);
+      if (!checked.success)
+        throw new FleetError('internal', `the answer of ${candidate.name} does not match ${action.tool}'s result schema`, {
+          hint: "Upgrade the agent to the broker's version.",
+        });
+      progress.settled(`${candidate.name}: answered`);
+      const answer = checked.data as Record<string, unknown>;
+      return {
+        action,
+        structured: {
+          ...(readScope ? filterSwarmAnswer(action.id, answer, readScope) : answer),
+          cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name },
+        },
+        isError: false,
+        shape: 'broker',
+      };
+    }
+    const error = result.ok ? (result.errors[0] ?? errorInfo('internal', 'the manager answered with nothing')) : result.error;
+    // A change no manager acknowledged is a failure that names who had it: never an empty success.
+    failure = new FleetError(error.code, `${candidate.name} (${onTaskNode ? role : `manager of ${route.clusterName}`}): ${error.message}`, {
+      hint: error.hint,
+      ...(error.collector ? { collector: error.collector } : {}),
+      details: { agent: candidate.name },
+    });
+    // Fail over only where the call surely did not run, or where running it twice is harmless.
+    const retry =
+      error.code === 'agent_offline' ||
+      error.code === 'collector_unavailable' ||
+      (reads && (error.code === 'agent_disconnected' || error.code === 'deadline_exceeded'));
+    if (!retry || context.signal.aborted) break;
+    deps.log.warn('swarm manager failed; trying another', { manager: candidate.name, code: error.code, swarm: route.clusterName });
+  }
+  throw failure ?? new FleetError('agent_offline', `no manager of swarm ${route.clusterName} answered`);
+}
