@@ -1,5 +1,5 @@
 import si from 'systeminformation';
-import { agentInfo, agentSetLabels } from '../shared/catalog/actions/agent-actions.ts';
+import { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';

@@ -1,12 +1,12 @@
 import si from 'systeminformation';
+import type { ContainerEvent } from '../../shared/domains/docker/container-event.ts';
+import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
+import type { ContainerInventory, SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
-import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import type { Collector } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
-import type { ContainerEvent } from './docker/event-follower.ts';
 import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';

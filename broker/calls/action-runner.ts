@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Action, Level } from '../../shared/catalog/action.ts';
-import { agentSetLabels } from '../../shared/catalog/actions/agent-actions.ts';
-import { removeTask } from '../../shared/catalog/actions/swarm-actions.ts';
 import { DEFAULT_TIMEOUT_MS, hostTargetShape, TARGET_KEYS } from '../../shared/catalog/targets.ts';
+import { agentSetLabels } from '../../shared/domains/agent/agent-actions.ts';
+import { removeTask } from '../../shared/domains/swarm/swarm-actions.ts';
 import { type ErrorInfo, errorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';

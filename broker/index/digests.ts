@@ -1,5 +1,5 @@
-import type { GuestRecord } from '../../shared/proxmox/guest-inventory.ts';
-import { recentFailures, restartCounts, serviceProgress } from '../../shared/swarm/convergence.ts';
+import type { GuestRecord } from '../../shared/domains/proxmox/guest-inventory.ts';
+import { recentFailures, restartCounts, serviceProgress } from '../../shared/domains/swarm/convergence.ts';
 import type {
   ContainerRecord,
   NetworkRecord,
@@ -9,7 +9,7 @@ import type {
   SwarmSnapshot,
   TaskRecord,
   VolumeRecord,
-} from '../../shared/swarm/records.ts';
+} from '../../shared/domains/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from './fleet-index.ts';
 import { agentOnNode, type Resource } from './resource-catalog.ts';

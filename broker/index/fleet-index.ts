@@ -1,10 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { z } from 'zod';
+import { reportSchemas } from '../../shared/domains/domains.ts';
+import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
+import { isInvoluntaryEnd } from '../../shared/domains/swarm/convergence.ts';
+import type { ContainerInventory, SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import { type GuestInventory, guestInventorySchema } from '../../shared/proxmox/guest-inventory.ts';
-import { isInvoluntaryEnd } from '../../shared/swarm/convergence.ts';
-import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
-import { containerInventorySchema, swarmSnapshotSchema } from '../../shared/swarm/swarm-reports.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import { assessClaims, holds, holdsRole } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -29,19 +28,15 @@ export interface GuestEntry {
 }
 
 /** Why a report was dropped, for /metrics. */
-export type DropReason = 'malformed' | 'not_role_holder';
+export type DropReason = 'malformed' | 'not_role_holder' | 'unknown_kind';
 
 /** Counts the reports the index refused (BrokerMetrics implements it). */
 export interface ReportRecorder {
   reportDropped(kind: string, reason: DropReason): void;
 }
 
-/** The report kinds the index takes, each with the schema a report must pass first. */
-const REPORT_SCHEMAS = {
-  swarm_snapshot: swarmSnapshotSchema,
-  container_inventory: containerInventorySchema,
-  proxmox_guests: guestInventorySchema,
-} as const satisfies Record<string, z.ZodType>;
+/** The report kinds the domains declare, each with the schema a report must pass first. */
+const REPORT_SCHEMAS = reportSchemas();
 
 /** At most one warning per agent in this time, however many bad reports it sends. */
 const WARN_EVERY_MS = 60_000;
@@ -127,9 +122,14 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
    * receipt time: an agent's clock never orders reports.
    */
   private onReport(host: Host, kind: string, payload: unknown): void {
-    if (!Object.hasOwn(REPORT_SCHEMAS, kind)) return; // kinds nothing indexes (container events) are not taken
+    const schema = REPORT_SCHEMAS.get(kind);
+    if (!schema) {
+      // Counted under one label: the kind is the agent's word, and must not grow the metrics without bound.
+      this.drop(host, 'other', 'unknown_kind', `is of kind ${JSON.stringify(kind.slice(0, 64))}, which no domain declares`);
+      return;
+    }
     const receivedAt = Date.now();
-    const parsed = REPORT_SCHEMAS[kind as keyof typeof REPORT_SCHEMAS].safeParse(payload);
+    const parsed = schema.safeParse(payload);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       this.drop(host, kind, 'malformed', `does not match its schema at ${issue?.path.join('.') || 'the top'}: ${issue?.message ?? 'invalid'}`);

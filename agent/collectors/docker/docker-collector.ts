@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ContainerInfo, ContainerInspectInfo } from 'dockerode';
+import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
 import {
   dockerEvents,
   dockerInspect,
@@ -10,10 +11,10 @@ import {
   dockerStats,
   dockerStop,
   dockerTop,
-} from '../../../shared/catalog/actions/docker-actions.ts';
+} from '../../../shared/domains/docker/docker-actions.ts';
+import type { ContainerInventory } from '../../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
-import type { ContainerInventory } from '../../../shared/swarm/records.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
@@ -22,7 +23,7 @@ import type { ContainerFacts } from '../system/system-collector.ts';
 import { ContainerChanges } from './container-changes.ts';
 import { ContainerDirectory, containerName } from './container-directory.ts';
 import { type DockerApi, dockerMessage, dockerStatus, unixMs } from './docker-api.ts';
-import { type ContainerEvent, EventFollower } from './event-follower.ts';
+import { EventFollower } from './event-follower.ts';
 import { LineCollector, LogDemultiplexer, toUnixSeconds } from './log-reader.ts';
 import { type EngineStats, figuresOf, StatsStreams } from './stats-streams.ts';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/catalog/actions/proxmox-actions.ts';
+import type { GuestInventory } from '../../../shared/domains/proxmox/guest-inventory.ts';
+import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import type { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
-import type { GuestInventory } from '../../../shared/proxmox/guest-inventory.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { type ApiToken, readApiToken } from './api-token.ts';

@@ -1,7 +1,7 @@
-import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/catalog/actions/swarm-actions.ts';
+import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/domains/swarm/swarm-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
-import type { SwarmSnapshot } from '../../../shared/swarm/records.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { type DockerApi, dockerMessage } from '../docker/docker-api.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
-import { digestShape, RESOURCE_TYPES, rowShape } from './swarm-shapes.ts';
+import { defineAction } from '../../catalog/action.ts';
+import { digestShape, RESOURCE_TYPES, rowShape } from './index-shapes.ts';
 
 const plural = RESOURCE_TYPES.map((type) => `${type}s`);
 

@@ -1,0 +1,16 @@
+import { agentDomain } from './agent/agent-domain.ts';
+import { dockerDomain } from './docker/docker-domain.ts';
+import type { Domain } from './domain.ts';
+import { fleetDomain } from './fleet/fleet-domain.ts';
+import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
+import { sandboxDomain } from './sandbox/sandbox-domain.ts';
+import { swarmDomain } from './swarm/swarm-domain.ts';
+import { systemDomain } from './system/system-domain.ts';
+
+/** Every domain fleetmesh has, in the order docs and surfaces list them. Adding a domain: declare it in its folder, list it here. */
+export const DOMAINS: readonly Domain[] = [fleetDomain, agentDomain, systemDomain, dockerDomain, swarmDomain, sandboxDomain, proxmoxDomain];
+
+/** The schema of every report kind an agent may send, from the domains that declare them. */
+export function reportSchemas(): ReadonlyMap<string, Domain['reports'][string]> {
+  return new Map(DOMAINS.flatMap((domain) => Object.entries(domain.reports)));
+}
