@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { ContainerEvent } from '../../shared/domains/docker/container-event.ts';
 import { reportSchemas } from '../../shared/domains/domains.ts';
 import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
 import { isInvoluntaryEnd } from '../../shared/domains/swarm/convergence.ts';
@@ -7,6 +8,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import { assessClaims, holds, holdsRole } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { ContainerEvents } from './container-events.ts';
 
 export interface SwarmEntry {
   snapshot: SwarmSnapshot;
@@ -57,6 +59,8 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly swarms = new Map<string, SwarmEntry>();
   private readonly inventories = new Map<string, InventoryEntry>();
   private readonly guests = new Map<string, GuestEntry>();
+  /** Each host's container events: restarts, failures and the newest state of its containers. */
+  readonly containerEvents = new ContainerEvents();
   private readonly warnedAt = new Map<string, number>();
   private pruner: NodeJS.Timeout | undefined;
 
@@ -73,6 +77,7 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     this.registry.on('report', (host, kind, payload) => this.onReport(host, kind, payload));
     this.registry.on('revoked', (host) => {
       this.inventories.delete(host.id);
+      this.containerEvents.forget(host.id);
       this.guests.delete(host.id);
       this.dropLostRoles();
     });
@@ -137,7 +142,9 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     }
     try {
       if (kind === 'swarm_snapshot') this.takeSnapshot(host, { ...(parsed.data as SwarmSnapshot), taken_unix_ms: receivedAt }, receivedAt);
-      else if (kind === 'container_inventory') {
+      else if (kind === 'container_event') {
+        if (this.containerEvents.take(host.id, parsed.data as ContainerEvent, receivedAt)) this.emit('changed', 'containers', host.id);
+      } else if (kind === 'container_inventory') {
         this.inventories.set(host.id, { inventory: { ...(parsed.data as ContainerInventory), taken_unix_ms: receivedAt }, hostId: host.id, receivedAt });
         this.emit('changed', 'containers', host.id);
       } else {
@@ -200,5 +207,6 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
 
   private prune(): void {
     this.store.db.prepare('DELETE FROM task_failures WHERE at < ?').run(Date.now() - KEEP_FAILURES_MS);
+    this.containerEvents.prune(Date.now());
   }
 }

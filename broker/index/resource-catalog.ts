@@ -231,7 +231,9 @@ export function allResources(index: FleetIndex, hosts: readonly Host[]): Resourc
   for (const entry of index.inventoryEntries()) {
     const host = byId.get(entry.hostId);
     if (!host) continue;
-    for (const container of entry.inventory.containers) {
+    for (const inventoried of entry.inventory.containers) {
+      // An engine event newer than the inventory tells the container's state first.
+      const container = { ...inventoried, state: index.containerEvents.stateSince(host.id, inventoried.id, entry.receivedAt) ?? inventoried.state };
       resources.push(containerRow(container, host));
       if (container.sandbox_id) resources.push(sandboxRow(container, container.sandbox_id, host));
     }

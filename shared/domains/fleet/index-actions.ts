@@ -50,7 +50,7 @@ export const describe = defineAction({
   collector: null,
   title: 'Describe a resource',
   description:
-    'One resource (id or name) as a digest: state and why, related resources, type-specific details and, for services, recent failures and restarts (the sign of a crash loop).',
+    'One resource (id or name) as a digest: state and why, related resources, type-specific details and, for services and containers, recent failures and restarts (the sign of a crash loop).',
   input: z
     .object({
       type: z.enum(RESOURCE_TYPES),
