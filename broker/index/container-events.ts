@@ -36,13 +36,14 @@ export class ContainerEvents {
 
   take(hostId: string, event: ContainerEvent, receivedAt: number): boolean {
     if (event.type !== 'container' || !event.id) return false;
-    let containers = this.byHost.get(hostId);
-    if (!containers) this.byHost.set(hostId, (containers = new Map()));
+    const containers = this.byHost.get(hostId) ?? new Map();
+    this.byHost.set(hostId, containers);
     const id = event.id.slice(0, 12);
     let entry = containers.get(id);
     if (!entry) {
       if (containers.size >= CONTAINERS_PER_HOST) containers.delete(containers.keys().next().value as string);
-      containers.set(id, (entry = { name: event.name, events: [], seen: new Set() }));
+      entry = { name: event.name, events: [], seen: new Set() };
+      containers.set(id, entry);
     }
     // The agent replays the engine's recent events after it restarts: the same event counts once.
     const key = `${event.time_unix_ms}/${event.action}`;
