@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Action } from '../catalog/action.ts';
+import type { FlagSpecs } from '../options/command-line.ts';
 
 /**
  * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in
@@ -18,4 +19,6 @@ export interface Domain {
    * or is not declared.
    */
   readonly reports: Readonly<Record<string, z.ZodType>>;
+  /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
+  readonly flags?: FlagSpecs;
 }

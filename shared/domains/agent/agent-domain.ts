@@ -2,4 +2,4 @@ import type { Domain } from '../domain.ts';
 import { agentInfo, agentSetLabels } from './agent-actions.ts';
 
 /** The agent itself: who it is, what it runs, its labels. */
-export const agentDomain: Domain = { name: 'agent', actions: [agentInfo, agentSetLabels], reports: {} };
+export const agentDomain = { name: 'agent', actions: [agentInfo, agentSetLabels], reports: {} } as const satisfies Domain;

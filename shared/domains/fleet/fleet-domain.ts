@@ -3,8 +3,8 @@ import { fleetStatus, listAgents, revokeAgent } from './fleet-actions.ts';
 import { describe, find, getMetrics, getRecommendations } from './index-actions.ts';
 
 /** What the broker answers itself: its agents and its index of the fleet's resources. */
-export const fleetDomain: Domain = {
+export const fleetDomain = {
   name: 'fleet',
   actions: [fleetStatus, listAgents, revokeAgent, find, describe, getMetrics, getRecommendations],
   reports: {},
-};
+} as const satisfies Domain;

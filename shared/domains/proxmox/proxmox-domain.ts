@@ -12,9 +12,10 @@ import {
   proxmoxTaskStatus,
   proxmoxTasks,
 } from './proxmox-actions.ts';
+import { PROXMOX_FLAGS } from './proxmox-flags.ts';
 
 /** Proxmox VE nodes and their clusters' guests, through each node's API. */
-export const proxmoxDomain: Domain = {
+export const proxmoxDomain = {
   name: 'proxmox',
   actions: [
     proxmoxStatus,
@@ -29,4 +30,5 @@ export const proxmoxDomain: Domain = {
     proxmoxScriptCommand,
   ],
   reports: { proxmox_guests: guestInventorySchema },
-};
+  flags: PROXMOX_FLAGS,
+} as const satisfies Domain;

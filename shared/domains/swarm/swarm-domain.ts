@@ -3,7 +3,7 @@ import * as swarm from './swarm-actions.ts';
 import { swarmSnapshotSchema } from './swarm-reports.ts';
 
 /** Docker Swarm clusters, through one manager agent each. */
-export const swarmDomain: Domain = {
+export const swarmDomain = {
   name: 'swarm',
   actions: [
     swarm.getClusterStatus,
@@ -31,4 +31,7 @@ export const swarmDomain: Domain = {
     swarm.removeVolume,
   ],
   reports: { swarm_snapshot: swarmSnapshotSchema },
-};
+  flags: {
+    'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
+  },
+} as const satisfies Domain;
