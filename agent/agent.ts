@@ -78,10 +78,7 @@ export class Agent {
     agent.collectors =
       collectors === 'default'
         ? defaultCollectors(options, sampler, log, {
-            onContainerEvent: (event) => connection.report('container_event', event),
-            onContainerInventory: (inventory) => connection.report('container_inventory', inventory),
-            onSwarmSnapshot: (snapshot) => connection.report('swarm_snapshot', snapshot),
-            onGuestInventory: (inventory) => connection.report('proxmox_guests', inventory),
+            report: (kind, payload) => connection.report(kind, payload),
             onAvailabilityChange: () => void current().reprobe(),
             // Learned while the stream is still being opened, the facts may have missed the Hello: send them once it is up.
             onFactsChange: () => (connection.connected ? connection.announce() : connection.once('connected', () => connection.announce())),

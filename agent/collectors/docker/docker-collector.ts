@@ -4,7 +4,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import type { Collector, CollectorStatus } from '../collector.ts';
+import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
 import type { ContainerFacts } from '../system/system-collector.ts';
 import { ContainerChanges } from './container-changes.ts';
@@ -26,8 +26,6 @@ export interface DockerCollectorOptions {
   /** Where the engine is, for messages. */
   address: string;
   log: Logger;
-  /** Container events worth telling the broker about. */
-  onEvent?: (event: ContainerEvent) => void;
   /** Re-probe this often, so an engine that comes or goes is noticed. */
   probeIntervalMs?: number;
   /** Called when availability changes (the agent re-announces itself). */
@@ -36,8 +34,11 @@ export interface DockerCollectorOptions {
   sandboxLabel?: string;
   /** How often to sample every running container for the broker's metrics history (default a minute). */
   metricsIntervalMs?: number;
-  /** The host's containers and volumes, for the broker's index: at start, after changes, and every inventoryIntervalMs. */
-  onInventory?: (inventory: ContainerInventory) => void;
+  /**
+   * Reports for the broker's index: each container event as it happens (`container_event`), and the
+   * host's containers and volumes at start, after changes and every inventoryIntervalMs (`container_inventory`).
+   */
+  report?: Report;
   inventoryIntervalMs?: number;
 }
 
@@ -85,7 +86,7 @@ export class DockerCollector implements Collector, ContainerFacts {
     this.metricsTimer = setInterval(() => void this.sampleContainers(), this.options.metricsIntervalMs ?? 60_000);
     this.metricsTimer.unref();
     void this.sampleContainers();
-    if (this.options.onInventory) {
+    if (this.options.report) {
       this.inventoryTimer = setInterval(() => void this.reportInventory(), this.options.inventoryIntervalMs ?? 30_000);
       this.inventoryTimer.unref();
       void this.reportInventory();
@@ -98,14 +99,16 @@ export class DockerCollector implements Collector, ContainerFacts {
 
   /** Sends the host's containers and volumes to the broker (nothing while the engine is away). */
   private async reportInventory(): Promise<void> {
-    if (!this.status.available || !this.options.onInventory) return;
+    const report = this.options.report;
+    if (!this.status.available || !report) return;
     try {
       const [containers, volumes] = await Promise.all([this.directory.list(true), this.options.docker.listVolumes()]);
-      this.options.onInventory({
+      const inventory: ContainerInventory = {
         taken_unix_ms: Date.now(),
         containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel)),
         volumes: (volumes.Volumes ?? []).map(volumeRecord),
-      });
+      };
+      report('container_inventory', inventory);
     } catch (error) {
       this.options.log.debug('container inventory failed', { error: (error as Error).message });
     }
@@ -143,8 +146,8 @@ export class DockerCollector implements Collector, ContainerFacts {
     ) {
       void this.directory.refresh(event.id).catch(() => undefined);
     }
-    this.options.onEvent?.(event);
-    if (this.options.onInventory) {
+    this.options.report?.('container_event', event);
+    if (this.options.report) {
       clearTimeout(this.inventoryDebounce);
       this.inventoryDebounce = setTimeout(() => void this.reportInventory(), 1000);
       this.inventoryDebounce.unref();
