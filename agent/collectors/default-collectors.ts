@@ -1,7 +1,4 @@
 import si from 'systeminformation';
-import type { ContainerEvent } from '../../shared/domains/docker/container-event.ts';
-import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
-import type { ContainerInventory, SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import type { Collector, Report } from './collector.ts';
