@@ -1,14 +1,14 @@
 import type { ContainerEvent } from '../../shared/domains/docker/container-event.ts';
 
 /** One engine event as the index keeps it: stamped with the broker's receipt time, never the agent's clock. */
-export interface IndexedContainerEvent {
+interface IndexedContainerEvent {
   action: string;
   exit_code: number | null;
   receivedAt: number;
 }
 
 /** A container's failure, in the shape describe lists failures. */
-export interface ContainerFailure {
+interface ContainerFailure {
   task: string;
   task_id: string;
   node: string;

@@ -13,7 +13,7 @@ export const DOMAINS = [fleetDomain, agentDomain, systemDomain, dockerDomain, sw
 type FlagsOf<D> = D extends { flags: infer F } ? F : Record<never, never>;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 /** Every domain's agent flags, as one typed set. */
-export type DomainFlags = Intersection<FlagsOf<(typeof DOMAINS)[number]>>;
+type DomainFlags = Intersection<FlagsOf<(typeof DOMAINS)[number]>>;
 
 /** The agent flags the domains declare, in domain order: `fleetmesh agent` and `fleetmesh up` take them. */
 export const DOMAIN_FLAGS = Object.assign({}, ...DOMAINS.map((domain: Domain) => domain.flags ?? {})) as DomainFlags;
