@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DOMAIN_FLAGS } from '../shared/domains/domains.ts';
+import { DEFAULT_HOST_PROC } from '../shared/domains/system/system-domain.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
-import { DEFAULT_PROXMOX_ENDPOINT, type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
-
-/** Where docker-compose.yml and the Helm chart mount the host's /proc: used when it is there and nothing names another. */
-const DEFAULT_HOST_PROC = '/host/proc';
+import { type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
 
 export const AGENT_FLAGS = {
   broker: { type: 'string', description: 'the broker to dial; remembered after enrollment', placeholder: 'HOST:PORT' },
@@ -26,44 +25,7 @@ export const AGENT_FLAGS = {
   },
   labels: { type: 'labels', description: 'labels for selectors, such as role=db,env=prod', default: {}, placeholder: 'K=V,…' },
   'data-dir': { type: 'string', description: "the agent's identity: key, certificate, broker CA", default: '.fleetmesh/agent', placeholder: 'DIR' },
-  'docker-socket': {
-    type: 'string',
-    description: 'the Docker engine: a socket path, unix://PATH or tcp://HOST:PORT (default: DOCKER_HOST, else /var/run/docker.sock)',
-    placeholder: 'ADDRESS',
-  },
-  'sandbox-label': {
-    type: 'string',
-    description: 'the container label that marks a sandbox (its value is the sandbox id)',
-    default: 'fleetmesh.sandbox',
-    placeholder: 'LABEL',
-  },
-  'host-proc': {
-    type: 'string',
-    description: `the host's /proc as mounted into the agent's container; processes, listening ports and their owners are read there, not in the container (default ${DEFAULT_HOST_PROC} when it exists)`,
-    placeholder: 'DIR',
-  },
-  'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
-  'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
-  'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
-  'alert-disk': { type: 'integer', description: 'disk alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
-  'proxmox-endpoint': {
-    type: 'string',
-    description: `the Proxmox VE API of this node (default ${DEFAULT_PROXMOX_ENDPOINT} once a token file is given)`,
-    placeholder: 'URL',
-  },
-  'proxmox-token-file': {
-    type: 'string',
-    description: 'file holding the read API token, USER@REALM!TOKENID=SECRET; enables the proxmox collector',
-    placeholder: 'FILE',
-  },
-  'proxmox-action-token-file': {
-    type: 'string',
-    description: 'file holding a separate API token for guest start, reboot and shutdown (without it they are refused)',
-    placeholder: 'FILE',
-  },
-  'proxmox-fingerprint': { type: 'string', description: "SHA-256 fingerprint of the API's certificate to pin (hex, colons allowed)", placeholder: 'HEX' },
-  'proxmox-ca-file': { type: 'string', description: "PEM file of the CA that signed the API's certificate (/etc/pve/pve-root-ca.pem)", placeholder: 'FILE' },
-  'proxmox-insecure': { type: 'boolean', description: "skip verifying the API's certificate (reported by get_fleet_status)", default: false },
+  ...DOMAIN_FLAGS,
   'health-listen': {
     type: 'string',
     description: 'serve /healthz and /readyz (200 while connected to the broker, else 503) here, for probes; off when unset',

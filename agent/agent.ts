@@ -1,8 +1,9 @@
 import si from 'systeminformation';
-import { agentInfo, agentSetLabels } from '../shared/catalog/actions/agent-actions.ts';
+import { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
+import { type FactRecord, factsToWire } from '../shared/wire/facts-codec.ts';
 import { createAgentInfoHandler } from './actions/agent-info.ts';
 import type { AgentOptions } from './agent-options.ts';
 import type { Collector, CollectorStatus } from './collectors/collector.ts';
@@ -78,10 +79,7 @@ export class Agent {
     agent.collectors =
       collectors === 'default'
         ? defaultCollectors(options, sampler, log, {
-            onContainerEvent: (event) => connection.report('container_event', event),
-            onContainerInventory: (inventory) => connection.report('container_inventory', inventory),
-            onSwarmSnapshot: (snapshot) => connection.report('swarm_snapshot', snapshot),
-            onGuestInventory: (inventory) => connection.report('proxmox_guests', inventory),
+            report: (kind, payload) => connection.report(kind, payload),
             onAvailabilityChange: () => void current().reprobe(),
             // Learned while the stream is still being opened, the facts may have missed the Hello: send them once it is up.
             onFactsChange: () => (connection.connected ? connection.announce() : connection.once('connected', () => connection.announce())),
@@ -200,21 +198,14 @@ export class Agent {
     return this.collectors.map((c) => ({ name: c.name, ...(this.statuses.get(c.name) ?? { available: false, reason: 'not probed yet' }) }));
   }
 
-  private factsRecord(): Record<string, string | number | boolean> {
-    const record: Record<string, string | number | boolean> = {
-      hostname: this.facts.hostname,
-      os: this.facts.os,
-      kernel: this.facts.kernel,
-      arch: this.facts.arch,
-      cpu_cores: this.facts.cpuCores,
-      memory_total_bytes: Number(this.facts.memoryTotalBytes),
-    };
+  /** The host's facts and every collector's, one snake_case record: agent_info shows it, the Hello carries it. */
+  private factsRecord(): FactRecord {
+    const record: FactRecord = { ...this.facts };
     for (const collector of this.collectors) Object.assign(record, collector.facts?.() ?? {});
     return record;
   }
 
   private hello(): HelloInit {
-    const extra = Object.assign({}, ...this.collectors.map((c) => c.facts?.() ?? {})) as Record<string, unknown>;
     return {
       agentVersion: FLEETMESH_VERSION,
       protocolVersion: PROTOCOL_VERSION,
@@ -223,17 +214,7 @@ export class Agent {
       labels: this.labels.current(),
       name: this.connection.currentIdentity.name,
       startedUnixMs: BigInt(this.startedAt),
-      facts: {
-        ...this.facts,
-        dockerVersion: String(extra.docker_version ?? ''),
-        swarmRole: String(extra.swarm_role ?? ''),
-        swarmId: String(extra.swarm_id ?? ''),
-        swarmNodeId: String(extra.swarm_node_id ?? ''),
-        proxmoxNode: String(extra.proxmox_node ?? ''),
-        proxmoxCluster: String(extra.proxmox_cluster ?? ''),
-        proxmoxInsecure: extra.proxmox_insecure === true,
-        swarmName: String(extra.swarm_name ?? ''),
-      },
+      facts: factsToWire(this.factsRecord()),
     };
   }
 

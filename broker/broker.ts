@@ -156,6 +156,13 @@ export class Broker {
       registry.on('revoked', () => {
         for (const session of mcp.liveSessions()) session.notifyListChanged();
       });
+      // What the index learns (an inventory, a snapshot, a container's crash) changes what the index-backed resources say.
+      index.on('changed', () => {
+        for (const session of mcp.liveSessions()) {
+          session.notifyUpdated('fleet://status');
+          session.notifyUpdated('fleet://recommendations');
+        }
+      });
       const dialName = options.advertiseNames[0] ?? 'localhost';
       store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
       store.setMeta(META_MCP_URL, mcp.url);

@@ -21,7 +21,7 @@ export function renderToolsDoc(): string {
   const lines = [
     '# Tools',
     '',
-    'Generated from the action catalog (`shared/catalog/`) by `npm run docs`; CI fails when this file is stale.',
+    "Generated from the domains' action declarations (`shared/domains/`) by `npm run docs`; CI fails when this file is stale.",
     'Every action is reachable on every tool surface (`--tool-surface`): as its own tool (`individual`, the names below),',
     `through its domain's tool (\`meta\`: ${domains()
       .map((d) => `\`${d}\``)

@@ -11,7 +11,7 @@ interface Row {
   [key: string]: unknown;
 }
 
-const NAMES = ['fm-logger', 'fm-web', 'fm-crashy', 'fm-sleeper', 'fm-secret', 'fm-stubborn'];
+const NAMES = ['fm-logger', 'fm-web', 'fm-crashy', 'fm-sleeper', 'fm-secret', 'fm-stubborn', 'fm-exit7'];
 
 describe('the docker and system collectors through MCP', () => {
   let fleet: TestFleet;
@@ -156,6 +156,25 @@ describe('the docker and system collectors through MCP', () => {
     expect(died.length).toBeGreaterThanOrEqual(2);
     expect(died.every((e) => e.action === 'die' && e.exit_code === 3 && e.name === 'fm-crashy')).toBe(true);
     expect(died[0]?.time_unix_ms).toBeGreaterThanOrEqual(died[1]?.time_unix_ms ?? 0);
+  });
+
+  it("describes a container's failures and restarts from the engine's events", async () => {
+    // Started once the agent watches the engine: it fails, is restarted once by its policy, and fails again.
+    await runContainer(docker, { name: 'fm-exit7', command: ['sh', '-c', 'sleep 2; exit 7'], restart: { Name: 'on-failure', MaximumRetryCount: 1 } });
+    const digest = await waitFor(
+      async () => {
+        const described = await call(client, 'describe', { type: 'container', id: 'fm-exit7' });
+        const failures = (described.structuredContent.recent_failures ?? []) as { exit_code: number | null; node: string }[];
+        return failures.length >= 2 ? described.structuredContent : undefined;
+      },
+      { timeoutMs: 30_000, what: 'fm-exit7 failing twice in describe' },
+    );
+    expect(digest.state).toBe('exited');
+    expect(digest.recent_failures).toEqual([
+      expect.objectContaining({ exit_code: 7, node: 'engine-1', state: 'exited' }),
+      expect.objectContaining({ exit_code: 7, node: 'engine-1', state: 'exited' }),
+    ]);
+    expect(digest.restarts).toEqual({ last_hour: 1, last_week: 1 });
   });
 
   it('restarts, refuses to stop without confirm, stops with it, and starts again', async () => {

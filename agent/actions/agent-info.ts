@@ -1,6 +1,6 @@
 import type { ActionOutput } from '../../shared/catalog/action.ts';
-import type { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
 import type { HostSample } from '../../shared/catalog/sample.ts';
+import type { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { sleep } from '../connection/backoff.ts';
 import type { ActionHandler } from '../dispatcher/dispatcher.ts';
 

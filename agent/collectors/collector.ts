@@ -1,6 +1,9 @@
 import type { ContainerFigures } from '../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../dispatcher/dispatcher.ts';
 
+/** Sends one report to the broker, of a kind its collector's domain declares (in shared/domains); dropped while disconnected. */
+export type Report = (kind: string, payload: unknown) => void;
+
 export interface CollectorStatus {
   available: boolean;
   /** Why not, in words an operator can act on; empty when available. */

@@ -1,12 +1,9 @@
 import si from 'systeminformation';
 import type { Logger } from '../../shared/log/logger.ts';
-import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
-import type { ContainerInventory, SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { AgentOptions } from '../agent-options.ts';
-import type { Collector } from './collector.ts';
+import type { Collector, Report } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
-import type { ContainerEvent } from './docker/event-follower.ts';
 import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
@@ -15,16 +12,10 @@ import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
 
 export interface CollectorHooks {
-  /** A container event the broker should hear about. */
-  onContainerEvent(event: ContainerEvent): void;
-  /** The host's containers, for the broker's index. */
-  onContainerInventory(inventory: ContainerInventory): void;
-  /** A manager's view of its swarm, for the broker's index. */
-  onSwarmSnapshot(snapshot: SwarmSnapshot): void;
+  /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
+  report: Report;
   /** A collector became available or unavailable. */
   onAvailabilityChange(): void;
-  /** The guests of this node's Proxmox VE cluster, for the broker's index. */
-  onGuestInventory(inventory: GuestInventory): void;
   /** A collector learned new host facts (the Proxmox VE node name). */
   onFactsChange(): void;
 }
@@ -39,8 +30,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     docker: dockerApi,
     address: options.dockerAddress,
     log: log.child({ collector: 'docker' }),
-    onEvent: hooks.onContainerEvent,
-    onInventory: hooks.onContainerInventory,
+    report: hooks.report,
     sandboxLabel: options.sandboxLabel,
     ...(options.containerSampleIntervalMs ? { metricsIntervalMs: options.containerSampleIntervalMs } : {}),
     onAvailabilityChange: hooks.onAvailabilityChange,
@@ -49,7 +39,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     docker: dockerApi,
     log: log.child({ collector: 'swarm' }),
     clusterName: options.swarmName ?? '',
-    onSnapshot: hooks.onSwarmSnapshot,
+    report: hooks.report,
     ...(options.swarmSnapshotIntervalMs ? { snapshotIntervalMs: options.swarmSnapshotIntervalMs } : {}),
     onAvailabilityChange: hooks.onAvailabilityChange,
   });
@@ -68,7 +58,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     config: options.proxmox,
     log: log.child({ collector: 'proxmox' }),
     onFactsChange: hooks.onFactsChange,
-    onGuests: hooks.onGuestInventory,
+    report: hooks.report,
   });
   return [system, docker, swarm, sandbox, proxmox];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
+import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import type { ErrorInfo } from '../../shared/errors/fleet-error.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { type ActionHandler, Dispatcher, type IncomingCall, type ResultSink } from './dispatcher.ts';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
+import type { FactRecord } from '../../shared/wire/facts-codec.ts';
 
 function osName(): string {
   try {
@@ -12,14 +13,14 @@ function osName(): string {
   return platform();
 }
 
-/** The facts about this host that do not change while the agent runs. */
-export function hostFacts(): { hostname: string; os: string; kernel: string; arch: string; cpuCores: number; memoryTotalBytes: bigint } {
+/** The facts about this host that do not change while the agent runs, under the names the broker and agent_info show. */
+export function hostFacts(): FactRecord {
   return {
     hostname: hostname(),
     os: osName(),
     kernel: release(),
     arch: arch(),
-    cpuCores: cpus().length,
-    memoryTotalBytes: BigInt(totalmem()),
+    cpu_cores: cpus().length,
+    memory_total_bytes: totalmem(),
   };
 }

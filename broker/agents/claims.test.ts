@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
-import type { NodeRecord, SwarmSnapshot } from '../../shared/swarm/records.ts';
+import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
+import type { NodeRecord, SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import type { RoleGrant } from '../store/agent-roles-table.ts';
 import type { Host } from './agent-registry.ts';
 import { assessClaims, type ClaimEvidence, holdsRole } from './claims.ts';

@@ -1,5 +1,5 @@
-import type { GuestInventory } from '../../shared/proxmox/guest-inventory.ts';
-import type { SwarmSnapshot } from '../../shared/swarm/records.ts';
+import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
+import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { type AgentRole, ANY_SCOPE } from '../store/agent-roles-table.ts';
 import type { Host } from './agent-registry.ts';
 

@@ -1,3 +1,4 @@
+import { RESOURCE_TYPES } from '../../shared/domains/fleet/index-shapes.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 
 /**
@@ -18,7 +19,7 @@ export interface Grant {
 
 /** Kinds of resource whose names are `HOST/NAME`. */
 const HOST_SCOPED = new Set(['container', 'sandbox']);
-const KINDS = new Set(['*', 'host', 'container', 'sandbox', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'guest']);
+const KINDS = new Set<string>(['*', ...RESOURCE_TYPES]);
 
 export const FULL_ACCESS = ['*:*=write'];
 

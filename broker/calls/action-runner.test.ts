@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
-import { dockerStop } from '../../shared/catalog/actions/docker-actions.ts';
-import { fleetStatus } from '../../shared/catalog/actions/fleet-actions.ts';
+import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
+import { dockerStop } from '../../shared/domains/docker/docker-actions.ts';
+import { fleetStatus } from '../../shared/domains/fleet/fleet-actions.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { type LinkedAction, type LinkedFleet, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
 

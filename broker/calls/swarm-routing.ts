@@ -1,5 +1,5 @@
+import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { SwarmSnapshot } from '../../shared/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { assessClaims } from '../agents/claims.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
-import { dockerList, dockerRestart } from '../../shared/catalog/actions/docker-actions.ts';
+import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
+import { dockerList, dockerRestart } from '../../shared/domains/docker/docker-actions.ts';
 import type { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { GrantSet } from '../auth/grants.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dockerList } from '../../shared/catalog/actions/docker-actions.ts';
+import { dockerList } from '../../shared/domains/docker/docker-actions.ts';
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { CallOutcome } from '../agents/agent-session.ts';

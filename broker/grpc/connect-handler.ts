@@ -5,6 +5,7 @@ import { type AgentFrame, type BrokerFrame, type Hello, RenewResponseSchema, Wel
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { agentIdFromAltNames, normalizeSerial } from '../../shared/pki/certificates.ts';
+import { factsFromWire } from '../../shared/wire/facts-codec.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import { AgentSession } from '../agents/agent-session.ts';
 import type { Enrollment } from '../enrollment/enrollment.ts';
@@ -58,14 +59,7 @@ function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>, st
 }
 
 function storedHello(hello: Hello): StoredHello {
-  const facts: Record<string, string | number | boolean> = {};
-  if (hello.facts) {
-    for (const [key, value] of Object.entries(hello.facts)) {
-      if (key.startsWith('$')) continue;
-      const plain = typeof value === 'bigint' ? Number(value) : value;
-      if (plain !== '' && plain !== 0 && plain !== false) facts[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = plain as string | number | boolean;
-    }
-  }
+  const facts = hello.facts ? factsFromWire(hello.facts) : {};
   return {
     agent_version: hello.agentVersion,
     protocol_version: hello.protocolVersion,

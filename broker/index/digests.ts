@@ -1,5 +1,5 @@
-import type { GuestRecord } from '../../shared/proxmox/guest-inventory.ts';
-import { recentFailures, restartCounts, serviceProgress } from '../../shared/swarm/convergence.ts';
+import type { GuestRecord } from '../../shared/domains/proxmox/guest-inventory.ts';
+import { recentFailures, restartCounts, serviceProgress } from '../../shared/domains/swarm/convergence.ts';
 import type {
   ContainerRecord,
   NetworkRecord,
@@ -9,7 +9,7 @@ import type {
   SwarmSnapshot,
   TaskRecord,
   VolumeRecord,
-} from '../../shared/swarm/records.ts';
+} from '../../shared/domains/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from './fleet-index.ts';
 import { agentOnNode, type Resource } from './resource-catalog.ts';
@@ -194,12 +194,15 @@ function hostDigest(host: Host, index: FleetIndex): Digest {
   };
 }
 
-function containerDigest(container: ContainerRecord, host: Host): Digest {
+function containerDigest(container: ContainerRecord, host: Host, index: FleetIndex, now: number): Digest {
+  const events = index.containerEvents;
+  const inventoryAt = index.inventory(host.id)?.receivedAt ?? 0;
   return {
     id: container.id.slice(0, 12),
     name: container.name,
     type: 'container',
-    state: container.state,
+    // An engine event newer than the last inventory tells the state first.
+    state: events.stateSince(host.id, container.id, inventoryAt) ?? container.state,
     since_unix_ms: container.created_unix_ms,
     details: { image: container.image, status: container.status, labels: container.labels, created_unix_ms: container.created_unix_ms },
     related: [
@@ -209,7 +212,8 @@ function containerDigest(container: ContainerRecord, host: Host): Digest {
         ? [{ type: 'task', id: container.task_id, name: container.task_name?.replace(/\.[a-z0-9]{25}$/, '') ?? container.task_id, relation: 'task' }]
         : []),
     ],
-    recent_failures: [],
+    recent_failures: events.recentFailures(host.id, host.name, container.id),
+    restarts: events.restarts(host.id, container.id, now),
     host: host.name,
   };
 }
@@ -227,7 +231,7 @@ export function digestOf(resource: Resource, hosts: readonly Host[], index: Flee
     case 'host':
       return hostDigest(resource.host as Host, index);
     case 'container':
-      return containerDigest(resource.record as ContainerRecord, resource.host as Host);
+      return containerDigest(resource.record as ContainerRecord, resource.host as Host, index, now);
     case 'sandbox': {
       const container = resource.record as ContainerRecord;
       const host = resource.host as Host;

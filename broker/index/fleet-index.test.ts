@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
-import type { SwarmSnapshot } from '../../shared/swarm/records.ts';
 import { AgentRegistry, type Host } from '../agents/agent-registry.ts';
 import { BrokerMetrics } from '../metrics/broker-metrics.ts';
 import { BrokerStore } from '../store/broker-store.ts';
@@ -97,5 +97,23 @@ describe('the fleet index as reports arrive', () => {
     approved.roles = [];
     registry.emit('state', approved, approved.state);
     expect(index.swarm('swarm-1')).toBeUndefined();
+  });
+
+  it('drops reports of kinds no domain declares under one metrics label, whatever kind they name', () => {
+    const { registry, metrics, approved } = setup();
+    registry.emit('report', approved, 'made_up_kind', {}, 0);
+    registry.emit('report', approved, 'another_one', {}, 0);
+    const text = metrics.render([]);
+    expect(text).toContain('fleetmesh_reports_dropped_total{kind="other",reason="unknown_kind"} 2');
+    expect(text).not.toContain('made_up_kind');
+  });
+
+  it("takes a container's events into its host's part of the index", () => {
+    const { registry, index, approved } = setup();
+    const event = { time_unix_ms: 1, type: 'container', action: 'die', id: 'abcdef0123456789', name: 'web', image: 'nginx', exit_code: 2, attributes: {} };
+    registry.emit('report', approved, 'container_event', event, 0);
+    expect(index.containerEvents.recentFailures('approved', 'approved', 'abcdef012345')).toMatchObject([{ task: 'web', exit_code: 2 }]);
+    registry.emit('report', approved, 'container_event', { ...event, attributes: 'none' }, 0);
+    expect(index.containerEvents.recentFailures('approved', 'approved', 'abcdef012345')).toHaveLength(1);
   });
 });

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { rowShape } from '../../shared/catalog/actions/swarm-shapes.ts';
-import type { GuestRecord } from '../../shared/proxmox/guest-inventory.ts';
-import { serviceProgress } from '../../shared/swarm/convergence.ts';
-import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/swarm/records.ts';
+import type { rowShape } from '../../shared/domains/fleet/index-shapes.ts';
+import type { GuestRecord } from '../../shared/domains/proxmox/guest-inventory.ts';
+import { serviceProgress } from '../../shared/domains/swarm/convergence.ts';
+import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/domains/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import { mayRead } from '../auth/visibility.ts';
@@ -218,7 +218,9 @@ export function allResources(index: FleetIndex, hosts: readonly Host[]): Resourc
   for (const entry of index.inventoryEntries()) {
     const host = byId.get(entry.hostId);
     if (!host) continue;
-    for (const container of entry.inventory.containers) {
+    for (const inventoried of entry.inventory.containers) {
+      // An engine event newer than the inventory tells the container's state first.
+      const container = { ...inventoried, state: index.containerEvents.stateSince(host.id, inventoried.id, entry.receivedAt) ?? inventoried.state };
       resources.push(containerRow(container, host));
       if (container.sandbox_id) resources.push(sandboxRow(container, container.sandbox_id, host));
     }

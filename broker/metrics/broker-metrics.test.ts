@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentInfo } from '../../shared/catalog/actions/agent-actions.ts';
-import { listAgents } from '../../shared/catalog/actions/fleet-actions.ts';
+import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
+import { listAgents } from '../../shared/domains/fleet/fleet-actions.ts';
 import { BrokerMetrics } from './broker-metrics.ts';
 
 /** The value of one sample line, by its full name and labels. */

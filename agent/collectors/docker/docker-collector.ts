@@ -1,29 +1,24 @@
-import type { Readable } from 'node:stream';
-import type { ContainerInfo, ContainerInspectInfo } from 'dockerode';
-import {
-  dockerEvents,
-  dockerInspect,
-  dockerList,
-  dockerLogs,
-  dockerRestart,
-  dockerStart,
-  dockerStats,
-  dockerStop,
-  dockerTop,
-} from '../../../shared/catalog/actions/docker-actions.ts';
+import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
+import type { ContainerInventory } from '../../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
-import type { ContainerInventory } from '../../../shared/swarm/records.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import type { Collector, CollectorStatus } from '../collector.ts';
+import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
 import type { ContainerFacts } from '../system/system-collector.ts';
 import { ContainerChanges } from './container-changes.ts';
 import { ContainerDirectory, containerName } from './container-directory.ts';
-import { type DockerApi, dockerMessage, dockerStatus, unixMs } from './docker-api.ts';
-import { type ContainerEvent, EventFollower } from './event-follower.ts';
-import { LineCollector, LogDemultiplexer, toUnixSeconds } from './log-reader.ts';
+import { type DockerApi, dockerMessage, dockerStatus } from './docker-api.ts';
+import { registerDockerChanges } from './docker-changes.ts';
+import type { DockerEngine } from './docker-engine.ts';
+import { registerDockerEvents } from './docker-events.ts';
+import { registerDockerInspect } from './docker-inspect.ts';
+import { registerDockerList } from './docker-list.ts';
+import { registerDockerLogs } from './docker-logs.ts';
+import { registerDockerStats } from './docker-stats.ts';
+import { registerDockerTop } from './docker-top.ts';
+import { EventFollower } from './event-follower.ts';
 import { type EngineStats, figuresOf, StatsStreams } from './stats-streams.ts';
 
 export interface DockerCollectorOptions {
@@ -31,8 +26,6 @@ export interface DockerCollectorOptions {
   /** Where the engine is, for messages. */
   address: string;
   log: Logger;
-  /** Container events worth telling the broker about. */
-  onEvent?: (event: ContainerEvent) => void;
   /** Re-probe this often, so an engine that comes or goes is noticed. */
   probeIntervalMs?: number;
   /** Called when availability changes (the agent re-announces itself). */
@@ -41,29 +34,12 @@ export interface DockerCollectorOptions {
   sandboxLabel?: string;
   /** How often to sample every running container for the broker's metrics history (default a minute). */
   metricsIntervalMs?: number;
-  /** The host's containers and volumes, for the broker's index: at start, after changes, and every inventoryIntervalMs. */
-  onInventory?: (inventory: ContainerInventory) => void;
+  /**
+   * Reports for the broker's index: each container event as it happens (`container_event`), and the
+   * host's containers and volumes at start, after changes and every inventoryIntervalMs (`container_inventory`).
+   */
+  report?: Report;
   inventoryIntervalMs?: number;
-}
-
-function ports(info: ContainerInfo) {
-  return info.Ports.map((p) => ({ private_port: p.PrivatePort, public_port: p.PublicPort ?? null, protocol: p.Type, ip: p.IP ?? null })).sort(
-    (a, b) => a.private_port - b.private_port || (a.public_port ?? 0) - (b.public_port ?? 0) || (a.ip ?? '').localeCompare(b.ip ?? ''),
-  );
-}
-
-function stateOf(info: ContainerInspectInfo, changed: boolean) {
-  return {
-    id: info.Id.slice(0, 12),
-    name: info.Name.replace(/^\//, ''),
-    state: info.State.Status,
-    running: info.State.Running,
-    started_at_unix_ms: unixMs(info.State.StartedAt),
-    finished_at_unix_ms: unixMs(info.State.FinishedAt),
-    exit_code: info.State.ExitCode,
-    restart_count: info.RestartCount,
-    changed,
-  };
 }
 
 /**
@@ -110,7 +86,7 @@ export class DockerCollector implements Collector, ContainerFacts {
     this.metricsTimer = setInterval(() => void this.sampleContainers(), this.options.metricsIntervalMs ?? 60_000);
     this.metricsTimer.unref();
     void this.sampleContainers();
-    if (this.options.onInventory) {
+    if (this.options.report) {
       this.inventoryTimer = setInterval(() => void this.reportInventory(), this.options.inventoryIntervalMs ?? 30_000);
       this.inventoryTimer.unref();
       void this.reportInventory();
@@ -123,14 +99,16 @@ export class DockerCollector implements Collector, ContainerFacts {
 
   /** Sends the host's containers and volumes to the broker (nothing while the engine is away). */
   private async reportInventory(): Promise<void> {
-    if (!this.status.available || !this.options.onInventory) return;
+    const report = this.options.report;
+    if (!this.status.available || !report) return;
     try {
       const [containers, volumes] = await Promise.all([this.directory.list(true), this.options.docker.listVolumes()]);
-      this.options.onInventory({
+      const inventory: ContainerInventory = {
         taken_unix_ms: Date.now(),
         containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel)),
         volumes: (volumes.Volumes ?? []).map(volumeRecord),
-      });
+      };
+      report('container_inventory', inventory);
     } catch (error) {
       this.options.log.debug('container inventory failed', { error: (error as Error).message });
     }
@@ -168,8 +146,8 @@ export class DockerCollector implements Collector, ContainerFacts {
     ) {
       void this.directory.refresh(event.id).catch(() => undefined);
     }
-    this.options.onEvent?.(event);
-    if (this.options.onInventory) {
+    this.options.report?.('container_event', event);
+    if (this.options.report) {
       clearTimeout(this.inventoryDebounce);
       this.inventoryDebounce = setTimeout(() => void this.reportInventory(), 1000);
       this.inventoryDebounce.unref();
@@ -284,238 +262,20 @@ export class DockerCollector implements Collector, ContainerFacts {
   }
 
   register(dispatcher: Dispatcher): void {
-    dispatcher.register(dockerList, (params) =>
-      this.engine(async () => {
-        let containers = await this.directory.list(params.all ?? true);
-        if (params.name) containers = containers.filter((c) => containerName(c).includes(params.name as string));
-        if (params.label) {
-          const [key, value] = params.label.split('=', 2) as [string, string | undefined];
-          containers = containers.filter((c) => Object.hasOwn(c.Labels, key) && (value === undefined || c.Labels[key] === value));
-        }
-        const details = await this.directory.detailsOf(containers.map((c) => c.Id));
-        const rows = containers
-          .map((c) => {
-            const detail = details.get(c.Id);
-            return {
-              id: c.Id.slice(0, 12),
-              name: containerName(c),
-              image: c.Image,
-              state: c.State,
-              status: c.Status,
-              created_unix_ms: c.Created * 1000,
-              started_at_unix_ms: unixMs(detail?.startedAt),
-              ports: ports(c),
-              health: detail?.health ?? null,
-              restart_count: detail?.restartCount ?? 0,
-              labels: c.Labels,
-            };
-          })
-          .sort((a, b) => a.name.localeCompare(b.name));
-        return { payload: { containers: rows, count: rows.length } };
-      }),
-    );
-
-    dispatcher.register(dockerStats, (params) =>
-      this.engine(async () => {
-        let running = await this.directory.list(false);
-        if (params.name) running = running.filter((c) => containerName(c).includes(params.name as string));
-        const figures = await this.stats.figures(
-          running.map((c) => c.Id),
-          3000,
-        );
-        const rows = running
-          .filter((c) => figures.has(c.Id))
-          .map((c) => {
-            const { sampled_at_unix_ms: _at, ...values } = figures.get(c.Id) as NonNullable<ReturnType<typeof figures.get>>;
-            return { id: c.Id.slice(0, 12), name: containerName(c), ...values };
-          })
-          .sort((a, b) => a.name.localeCompare(b.name));
-        const missing = running.filter((c) => !figures.has(c.Id)).map(containerName);
-        return {
-          payload: { containers: rows, count: rows.length },
-          errors: missing.length
-            ? [
-                new FleetError('collector_failed', `no stats yet for ${missing.join(', ')}`, {
-                  collector: 'docker',
-                  hint: 'Ask again in a second; the streams are warming.',
-                }).toInfo(),
-              ]
-            : [],
-        };
-      }),
-    );
-
-    dispatcher.register(dockerLogs, (params, context) =>
-      this.engine(async () => {
-        const container = await this.directory.resolve(params.name);
-        const info = await this.directory.refresh(container.Id);
-        const multiplexed = !(info?.Config.Tty ?? false);
-        const maxLines = params.lines ?? 50;
-        const collector = new LineCollector({ timestamps: params.timestamps ?? false, contains: params.contains, stream: params.stream ?? 'both', maxLines });
-        const demux = new LogDemultiplexer(multiplexed);
-        const since = params.since === undefined ? undefined : Math.floor(toUnixSeconds(params.since, 'since'));
-        const until = params.until === undefined ? undefined : Math.ceil(toUnixSeconds(params.until, 'until'));
-        const handle = this.options.docker.getContainer(container.Id);
-        const raw = (await handle.logs({
-          follow: false,
-          stdout: params.stream !== 'stderr',
-          stderr: params.stream !== 'stdout',
-          timestamps: true,
-          // With a text filter, read the most the tool allows and keep the last matches.
-          tail: params.contains ? 5000 : maxLines,
-          ...(since !== undefined ? { since } : {}),
-          ...(until !== undefined ? { until } : {}),
-        })) as unknown as Buffer;
-        for (const line of [...demux.push(Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw))), ...demux.flush()]) collector.add(line.stream, line.raw);
-        const followMs = params.follow_ms ?? 0;
-        if (followMs > 0 && until === undefined) {
-          const stream = (await handle.logs({
-            follow: true,
-            stdout: params.stream !== 'stderr',
-            stderr: params.stream !== 'stdout',
-            timestamps: true,
-            since: Math.floor(Date.now() / 1000),
-          })) as unknown as Readable;
-          const live = new LogDemultiplexer(multiplexed);
-          await new Promise<void>((resolve) => {
-            const finish = () => {
-              clearTimeout(timer);
-              context.signal.removeEventListener('abort', finish);
-              stream.destroy();
-              resolve();
-            };
-            const timer = setTimeout(finish, Math.min(followMs, Math.max(0, context.deadlineUnixMs - Date.now() - 250)));
-            context.signal.addEventListener('abort', finish, { once: true });
-            stream.on('data', (chunk: Buffer) => {
-              const fresh = live.push(chunk).flatMap((line) => collector.add(line.stream, line.raw) ?? []);
-              if (fresh.length) context.emit({ container: containerName(container), lines: fresh });
-            });
-            stream.on('end', finish);
-            stream.on('error', finish);
-          });
-        }
-        return {
-          payload: {
-            container: containerName(container),
-            lines: collector.lines,
-            count: collector.lines.length,
-            truncated: collector.truncatedReason !== undefined,
-            ...(collector.truncatedReason ? { truncated_reason: collector.truncatedReason } : {}),
-          },
-        };
-      }),
-    );
-
-    dispatcher.register(dockerTop, (params) =>
-      this.engine(async () => {
-        const container = await this.directory.resolve(params.name);
-        if (container.State !== 'running') {
-          throw new FleetError('conflict', `container "${params.name}" is ${container.State}, not running`, { hint: 'docker_start starts it.' });
-        }
-        const top = (await this.options.docker.getContainer(container.Id).top()) as { Titles: string[]; Processes: string[][] };
-        const titles = top.Titles.map((t) =>
-          t
-            .toLowerCase()
-            .replace(/[^a-z0-9]+/g, '_')
-            .replace(/^_|_$/g, ''),
-        );
-        return {
-          payload: {
-            container: containerName(container),
-            titles,
-            processes: top.Processes.map((row) => Object.fromEntries(titles.map((title, i) => [title, row[i] ?? '']))),
-          },
-        };
-      }),
-    );
-
-    dispatcher.register(dockerInspect, (params) =>
-      this.engine(async () => {
-        await this.changes.settled((await this.directory.resolve(params.name)).Id);
-        const info = await this.directory.inspect(params.name);
-        const exposed = info.NetworkSettings.Ports ?? {};
-        const portRows = Object.entries(exposed).flatMap(([spec, bindings]) => {
-          const [port, protocol] = spec.split('/') as [string, string];
-          const list = bindings?.length ? bindings : [null];
-          return list.map((binding) => ({
-            private_port: Number(port),
-            public_port: binding?.HostPort ? Number(binding.HostPort) : null,
-            protocol: protocol ?? 'tcp',
-            ip: binding?.HostIp || null,
-          }));
-        });
-        return {
-          payload: {
-            id: info.Id.slice(0, 12),
-            name: info.Name.replace(/^\//, ''),
-            image: info.Config.Image,
-            image_id: info.Image,
-            created_unix_ms: unixMs(info.Created) ?? 0,
-            state: {
-              status: info.State.Status,
-              running: info.State.Running,
-              exit_code: info.State.ExitCode,
-              oom_killed: info.State.OOMKilled,
-              started_at_unix_ms: unixMs(info.State.StartedAt),
-              finished_at_unix_ms: unixMs(info.State.FinishedAt),
-              restart_count: info.RestartCount,
-              error: info.State.Error ?? '',
-            },
-            health: info.State.Health
-              ? {
-                  status: info.State.Health.Status,
-                  failing_streak: info.State.Health.FailingStreak,
-                  last_output: info.State.Health.Log?.at(-1)?.Output?.slice(0, 2000) ?? null,
-                }
-              : null,
-            restart_policy: { name: info.HostConfig.RestartPolicy?.Name || 'no', maximum_retry_count: info.HostConfig.RestartPolicy?.MaximumRetryCount ?? 0 },
-            ports: portRows,
-            mounts: info.Mounts.map((m) => ({ type: m.Type ?? 'bind', source: m.Source, destination: m.Destination, mode: m.Mode, rw: m.RW })),
-            networks: Object.entries(info.NetworkSettings.Networks ?? {}).map(([name, n]) => ({ name, ip_address: n.IPAddress, gateway: n.Gateway })),
-            command: [info.Path, ...info.Args].filter((part) => part !== ''),
-            entrypoint: Array.isArray(info.Config.Entrypoint) ? info.Config.Entrypoint : info.Config.Entrypoint ? [info.Config.Entrypoint] : [],
-            labels: info.Config.Labels ?? {},
-            env_names: (info.Config.Env ?? []).map((entry) => entry.slice(0, entry.indexOf('=') >= 0 ? entry.indexOf('=') : entry.length)).sort(),
-          },
-        };
-      }),
-    );
-
-    const change = (verb: 'start' | 'restart' | 'stop') => async (params: { name: string; timeout_s?: number }) =>
-      this.engine(async () => {
-        const container = await this.directory.resolve(params.name);
-        const handle = this.options.docker.getContainer(container.Id);
-        return this.changes.run(container.Id, async () => {
-          let changed = true;
-          try {
-            if (verb === 'start') await handle.start();
-            else if (verb === 'restart') await handle.restart({ t: params.timeout_s ?? 10 });
-            else await handle.stop({ t: params.timeout_s ?? 10 });
-          } catch (error) {
-            // 304: already in the requested state.
-            if (dockerStatus(error) === 304) changed = false;
-            else throw new FleetError('collector_failed', `the engine could not ${verb} "${params.name}": ${dockerMessage(error)}`, { collector: 'docker' });
-          }
-          const info = await this.directory.refresh(container.Id);
-          if (!info) throw new FleetError('not_found', `container "${params.name}" is gone`);
-          return { payload: stateOf(info, changed) };
-        });
-      });
-    dispatcher.register(dockerStart, change('start'));
-    dispatcher.register(dockerRestart, change('restart'));
-    dispatcher.register(dockerStop, change('stop'));
-
-    dispatcher.register(dockerEvents, (params) =>
-      this.engine(async () => {
-        const events = this.events.recent({
-          ...(params.since_unix_ms !== undefined ? { sinceUnixMs: params.since_unix_ms } : {}),
-          ...(params.types ? { types: params.types } : {}),
-          ...(params.name ? { name: params.name } : {}),
-          limit: params.limit ?? 100,
-        });
-        const rows = events.map(({ type: _type, attributes: _attributes, ...event }) => event);
-        return { payload: { events: rows, count: rows.length } };
-      }),
-    );
+    const engine: DockerEngine = {
+      docker: this.options.docker,
+      directory: this.directory,
+      changes: this.changes,
+      stats: this.stats,
+      events: this.events,
+      run: (work) => this.engine(work),
+    };
+    registerDockerList(dispatcher, engine);
+    registerDockerStats(dispatcher, engine);
+    registerDockerLogs(dispatcher, engine);
+    registerDockerTop(dispatcher, engine);
+    registerDockerInspect(dispatcher, engine);
+    registerDockerChanges(dispatcher, engine);
+    registerDockerEvents(dispatcher, engine);
   }
 }

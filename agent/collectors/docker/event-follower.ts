@@ -18,9 +18,6 @@ export interface EngineEvent {
   attributes: Record<string, string>;
 }
 
-/** Container events, as the docker collector serves them. */
-export type ContainerEvent = EngineEvent;
-
 interface RawEvent {
   Type?: string;
   Action?: string;

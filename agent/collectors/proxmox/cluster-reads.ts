@@ -1,5 +1,5 @@
 import type { ActionOutput } from '../../../shared/catalog/action.ts';
-import { proxmoxGuests, proxmoxNode, proxmoxStatus } from '../../../shared/catalog/actions/proxmox-actions.ts';
+import { proxmoxGuests, proxmoxNode, proxmoxStatus } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import { type FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { type Membership, readMembership, unknownNode } from './cluster-membership.ts';

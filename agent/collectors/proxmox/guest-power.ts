@@ -1,5 +1,5 @@
 import type { Action, ActionInput } from '../../../shared/catalog/action.ts';
-import { proxmoxGuestReboot, proxmoxGuestShutdown, proxmoxGuestStart } from '../../../shared/catalog/actions/proxmox-actions.ts';
+import { proxmoxGuestReboot, proxmoxGuestShutdown, proxmoxGuestStart } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/catalog/actions/proxmox-actions.ts';
+import type { GuestInventory } from '../../../shared/domains/proxmox/guest-inventory.ts';
+import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import type { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
-import type { GuestInventory } from '../../../shared/proxmox/guest-inventory.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import type { Collector, CollectorStatus } from '../collector.ts';
+import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { type ApiToken, readApiToken } from './api-token.ts';
 import { MembershipCache } from './cluster-membership.ts';
 import { readGuests, registerClusterReads } from './cluster-reads.ts';
@@ -23,8 +23,8 @@ export interface ProxmoxCollectorOptions {
   log: Logger;
   /** The node or cluster name was learned or changed (the agent re-announces its facts). */
   onFactsChange?: () => void;
-  /** The cluster's guests, for the broker's index (find and describe type guest). */
-  onGuests?: (inventory: GuestInventory) => void;
+  /** Reports for the broker's index: the cluster's guests (`proxmox_guests`, for find and describe type guest). */
+  report?: Report;
 }
 
 /** After a power action, the guest's state is read again this much later (its task has usually finished). */
@@ -79,7 +79,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     void this.membership.get(api).catch((error: FleetError) => {
       if (!this.stopping.signal.aborted) this.options.log.warn('proxmox: the node name is not known yet', { error: error.message });
     });
-    if (this.options.onGuests) {
+    if (this.options.report) {
       void this.reportGuests();
       this.inventoryTimer = setInterval(() => void this.reportGuests(), this.options.config.inventoryIntervalMs);
       this.inventoryTimer.unref();
@@ -93,12 +93,12 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
   }
 
   onConnected(): void {
-    if (this.lastInventory) this.options.onGuests?.(this.lastInventory);
+    if (this.lastInventory) this.options.report?.('proxmox_guests', this.lastInventory);
   }
 
   /** A guest changed through us: the index hears of it without waiting for the next round. */
   guestsChanged(): void {
-    if (!this.options.onGuests || this.stopping.signal.aborted) return;
+    if (!this.options.report || this.stopping.signal.aborted) return;
     clearTimeout(this.soonTimer);
     this.soonTimer = setTimeout(() => void this.reportGuests(), AFTER_POWER_MS);
     this.soonTimer.unref();
@@ -116,7 +116,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
       const membership = await this.membership.get(api).catch(() => this.membership.current());
       const guests = await readGuests(api);
       this.lastInventory = { cluster: membership?.cluster ?? null, node: membership?.localNode ?? null, taken_unix_ms: Date.now(), guests };
-      this.options.onGuests?.(this.lastInventory);
+      this.options.report?.('proxmox_guests', this.lastInventory);
     } catch (error) {
       if (!this.stopping.signal.aborted) this.options.log.debug('proxmox: could not read the guests for the index', { error: (error as Error).message });
     } finally {

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
+import { DEFAULT_PROXMOX_ENDPOINT } from '../../../shared/domains/proxmox/proxmox-flags.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 
-/** Where the collector looks when a token file is given without an endpoint: the API of the node the agent runs on. */
-export const DEFAULT_PROXMOX_ENDPOINT = 'https://127.0.0.1:8006';
 /** DESIGN §6: no API call may hold a handler longer than this. */
 export const DEFAULT_PROXMOX_TIMEOUT_MS = 10_000;
 /** The largest answer read from the API; /cluster/resources of a big cluster is well under it. */

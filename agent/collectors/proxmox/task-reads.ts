@@ -1,5 +1,5 @@
 import type { ActionOutput } from '../../../shared/catalog/action.ts';
-import { proxmoxTaskStatus, proxmoxTasks } from '../../../shared/catalog/actions/proxmox-actions.ts';
+import { proxmoxTaskStatus, proxmoxTasks } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
 import type { PveApi, PveTask } from './pve-api.ts';

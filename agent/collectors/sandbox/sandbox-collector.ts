@@ -1,5 +1,5 @@
 import type { ContainerInfo } from 'dockerode';
-import { cgroup, events, layerstack, snapshot, trace } from '../../../shared/catalog/actions/sandbox-actions.ts';
+import { cgroup, events, layerstack, snapshot, trace } from '../../../shared/domains/sandbox/sandbox-actions.ts';
 import { FleetError, isErrorCode } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';

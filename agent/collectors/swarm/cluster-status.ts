@@ -1,5 +1,5 @@
-import { restartCounts, serviceProgress } from '../../../shared/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../../shared/swarm/records.ts';
+import { restartCounts, serviceProgress } from '../../../shared/domains/swarm/convergence.ts';
+import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 
 /** A service restarting at least this often in the last hour is in a loop. */
 export const LOOP_RESTARTS_PER_HOUR = 3;

@@ -1,9 +1,9 @@
-import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/catalog/actions/swarm-actions.ts';
+import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/domains/swarm/swarm-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
-import type { SwarmSnapshot } from '../../../shared/swarm/records.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import type { Collector, CollectorStatus } from '../collector.ts';
+import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { type DockerApi, dockerMessage } from '../docker/docker-api.ts';
 import { type EngineEvent, EventFollower } from '../docker/event-follower.ts';
 import { toUnixSeconds } from '../docker/log-reader.ts';
@@ -19,8 +19,8 @@ export interface SwarmCollectorOptions {
   log: Logger;
   /** The name the operator gave this swarm (--swarm-name); the swarm id when empty. */
   clusterName: string;
-  /** A fresh view of the swarm, for the broker's index. */
-  onSnapshot?: (snapshot: SwarmSnapshot) => void;
+  /** Reports for the broker's index: a fresh view of the swarm (`swarm_snapshot`). */
+  report?: Report;
   onAvailabilityChange?: () => void;
   snapshotIntervalMs?: number;
 }
@@ -120,7 +120,8 @@ export class SwarmCollector implements Collector {
 
   private async report(): Promise<void> {
     try {
-      this.options.onSnapshot?.(await this.reader.snapshot(true));
+      const snapshot: SwarmSnapshot = await this.reader.snapshot(true);
+      this.options.report?.('swarm_snapshot', snapshot);
     } catch (error) {
       this.options.log.debug('swarm snapshot failed', { error: (error as Error).message });
     }

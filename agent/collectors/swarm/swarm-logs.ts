@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
+import type { ServiceRecord, SwarmSnapshot, TaskRecord } from '../../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import type { ServiceRecord, SwarmSnapshot, TaskRecord } from '../../../shared/swarm/records.ts';
 import { LogDemultiplexer, MAX_LINE_CHARS, splitTimestamp, toUnixSeconds } from '../docker/log-reader.ts';
 import type { SwarmEngine } from './swarm-engine.ts';
 

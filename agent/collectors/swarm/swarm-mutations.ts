@@ -1,3 +1,5 @@
+import { serviceProgress } from '../../../shared/domains/swarm/convergence.ts';
+import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import {
   createConfig,
   createSecret,
@@ -17,10 +19,8 @@ import {
   updateServiceImage,
   updateServiceMounts,
   updateServiceSecrets,
-} from '../../../shared/catalog/actions/swarm-actions.ts';
+} from '../../../shared/domains/swarm/swarm-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { serviceProgress } from '../../../shared/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../../shared/swarm/records.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { serviceRecord } from './engine-records.ts';

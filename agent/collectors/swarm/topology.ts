@@ -1,6 +1,6 @@
+import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/constraints.ts';
+import type { NodeRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { blockingConstraint, schedulable } from '../../../shared/swarm/constraints.ts';
-import type { NodeRecord, SwarmSnapshot } from '../../../shared/swarm/records.ts';
 
 type Vertex = { id: string; name: string; type: string; detail?: string };
 type Edge = { from: string; to: string; detail?: string };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type si from 'systeminformation';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openPorts, processes } from '../../../shared/catalog/actions/system-actions.ts';
+import { openPorts, processes } from '../../../shared/domains/system/system-actions.ts';
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { Dispatcher } from '../../dispatcher/dispatcher.ts';

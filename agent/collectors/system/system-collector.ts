@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/catalog/actions/system-actions.ts';
+import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';

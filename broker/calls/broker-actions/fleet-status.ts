@@ -1,4 +1,4 @@
-import { fleetStatus } from '../../../shared/catalog/actions/fleet-actions.ts';
+import { fleetStatus } from '../../../shared/domains/fleet/fleet-actions.ts';
 import { assessClaims } from '../../agents/claims.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { defineBrokerAction } from './broker-action.ts';

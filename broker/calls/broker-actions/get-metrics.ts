@@ -1,4 +1,4 @@
-import { getMetrics } from '../../../shared/catalog/actions/index-actions.ts';
+import { getMetrics } from '../../../shared/domains/fleet/index-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';

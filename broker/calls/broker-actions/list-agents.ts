@@ -1,4 +1,4 @@
-import { listAgents } from '../../../shared/catalog/actions/fleet-actions.ts';
+import { listAgents } from '../../../shared/domains/fleet/fleet-actions.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { assessClaims, type Claim } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';

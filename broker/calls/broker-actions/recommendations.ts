@@ -1,7 +1,7 @@
-import { getRecommendations } from '../../../shared/catalog/actions/index-actions.ts';
-import { blockingConstraint, schedulable } from '../../../shared/swarm/constraints.ts';
-import { restartCounts } from '../../../shared/swarm/convergence.ts';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/swarm/records.ts';
+import { getRecommendations } from '../../../shared/domains/fleet/index-actions.ts';
+import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/constraints.ts';
+import { restartCounts } from '../../../shared/domains/swarm/convergence.ts';
+import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { agentOnNode } from '../../index/resource-catalog.ts';
 import type { BrokerActionContext } from './broker-action.ts';

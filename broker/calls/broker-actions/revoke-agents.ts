@@ -1,4 +1,4 @@
-import { revokeAgent } from '../../../shared/catalog/actions/fleet-actions.ts';
+import { revokeAgent } from '../../../shared/domains/fleet/fleet-actions.ts';
 import { resolveTargets } from '../targets.ts';
 import { defineBrokerAction } from './broker-action.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemStatus } from '../../../shared/catalog/actions/system-actions.ts';
+import { systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { renderMarkdown } from './markdown.ts';
 
 function node(host: string, cpuPercent: number, availability = 'available', failed: string[] = []) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dockerInspect, dockerLogs } from '../../../shared/catalog/actions/docker-actions.ts';
+import { dockerInspect, dockerLogs } from '../../../shared/domains/docker/docker-actions.ts';
 import { renderMarkdown } from './markdown.ts';
 
 function node(host: string, fields: Record<string, unknown>, errors: { code: string; message: string }[] = []) {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { domainOf } from '../../../shared/catalog/action.ts';
-import { dockerStop } from '../../../shared/catalog/actions/docker-actions.ts';
 import { CATALOG } from '../../../shared/catalog/catalog.ts';
+import { dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
 import type { Resolution, SurfaceName } from './surface.ts';

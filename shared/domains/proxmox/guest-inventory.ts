@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { guestRowShape } from '../catalog/actions/proxmox-actions.ts';
+import { guestRowShape } from './proxmox-actions.ts';
 
 export type GuestRecord = z.infer<typeof guestRowShape>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
+import { defineAction } from '../../catalog/action.ts';
 
 const sandboxId = z.string().min(1).max(256);
 const sandboxResources = { kind: 'sandbox', param: 'sandbox_id', locate: true } as const;

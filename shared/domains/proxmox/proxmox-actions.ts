@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
+import { defineAction } from '../../catalog/action.ts';
 
 /**
  * A task's id as Proxmox VE writes it: `UPID:node:pid:pstart:starttime:type:id:user:`

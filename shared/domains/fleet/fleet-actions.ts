@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
-import { collectorStatusShape, hostSampleShape } from './agent-actions.ts';
+import { defineAction } from '../../catalog/action.ts';
+import { collectorStatusShape, hostSampleShape } from '../agent/agent-actions.ts';
 
 const agentStateShape = z.enum(['online', 'stale', 'offline']);
 

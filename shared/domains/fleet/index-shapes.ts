@@ -48,8 +48,15 @@ export const digestShape = z.object({
   since_unix_ms: z.number().nullable().describe('When the current state began.'),
   details: z.record(z.string(), z.unknown()),
   related: z.array(relatedShape),
-  recent_failures: z.array(failureShape).describe('Services only: the task failures behind a failing state, newest first, at most 5.'),
-  restarts: z.object({ last_hour: z.number(), last_week: z.number() }).optional().describe('Services only: involuntary task terminations.'),
+  recent_failures: z
+    .array(failureShape)
+    .describe(
+      "Services: the task failures behind a failing state; containers: non-zero exits and OOM kills (task is the container's name). Newest first, at most 5.",
+    ),
+  restarts: z
+    .object({ last_hour: z.number(), last_week: z.number() })
+    .optional()
+    .describe('Services: involuntary task terminations; containers: starts that followed an exit.'),
   host: z.string().optional(),
   cluster: z.string().optional(),
 });

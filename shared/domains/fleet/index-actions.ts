@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
-import { digestShape, RESOURCE_TYPES, rowShape } from './swarm-shapes.ts';
+import { defineAction } from '../../catalog/action.ts';
+import { digestShape, RESOURCE_TYPES, rowShape } from './index-shapes.ts';
 
 const plural = RESOURCE_TYPES.map((type) => `${type}s`);
 
@@ -50,7 +50,7 @@ export const describe = defineAction({
   collector: null,
   title: 'Describe a resource',
   description:
-    'One resource (id or name) as a digest: state and why, related resources, type-specific details and, for services, recent failures and restarts (the sign of a crash loop).',
+    'One resource (id or name) as a digest: state and why, related resources, type-specific details and, for services and containers, recent failures and restarts (the sign of a crash loop).',
   input: z
     .object({
       type: z.enum(RESOURCE_TYPES),

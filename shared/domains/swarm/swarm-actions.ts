@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
-import { clusterParam, serviceSummaryShape } from './swarm-shapes.ts';
+import { defineAction } from '../../catalog/action.ts';
+import { clusterParam, serviceSummaryShape } from '../fleet/index-shapes.ts';
 
 const serviceRef = z.string().min(1).max(256);
 const version = z

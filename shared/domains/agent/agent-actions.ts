@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
+import { defineAction } from '../../catalog/action.ts';
 
 export const collectorStatusShape = z.object({
   name: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAction } from '../action.ts';
+import { defineAction } from '../../catalog/action.ts';
 
 const containerName = z.string().min(1).max(256).describe('Container name or id (or a 4+ character id prefix).');
 

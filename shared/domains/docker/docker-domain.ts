@@ -1,0 +1,18 @@
+import type { Domain } from '../domain.ts';
+import { containerInventorySchema } from '../swarm/swarm-reports.ts';
+import { containerEventSchema } from './container-event.ts';
+import { dockerEvents, dockerInspect, dockerList, dockerLogs, dockerRestart, dockerStart, dockerStats, dockerStop, dockerTop } from './docker-actions.ts';
+
+/** Each host's Docker engine: its containers, their logs, stats and events. */
+export const dockerDomain = {
+  name: 'docker',
+  actions: [dockerList, dockerStats, dockerLogs, dockerTop, dockerInspect, dockerStart, dockerRestart, dockerStop, dockerEvents],
+  reports: { container_inventory: containerInventorySchema, container_event: containerEventSchema },
+  flags: {
+    'docker-socket': {
+      type: 'string',
+      description: 'the Docker engine: a socket path, unix://PATH or tcp://HOST:PORT (default: DOCKER_HOST, else /var/run/docker.sock)',
+      placeholder: 'ADDRESS',
+    },
+  },
+} as const satisfies Domain;

@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import type { Action } from '../catalog/action.ts';
+import type { FlagSpecs } from '../options/command-line.ts';
+
+/**
+ * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in
+ * its folder of `shared/domains/`. Generic code (catalog, surfaces, docs, the
+ * broker's report validation) reads these declarations and never names what
+ * a domain declares.
+ */
+export interface Domain {
+  /** The prefix of its action ids and the name of its meta tool. */
+  readonly name: string;
+  /** Its actions, in the order docs and surfaces list them. */
+  readonly actions: readonly Action[];
+  /**
+   * The report kinds its agents send, each with the schema the broker checks a
+   * payload against before anything reads it. A kind has a consumer (an indexer)
+   * or is not declared.
+   */
+  readonly reports: Readonly<Record<string, z.ZodType>>;
+  /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
+  readonly flags?: FlagSpecs;
+}

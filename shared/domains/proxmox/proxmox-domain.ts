@@ -1,0 +1,34 @@
+import type { Domain } from '../domain.ts';
+import { guestInventorySchema } from './guest-inventory.ts';
+import {
+  proxmoxGuestReboot,
+  proxmoxGuestShutdown,
+  proxmoxGuestStart,
+  proxmoxGuests,
+  proxmoxNode,
+  proxmoxScriptCommand,
+  proxmoxScriptList,
+  proxmoxStatus,
+  proxmoxTaskStatus,
+  proxmoxTasks,
+} from './proxmox-actions.ts';
+import { PROXMOX_FLAGS } from './proxmox-flags.ts';
+
+/** Proxmox VE nodes and their clusters' guests, through each node's API. */
+export const proxmoxDomain = {
+  name: 'proxmox',
+  actions: [
+    proxmoxStatus,
+    proxmoxGuests,
+    proxmoxNode,
+    proxmoxTasks,
+    proxmoxTaskStatus,
+    proxmoxGuestStart,
+    proxmoxGuestReboot,
+    proxmoxGuestShutdown,
+    proxmoxScriptList,
+    proxmoxScriptCommand,
+  ],
+  reports: { proxmox_guests: guestInventorySchema },
+  flags: PROXMOX_FLAGS,
+} as const satisfies Domain;

@@ -1,0 +1,17 @@
+import type { Domain } from '../domain.ts';
+import * as sandbox from './sandbox-actions.ts';
+
+/** Containers labelled as sandboxes, seen from the host. */
+export const sandboxDomain = {
+  name: 'sandbox',
+  actions: [sandbox.snapshot, sandbox.trace, sandbox.events, sandbox.cgroup, sandbox.layerstack],
+  reports: {},
+  flags: {
+    'sandbox-label': {
+      type: 'string',
+      description: 'the container label that marks a sandbox (its value is the sandbox id)',
+      default: 'fleetmesh.sandbox',
+      placeholder: 'LABEL',
+    },
+  },
+} as const satisfies Domain;

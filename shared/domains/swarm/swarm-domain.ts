@@ -1,0 +1,37 @@
+import type { Domain } from '../domain.ts';
+import * as swarm from './swarm-actions.ts';
+import { swarmSnapshotSchema } from './swarm-reports.ts';
+
+/** Docker Swarm clusters, through one manager agent each. */
+export const swarmDomain = {
+  name: 'swarm',
+  actions: [
+    swarm.getClusterStatus,
+    swarm.getTopology,
+    swarm.getLogs,
+    swarm.getEvents,
+    swarm.watchService,
+    swarm.scaleService,
+    swarm.updateServiceImage,
+    swarm.rollbackService,
+    swarm.restartService,
+    swarm.removeTask,
+    swarm.updateService,
+    swarm.updateServiceSecrets,
+    swarm.updateServiceConfigs,
+    swarm.updateServiceMounts,
+    swarm.createSecret,
+    swarm.createConfig,
+    swarm.updateNodeLabels,
+    swarm.updateNode,
+    swarm.removeService,
+    swarm.removeSecret,
+    swarm.removeConfig,
+    swarm.removeNetwork,
+    swarm.removeVolume,
+  ],
+  reports: { swarm_snapshot: swarmSnapshotSchema },
+  flags: {
+    'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
+  },
+} as const satisfies Domain;

@@ -1,0 +1,22 @@
+import type { Domain } from '../domain.ts';
+import { alerts, alertsHistory, openPorts, processes, systemStatus } from './system-actions.ts';
+
+/** Where docker-compose.yml and the Helm chart mount the host's /proc: used when it is there and nothing names another. */
+export const DEFAULT_HOST_PROC = '/host/proc';
+
+/** The host: its load, processes, ports and alerts. */
+export const systemDomain = {
+  name: 'system',
+  actions: [systemStatus, processes, openPorts, alerts, alertsHistory],
+  reports: {},
+  flags: {
+    'host-proc': {
+      type: 'string',
+      description: `the host's /proc as mounted into the agent's container; processes, listening ports and their owners are read there, not in the container (default ${DEFAULT_HOST_PROC} when it exists)`,
+      placeholder: 'DIR',
+    },
+    'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
+    'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
+    'alert-disk': { type: 'integer', description: 'disk alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
+  },
+} as const satisfies Domain;

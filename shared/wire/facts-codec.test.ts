@@ -1,0 +1,13 @@
+import { create } from '@bufbuild/protobuf';
+import { describe, expect, it } from 'vitest';
+import { FactsSchema } from '../gen/fleetmesh/v1/mesh_pb.ts';
+import { factsFromWire, factsToWire } from './facts-codec.ts';
+
+describe('host facts on the wire', () => {
+  it('come back under the same snake_case names, unstated ones left out, unknown ones not sent', () => {
+    const record = { hostname: 'web-1', cpu_cores: 4, memory_total_bytes: 8 * 1024 ** 3, swarm_role: 'manager', proxmox_insecure: true, docker_version: '' };
+    const wire = create(FactsSchema, factsToWire({ ...record, not_a_fact: 'x' }));
+    expect(wire.memoryTotalBytes).toBe(BigInt(8 * 1024 ** 3));
+    expect(factsFromWire(wire)).toEqual({ hostname: 'web-1', cpu_cores: 4, memory_total_bytes: 8 * 1024 ** 3, swarm_role: 'manager', proxmox_insecure: true });
+  });
+});
