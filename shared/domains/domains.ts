@@ -1,4 +1,4 @@
-import { agentDomain } from './agent/agent-domain.ts';
+import { agentDomain } from '../domains/agent/agent-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
 import type { Domain } from './domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';

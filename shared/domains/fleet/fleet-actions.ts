@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-import { collectorStatusShape, hostSampleShape } from '../agent/agent-actions.ts';
+import { collectorStatusShape, hostSampleShape } from '../../domains/agent/agent-actions.ts';
 
 const agentStateShape = z.enum(['online', 'stale', 'offline']);
 
