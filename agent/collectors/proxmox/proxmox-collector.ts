@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { GuestInventory } from '../../../shared/domains/proxmox/guest-inventory.ts';
 import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/domains/proxmox/proxmox-actions.ts';
-import type { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
@@ -11,7 +10,7 @@ import { readGuests, registerClusterReads } from './cluster-reads.ts';
 import { registerGuestPower } from './guest-power.ts';
 import { findScripts, RUNS_WHERE, scriptById, scriptCategories } from './helper-scripts.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
-import { proxmoxFailure } from './proxmox-failure.ts';
+import { failureClassOf, proxmoxFailure } from './proxmox-failure.ts';
 import type { ProxmoxOptions } from './proxmox-options.ts';
 import { type CallBounds, PveApi } from './pve-api.ts';
 import { PveClient } from './pve-client.ts';
@@ -29,6 +28,9 @@ export interface ProxmoxCollectorOptions {
 
 /** After a power action, the guest's state is read again this much later (its task has usually finished). */
 const AFTER_POWER_MS = 2000;
+/** When to ask again for the node's name after the API did not answer, doubling up to the cap. */
+const LEARN_RETRY_FIRST_MS = 1000;
+const LEARN_RETRY_MAX_MS = 60_000;
 
 const NOT_CONFIGURED = 'not configured (--proxmox-endpoint, --proxmox-token-file)';
 
@@ -45,6 +47,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
   private readonly stopping = new AbortController();
   private inventoryTimer: NodeJS.Timeout | undefined;
   private soonTimer: NodeJS.Timeout | undefined;
+  private learnTimer: NodeJS.Timeout | undefined;
   private lastInventory: GuestInventory | undefined;
   private reporting = false;
 
@@ -76,9 +79,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
       // probe() reports why the configuration does not work.
       return;
     }
-    void this.membership.get(api).catch((error: FleetError) => {
-      if (!this.stopping.signal.aborted) this.options.log.warn('proxmox: the node name is not known yet', { error: error.message });
-    });
+    void this.learnMembership(api, LEARN_RETRY_FIRST_MS);
     if (this.options.report) {
       void this.reportGuests();
       this.inventoryTimer = setInterval(() => void this.reportGuests(), this.options.config.inventoryIntervalMs);
@@ -86,8 +87,27 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     }
   }
 
+  /**
+   * Learns the node's name and cluster in the background. An API that did not
+   * answer in time is asked again, sooner than the next inventory round and
+   * less often each time, so a node whose API was busy at start learns its name.
+   */
+  private async learnMembership(api: PveApi, retryMs: number): Promise<void> {
+    try {
+      await this.membership.get(api);
+    } catch (error) {
+      if (this.stopping.signal.aborted) return;
+      const transport = failureClassOf(error) === 'transport';
+      this.options.log.warn('proxmox: the node name is not known yet', { error: (error as Error).message, ...(transport ? { retry_in_ms: retryMs } : {}) });
+      if (!transport) return;
+      this.learnTimer = setTimeout(() => void this.learnMembership(api, Math.min(retryMs * 2, LEARN_RETRY_MAX_MS)), retryMs);
+      this.learnTimer.unref();
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
+    clearTimeout(this.learnTimer);
     clearInterval(this.inventoryTimer);
     clearTimeout(this.soonTimer);
   }
