@@ -7,7 +7,7 @@ import { openPorts, processes } from '../../../shared/domains/system/system-acti
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { HostProcesses } from './host-processes.ts';
+import { HostProcesses, processName } from './host-processes.ts';
 import { readHostSockets } from './host-sockets.ts';
 import { ownsPidNamespace } from './own-pid-namespace.ts';
 import { type ProcFiles, procFiles } from './proc-files.ts';
@@ -121,6 +121,16 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('reading the host processes from its mounted /proc', () => {
+  it('names a process after its program, whatever its main thread is called', () => {
+    expect(processName('node', '/usr/local/bin/node\0server.js\0')).toBe('node');
+    expect(processName('MainThread', '/usr/local/bin/node\0server.js\0', '/usr/local/bin/node')).toBe('node');
+    expect(processName('systemd', '/sbin/init\0splash\0', '/usr/lib/systemd/systemd')).toBe('systemd');
+    expect(processName('systemd', '/sbin/init\0splash\0')).toBe('systemd');
+    expect(processName('systemd-journal', '/usr/lib/systemd/systemd-journald\0')).toBe('systemd-journald');
+    expect(processName('nginx', 'nginx: worker process\0')).toBe('nginx: worker process');
+    expect(processName('kworker/0:1', '')).toBe('kworker/0:1');
+  });
+
   it('names each process, its user from the host passwd, its state, memory and CPU share since boot', async () => {
     const table = await new HostProcesses(root).read();
     expect(table.all).toBe(5);

@@ -56,11 +56,16 @@ export function totalCpuTicks(statText: string): number {
 /**
  * A process's name: the kernel's (`comm`, cut at 15 characters), made whole
  * from the first word of the command line when that begins with it; a kernel
- * thread has no command line. The rest of the command line is never used.
+ * thread has no command line. When neither begins with the other (a main
+ * thread named by its program, as Node 24 names it `MainThread`; `/sbin/init`
+ * started as systemd), the file name of the program it runs (`exe`) decides,
+ * when it can be read. The rest of the command line is never used.
  */
-export function processName(comm: string, cmdline: string): string {
+export function processName(comm: string, cmdline: string, exe = ''): string {
   const argv0 = basename(cmdline.split('\0', 1)[0] ?? '');
-  return argv0 && comm && argv0.startsWith(comm) ? argv0 : comm || argv0;
+  if (argv0 && comm && argv0.startsWith(comm)) return argv0;
+  const program = basename(exe.replace(/ \(deleted\)$/, ''));
+  return (argv0 && program) || comm || argv0;
 }
 
 /** Name → uid lines of an /etc/passwd. */
@@ -114,9 +119,13 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
   const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   // A kernel thread or a zombie has an empty command line; the name is then the kernel's.
   const cmdline = await files.readText(join(dir, 'cmdline')).catch(() => '');
+  const comm = stat.slice(open + 1, close);
+  const argv0 = basename(cmdline.split('\0', 1)[0] ?? '');
+  // Only read where comm and the command line disagree; reading exe needs the same rights as fd.
+  const exe = argv0 && !argv0.startsWith(comm) ? await files.readLink(join(dir, 'exe')).catch(() => '') : '';
   return {
     pid,
-    name: processName(stat.slice(open + 1, close), cmdline),
+    name: processName(comm, cmdline, exe),
     stateLetter: fields[0] ?? '',
     ticks,
     uid: uid === undefined ? undefined : Number(uid),
