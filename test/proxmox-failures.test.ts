@@ -179,17 +179,17 @@ describe('proxmox failure classes through MCP', () => {
     expect(firstError(refused).message).toMatch(/^proxmox \(transport\): cannot connect to 127\.0\.0\.1:\d+: ECONNREFUSED$/);
     expect(firstError(refused).hint).toMatch(/systemctl status pveproxy.*\(failure class: transport\)$/);
 
-    await addSettled('slow', { timeoutMs: 500 });
-    pve.sim.inject({ method: 'GET', template: '/version' }, { kind: 'delay', ms: 3000 }, 1);
+    await addSettled('slow', { timeoutMs: 2000 });
+    pve.sim.inject({ method: 'GET', template: '/version' }, { kind: 'delay', ms: 8000 }, 1);
     const before = { status: pve.sim.requestsTo('/cluster/status').length, resources: pve.sim.requestsTo('/cluster/resources').length };
     const timedOut = await pve.call('proxmox_status', { host: 'slow' });
     expect(timedOut.isError).toBe(true);
-    expect(firstError(timedOut).message).toBe(`proxmox (transport): GET /version: no answer from ${pve.sim.endpoint('pve1')} within 500 ms`);
+    expect(firstError(timedOut).message).toBe(`proxmox (transport): GET /version: no answer from ${pve.sim.endpoint('pve1')} within 2000 ms`);
     // The first part timed out: the others were skipped, not waited for one by one.
     expect(pve.sim.requestsTo('/cluster/status').length).toBe(before.status);
     expect(pve.sim.requestsTo('/cluster/resources').length).toBe(before.resources);
 
-    pve.sim.inject({ method: 'GET', template: '/cluster/status' }, { kind: 'delay', ms: 3000 }, 1);
+    pve.sim.inject({ method: 'GET', template: '/cluster/status' }, { kind: 'delay', ms: 8000 }, 1);
     const partial = await pve.call('proxmox_status', { host: 'slow' });
     expect(node(partial)).toMatchObject({ availability: 'partial', failed_collectors: ['cluster', 'resources'], version: { release: '8.3' }, resources: null });
     expect(node(partial).errors).toHaveLength(1);
