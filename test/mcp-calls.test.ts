@@ -110,6 +110,10 @@ describe('tool calls across the fleet', () => {
     const streamed = progress.filter((p) => p.message?.startsWith('w-1: uptime_s='));
     expect(streamed.length).toBeGreaterThanOrEqual(3);
     expect(streamed[0]?.message).toMatch(/sample: /);
+    // The answer holds every sample that streamed, not only the last.
+    const samples = (result.structuredContent as { samples?: { uptime_s: number; sample: object }[] }).samples ?? [];
+    expect(samples).toHaveLength(streamed.length);
+    expect(samples.every((s) => typeof s.sample === 'object')).toBe(true);
     // Every sample came before the result.
     expect(arrivals.at(-1)).toBe('result');
     // MCP asks progress to grow with every notification.

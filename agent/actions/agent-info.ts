@@ -18,16 +18,18 @@ export function createAgentInfoHandler(source: AgentInfoSource): ActionHandler<t
       return { ...described, uptime_s: Math.round((Date.now() - described.started_at_unix_ms) / 1000), sample: source.sample() };
     };
     const watchMs = params.watch_ms ?? 0;
-    if (watchMs > 0) {
-      const intervalMs = params.interval_ms ?? 1000;
-      const until = Date.now() + watchMs;
-      while (Date.now() < until && !context.signal.aborted) {
-        const info = build();
-        context.emit({ uptime_s: info.uptime_s, sample: info.sample });
-        await sleep(Math.min(intervalMs, Math.max(0, until - Date.now())), context.signal);
-      }
-      context.signal.throwIfAborted();
+    if (watchMs <= 0) return { payload: build() };
+    const intervalMs = params.interval_ms ?? 1000;
+    const until = Date.now() + watchMs;
+    const samples: { uptime_s: number; sample: HostSample }[] = [];
+    while (Date.now() < until && !context.signal.aborted) {
+      const info = build();
+      const streamed = { uptime_s: info.uptime_s, sample: info.sample };
+      samples.push(streamed);
+      context.emit(streamed);
+      await sleep(Math.min(intervalMs, Math.max(0, until - Date.now())), context.signal);
     }
-    return { payload: build() };
+    context.signal.throwIfAborted();
+    return { payload: { ...build(), samples } };
   };
 }

@@ -33,7 +33,7 @@ export const agentInfo = defineAction({
   collector: 'agent',
   title: 'Agent info',
   description:
-    'What the agent on a host is: version, uptime, collectors (and why any is unavailable), labels and host facts; with watch_ms it streams fresh samples first.',
+    'What the agent on a host is: version, uptime, collectors (and why any is unavailable), labels and host facts; with watch_ms it streams fresh samples first and answers with all of them.',
   input: z
     .object({
       watch_ms: z.number().int().min(0).max(60_000).optional().describe('Stream a sample every interval_ms for this long before answering (max 60000).'),
@@ -51,6 +51,8 @@ export const agentInfo = defineAction({
     labels: labelsShape,
     facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     sample: hostSampleShape.nullable(),
+    /** With watch_ms: every sample that streamed, oldest first, so the answer holds what progress showed. */
+    samples: z.array(z.object({ uptime_s: z.number(), sample: hostSampleShape })).optional(),
     certificate_not_after_unix_ms: z.number(),
   }),
   table: { columns: ['version', 'uptime_s', 'collectors', 'labels'] },
