@@ -185,11 +185,15 @@ export class AgentSession {
   onChunk(chunk: Chunk): void {
     const pending = this.pending.get(chunk.callId);
     if (!pending?.request.onChunk) return;
+    let payload: unknown;
     try {
-      pending.request.onChunk(parsePayload(chunk.payloadJson), chunk.seq);
+      payload = parsePayload(chunk.payloadJson);
     } catch {
-      // A chunk that cannot be parsed is dropped; the final result still settles the call.
+      // A chunk that is not JSON is dropped; the final result still settles the call.
+      return;
     }
+    // Outside the try: an exception of the receiver's is its own, not a bad chunk.
+    pending.request.onChunk(payload, chunk.seq);
   }
 
   /** Ends the stream (with an error status when given) and fails every call still waiting. */

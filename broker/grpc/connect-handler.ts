@@ -136,7 +136,12 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
           session.onResult(frame.frame.value);
           return;
         case 'chunk':
-          session.onChunk(frame.frame.value);
+          try {
+            session.onChunk(frame.frame.value);
+          } catch (error) {
+            // The call's own receiver failed (a client gone mid-progress): the call still settles by its result.
+            log.warn('a streamed chunk could not be passed on', { agent_id: identity.agentId, error: (error as Error).message });
+          }
           return;
         case 'report': {
           if (!attached) return;
