@@ -1,4 +1,4 @@
-import { RESOURCE_TYPES } from '../../shared/domains/fleet/index-shapes.ts';
+import { HOST_SCOPED_TYPES, RESOURCE_TYPES } from '../../shared/domains/fleet/index-shapes.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 
 /**
@@ -17,8 +17,8 @@ export interface Grant {
   text: string;
 }
 
-/** Kinds of resource whose names are `HOST/NAME`. */
-const HOST_SCOPED = new Set(['container', 'sandbox']);
+/** Kinds of resource whose names are `HOST/NAME`, as the fleet index declares them. */
+const HOST_SCOPED = new Set<string>(HOST_SCOPED_TYPES);
 const KINDS = new Set<string>(['*', ...RESOURCE_TYPES]);
 
 export const FULL_ACCESS = ['*:*=write'];

@@ -2,9 +2,30 @@ import { z } from 'zod';
 
 /** Cetacean's compact shapes, keys in snake_case as everywhere in fleetmesh. */
 
-/** Every type find and describe know, in the order find lists them. */
-export const RESOURCE_TYPES = ['host', 'container', 'sandbox', 'service', 'task', 'node', 'stack', 'config', 'secret', 'network', 'volume', 'guest'] as const;
-export type ResourceType = (typeof RESOURCE_TYPES)[number];
+/**
+ * Every type find and describe know, in the order find lists them, with where
+ * its name is unique: `host` types live on one engine and are named
+ * `HOST/NAME` (grants and find use that form), `fleet` types are named alone.
+ */
+const RESOURCE_SCOPES = {
+  host: 'fleet',
+  container: 'host',
+  sandbox: 'host',
+  service: 'fleet',
+  task: 'fleet',
+  node: 'fleet',
+  stack: 'fleet',
+  config: 'fleet',
+  secret: 'fleet',
+  network: 'fleet',
+  volume: 'fleet',
+  guest: 'fleet',
+} as const satisfies Record<string, 'host' | 'fleet'>;
+
+export type ResourceType = keyof typeof RESOURCE_SCOPES;
+export const RESOURCE_TYPES = Object.keys(RESOURCE_SCOPES) as [ResourceType, ...ResourceType[]];
+/** The types whose resources are named `HOST/NAME`. */
+export const HOST_SCOPED_TYPES: readonly ResourceType[] = RESOURCE_TYPES.filter((type) => RESOURCE_SCOPES[type] === 'host');
 
 /** One entry in a list, as find returns it. */
 export const rowShape = z.object({
