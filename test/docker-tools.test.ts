@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { removeContainers, runContainer, testDocker } from './harness/containers.ts';
@@ -158,7 +159,13 @@ describe('the docker and system collectors through MCP', () => {
     expect(died[0]?.time_unix_ms).toBeGreaterThanOrEqual(died[1]?.time_unix_ms ?? 0);
   });
 
-  it("describes a container's failures and restarts from the engine's events", async () => {
+  it("describes a container's failures and restarts from the engine's events, and tells subscribers", async () => {
+    const subscriber = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const notifiedAt: number[] = [];
+    subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      if (notification.params.uri === 'fleet://status') notifiedAt.push(Date.now());
+    });
+    await subscriber.subscribeResource({ uri: 'fleet://status' });
     // Started once the agent watches the engine: it fails, is restarted once by its policy, and fails again.
     await runContainer(docker, { name: 'fm-exit7', command: ['sh', '-c', 'sleep 2; exit 7'], restart: { Name: 'on-failure', MaximumRetryCount: 1 } });
     const digest = await waitFor(
@@ -175,6 +182,11 @@ describe('the docker and system collectors through MCP', () => {
       expect.objectContaining({ exit_code: 7, node: 'engine-1', state: 'exited' }),
     ]);
     expect(digest.restarts).toEqual({ last_hour: 1, last_week: 1 });
+    // The last failure reached the index as an event, and the index told the subscriber after it.
+    const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-exit7', types: ['die'] });
+    const lastDie = (events.structuredContent.events as { time_unix_ms: number }[])[0]?.time_unix_ms ?? Number.POSITIVE_INFINITY;
+    await waitFor(() => notifiedAt.some((at) => at >= lastDie), { what: 'a fleet://status update after the last failure' });
+    await subscriber.close();
   });
 
   it('restarts, refuses to stop without confirm, stops with it, and starts again', async () => {
