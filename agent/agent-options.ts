@@ -66,6 +66,10 @@ export interface AgentOptions {
   alertThresholds: { cpu: number; memory: number; disk: number };
   /** The host's /proc mounted into the agent's container; undefined: the agent's own /proc is the host's. */
   hostProc?: string | undefined;
+  /** Where volume archives are kept; undefined: `backups` in dataDir. */
+  backupDir?: string | undefined;
+  /** A site's own app definitions for install_app, besides the built-in catalog. */
+  appCatalogDir?: string | undefined;
   /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
   proxmox: ProxmoxOptions | undefined;
   backoffBaseMs: number;
@@ -111,6 +115,8 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
     hostProc: resolveHostProc(values['host-proc']),
+    backupDir: values['backup-dir'] === undefined ? undefined : resolve(values['backup-dir']),
+    appCatalogDir: values['app-catalog'] === undefined ? undefined : resolve(values['app-catalog']),
     proxmox: resolveProxmoxOptions({
       endpoint: values['proxmox-endpoint'],
       tokenFile: values['proxmox-token-file'],

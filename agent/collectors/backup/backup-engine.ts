@@ -1,0 +1,8 @@
+import type { EngineAccess } from '../docker/engine-access.ts';
+import type { BackupStore } from './backup-store.ts';
+
+/** What the backup handlers share: the engine and the archives on disk. */
+export interface BackupEngine {
+  readonly engine: EngineAccess;
+  readonly store: BackupStore;
+}
