@@ -9,6 +9,17 @@ function healthOf(container: ContainerInfo): string | null {
   return match[1] === 'health: starting' ? 'starting' : (match[1] as string);
 }
 
+/** Each published port once (the engine lists one per address family). */
+function publishedPorts(container: ContainerInfo) {
+  const seen = new Map<string, { host_port: number; container_port: number; protocol: 'tcp' | 'udp' }>();
+  for (const port of container.Ports) {
+    if (!port.PublicPort) continue;
+    const protocol = port.Type === 'udp' ? 'udp' : 'tcp';
+    seen.set(`${port.PublicPort}/${protocol}`, { host_port: port.PublicPort, container_port: port.PrivatePort, protocol });
+  }
+  return [...seen.values()];
+}
+
 /** install_status: the apps installed here, and the ones uninstalled whose volumes remain. */
 export function registerInstallStatus(dispatcher: Dispatcher, install: InstallEngine): void {
   const docker = install.engine.docker;
@@ -35,11 +46,7 @@ export function registerInstallStatus(dispatcher: Dispatcher, install: InstallEn
           image: container.Image,
           state: container.State,
           health: healthOf(container),
-          ports: container.Ports.filter((port) => port.PublicPort).map((port) => ({
-            host_port: port.PublicPort,
-            container_port: port.PrivatePort,
-            protocol: port.Type === 'udp' ? ('udp' as const) : ('tcp' as const),
-          })),
+          ports: publishedPorts(container),
           volumes: mounted.sort().map((name) => ({ name, exists: present.has(name) })),
           installed: true,
         };

@@ -6,15 +6,15 @@ const archiveName = z
   .min(1)
   .max(200)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/)
-  .describe('An archive name as backup_list shows it.');
+  .describe('As backup_list names it.');
 
 const sourceParams = {
-  container: z.string().min(1).max(256).optional().describe('A container name or id: its named volumes.'),
-  project: z.string().min(1).max(256).optional().describe('A compose project: the named volumes of all its containers.'),
+  container: z.string().min(1).max(256).optional().describe('Container name or id.'),
+  project: z.string().min(1).max(256).optional().describe('Compose project: all its containers.'),
 };
 
 /** How long an archive or a restore may take by design, from the call's timeout_s. */
-const workTimeoutS = z.number().int().min(10).max(3600).optional().describe('Give up after this many seconds (default 600).');
+const workTimeoutS = z.number().int().min(10).max(3600).optional().describe('default 600');
 const workWaitsMs = (params: { timeout_s?: number | undefined }) => (params.timeout_s ?? 600) * 1000;
 
 const archivedVolume = z.object({
@@ -42,7 +42,7 @@ export const backupList = defineAction({
   runsOn: 'host',
   collector: 'backup',
   title: 'List backups',
-  description: "The volume archives on each host's disk (its backup directory), newest first, with size, checksum and age.",
+  description: "The volume archives in each host's backup directory, newest first, with size and SHA-256.",
   input: z.object(sourceParams).strict(),
   output: z.object({ backup_dir: z.string(), backups: z.array(backupRowShape), count: z.number() }),
   table: { list: 'backups', columns: ['archive', 'source', 'size_bytes', 'created_unix_ms'] },
@@ -58,12 +58,12 @@ export const backupCreate = defineAction({
   collector: 'backup',
   title: 'Back up volumes',
   description:
-    "Archives the named volumes of a container or a compose project (tar.gz with a SHA-256) into the host's backup directory while it runs; bind mounts are listed as skipped. Large volumes take minutes: progress is reported.",
+    "Archives the named volumes of a container or compose project (tar.gz, SHA-256) into the host's backup directory while it runs; bind mounts are skipped.",
   input: z
     .object({
       ...sourceParams,
-      to: z.string().min(1).max(512).optional().describe('A directory inside the backup directory (relative, or absolute under it).'),
-      exclude: z.array(z.string().min(1).max(256)).max(50).optional().describe('Paths inside a volume to leave out (globs: *.log, cache/*).'),
+      to: z.string().min(1).max(512).optional().describe('A folder inside the backup directory.'),
+      exclude: z.array(z.string().min(1).max(256)).max(50).optional().describe('Globs of paths to leave out (*.log, cache).'),
       timeout_s: workTimeoutS,
     })
     .strict(),
@@ -87,11 +87,11 @@ export const backupDrill = defineAction({
   collector: 'backup',
   title: 'Rehearse a restore',
   description:
-    "Proves an archive restorable: checks its SHA-256, restores it into throwaway volumes, starts the app's image on them without ports, waits for its health check (or for it to keep running when it has none), then removes everything. passed is the verdict.",
+    'Proves an archive restorable: checks its SHA-256, restores it into throwaway volumes, runs the app on them until its health check passes, then removes everything.',
   input: z
     .object({
       archive: archiveName,
-      timeout_s: z.number().int().min(10).max(900).optional().describe('Give up after this many seconds (default 120).'),
+      timeout_s: z.number().int().min(10).max(900).optional().describe('default 120'),
     })
     .strict(),
   output: z.object({
@@ -125,7 +125,7 @@ export const backupRestore = defineAction({
   collector: 'backup',
   title: 'Restore volumes',
   description:
-    'Overwrites the volumes an archive holds with its content (volumes gone are created again). Refused while a running container uses one of them, and for volumes that bind a host directory. Stop the app first.',
+    'Writes an archive back into its volumes (files added since stay). Refused while a running container uses one, and for volumes binding a host directory.',
   input: z.object({ archive: archiveName, timeout_s: workTimeoutS }).strict(),
   output: z.object({
     archive: z.string(),

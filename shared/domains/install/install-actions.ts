@@ -6,7 +6,7 @@ const appName = z
   .min(1)
   .max(63)
   .regex(/^[a-z0-9][a-z0-9_.-]*$/)
-  .describe('An app of the catalog (install_list).');
+  .describe('A catalog app (install_list).');
 
 const portShape = z.object({ host_port: z.number(), container_port: z.number(), protocol: z.enum(['tcp', 'udp']) });
 
@@ -29,8 +29,7 @@ export const installList = defineAction({
   runsOn: 'host',
   collector: 'install',
   title: 'Installable apps',
-  description:
-    "The apps each host's agent can install (the built-in catalog plus the site's own), with their ports, volumes and whether they are installed there.",
+  description: "The apps each host can install (built-in catalog plus the site's), with ports, volumes and whether installed.",
   input: z.object({ category: z.string().max(40).optional() }).strict(),
   output: z.object({ apps: z.array(catalogApp), count: z.number() }),
   table: { list: 'apps', columns: ['name', 'category', 'image', 'installed', 'description'] },
@@ -56,7 +55,7 @@ export const installStatus = defineAction({
   runsOn: 'host',
   collector: 'install',
   title: 'Installed apps',
-  description: 'The catalog apps installed on each host (state, health, ports) and those uninstalled whose data volumes remain.',
+  description: 'Catalog apps installed on each host (state, health, ports), and uninstalled ones whose volumes remain.',
   input: z.object({ app: appName.optional() }).strict(),
   output: z.object({ apps: z.array(installedApp), count: z.number() }),
   table: { list: 'apps', columns: ['app', 'state', 'health', 'installed'] },
@@ -74,12 +73,12 @@ export const installApp = defineAction({
   collector: 'install',
   title: 'Install an app',
   description:
-    'Runs a catalog app as a container with a volume per data path and waits for its health check. A refusal (image not on the host, port taken, name in use) is status failed with issues, and nothing is created.',
+    'Runs a catalog app as a container with a volume per data path and waits for its health check. A refusal (image missing, port taken) is status failed with issues.',
   input: z
     .object({
       app: appName,
-      port: z.number().int().min(1).max(65_535).optional().describe("Host port for the app's first port (default: the catalog's)."),
-      timeout_s: z.number().int().min(5).max(600).optional().describe('Wait this long for the app to be healthy (default 60).'),
+      port: z.number().int().min(1).max(65_535).optional().describe("Host port for the app's first port."),
+      timeout_s: z.number().int().min(5).max(600).optional().describe('Health wait, default 60'),
     })
     .strict(),
   output: z.object({
@@ -106,7 +105,7 @@ export const installUninstall = defineAction({
   runsOn: 'host',
   collector: 'install',
   title: 'Uninstall an app',
-  description: "Stops and removes an installed app's container; its data volumes are kept, so install_app brings it back with its data.",
+  description: "Removes an installed app's container, keeping its data volumes for a later install_app.",
   input: z.object({ app: appName }).strict(),
   output: z.object({
     app: z.string(),
@@ -127,7 +126,7 @@ export const installPurge = defineAction({
   runsOn: 'host',
   collector: 'install',
   title: 'Purge an app',
-  description: "Removes an app's container and deletes its data volumes: its data is gone (backup_create first to keep a copy).",
+  description: "Removes an app's container and deletes its data volumes (backup_create first to keep a copy).",
   input: z.object({ app: appName }).strict(),
   output: z.object({
     app: z.string(),
