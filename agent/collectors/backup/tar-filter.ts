@@ -65,14 +65,18 @@ export class TarFilter extends Transform {
   private remaining = 0;
   private dropping = false;
   private ended = false;
-  private readonly patterns: RegExp[];
+  /** Each pattern, and whether it may match a file name alone (it has no slash). */
+  private readonly patterns: { regex: RegExp; byName: boolean }[];
 
   constructor(
     exclude: readonly string[],
     private readonly depth: number,
   ) {
     super();
-    this.patterns = exclude.map((glob) => globPattern(glob.replace(/^\.?\/+/, '').replace(/\/+$/, '')));
+    this.patterns = exclude.map((glob) => {
+      const trimmed = glob.replace(/^\.?\/+/, '').replace(/\/+$/, '');
+      return { regex: globPattern(trimmed), byName: !trimmed.includes('/') };
+    });
   }
 
   private isExcluded(path: string): boolean {
@@ -81,7 +85,7 @@ export class TarFilter extends Transform {
     for (let end = 1; end <= inside.length; end++) {
       const prefix = inside.slice(0, end).join('/');
       const name = inside[end - 1] as string;
-      if (this.patterns.some((pattern) => pattern.test(prefix) || (!pattern.source.includes('/') && pattern.test(name)))) return true;
+      if (this.patterns.some((pattern) => pattern.regex.test(prefix) || (pattern.byName && pattern.regex.test(name)))) return true;
     }
     return false;
   }
