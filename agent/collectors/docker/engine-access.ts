@@ -39,6 +39,13 @@ export class EngineAccess {
       return await work();
     } catch (error) {
       if (error instanceof FleetError) throw error;
+      // A stream stopped by the work's timeout_s (or the call's cancellation).
+      if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
+        throw new FleetError('deadline_exceeded', `the ${this.collector} work did not finish in time`, {
+          collector: this.collector,
+          hint: 'Call again with a larger timeout_s; nothing half-written is kept.',
+        });
+      }
       if (dockerStatus(error) === undefined && !(await this.probe()).available) throw this.unavailable();
       throw new FleetError('collector_failed', `the Docker engine refused: ${dockerMessage(error)}`, {
         collector: this.collector,
