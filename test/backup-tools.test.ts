@@ -14,7 +14,8 @@ import { waitFor } from './harness/wait.ts';
 
 const VOLUME = 'fm-bk-data';
 const BOUND = 'fm-bk-bound';
-const CONTAINERS = ['fm-bk-app', 'fm-bk-seed', 'fm-bk-change', 'fm-bk-read', 'fm-bk-bound-app'];
+const CONTAINERS = ['fm-bk-app', 'fm-bk-seed', 'fm-bk-change', 'fm-bk-read', 'fm-bk-bound-app', 'fm-bk-proj-db', 'fm-bk-proj-web'];
+const PROJECT_VOLUMES = ['fm-bk-proj-db', 'fm-bk-proj-shared'];
 
 interface Backup {
   archive: string;
@@ -60,7 +61,7 @@ describe('backup tools against the real engine', () => {
     docker = testDocker();
     await removeContainers(docker, CONTAINERS);
     await Promise.all(
-      [VOLUME, BOUND].map((name) =>
+      [VOLUME, BOUND, ...PROJECT_VOLUMES].map((name) =>
         docker
           .getVolume(name)
           .remove()
@@ -105,14 +106,17 @@ describe('backup tools against the real engine', () => {
     await client?.close();
     await fleet?.stop();
     await removeContainers(docker, CONTAINERS);
-    for (const container of await docker.listContainers({ all: true, filters: { label: ['fleetmesh.drill'] } })) {
-      await docker.getContainer(container.Id).remove({ force: true });
+    // The agent killed mid-drill leaves its drill's containers and volumes behind.
+    for (const label of ['fleetmesh.drill', 'fleetmesh.helper']) {
+      for (const container of await docker.listContainers({ all: true, filters: { label: [label] } })) {
+        await docker.getContainer(container.Id).remove({ force: true });
+      }
     }
     for (const volume of (await docker.listVolumes({ filters: { label: ['fleetmesh.drill'] } })).Volumes ?? []) {
       await docker.getVolume(volume.Name).remove();
     }
     await Promise.all(
-      [VOLUME, BOUND].map((name) =>
+      [VOLUME, BOUND, ...PROJECT_VOLUMES].map((name) =>
         docker
           .getVolume(name)
           .remove()
@@ -215,6 +219,42 @@ describe('backup tools against the real engine', () => {
     const result = await call(client, 'backup_restore', { host: 'engine-1', archive: bound.archive, confirm: true });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ errors: [{ code: 'invalid_argument', message: expect.stringContaining('binds a host directory') }] });
+  });
+
+  it('archives every named volume of a compose project once, and drills its apps that have no health check by keeping them running', async () => {
+    const project = { 'com.docker.compose.project': 'fm-bk-proj' };
+    for (const [name, mounts] of [
+      ['fm-bk-proj-db', [{ Type: 'volume' as const, Source: 'fm-bk-proj-db', Target: '/db' }]],
+      ['fm-bk-proj-web', []],
+    ] as const) {
+      await docker.createContainer({
+        name,
+        Image: inject('testImage'),
+        Cmd: ['sleep', '3600'],
+        Labels: project,
+        HostConfig: { Mounts: [...mounts, { Type: 'volume', Source: 'fm-bk-proj-shared', Target: '/shared' }] },
+      });
+    }
+    const made = await call(client, 'backup_create', { host: 'engine-1', project: 'fm-bk-proj' });
+    expect(made.structuredContent).toMatchObject({
+      source: 'fm-bk-proj',
+      source_kind: 'project',
+      volumes: [
+        { name: 'fm-bk-proj-db', destination: '/db', containers: ['fm-bk-proj-db'] },
+        { name: 'fm-bk-proj-shared', destination: '/shared', containers: ['fm-bk-proj-db', 'fm-bk-proj-web'] },
+      ],
+    });
+    const listed = await call(client, 'backup_list', { host: 'engine-1', project: 'fm-bk-proj' });
+    expect((listed.structuredContent.backups as Backup[]).map((b) => b.archive)).toEqual([made.structuredContent.archive]);
+    const drill = await call(client, 'backup_drill', { host: 'engine-1', archive: made.structuredContent.archive });
+    expect(drill.structuredContent).toMatchObject({
+      passed: true,
+      apps: [
+        { container: 'fm-bk-proj-db', check: 'running', passed: true },
+        { container: 'fm-bk-proj-web', check: 'running', passed: true },
+      ],
+    });
+    expect(await leftovers(docker)).toEqual([]);
   });
 
   it('drills on several hosts at once and reports the one that dies mid-call', async () => {

@@ -75,7 +75,8 @@ export async function backupSource(docker: EngineApi, params: { container?: stri
   return {
     source: params.container !== undefined ? nameOf(infos[0] as ContainerInspectInfo) : source,
     kind: params.container !== undefined ? 'container' : 'project',
-    volumes: [...volumes.values()],
+    // The engine lists a container's mounts in no fixed order.
+    volumes: [...volumes.values()].sort((a, b) => a.name.localeCompare(b.name)),
     apps: infos.map(appOf).filter((app) => app.mounts.length > 0),
     skipped,
   };

@@ -43,7 +43,7 @@ export class EngineAccess {
       if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
         throw new FleetError('deadline_exceeded', `the ${this.collector} work did not finish in time`, {
           collector: this.collector,
-          hint: 'Call again with a larger timeout_s; nothing half-written is kept.',
+          hint: 'Call again with a larger timeout_s.',
         });
       }
       if (dockerStatus(error) === undefined && !(await this.probe()).available) throw this.unavailable();
