@@ -97,7 +97,7 @@ describe('backup tools against the real engine', () => {
       HostConfig: { Mounts: [{ Type: 'volume', Source: BOUND, Target: '/bound' }] },
     });
     fleet = await startTestFleet({ operationsLevel: 3 });
-    await fleet.addAgent('engine-1', { collectors: 'default', dockerAddress: inject('dockerHost'), backupDir });
+    await fleet.addAgent('backup-host', { collectors: 'default', dockerAddress: inject('dockerHost'), backupDir });
     await fleet.addAgent('no-engine', { collectors: 'default', dockerAddress: '/nonexistent/docker.sock', backupDir: join(temp.path, 'other') });
     client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
   });
@@ -129,7 +129,7 @@ describe('backup tools against the real engine', () => {
   let archive: Backup;
 
   it('archives a container’s named volumes with size and checksum, skipping bind mounts and excluded paths', async () => {
-    const result = await call(client, 'backup_create', { host: 'engine-1', container: 'fm-bk-app', exclude: ['cache'] });
+    const result = await call(client, 'backup_create', { host: 'backup-host', container: 'fm-bk-app', exclude: ['cache'] });
     expect(result.isError).toBeFalsy();
     archive = result.structuredContent as unknown as Backup;
     expect(archive).toMatchObject({
@@ -153,7 +153,7 @@ describe('backup tools against the real engine', () => {
   it('lists the archives fleet-wide, each host its own backup directory', async () => {
     const result = await call(client, 'backup_list');
     const hosts = (result.structuredContent as { hosts: { host: string; backups?: Backup[]; backup_dir?: string }[] }).hosts;
-    const engine = hosts.find((h) => h.host === 'engine-1');
+    const engine = hosts.find((h) => h.host === 'backup-host');
     expect(engine?.backup_dir).toBe(backupDir);
     expect(engine?.backups?.map((b) => b.archive)).toEqual([archive.archive]);
     expect(engine?.backups?.[0]).toMatchObject({ sha256: archive.sha256, size_bytes: archive.size_bytes, source: 'fm-bk-app' });
@@ -161,7 +161,7 @@ describe('backup tools against the real engine', () => {
   });
 
   it('drills an archive: restores it into throwaway volumes, passes the app’s health check and removes everything', async () => {
-    const result = await call(client, 'backup_drill', { host: 'engine-1', archive: archive.archive });
+    const result = await call(client, 'backup_drill', { host: 'backup-host', archive: archive.archive });
     expect(result.isError).toBeFalsy();
     const drill = result.structuredContent as Record<string, unknown> & { timings: { restore_ms: number; health_ms: number; total_ms: number } };
     expect(drill).toMatchObject({
@@ -177,30 +177,30 @@ describe('backup tools against the real engine', () => {
   });
 
   it('fails a drill whose archive was damaged, naming the checksum', async () => {
-    const copy = await call(client, 'backup_create', { host: 'engine-1', container: 'fm-bk-app', to: 'damaged' });
+    const copy = await call(client, 'backup_create', { host: 'backup-host', container: 'fm-bk-app', to: 'damaged' });
     const damaged = copy.structuredContent as unknown as Backup;
     expect(damaged.path.startsWith(join(backupDir, 'damaged'))).toBe(true);
     execFileSync('sh', ['-c', `printf x >> '${damaged.path}'`]);
-    const result = await call(client, 'backup_drill', { host: 'engine-1', archive: damaged.archive });
+    const result = await call(client, 'backup_drill', { host: 'backup-host', archive: damaged.archive });
     expect(result.structuredContent).toMatchObject({ passed: false, status: 'failed', checksum_ok: false, issues: [expect.stringContaining('SHA-256')] });
-    const outside = await call(client, 'backup_create', { host: 'engine-1', container: 'fm-bk-app', to: '../elsewhere' });
+    const outside = await call(client, 'backup_create', { host: 'backup-host', container: 'fm-bk-app', to: '../elsewhere' });
     expect(outside.isError).toBe(true);
     expect(JSON.stringify(outside.structuredContent)).toContain('outside the backup directory');
   });
 
   it('restores only with confirm, never over a running container’s volume, and brings back the archived files', async () => {
-    const unconfirmed = await call(client, 'backup_restore', { host: 'engine-1', archive: archive.archive });
+    const unconfirmed = await call(client, 'backup_restore', { host: 'backup-host', archive: archive.archive });
     expect(unconfirmed.isError).toBe(true);
     expect(JSON.stringify(unconfirmed.structuredContent)).toContain('confirm_required');
 
-    const busy = await call(client, 'backup_restore', { host: 'engine-1', archive: archive.archive, confirm: true });
+    const busy = await call(client, 'backup_restore', { host: 'backup-host', archive: archive.archive, confirm: true });
     expect(busy.isError).toBe(true);
     expect(busy.structuredContent).toMatchObject({ errors: [{ code: 'conflict' }] });
     expect(JSON.stringify(busy.structuredContent)).toContain('fm-bk-app');
 
     await inVolume(docker, 'fm-bk-change', 'echo changed > /data/greeting.txt && rm -rf /data/sub');
     await docker.getContainer('fm-bk-app').stop({ t: 1 });
-    const restored = await call(client, 'backup_restore', { host: 'engine-1', archive: archive.archive, confirm: true });
+    const restored = await call(client, 'backup_restore', { host: 'backup-host', archive: archive.archive, confirm: true });
     expect(restored.isError).toBeFalsy();
     expect(restored.structuredContent).toMatchObject({ archive: archive.archive, volumes: [{ name: VOLUME, created: false }], checksum_ok: true });
     expect(await inVolume(docker, 'fm-bk-read', 'cat /data/greeting.txt /data/sub/file')).toBe('hello\ndeep');
@@ -208,15 +208,15 @@ describe('backup tools against the real engine', () => {
     // A volume that is gone is made again.
     await docker.getContainer('fm-bk-app').remove({ force: true });
     await docker.getVolume(VOLUME).remove();
-    const recreated = await call(client, 'backup_restore', { host: 'engine-1', archive: archive.archive, confirm: true });
+    const recreated = await call(client, 'backup_restore', { host: 'backup-host', archive: archive.archive, confirm: true });
     expect(recreated.structuredContent).toMatchObject({ volumes: [{ name: VOLUME, created: true }] });
     expect(await inVolume(docker, 'fm-bk-read', 'cat /data/greeting.txt; ls -1 /data')).toBe('hello\ngreeting.txt\nsub');
   });
 
   it('refuses to restore into a volume that binds a host directory', async () => {
-    const made = await call(client, 'backup_create', { host: 'engine-1', container: 'fm-bk-bound-app' });
+    const made = await call(client, 'backup_create', { host: 'backup-host', container: 'fm-bk-bound-app' });
     const bound = made.structuredContent as unknown as Backup;
-    const result = await call(client, 'backup_restore', { host: 'engine-1', archive: bound.archive, confirm: true });
+    const result = await call(client, 'backup_restore', { host: 'backup-host', archive: bound.archive, confirm: true });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ errors: [{ code: 'invalid_argument', message: expect.stringContaining('binds a host directory') }] });
   });
@@ -235,7 +235,7 @@ describe('backup tools against the real engine', () => {
         HostConfig: { Mounts: [...mounts, { Type: 'volume', Source: 'fm-bk-proj-shared', Target: '/shared' }] },
       });
     }
-    const made = await call(client, 'backup_create', { host: 'engine-1', project: 'fm-bk-proj' });
+    const made = await call(client, 'backup_create', { host: 'backup-host', project: 'fm-bk-proj' });
     expect(made.structuredContent).toMatchObject({
       source: 'fm-bk-proj',
       source_kind: 'project',
@@ -244,9 +244,9 @@ describe('backup tools against the real engine', () => {
         { name: 'fm-bk-proj-shared', destination: '/shared', containers: ['fm-bk-proj-db', 'fm-bk-proj-web'] },
       ],
     });
-    const listed = await call(client, 'backup_list', { host: 'engine-1', project: 'fm-bk-proj' });
+    const listed = await call(client, 'backup_list', { host: 'backup-host', project: 'fm-bk-proj' });
     expect((listed.structuredContent.backups as Backup[]).map((b) => b.archive)).toEqual([made.structuredContent.archive]);
-    const drill = await call(client, 'backup_drill', { host: 'engine-1', archive: made.structuredContent.archive });
+    const drill = await call(client, 'backup_drill', { host: 'backup-host', archive: made.structuredContent.archive });
     expect(drill.structuredContent).toMatchObject({
       passed: true,
       apps: [
@@ -257,19 +257,27 @@ describe('backup tools against the real engine', () => {
     expect(await leftovers(docker)).toEqual([]);
   });
 
-  it('drills on several hosts at once and reports the one that dies mid-call', async () => {
-    const doomed = new CliProcess([...fleet.agentArgs('doomed'), '--docker-socket', inject('dockerHost'), '--backup-dir', backupDir]);
+  it('drills on several hosts at once, reports the one that dies mid-call, and that agent sweeps up its drill when it is back', async () => {
+    const agentFlags = ['--docker-socket', inject('dockerHost'), '--backup-dir', backupDir];
+    const doomed = new CliProcess([...fleet.agentArgs('doomed'), ...agentFlags]);
     processes.push(doomed);
     await waitFor(() => fleet.broker.registry.find('doomed')?.state === 'online', { what: 'doomed online' });
-    const fresh = (await call(client, 'backup_create', { host: 'engine-1', project: 'none-such' })).structuredContent;
+    const fresh = (await call(client, 'backup_create', { host: 'backup-host', project: 'none-such' })).structuredContent;
     expect(fresh).toMatchObject({ errors: [{ code: 'not_found' }] });
     // The app is gone by now: the archive's image id still starts the drill.
-    const pending = call(client, 'backup_drill', { hosts: ['engine-1', 'doomed'], archive: archive.archive });
-    await waitFor(() => (fleet.broker.registry.find('doomed')?.session?.inFlight ?? 0) > 0, { what: 'the drill reaching doomed' });
+    const pending = call(client, 'backup_drill', { hosts: ['backup-host', 'doomed'], archive: archive.archive });
+    const doomedDrill = async () => (await docker.listVolumes({ filters: { label: ['fleetmesh.owner=doomed'] } })).Volumes ?? [];
+    await waitFor(async () => (await doomedDrill()).length > 0, { what: "doomed's drill volumes" });
     doomed.signal('SIGKILL');
     const result = await pending;
     const hosts = (result.structuredContent as { hosts: { host: string; availability: string; passed?: boolean; errors: { code: string }[] }[] }).hosts;
-    expect(hosts.find((h) => h.host === 'engine-1')).toMatchObject({ availability: 'available', passed: true });
+    expect(hosts.find((h) => h.host === 'backup-host')).toMatchObject({ availability: 'available', passed: true });
     expect(hosts.find((h) => h.host === 'doomed')).toMatchObject({ availability: 'unavailable', errors: [{ code: 'agent_disconnected' }] });
-  });
+    expect((await doomedDrill()).length).toBeGreaterThan(0);
+
+    const back = new CliProcess(['agent', '--broker', fleet.address, '--data-dir', fleet.agentDir('doomed'), '--name', 'doomed', ...agentFlags]);
+    processes.push(back);
+    await waitFor(async () => (await doomedDrill()).length === 0, { what: "doomed's drill swept", timeoutMs: 60_000 });
+    expect(await docker.listContainers({ all: true, filters: { label: ['fleetmesh.owner=doomed'] } })).toEqual([]);
+  }, 120_000);
 });

@@ -69,6 +69,8 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     docker: dockerApi,
     address: options.dockerAddress,
     backupDir: options.backupDir ?? join(options.dataDir, DEFAULT_BACKUP_FOLDER),
+    owner: options.name,
+    log: log.child({ collector: 'backup' }),
   });
   const install = new InstallCollector({ docker: dockerApi, address: options.dockerAddress, appCatalogDir: options.appCatalogDir });
   return [system, docker, swarm, sandbox, proxmox, backup, install];

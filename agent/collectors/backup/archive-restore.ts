@@ -12,6 +12,7 @@ import { helperImage, withVolumeHelper } from './volume-helper.ts';
  */
 export async function restoreArchive(
   docker: EngineApi,
+  owner: string,
   manifest: Manifest,
   path: string,
   targets: ReadonlyMap<string, string>,
@@ -19,7 +20,7 @@ export async function restoreArchive(
 ): Promise<void> {
   const image = await helperImage(docker, [...manifest.apps.map((app) => app.image_id), ...manifest.apps.map((app) => app.image)]);
   const mounts = manifest.volumes.map((volume) => ({ volume: targets.get(volume.name) ?? volume.name, name: volume.name }));
-  await withVolumeHelper(docker, image, mounts, false, async (helper) => {
+  await withVolumeHelper(docker, owner, image, mounts, false, async (helper) => {
     const file = createReadStream(path);
     const tar = file.pipe(createGunzip());
     const abort = () => {

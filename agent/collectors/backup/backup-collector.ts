@@ -1,3 +1,4 @@
+import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { EngineAccess, type EngineApi } from '../docker/engine-access.ts';
@@ -7,6 +8,7 @@ import type { BackupEngine } from './backup-engine.ts';
 import { registerBackupList } from './backup-list.ts';
 import { registerBackupRestore } from './backup-restore.ts';
 import { BackupStore } from './backup-store.ts';
+import { OWNER_LABEL } from './volume-helper.ts';
 
 export interface BackupCollectorOptions {
   docker: EngineApi;
@@ -14,6 +16,9 @@ export interface BackupCollectorOptions {
   address: string;
   /** Where archives and their manifests are kept (--backup-dir). */
   backupDir: string;
+  /** The agent's name: what this agent's drills and helpers are labelled with. */
+  owner: string;
+  log: Logger;
 }
 
 /**
@@ -26,7 +31,7 @@ export class BackupCollector implements Collector {
   private readonly engine: EngineAccess;
   private readonly store: BackupStore;
 
-  constructor(options: BackupCollectorOptions) {
+  constructor(private readonly options: BackupCollectorOptions) {
     this.engine = new EngineAccess(options.docker, options.address, 'backup');
     this.store = new BackupStore(options.backupDir);
   }
@@ -35,8 +40,31 @@ export class BackupCollector implements Collector {
     return this.engine.probe();
   }
 
+  async start(): Promise<void> {
+    if ((await this.engine.probe()).available) void this.sweep();
+  }
+
+  /**
+   * Removes the helpers, drill containers and drill volumes this agent left
+   * when it died mid-call (a drill cleans up after itself otherwise).
+   */
+  private async sweep(): Promise<void> {
+    const docker = this.options.docker;
+    const mine = `${OWNER_LABEL}=${this.options.owner}`;
+    try {
+      for (const container of await docker.listContainers({ all: true, filters: { label: [mine] } })) {
+        await docker.getContainer(container.Id).remove({ force: true });
+      }
+      for (const volume of (await docker.listVolumes({ filters: { label: [mine, 'fleetmesh.drill'] } })).Volumes ?? []) {
+        await docker.getVolume(volume.Name).remove();
+      }
+    } catch (error) {
+      this.options.log.debug('backup sweep failed', { error: (error as Error).message });
+    }
+  }
+
   register(dispatcher: Dispatcher): void {
-    const backup: BackupEngine = { engine: this.engine, store: this.store };
+    const backup: BackupEngine = { engine: this.engine, store: this.store, owner: this.options.owner };
     registerBackupList(dispatcher, backup);
     registerBackupCreate(dispatcher, backup);
     registerBackupDrill(dispatcher, backup);

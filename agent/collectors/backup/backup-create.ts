@@ -57,6 +57,7 @@ export function registerBackupCreate(dispatcher: Dispatcher, backup: BackupEngin
       try {
         await withVolumeHelper(
           docker,
+          backup.owner,
           image,
           source.volumes.map((volume) => ({ volume: volume.name, name: volume.name })),
           true,

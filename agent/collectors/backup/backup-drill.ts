@@ -9,6 +9,7 @@ import { restoreArchive } from './archive-restore.ts';
 import { workSignal } from './backup-create.ts';
 import type { BackupEngine } from './backup-engine.ts';
 import { type AppRecord, checksumMatches } from './backup-store.ts';
+import { OWNER_LABEL } from './volume-helper.ts';
 
 /** How often a drill reads its app's state while waiting for a verdict. */
 const POLL_MS = 250;
@@ -35,6 +36,7 @@ async function liveEnv(docker: EngineApi, name: string): Promise<string[]> {
 /** Starts one app on the throwaway volumes (no network, no ports) and waits for its health check's verdict. */
 async function checkApp(
   docker: EngineApi,
+  owner: string,
   app: AppRecord,
   volumes: ReadonlyMap<string, string>,
   token: string,
@@ -50,7 +52,7 @@ async function checkApp(
     WorkingDir: app.working_dir,
     User: app.user,
     Env: await liveEnv(docker, app.container),
-    Labels: { 'fleetmesh.drill': token },
+    Labels: { 'fleetmesh.drill': token, [OWNER_LABEL]: owner },
     ...(healthcheck ? { Healthcheck: healthcheck } : {}),
     NetworkDisabled: true,
     HostConfig: {
@@ -104,14 +106,14 @@ export function registerBackupDrill(dispatcher: Dispatcher, backup: BackupEngine
       try {
         if (checksumOk) {
           context.emit({ phase: 'restoring', volumes: volumes.size });
-          for (const name of volumes.values()) await docker.createVolume({ Name: name, Labels: { 'fleetmesh.drill': token } });
-          await restoreArchive(docker, manifest, path, volumes, signal);
+          for (const name of volumes.values()) await docker.createVolume({ Name: name, Labels: { 'fleetmesh.drill': token, [OWNER_LABEL]: backup.owner } });
+          await restoreArchive(docker, backup.owner, manifest, path, volumes, signal);
           const restoredMs = Date.now();
           timings.restore_ms = restoredMs - verifiedMs;
           context.emit({ phase: 'health_check', apps: manifest.apps.length });
           for (const app of manifest.apps) {
             try {
-              apps.push(await checkApp(docker, app, volumes, token, signal, started));
+              apps.push(await checkApp(docker, backup.owner, app, volumes, token, signal, started));
             } catch (error) {
               apps.push({ container: app.container, image: app.image, check: 'running', passed: false, detail: `could not start: ${dockerMessage(error)}` });
             }

@@ -5,4 +5,6 @@ import type { BackupStore } from './backup-store.ts';
 export interface BackupEngine {
   readonly engine: EngineAccess;
   readonly store: BackupStore;
+  /** The agent's name, on everything a backup makes for a moment. */
+  readonly owner: string;
 }

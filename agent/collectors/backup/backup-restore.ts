@@ -66,7 +66,7 @@ export function registerBackupRestore(dispatcher: Dispatcher, backup: BackupEngi
       }
       for (const name of created) await docker.createVolume({ Name: name, Labels: { 'fleetmesh.restored-from': manifest.archive } });
       context.emit({ phase: 'restoring', volumes: manifest.volumes.length });
-      await restoreArchive(docker, manifest, path, new Map(), workSignal(context, params.timeout_s, 600));
+      await restoreArchive(docker, backup.owner, manifest, path, new Map(), workSignal(context, params.timeout_s, 600));
       return {
         payload: {
           archive: manifest.archive,

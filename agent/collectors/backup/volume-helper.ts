@@ -4,6 +4,9 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { EngineApi } from '../docker/engine-access.ts';
 import { VOLUMES_ROOT } from './backup-store.ts';
 
+/** Marks what a backup makes for a moment (helpers, drill containers and volumes) with the agent's name, so it can sweep up after a crash. */
+export const OWNER_LABEL = 'fleetmesh.owner';
+
 /** The first of these images the engine has, else any image it has: a helper is never started, so any image will do. */
 export async function helperImage(docker: EngineApi, preferred: readonly string[]): Promise<string> {
   for (const image of preferred) {
@@ -27,6 +30,7 @@ export async function helperImage(docker: EngineApi, preferred: readonly string[
  */
 export async function withVolumeHelper<T>(
   docker: EngineApi,
+  owner: string,
   image: string,
   mounts: readonly { volume: string; name: string }[],
   readOnly: boolean,
@@ -36,7 +40,7 @@ export async function withVolumeHelper<T>(
     name: `fleetmesh-helper-${randomBytes(4).toString('hex')}`,
     Image: image,
     Entrypoint: ['/nonexistent'],
-    Labels: { 'fleetmesh.helper': 'backup' },
+    Labels: { 'fleetmesh.helper': 'backup', [OWNER_LABEL]: owner },
     NetworkDisabled: true,
     HostConfig: {
       NetworkMode: 'none',
