@@ -6,8 +6,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { backupCreate } from '../../../shared/domains/backup/backup-actions.ts';
-import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
-import type { BackupEngine } from './backup-engine.ts';
+import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { type BackupEngine, workSignal } from './backup-engine.ts';
 import { backupSource } from './backup-sources.ts';
 import { type Manifest, VOLUMES_ROOT } from './backup-store.ts';
 import { TarFilter } from './tar-filter.ts';
@@ -20,11 +20,6 @@ const PROGRESS_EVERY_BYTES = 16 * 1024 * 1024;
 function archiveName(source: string, createdUnixMs: number): string {
   const stamp = new Date(createdUnixMs).toISOString().replace(/[-:]/g, '').replace('.', '');
   return `${source.replace(/[^A-Za-z0-9_.-]/g, '_')}-${stamp}`;
-}
-
-/** The work's own deadline and the call's cancellation, as one signal. */
-export function workSignal(context: CallContext, timeoutS: number | undefined, defaultS: number): AbortSignal {
-  return AbortSignal.any([context.signal, AbortSignal.timeout((timeoutS ?? defaultS) * 1000)]);
 }
 
 /**

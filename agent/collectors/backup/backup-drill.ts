@@ -6,8 +6,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage } from '../docker/docker-api.ts';
 import type { EngineApi } from '../docker/engine-access.ts';
 import { restoreArchive } from './archive-restore.ts';
-import { workSignal } from './backup-create.ts';
-import type { BackupEngine } from './backup-engine.ts';
+import { type BackupEngine, workSignal } from './backup-engine.ts';
 import { type AppRecord, checksumMatches } from './backup-store.ts';
 import { OWNER_LABEL } from './volume-helper.ts';
 

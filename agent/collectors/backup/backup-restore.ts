@@ -5,8 +5,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerStatus } from '../docker/docker-api.ts';
 import type { EngineApi } from '../docker/engine-access.ts';
 import { restoreArchive } from './archive-restore.ts';
-import { workSignal } from './backup-create.ts';
-import type { BackupEngine } from './backup-engine.ts';
+import { type BackupEngine, workSignal } from './backup-engine.ts';
 import { checksumMatches } from './backup-store.ts';
 
 /** A local volume created with `o=bind` (or a device path) is a host directory in disguise. */

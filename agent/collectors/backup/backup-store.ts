@@ -28,7 +28,7 @@ const appShape = z.object({
  * archive's checksum and size, the volumes it holds (as `fleetmesh-volumes/VOLUME/…`
  * entries) and the apps that used them. Doctor and backup_list read these.
  */
-export const manifestSchema = z.object({
+const manifestSchema = z.object({
   format: z.literal(1),
   archive: z.string(),
   file: z.string(),
