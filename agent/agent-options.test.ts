@@ -29,3 +29,19 @@ describe("the host's /proc option", () => {
     expect(agentOptions([]).hostProc).toBe(existsSync('/host/proc/1/stat') ? '/host/proc' : undefined);
   });
 });
+
+describe('the backup and app catalog options', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fm-agent-dirs-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps backups in the data dir unless --backup-dir names another place', () => {
+    expect(agentOptions(['--data-dir', join(dir, 'agent')]).backupDir).toBe(join(dir, 'agent', 'backups'));
+    expect(agentOptions(['--backup-dir', join(dir, 'elsewhere')]).backupDir).toBe(join(dir, 'elsewhere'));
+  });
+
+  it('takes an app catalog folder, and stops the agent at start when it is not one', () => {
+    expect(agentOptions(['--app-catalog', dir]).appCatalogDir).toBe(dir);
+    expect(agentOptions([]).appCatalogDir).toBeUndefined();
+    expect(() => agentOptions(['--app-catalog', join(dir, 'missing')])).toThrow(/--app-catalog .* is not a directory/);
+  });
+});

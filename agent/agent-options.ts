@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULT_BACKUP_FOLDER } from '../shared/domains/backup/backup-domain.ts';
 import { DOMAIN_FLAGS } from '../shared/domains/domains.ts';
 import { DEFAULT_HOST_PROC } from '../shared/domains/system/system-domain.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
@@ -66,6 +67,10 @@ export interface AgentOptions {
   alertThresholds: { cpu: number; memory: number; disk: number };
   /** The host's /proc mounted into the agent's container; undefined: the agent's own /proc is the host's. */
   hostProc?: string | undefined;
+  /** Where volume archives are kept (default `backups` in dataDir, which is also what an agent built without options uses). */
+  backupDir?: string | undefined;
+  /** A site's own app definitions for install_app, besides the built-in catalog. */
+  appCatalogDir?: string | undefined;
   /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
   proxmox: ProxmoxOptions | undefined;
   backoffBaseMs: number;
@@ -95,6 +100,18 @@ function resolveHostProc(flag: string | undefined): string | undefined {
   return dir;
 }
 
+/** The site's app catalog folder, checked now so a wrong path stops the agent at start. */
+function resolveAppCatalog(flag: string | undefined): string | undefined {
+  if (flag === undefined) return undefined;
+  const dir = resolve(flag);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new FleetError('invalid_argument', `--app-catalog ${flag} is not a directory`, {
+      hint: 'Point it at a folder of app definitions, one YAML or JSON file per app.',
+    });
+  }
+  return dir;
+}
+
 /** `dockerHost` is the DOCKER_HOST of the environment, the engine's own convention. */
 export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string): AgentOptions {
   if (values.broker !== undefined) parseHostPort(values.broker, '--broker');
@@ -111,6 +128,8 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
     hostProc: resolveHostProc(values['host-proc']),
+    backupDir: resolve(values['backup-dir'] ?? join(values['data-dir'], DEFAULT_BACKUP_FOLDER)),
+    appCatalogDir: resolveAppCatalog(values['app-catalog']),
     proxmox: resolveProxmoxOptions({
       endpoint: values['proxmox-endpoint'],
       tokenFile: values['proxmox-token-file'],

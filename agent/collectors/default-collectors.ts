@@ -1,9 +1,13 @@
+import { join } from 'node:path';
 import si from 'systeminformation';
+import { DEFAULT_BACKUP_FOLDER } from '../../shared/domains/backup/backup-domain.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import { BackupCollector } from './backup/backup-collector.ts';
 import type { Collector, Report } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
+import { InstallCollector } from './install/install-collector.ts';
 import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
@@ -22,7 +26,8 @@ export interface CollectorHooks {
 
 /**
  * The collectors every agent runs: system (always), docker (where an engine answers), swarm (where that
- * engine is a manager), sandbox (containers labelled as sandboxes) and proxmox (when configured).
+ * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured), and
+ * backup and install (where an engine answers).
  */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
   const dockerApi = createDockerApi(options.dockerAddress);
@@ -60,5 +65,13 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     onFactsChange: hooks.onFactsChange,
     report: hooks.report,
   });
-  return [system, docker, swarm, sandbox, proxmox];
+  const backup = new BackupCollector({
+    docker: dockerApi,
+    address: options.dockerAddress,
+    backupDir: options.backupDir ?? join(options.dataDir, DEFAULT_BACKUP_FOLDER),
+    owner: options.name,
+    log: log.child({ collector: 'backup' }),
+  });
+  const install = new InstallCollector({ docker: dockerApi, address: options.dockerAddress, appCatalogDir: options.appCatalogDir });
+  return [system, docker, swarm, sandbox, proxmox, backup, install];
 }

@@ -4,7 +4,7 @@ import Docker from 'dockerode';
 export type DockerApi = Pick<Docker, 'listContainers' | 'listVolumes' | 'getContainer' | 'getEvents' | 'ping' | 'version' | 'modem'>;
 
 /** A dockerode client for a socket path, `unix://…`, or `tcp://host:port`. */
-export function createDockerApi(address: string): DockerApi {
+export function createDockerApi(address: string): Docker {
   if (address.startsWith('tcp://') || address.startsWith('http://')) {
     const url = new URL(address.replace(/^tcp:/, 'http:'));
     return new Docker({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });

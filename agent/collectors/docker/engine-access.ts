@@ -1,0 +1,63 @@
+import type Docker from 'dockerode';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { CollectorStatus } from '../collector.ts';
+import { dockerMessage, dockerStatus } from './docker-api.ts';
+
+/** The slice of dockerode that collectors creating containers and volumes of their own use (backup, install). */
+export type EngineApi = Pick<
+  Docker,
+  'version' | 'listContainers' | 'listImages' | 'getContainer' | 'createContainer' | 'getVolume' | 'createVolume' | 'listVolumes' | 'getImage'
+>;
+
+/**
+ * A collector's way to the Docker engine: whether it answers, and a call
+ * wrapper that turns an unreachable engine into collector_unavailable and the
+ * engine's refusals into collector_failed with its words.
+ */
+export class EngineAccess {
+  private status: CollectorStatus = { available: false, reason: 'not probed yet' };
+
+  constructor(
+    readonly docker: EngineApi,
+    private readonly address: string,
+    private readonly collector: string,
+  ) {}
+
+  async probe(): Promise<CollectorStatus> {
+    try {
+      await this.docker.version();
+      this.status = { available: true, reason: '' };
+    } catch (error) {
+      this.status = { available: false, reason: `the Docker engine at ${this.address} cannot be reached: ${dockerMessage(error)}` };
+    }
+    return this.status;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.status.available && !(await this.probe()).available) throw this.unavailable();
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof FleetError) throw error;
+      // A stream stopped by the work's timeout_s (or the call's cancellation).
+      if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
+        throw new FleetError('deadline_exceeded', `the ${this.collector} work did not finish in time`, {
+          collector: this.collector,
+          hint: 'Call again with a larger timeout_s.',
+        });
+      }
+      if (dockerStatus(error) === undefined && !(await this.probe()).available) throw this.unavailable();
+      throw new FleetError('collector_failed', `the Docker engine refused: ${dockerMessage(error)}`, {
+        collector: this.collector,
+        hint: "The engine's words are in the message.",
+      });
+    }
+  }
+
+  private unavailable(): FleetError {
+    return new FleetError('collector_unavailable', this.status.reason || 'the Docker engine cannot be reached', {
+      collector: this.collector,
+      hint: 'Check that Docker runs on that host and that the agent can use its socket (--docker-socket, DOCKER_HOST, or the docker group).',
+    });
+  }
+}

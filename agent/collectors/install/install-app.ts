@@ -1,0 +1,127 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { installApp } from '../../../shared/domains/install/install-actions.ts';
+import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { dockerMessage, dockerStatus } from '../docker/docker-api.ts';
+import type { EngineApi } from '../docker/engine-access.ts';
+import { type AppDefinition, appPorts, appVolumes, durationNs } from './app-definition.ts';
+import { APP_LABEL, type InstallEngine } from './install-engine.ts';
+import { installedContainer } from './installed-app.ts';
+import { portIssues } from './port-check.ts';
+
+/** How often an install reads its app's state while waiting for it to be healthy. */
+const POLL_MS = 250;
+/** An app without a health check counts as up when it still runs this long after it started. */
+const STAYS_UP_MS = 2000;
+
+async function hasImage(docker: EngineApi, image: string): Promise<boolean> {
+  try {
+    await docker.getImage(image).inspect();
+    return true;
+  } catch (error) {
+    if (dockerStatus(error) === 404) return false;
+    throw error;
+  }
+}
+
+async function nameTaken(docker: EngineApi, name: string): Promise<boolean> {
+  try {
+    await docker.getContainer(name).inspect();
+    return true;
+  } catch (error) {
+    if (dockerStatus(error) === 404) return false;
+    throw error;
+  }
+}
+
+function healthcheckOf(app: AppDefinition) {
+  const check = app.healthcheck;
+  if (!check) return {};
+  return {
+    Healthcheck: {
+      Test: check.test,
+      ...(check.interval ? { Interval: durationNs(check.interval) } : {}),
+      ...(check.timeout ? { Timeout: durationNs(check.timeout) } : {}),
+      ...(check.retries ? { Retries: check.retries } : {}),
+      ...(check.start_period ? { StartPeriod: durationNs(check.start_period) } : {}),
+    },
+  };
+}
+
+/**
+ * install_app: every refusal is found before anything is made (the image must
+ * be on the host, the ports free, the name unused), then the volumes and the
+ * container are created and the call waits for the app's health check.
+ */
+export function registerInstallApp(dispatcher: Dispatcher, install: InstallEngine): void {
+  const docker = install.engine.docker;
+  dispatcher.register(installApp, (params, context) =>
+    install.engine.run(async () => {
+      const startedMs = Date.now();
+      const { app } = await install.catalog.get(params.app);
+      const ports = appPorts(app).map((port, i) => (i === 0 && params.port !== undefined ? { ...port, host_port: params.port } : port));
+      const volumes = appVolumes(app);
+      const answer = (status: 'installed' | 'already_installed' | 'failed', health: string | null, issues: string[]) => ({
+        payload: {
+          app: app.name,
+          status,
+          container: app.name,
+          image: app.image,
+          ports,
+          volumes: volumes.map((volume) => volume.volume),
+          health,
+          issues,
+          duration_ms: Date.now() - startedMs,
+        },
+      });
+
+      const existing = await installedContainer(docker, app.name);
+      if (existing) return answer('already_installed', null, existing.State === 'running' ? [] : [`its container is ${existing.State}`]);
+      const issues: string[] = [];
+      if (!(await hasImage(docker, app.image))) issues.push(`image ${app.image} is not on this host: pull it first (docker pull ${app.image})`);
+      if (await nameTaken(docker, app.name)) issues.push(`a container named ${app.name} exists and was not installed by fleetmesh`);
+      issues.push(...(await portIssues(docker, ports)));
+      if (issues.length > 0) return answer('failed', null, issues);
+
+      context.emit({ phase: 'creating', app: app.name });
+      for (const volume of volumes) {
+        await docker.createVolume({ Name: volume.volume, Labels: { [APP_LABEL]: app.name } });
+      }
+      const container = await docker.createContainer({
+        name: app.name,
+        Image: app.image,
+        ...(app.command ? { Cmd: app.command } : {}),
+        ...(app.entrypoint ? { Entrypoint: app.entrypoint } : {}),
+        Env: Object.entries(app.environment).map(([key, value]) => `${key}=${value}`),
+        Labels: { [APP_LABEL]: app.name },
+        ...healthcheckOf(app),
+        ExposedPorts: Object.fromEntries(ports.map((port) => [`${port.container_port}/${port.protocol}`, {}])),
+        HostConfig: {
+          RestartPolicy: { Name: app.restart === 'no' ? '' : app.restart },
+          PortBindings: Object.fromEntries(ports.map((port) => [`${port.container_port}/${port.protocol}`, [{ HostPort: String(port.host_port) }]])),
+          Mounts: volumes.map((volume) => ({ Type: 'volume' as const, Source: volume.volume, Target: volume.path })),
+        },
+      });
+      try {
+        await container.start();
+      } catch (error) {
+        return answer('failed', null, [`the engine could not start it: ${dockerMessage(error)} (install_uninstall removes what was made)`]);
+      }
+      context.emit({ phase: 'waiting', app: app.name });
+      const signal = AbortSignal.any([context.signal, AbortSignal.timeout((params.timeout_s ?? 60) * 1000)]);
+      const runningSinceMs = Date.now();
+      for (;;) {
+        const info = await container.inspect();
+        const health = info.State.Health?.Status ?? null;
+        if (!info.State.Running && info.State.Status !== 'restarting') {
+          return answer('failed', health, [`it exited with code ${info.State.ExitCode}: docker_logs name=${app.name} shows why`]);
+        }
+        if (health === 'healthy' || (health === null && info.State.Running && Date.now() - runningSinceMs >= STAYS_UP_MS)) {
+          return answer('installed', health, []);
+        }
+        if (health === 'unhealthy') return answer('failed', health, [`its health check fails: docker_logs name=${app.name} shows why`]);
+        if (signal.aborted) return answer('failed', health, [`not healthy within ${params.timeout_s ?? 60} s (still ${health ?? info.State.Status})`]);
+        await delay(POLL_MS, undefined, { signal }).catch(() => undefined);
+      }
+    }),
+  );
+}

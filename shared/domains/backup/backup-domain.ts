@@ -1,0 +1,19 @@
+import type { Domain } from '../domain.ts';
+import { backupCreate, backupDrill, backupList, backupRestore } from './backup-actions.ts';
+
+/** Where archives go when --backup-dir is not given: this folder of the agent's --data-dir (doctor reads it too). */
+export const DEFAULT_BACKUP_FOLDER = 'backups';
+
+/** Archives of containers' named volumes on each host's disk, rehearsed and restored through the engine. */
+export const backupDomain = {
+  name: 'backup',
+  actions: [backupList, backupCreate, backupDrill, backupRestore],
+  reports: {},
+  flags: {
+    'backup-dir': {
+      type: 'string',
+      description: `where volume archives are kept (default: ${DEFAULT_BACKUP_FOLDER}/ in --data-dir)`,
+      placeholder: 'DIR',
+    },
+  },
+} as const satisfies Domain;

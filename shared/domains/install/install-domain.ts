@@ -1,0 +1,16 @@
+import type { Domain } from '../domain.ts';
+import { installApp, installList, installPurge, installStatus, installUninstall } from './install-actions.ts';
+
+/** Apps from a catalog of compose-style definitions, installed on a host through its Docker engine. */
+export const installDomain = {
+  name: 'install',
+  actions: [installList, installStatus, installApp, installUninstall, installPurge],
+  reports: {},
+  flags: {
+    'app-catalog': {
+      type: 'string',
+      description: "a folder of the site's own app definitions for install_app (one YAML or JSON file per app), besides the built-in catalog",
+      placeholder: 'DIR',
+    },
+  },
+} as const satisfies Domain;
