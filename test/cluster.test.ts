@@ -1,0 +1,106 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../agent/agent.ts';
+import type { Host } from '../broker/agents/agent-registry.ts';
+import type { Broker } from '../broker/broker.ts';
+import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
+import { startTestCluster, type TestCluster } from './harness/test-cluster.ts';
+import { waitFor } from './harness/wait.ts';
+
+function host(broker: Broker, name: string): Host {
+  const found = broker.registry.find(name);
+  if (!found) throw new Error(`no host ${name}`);
+  return found;
+}
+
+/** Who holds the agent's stream, as this broker sees it: itself (`here`) or another broker's id. */
+function holder(broker: Broker, name: string): string | undefined {
+  const session = broker.registry.find(name)?.session;
+  return session && (session.heldBy ?? 'here');
+}
+
+interface FleetNode {
+  host: string;
+  availability: string;
+  errors: { code: string; message: string }[];
+}
+
+describe('three brokers on one bus serve one fleet', () => {
+  let cluster: TestCluster;
+  let client: Client;
+  const agents = new Map<string, Agent>();
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    for (const [name, first] of [
+      ['on-a', 'a'],
+      ['on-b-1', 'b'],
+      ['on-b-2', 'b'],
+      ['on-c', 'c'],
+    ] as const) {
+      agents.set(name, await cluster.addAgent(name, first));
+    }
+    client = await mcpClient(cluster.a, identityToken(cluster.a, 3));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.stop();
+  });
+
+  it('lists every agent online on every broker, whichever holds it', async () => {
+    expect(holder(cluster.a, 'on-a')).toBe('here');
+    expect(holder(cluster.a, 'on-b-1')).toBe('b');
+    expect(holder(cluster.a, 'on-c')).toBe('c');
+    expect(holder(cluster.c, 'on-a')).toBe('a');
+    const onA = await call(client, 'list_agents');
+    const clientC = await mcpClient(cluster.c, identityToken(cluster.c, 1));
+    const onC = await call(clientC, 'list_agents');
+    await clientC.close();
+    const summary = (result: typeof onA) =>
+      (result.structuredContent.agents as { name: string; state: string }[]).map((agent) => `${agent.name}:${agent.state}`).sort();
+    expect(summary(onA)).toEqual(['on-a:online', 'on-b-1:online', 'on-b-2:online', 'on-c:online']);
+    expect(summary(onC)).toEqual(summary(onA));
+  });
+
+  it('answers a call for one agent held by another broker', async () => {
+    const result = await call(client, 'agent_info', { host: 'on-b-1' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ host: 'on-b-1', availability: 'available', name: 'on-b-1' });
+  });
+
+  it('answers a fleet-wide call with every agent, held by any of the three brokers', async () => {
+    const result = await call(client, 'agent_info', {});
+    expect(result.structuredContent).toMatchObject({ targeted: 4, responded: 4 });
+    expect((result.structuredContent.hosts as FleetNode[]).map((node) => node.host)).toEqual(['on-a', 'on-b-1', 'on-b-2', 'on-c']);
+  });
+
+  it('streams chunks back from agents on other brokers, and carries the cancellation to them', async () => {
+    const controller = new AbortController();
+    const chunks = new Map<string, number>();
+    const pending = cluster.a.fanOut([host(cluster.a, 'on-b-1'), host(cluster.a, 'on-b-2'), host(cluster.a, 'on-c')], {
+      action: 'agent.info',
+      params: { watch_ms: 30_000, interval_ms: 100 },
+      timeoutMs: 40_000,
+      caller: 'test',
+      signal: controller.signal,
+      onChunk: (chunkHost) => chunks.set(chunkHost.name, (chunks.get(chunkHost.name) ?? 0) + 1),
+    });
+    await waitFor(() => ['on-b-1', 'on-b-2', 'on-c'].every((name) => (chunks.get(name) ?? 0) >= 2), { what: 'chunks from the three agents' });
+    controller.abort();
+    const outcomes = await pending;
+    expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    await waitFor(() => ['on-b-1', 'on-b-2', 'on-c'].every((name) => agents.get(name)?.dispatcher.inFlight === 0), { what: 'the agents to stop the work' });
+  });
+
+  it('settles calls past their deadline on other brokers with deadline_exceeded, and the agents stop', async () => {
+    const outcomes = await cluster.a.fanOut([host(cluster.a, 'on-b-1'), host(cluster.a, 'on-c')], {
+      action: 'agent.info',
+      params: { watch_ms: 30_000, interval_ms: 100 },
+      timeoutMs: 1000,
+      caller: 'test',
+    });
+    expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['deadline_exceeded', 'deadline_exceeded']);
+    await waitFor(() => ['on-b-1', 'on-c'].every((name) => agents.get(name)?.dispatcher.inFlight === 0), { what: 'the agents to stop the work' });
+  });
+});
