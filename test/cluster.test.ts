@@ -103,4 +103,70 @@ describe('three brokers on one bus serve one fleet', () => {
     expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['deadline_exceeded', 'deadline_exceeded']);
     await waitFor(() => ['on-b-1', 'on-c'].every((name) => agents.get(name)?.dispatcher.inFlight === 0), { what: 'the agents to stop the work' });
   });
+
+  it('closes the stream of an agent revoked on another broker', async () => {
+    const doomed = await cluster.addAgent('doomed', 'c');
+    expect(holder(cluster.a, 'doomed')).toBe('c');
+    const fatal = new Promise<Error>((resolve) => doomed.connection.once('fatal', resolve));
+    cluster.a.registry.revoke(host(cluster.a, 'doomed').id, 'test');
+    expect((await fatal).message).toMatch(/revoked/);
+    expect(cluster.c.registry.find('doomed')).toBeUndefined();
+  });
+
+  it('returns by its deadline naming the hosts of a broker killed mid fan-out, whose agents come back on the others', async () => {
+    const chunks = new Set<string>();
+    const pending = cluster.a.fanOut(
+      ['on-a', 'on-b-1', 'on-b-2', 'on-c'].map((name) => host(cluster.a, name)),
+      {
+        action: 'agent.info',
+        params: { watch_ms: 1500, interval_ms: 100 },
+        timeoutMs: 15_000,
+        caller: 'test',
+        onChunk: (chunkHost) => chunks.add(chunkHost.name),
+      },
+    );
+    await waitFor(() => chunks.has('on-b-1') && chunks.has('on-b-2'), { what: 'chunks from the agents on b' });
+    cluster.b.signal('SIGKILL');
+    const outcomes = await pending;
+    const byName = Object.fromEntries(outcomes.map((o) => [o.host.name, o.outcome]));
+    expect(byName['on-a']?.ok).toBe(true);
+    expect(byName['on-c']?.ok).toBe(true);
+    for (const name of ['on-b-1', 'on-b-2']) {
+      const outcome = byName[name];
+      expect(outcome?.ok).toBe(false);
+      if (outcome?.ok === false) expect(outcome.error.message).toMatch(/broker b\b/);
+    }
+    await waitFor(
+      () => ['on-b-1', 'on-b-2'].every((name) => ['here', 'c'].includes(holder(cluster.a, name) ?? '') && host(cluster.a, name).state === 'online'),
+      { what: "b's agents online again on a or c" },
+    );
+    const again = await call(client, 'agent_info', { hosts: ['on-b-1', 'on-b-2'] });
+    expect(again.structuredContent).toMatchObject({ targeted: 2, responded: 2 });
+  });
+
+  it('answers for its own agents while the bus is down, refuses the others with unavailable, and recovers', async () => {
+    await cluster.nats.stop();
+    await waitFor(() => cluster.a.cluster?.problem() !== undefined, { what: 'a to notice the bus is gone' });
+    const outcomes = await cluster.a.fanOut([host(cluster.a, 'on-a'), host(cluster.a, 'on-c')], {
+      action: 'agent.info',
+      params: {},
+      timeoutMs: 5000,
+      caller: 'test',
+    });
+    expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['ok', 'unavailable']);
+    const ready = await fetch(new URL('/readyz', cluster.a.mcpUrl));
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks.bus).not.toBe('ok');
+
+    await cluster.nats.start();
+    await waitFor(() => cluster.a.cluster?.problem() === undefined, { what: 'a back on the bus' });
+    await waitFor(
+      async () => {
+        const [outcome] = await cluster.a.fanOut([host(cluster.a, 'on-c')], { action: 'agent.info', params: {}, timeoutMs: 5000, caller: 'test' });
+        return outcome?.outcome.ok;
+      },
+      { what: 'a call through c to succeed again' },
+    );
+    expect((await fetch(new URL('/readyz', cluster.a.mcpUrl))).status).toBe(200);
+  });
 });

@@ -245,6 +245,8 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
       previousSession.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
     }
     this.setState(host, 'online', previousState);
+    // Moved here from another broker: the state is the same, the holder is not.
+    if (previousState === 'online' && previousSession?.heldBy !== undefined) this.emit('state', host, previousState);
     return host;
   }
 
