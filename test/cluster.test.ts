@@ -1,9 +1,12 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import type { Host } from '../broker/agents/agent-registry.ts';
 import type { Broker } from '../broker/broker.ts';
-import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
+import { FLEETMESH_BIN } from './harness/cli-process.ts';
+import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { startTestCluster, type TestCluster } from './harness/test-cluster.ts';
 import { waitFor } from './harness/wait.ts';
 
@@ -63,6 +66,26 @@ describe('three brokers on one bus serve one fleet', () => {
     expect(summary(onC)).toEqual(summary(onA));
   });
 
+  it("notifies a client subscribed on one broker of an agent's state on another", async () => {
+    const clientC = await mcpClient(cluster.c, identityToken(cluster.c, 1));
+    const updated: string[] = [];
+    clientC.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await clientC.subscribeResource({ uri: 'fleet://agents' });
+    await cluster.addAgent('late-on-a', 'a');
+    await waitFor(() => updated.includes('fleet://agents'), { what: 'a notification on c' });
+    expect(await readJson(clientC, 'fleet://agents/late-on-a')).toMatchObject({ name: 'late-on-a', state: 'online' });
+    await clientC.close();
+  });
+
+  it("serves this broker's own figures on /metrics", async () => {
+    const metrics = await (await fetch(new URL('/metrics', cluster.a.mcpUrl))).text();
+    expect(metrics).toMatch(/^fleetmesh_cluster_brokers\{broker="a"\} 3$/m);
+    expect(metrics).toMatch(/^fleetmesh_cluster_agents_held\{broker="a"\} \d+$/m);
+    expect(metrics).toMatch(/^fleetmesh_cluster_bus_up\{broker="a"\} 1$/m);
+  });
+
   it('answers a call for one agent held by another broker', async () => {
     const result = await call(client, 'agent_info', { host: 'on-b-1' });
     expect(result.isError).toBeFalsy();
@@ -71,8 +94,8 @@ describe('three brokers on one bus serve one fleet', () => {
 
   it('answers a fleet-wide call with every agent, held by any of the three brokers', async () => {
     const result = await call(client, 'agent_info', {});
-    expect(result.structuredContent).toMatchObject({ targeted: 4, responded: 4 });
-    expect((result.structuredContent.hosts as FleetNode[]).map((node) => node.host)).toEqual(['on-a', 'on-b-1', 'on-b-2', 'on-c']);
+    expect(result.structuredContent).toMatchObject({ targeted: 5, responded: 5 });
+    expect((result.structuredContent.hosts as FleetNode[]).map((node) => node.host)).toEqual(['late-on-a', 'on-a', 'on-b-1', 'on-b-2', 'on-c']);
   });
 
   it('streams chunks back from agents on other brokers, and carries the cancellation to them', async () => {
@@ -168,5 +191,21 @@ describe('three brokers on one bus serve one fleet', () => {
       { what: 'a call through c to succeed again' },
     );
     expect((await fetch(new URL('/readyz', cluster.a.mcpUrl))).status).toBe(200);
+  });
+
+  it('fleetmesh stdio given several brokers moves its session to the next when its broker stops', async () => {
+    const client = new Client({ name: 'stdio-cluster-test', version: '1' });
+    const token = identityToken(cluster.a, 1);
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [FLEETMESH_BIN, 'stdio', '--url', `${cluster.c.mcpUrl},${cluster.a.mcpUrl}`, '--token', token],
+        stderr: 'pipe',
+      }),
+    );
+    expect((await client.callTool({ name: 'agent_info', arguments: { host: 'on-a' } })).structuredContent).toMatchObject({ host: 'on-a' });
+    await cluster.stopC();
+    expect((await client.callTool({ name: 'agent_info', arguments: { host: 'on-a' } })).structuredContent).toMatchObject({ host: 'on-a' });
+    await client.close();
   });
 });

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -11,6 +11,11 @@ export interface BusOptions {
   token: string | undefined;
   /** This broker's name on the bus (client name, for the NATS monitoring pages). */
   brokerId: string;
+}
+
+/** A subscription on the bus; ending it twice, or after the bus closed, is harmless. */
+export interface BusSubscription {
+  unsubscribe(): void;
 }
 
 interface BusEvents {
@@ -105,17 +110,14 @@ export class Bus extends EventEmitter<BusEvents> {
    * Calls `onMessage` with each message on `subject` that `schema` accepts;
    * others are logged and dropped. `raw` is the NATS message (for its reply subject).
    */
-  subscribe<S extends z.ZodType>(subject: string, schema: S, onMessage: (message: z.infer<S>, raw: Msg) => void): Subscription {
-    return this.nc.subscribe(subject, {
-      callback: (error, raw) => {
-        if (error) return;
-        const parsed = parseMessage(raw, schema);
-        if (parsed === undefined) {
-          this.log.warn('bus message dropped: not a fleetmesh message', { subject: raw.subject });
-          return;
-        }
-        onMessage(parsed, raw);
-      },
+  subscribe<S extends z.ZodType>(subject: string, schema: S, onMessage: (message: z.infer<S>, raw: Msg) => void): BusSubscription {
+    return this.listen(subject, (raw) => {
+      const parsed = parseMessage(raw, schema);
+      if (parsed === undefined) {
+        this.log.warn('bus message dropped: not a fleetmesh message', { subject: raw.subject });
+        return;
+      }
+      onMessage(parsed, raw);
     });
   }
 
@@ -125,14 +127,28 @@ export class Bus extends EventEmitter<BusEvents> {
   }
 
   /** Subscribes to replies, including the server's "no responders" status (503) on a request nobody took. */
-  replies(subject: string, onReply: (reply: Msg | 'no_responders') => void): Subscription {
-    return this.nc.subscribe(subject, {
+  replies(subject: string, onReply: (reply: Msg | 'no_responders') => void): BusSubscription {
+    return this.listen(subject, (raw) => onReply(raw.headers?.code === 503 ? 'no_responders' : raw));
+  }
+
+  /** Nothing is heard once the bus is closing: the broker is shutting down. */
+  private listen(subject: string, onMessage: (raw: Msg) => void): BusSubscription {
+    if (this.nc.isClosed() || this.nc.isDraining()) return { unsubscribe: () => {} };
+    const subscription = this.nc.subscribe(subject, {
       callback: (error, raw) => {
-        if (error) return;
-        if (raw.headers?.code === 503) onReply('no_responders');
-        else onReply(raw);
+        if (!error) onMessage(raw);
       },
     });
+    return {
+      unsubscribe: () => {
+        if (this.nc.isClosed() || subscription.isClosed()) return;
+        try {
+          subscription.unsubscribe();
+        } catch {
+          // Draining already ends it.
+        }
+      },
+    };
   }
 
   async close(): Promise<void> {

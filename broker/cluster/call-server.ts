@@ -1,8 +1,8 @@
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import { fanOut } from '../fanout/fan-out.ts';
-import type { Bus } from './bus.ts';
+import type { Bus, BusSubscription } from './bus.ts';
 import { brokerMessage, type CallReply, type CallRequestMessage, callRequest, SUBJECTS } from './bus-messages.ts';
 
 /**
@@ -12,8 +12,8 @@ import { brokerMessage, type CallReply, type CallRequestMessage, callRequest, SU
  * further; one that moved away gets `agent_offline`, and the caller asks again.
  */
 export class CallServer {
-  private readonly agentSubscriptions = new Map<string, Subscription>();
-  private brokerSubscription: Subscription | undefined;
+  private readonly agentBusSubscriptions = new Map<string, BusSubscription>();
+  private brokerBusSubscription: BusSubscription | undefined;
 
   constructor(
     private readonly bus: Bus,
@@ -22,27 +22,27 @@ export class CallServer {
   ) {}
 
   start(): void {
-    this.brokerSubscription = this.bus.subscribe(SUBJECTS.brokerCalls(this.selfId), callRequest, (request, raw) => this.serve(request, raw));
+    this.brokerBusSubscription = this.bus.subscribe(SUBJECTS.brokerCalls(this.selfId), callRequest, (request, raw) => this.serve(request, raw));
     this.sync();
   }
 
   stop(): void {
-    this.brokerSubscription?.unsubscribe();
-    for (const subscription of this.agentSubscriptions.values()) subscription.unsubscribe();
-    this.agentSubscriptions.clear();
+    this.brokerBusSubscription?.unsubscribe();
+    for (const subscription of this.agentBusSubscriptions.values()) subscription.unsubscribe();
+    this.agentBusSubscriptions.clear();
   }
 
   /** Listens on the subject of every agent held here, and on no other. */
   sync(): void {
     const held = new Set(this.registry.held().map((host) => host.id));
-    for (const [agentId, subscription] of this.agentSubscriptions) {
+    for (const [agentId, subscription] of this.agentBusSubscriptions) {
       if (held.has(agentId)) continue;
       subscription.unsubscribe();
-      this.agentSubscriptions.delete(agentId);
+      this.agentBusSubscriptions.delete(agentId);
     }
     for (const agentId of held) {
-      if (this.agentSubscriptions.has(agentId)) continue;
-      this.agentSubscriptions.set(
+      if (this.agentBusSubscriptions.has(agentId)) continue;
+      this.agentBusSubscriptions.set(
         agentId,
         this.bus.subscribe(SUBJECTS.agentCalls(agentId), callRequest, (request, raw) => this.serve(request, raw)),
       );

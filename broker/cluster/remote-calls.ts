@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Subscription } from '@nats-io/transport-node';
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { CallOutcome, CallRequest } from '../agents/agent-session.ts';
-import type { Bus } from './bus.ts';
+import type { Bus, BusSubscription } from './bus.ts';
 import { parseMessage } from './bus.ts';
 import { type CallRequestMessage, callReply, SUBJECTS } from './bus-messages.ts';
 
@@ -119,7 +118,7 @@ export class RemoteCalls {
     const requestId = randomUUID();
     const inbox = this.bus.inbox();
     const toAgent = group.length === 1;
-    let subscription: Subscription | undefined;
+    let subscription: BusSubscription | undefined;
     let timer: NodeJS.Timeout | undefined;
     const onAbort = () => {
       this.bus.publish(SUBJECTS.cancel(requestId), { broker: this.selfId });

@@ -31,6 +31,8 @@ export interface TestCluster {
   address: Record<BrokerName, string>;
   /** An in-process agent that dials the brokers in turn starting with `first`; resolves once `a` sees it online. */
   addAgent(name: string, first: BrokerName): Promise<Agent>;
+  /** Shuts broker `c` down the orderly way (its agents move to the others). */
+  stopC(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startTestCluster(): Promise<TestCluster> {
   await b.waitForOutput(/broker joined the cluster/);
   const address: Record<BrokerName, string> = { a: `localhost:${a.grpcPort}`, b: `localhost:${bPort}`, c: `localhost:${c.grpcPort}` };
   const agents: Agent[] = [];
+  let cStopped: Promise<void> | undefined;
   const order: BrokerName[] = ['a', 'b', 'c'];
   return {
     nats,
@@ -117,11 +120,16 @@ export async function startTestCluster(): Promise<TestCluster> {
       await waitFor(() => a.registry.find(name)?.state === 'online' && c.registry.find(name)?.state === 'online', { what: `${name} online on a and c` });
       return agent;
     },
+    stopC() {
+      cStopped ??= c.stop();
+      return cStopped;
+    },
     async stop() {
       await Promise.all(agents.map((agent) => agent.stop()));
       await b.stop();
       await a.stop();
-      await c.stop();
+      cStopped ??= c.stop();
+      await cStopped;
       await nats.stop();
       temp.remove();
     },
