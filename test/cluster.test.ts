@@ -98,6 +98,12 @@ describe('three brokers on one bus serve one fleet', () => {
     expect((result.structuredContent.hosts as FleetNode[]).map((node) => node.host)).toEqual(['late-on-a', 'on-a', 'on-b-1', 'on-b-2', 'on-c']);
   });
 
+  it("builds every broker's fleet index from reports sent to any of them", async () => {
+    agents.get('on-b-1')?.connection.report('container_inventory', { taken_unix_ms: Date.now(), containers: [], volumes: [] });
+    const id = host(cluster.a, 'on-b-1').id;
+    await waitFor(() => cluster.a.index.inventory(id) && cluster.c.index.inventory(id), { what: 'the inventory in the indexes of a and c' });
+  });
+
   it('streams chunks back from agents on other brokers, and carries the cancellation to them', async () => {
     const controller = new AbortController();
     const chunks = new Map<string, number>();
@@ -134,6 +140,19 @@ describe('three brokers on one bus serve one fleet', () => {
     cluster.a.registry.revoke(host(cluster.a, 'doomed').id, 'test');
     expect((await fatal).message).toMatch(/revoked/);
     expect(cluster.c.registry.find('doomed')).toBeUndefined();
+  });
+
+  it('ends the sessions of an identity revoked on another broker', async () => {
+    const token = identityToken(cluster.a, 1, undefined, 'short-lived');
+    const clientC = await mcpClient(cluster.c, token);
+    await call(clientC, 'list_agents');
+    const sessionsOnC = () => cluster.c.mcp.liveSessions().filter((session) => session.identity.name === 'short-lived').length;
+    expect(sessionsOnC()).toBe(1);
+    const identity = cluster.a.store.identities.findLiveByName('short-lived');
+    cluster.a.store.identities.revoke(identity?.id ?? '', Date.now());
+    await waitFor(() => sessionsOnC() === 0, { what: "c to end the revoked identity's session" });
+    await expect(call(clientC, 'list_agents')).rejects.toThrow(/revoked/);
+    await clientC.close();
   });
 
   it('returns by its deadline naming the hosts of a broker killed mid fan-out, whose agents come back on the others', async () => {
