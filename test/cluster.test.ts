@@ -64,6 +64,8 @@ describe('three brokers on one bus serve one fleet', () => {
       (result.structuredContent.agents as { name: string; state: string }[]).map((agent) => `${agent.name}:${agent.state}`).sort();
     expect(summary(onA)).toEqual(['on-a:online', 'on-b-1:online', 'on-b-2:online', 'on-c:online']);
     expect(summary(onC)).toEqual(summary(onA));
+    // Heartbeats stay with the broker holding the agent; their samples reach the others.
+    await waitFor(() => cluster.c.registry.find('on-a')?.sample && cluster.a.registry.find('on-c')?.sample, { what: 'samples of agents held elsewhere' });
   });
 
   it("notifies a client subscribed on one broker of an agent's state on another", async () => {

@@ -180,6 +180,14 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.emit('report', host, kind, payload, observedUnixMs);
   }
 
+  /** The latest heartbeat sample of an agent another broker holds. */
+  remoteSample(agentId: string, brokerId: string, sample: HostSample, lastSeenAt: number): void {
+    const host = this.hosts.get(agentId);
+    if (!host || host.session?.heldBy !== brokerId) return;
+    host.sample = sample;
+    host.lastSeenAt = lastSeenAt;
+  }
+
   /** Another broker revoked this agent: forget it and close its stream if it is here. */
   revokedElsewhere(agentId: string): void {
     this.dropRevoked(agentId);

@@ -1,8 +1,9 @@
+import type { HostSample } from '../../shared/catalog/sample.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
-import { brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS } from './bus-messages.ts';
+import { brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
 import { CallServer } from './call-server.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
@@ -20,7 +21,8 @@ function heldHere(host: Host): boolean {
 
 /**
  * This broker's place in a cluster of brokers sharing one store and one NATS
- * bus: it says which agents it holds (on change, never per heartbeat), learns
+ * bus: it says which agents it holds (on change, never per heartbeat; their
+ * latest samples batched once a beat), learns
  * which agents the others hold so calls for them go there, passes agents'
  * reports and revocations to every broker, serves the calls others send for
  * its agents, and notices a broker that died (three missed beats) so its
@@ -34,6 +36,8 @@ export class BrokerCluster {
   private readonly calls: RemoteCalls;
   private timer: NodeJS.Timeout | undefined;
   private applyingRevocation = false;
+  /** When the samples of the agents held here were last shared. */
+  private samplesSharedAt = 0;
 
   private constructor(
     private readonly bus: Bus,
@@ -92,6 +96,11 @@ export class BrokerCluster {
     this.bus.subscribe(SUBJECTS.report, reportMessage, (message) => {
       if (message.broker !== self) this.registry.remoteReport(message.agent, message.kind, message.payload, message.observedUnixMs);
     });
+    this.bus.subscribe(SUBJECTS.samples, samplesMessage, (message) => {
+      if (message.broker === self) return;
+      for (const { agent, sample, lastSeenAt } of message.samples)
+        this.registry.remoteSample(agent, message.broker, sample as unknown as HostSample, lastSeenAt);
+    });
     this.bus.subscribe(SUBJECTS.revoked, revokedMessage, (message) => {
       if (message.broker === self) return;
       this.applyingRevocation = true;
@@ -126,11 +135,23 @@ export class BrokerCluster {
   private beat(): void {
     if (!this.bus.connected) return;
     this.bus.publish(SUBJECTS.beat, { broker: this.brokerId });
+    this.shareSamples();
     const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
     const now = Date.now();
     for (const [broker, at] of this.lastBeat) {
       if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
     }
+  }
+
+  /** The samples heartbeats brought since the last beat, in one message: status answers the same everywhere. */
+  private shareSamples(): void {
+    const since = this.samplesSharedAt;
+    this.samplesSharedAt = Date.now();
+    const samples = this.registry
+      .held()
+      .filter((host) => host.sample !== null && (host.lastHeartbeatAt ?? 0) > since)
+      .map((host) => ({ agent: host.id, sample: host.sample as unknown as Record<string, unknown>, lastSeenAt: host.lastSeenAt ?? 0 }));
+    if (samples.length) this.bus.publish(SUBJECTS.samples, { broker: this.brokerId, samples });
   }
 
   private brokerLeft(broker: string, reason: string): void {

@@ -16,6 +16,8 @@ export const SUBJECTS = {
   /** A broker shutting down: its agents are gone from it at once. */
   gone: 'fleetmesh.broker.gone',
   report: 'fleetmesh.report',
+  /** The latest heartbeat samples of a broker's agents, batched once a beat. */
+  samples: 'fleetmesh.samples',
   revoked: 'fleetmesh.revoked',
   /** Calls for several agents held by one broker. */
   brokerCalls: (brokerId: string) => `fleetmesh.calls.broker.${brokerId}`,
@@ -60,6 +62,11 @@ export const reportMessage = z.object({
   kind: z.string(),
   payload: z.unknown(),
   observedUnixMs: z.number(),
+});
+
+export const samplesMessage = z.object({
+  broker: brokerId,
+  samples: z.array(z.object({ agent: agentId, sample: z.record(z.string(), z.unknown()), lastSeenAt: z.number() })),
 });
 
 export const revokedMessage = z.object({ broker: brokerId, agent: agentId });
