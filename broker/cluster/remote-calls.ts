@@ -41,7 +41,7 @@ export class RemoteCalls {
   private readonly inFlightPerAgent = new Map<string, number>();
 
   constructor(
-    private readonly bus: Bus,
+    private readonly bus: Pick<Bus, 'connected' | 'publish' | 'replies' | 'inbox'>,
     private readonly selfId: string,
   ) {}
 
