@@ -1,13 +1,18 @@
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import type { Host } from '../broker/agents/agent-registry.ts';
-import type { Broker } from '../broker/broker.ts';
+import { Broker } from '../broker/broker.ts';
+import { silentLogger } from '../shared/log/logger.ts';
 import { FLEETMESH_BIN } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
+import { NatsServer } from './harness/nats-server.ts';
+import { makeTempDir } from './harness/temp-dir.ts';
 import { startTestCluster, type TestCluster } from './harness/test-cluster.ts';
+import { brokerOptions } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
 
 function host(broker: Broker, name: string): Host {
@@ -228,5 +233,24 @@ describe('three brokers on one bus serve one fleet', () => {
     await cluster.stopC();
     expect((await client.callTool({ name: 'agent_info', arguments: { host: 'on-a' } })).structuredContent).toMatchObject({ host: 'on-a' });
     await client.close();
+  });
+});
+
+describe('a bus that asks for credentials', () => {
+  it('refuses a broker without the token with one clear error, and takes one that has it', async () => {
+    const nats = await NatsServer.start(['--auth', 's3cret-token']);
+    const temp = makeTempDir('fleetmesh-bus-auth-');
+    try {
+      const cluster = (token: string | undefined) => ({ url: nats.url, token, brokerId: 'solo', beatIntervalMs: 1000 });
+      await expect(Broker.start(brokerOptions(join(temp.path, 'refused'), { cluster: cluster(undefined) }), silentLogger)).rejects.toThrow(
+        /cannot reach the bus at nats:\/\/127\.0\.0\.1:\d+: .*Authorization/i,
+      );
+      const broker = await Broker.start(brokerOptions(join(temp.path, 'taken'), { cluster: cluster('s3cret-token') }), silentLogger);
+      expect(broker.cluster?.problem()).toBeUndefined();
+      await broker.stop();
+    } finally {
+      await nats.stop();
+      temp.remove();
+    }
   });
 });

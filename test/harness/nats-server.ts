@@ -12,20 +12,24 @@ export class NatsServer {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly extraArgs: string[],
+  ) {}
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<NatsServer> {
-    const server = new NatsServer(await freePort());
+  /** `extraArgs`: more nats-server flags, such as `--auth TOKEN`. */
+  static async start(extraArgs: string[] = []): Promise<NatsServer> {
+    const server = new NatsServer(await freePort(), extraArgs);
     await server.start();
     return server;
   }
 
   async start(): Promise<void> {
-    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(this.port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(this.port), ...this.extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
     child.stderr?.on('data', (data: Buffer) => {
       output += data.toString();
