@@ -165,12 +165,15 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.setState(host, presence.state, host.state, { record: false });
   }
 
-  /** The broker that held this agent's stream lost it (or is gone): offline, unless it moved since. */
-  releaseRemote(agentId: string, brokerId: string): void {
+  /**
+   * The broker that held this agent's stream lost it: offline, unless it moved
+   * since. `record` when that broker is gone and can no longer write it itself.
+   */
+  releaseRemote(agentId: string, brokerId: string, { record = false } = {}): void {
     const host = this.hosts.get(agentId);
     if (!host || host.session?.heldBy !== brokerId) return;
     host.session = undefined;
-    this.setState(host, 'offline', host.state, { record: false });
+    this.setState(host, 'offline', host.state, { record });
   }
 
   /** A report an agent sent to the broker holding it, passed on over the bus. */

@@ -15,8 +15,8 @@ export interface ClusterOptions extends BusOptions {
 
 const MISSED_BEATS = 3;
 
-function heldHere(host: Host): boolean {
-  return host.session !== undefined && host.session.heldBy === undefined;
+function heldHere(host: Host | undefined): boolean {
+  return host?.session !== undefined && host.session.heldBy === undefined;
 }
 
 /**
@@ -159,7 +159,7 @@ export class BrokerCluster {
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
     this.calls.brokerGone(broker);
     for (const host of this.registry.list()) {
-      if (host.session?.heldBy === broker) this.registry.releaseRemote(host.id, broker);
+      if (host.session?.heldBy === broker) this.registry.releaseRemote(host.id, broker, { record: true });
     }
     for (const [agentId, session] of this.sessions) if (session.heldBy === broker) this.sessions.delete(agentId);
   }
@@ -183,7 +183,7 @@ export class BrokerCluster {
         lastSeenAt: message.lastSeenAt,
       });
     }
-    this.server.sync();
+    this.server.follow(message.agent, heldHere(this.registry.get(message.agent)));
   }
 
   /** A state change of an agent here (or of one that just left here): the others hear of it. */
@@ -202,7 +202,7 @@ export class BrokerCluster {
         lastSeenAt: host.lastSeenAt,
       } satisfies PresenceMessage);
     }
-    this.server.sync();
+    this.server.follow(host.id, heldHere(host));
   }
 
   private announce(host: Host): void {

@@ -12,8 +12,8 @@ import { brokerMessage, type CallReply, type CallRequestMessage, callRequest, SU
  * further; one that moved away gets `agent_offline`, and the caller asks again.
  */
 export class CallServer {
-  private readonly agentBusSubscriptions = new Map<string, BusSubscription>();
-  private brokerBusSubscription: BusSubscription | undefined;
+  private readonly agentSubscriptions = new Map<string, BusSubscription>();
+  private brokerSubscription: BusSubscription | undefined;
 
   constructor(
     private readonly bus: Bus,
@@ -22,30 +22,27 @@ export class CallServer {
   ) {}
 
   start(): void {
-    this.brokerBusSubscription = this.bus.subscribe(SUBJECTS.brokerCalls(this.selfId), callRequest, (request, raw) => this.serve(request, raw));
-    this.sync();
+    this.brokerSubscription = this.bus.subscribe(SUBJECTS.brokerCalls(this.selfId), callRequest, (request, raw) => this.serve(request, raw));
+    for (const host of this.registry.held()) this.follow(host.id, true);
   }
 
   stop(): void {
-    this.brokerBusSubscription?.unsubscribe();
-    for (const subscription of this.agentBusSubscriptions.values()) subscription.unsubscribe();
-    this.agentBusSubscriptions.clear();
+    this.brokerSubscription?.unsubscribe();
+    for (const subscription of this.agentSubscriptions.values()) subscription.unsubscribe();
+    this.agentSubscriptions.clear();
   }
 
-  /** Listens on the subject of every agent held here, and on no other. */
-  sync(): void {
-    const held = new Set(this.registry.held().map((host) => host.id));
-    for (const [agentId, subscription] of this.agentBusSubscriptions) {
-      if (held.has(agentId)) continue;
-      subscription.unsubscribe();
-      this.agentBusSubscriptions.delete(agentId);
-    }
-    for (const agentId of held) {
-      if (this.agentBusSubscriptions.has(agentId)) continue;
-      this.agentBusSubscriptions.set(
+  /** Listens on an agent's subject while its stream is held here, and not once it is not. */
+  follow(agentId: string, heldHere: boolean): void {
+    const subscription = this.agentSubscriptions.get(agentId);
+    if (heldHere && !subscription) {
+      this.agentSubscriptions.set(
         agentId,
         this.bus.subscribe(SUBJECTS.agentCalls(agentId), callRequest, (request, raw) => this.serve(request, raw)),
       );
+    } else if (!heldHere && subscription) {
+      subscription.unsubscribe();
+      this.agentSubscriptions.delete(agentId);
     }
   }
 
