@@ -144,7 +144,9 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   /**
    * Another broker holds this agent's stream (or says how it is): calls go
    * through `session`. Ignored while this broker holds a newer stream of the
-   * same agent; an older one here is closed, as a second stream replaces the first.
+   * same agent; an older one here is closed, as a second stream replaces the
+   * first. Streams are compared by when each broker saw them open, so brokers'
+   * clocks are expected to agree (NTP) to well under an agent's reconnect delay.
    */
   holdRemote(agentId: string, session: HostSession, presence: RemotePresence): void {
     const row = this.hosts.has(agentId) ? undefined : this.store.agents.get(agentId);
