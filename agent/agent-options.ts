@@ -11,9 +11,14 @@ import { LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
+import { parseBrokerAddresses } from './connection/broker-addresses.ts';
 
 export const AGENT_FLAGS = {
-  broker: { type: 'string', description: 'the broker to dial; remembered after enrollment', placeholder: 'HOST:PORT' },
+  broker: {
+    type: 'string',
+    description: 'the broker to dial, or several brokers of a cluster (tried in turn); remembered after enrollment',
+    placeholder: 'HOST:PORT[,…]',
+  },
   token: { type: 'string', description: 'join token from fleetmesh token create (first run, or to re-enroll after expiry)', placeholder: 'TOKEN' },
   'token-file': { type: 'string', description: 'read --token from this file (a mounted Docker or Kubernetes secret)', placeholder: 'FILE' },
   'ca-pin': { type: 'string', description: 'the broker CA pin printed with the token', placeholder: 'sha256:HEX' },
@@ -114,7 +119,7 @@ function resolveAppCatalog(flag: string | undefined): string | undefined {
 
 /** `dockerHost` is the DOCKER_HOST of the environment, the engine's own convention. */
 export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string): AgentOptions {
-  if (values.broker !== undefined) parseHostPort(values.broker, '--broker');
+  if (values.broker !== undefined) parseBrokerAddresses(values.broker);
   if (values['health-listen'] !== undefined) parseHostPort(values['health-listen'], '--health-listen');
   return {
     dataDir: resolve(values['data-dir']),

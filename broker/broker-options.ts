@@ -1,11 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Level } from '../shared/catalog/action.ts';
+import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
+import type { ClusterOptions } from './cluster/broker-cluster.ts';
+import { parseBusUrl } from './cluster/bus.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
@@ -70,6 +75,17 @@ export const BROKER_FLAGS = {
     description: 'a file holding the bearer token /metrics requires (scrapers send Authorization: Bearer …); without it /metrics needs none',
     placeholder: 'FILE',
   },
+  bus: {
+    type: 'string',
+    description: 'the NATS bus of a broker cluster (nats://[user:password@|token@]HOST:4222); brokers sharing a store and a bus serve one fleet',
+    placeholder: 'URL',
+  },
+  'bus-token-file': { type: 'string', description: 'a file holding the token NATS asks for (instead of one in the --bus URL)', placeholder: 'FILE' },
+  'broker-id': {
+    type: 'string',
+    description: "this broker's name in the cluster (default: the host name and a random suffix, new at each start)",
+    placeholder: 'NAME',
+  },
   'heartbeat-interval': { type: 'duration', description: 'how often agents send a heartbeat', default: '5s', min: 100, placeholder: 'DURATION' },
   'cert-lifetime': {
     type: 'duration',
@@ -132,6 +148,8 @@ export interface BrokerOptions {
   bootstrap: BrokerBootstrap;
   /** The bearer token /metrics requires, or undefined for none. */
   metricsToken: string | undefined;
+  /** The cluster this broker is part of, or undefined for a broker on its own. */
+  cluster: ClusterOptions | undefined;
   /** Enroll attempts allowed per source address and per join token id, before anyone is authenticated. */
   enrollLimits: { perSource: RateLimit; perToken: RateLimit };
   /** Refused calls and bearer tokens written to the audit per identity or source address; past it, one summary row. */
@@ -164,6 +182,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mutationsMatchAgentLabels: false,
     bootstrap: NO_BOOTSTRAP,
     metricsToken: undefined,
+    cluster: undefined,
     enrollLimits: DEFAULT_ENROLL_LIMITS,
     refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,
     heartbeatIntervalMs: 5000,
@@ -176,8 +195,27 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
   };
 }
 
+/** A broker silent for three beats has left the cluster: its agents show offline about 3 s after it died. */
+const CLUSTER_BEAT_MS = 1000;
+
+/** A NATS subject token: letters, digits, `-` and `_` only. */
+function clusterBrokerId(given: string | undefined): string {
+  if (given !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(given)) {
+      throw new FleetError('invalid_argument', `--broker-id ${JSON.stringify(given)} may hold only letters, digits, - and _`, {
+        hint: 'For example --broker-id broker-1.',
+      });
+    }
+    return given;
+  }
+  return `${hostname()
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .slice(0, 60)}-${randomBytes(3).toString('hex')}`;
+}
+
 export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
   parseHostPort(values['grpc-listen'], '--grpc-listen');
+  if (values.bus !== undefined) parseBusUrl(values.bus);
   parseHostPort(values['mcp-listen'], '--mcp-listen');
   return {
     dataDir: resolve(values['data-dir']),
@@ -198,6 +236,15 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
       adminTokenFile: values['admin-token-file'],
     }),
     metricsToken: values['metrics-token-file'] === undefined ? undefined : readSecretFile(values['metrics-token-file'], '--metrics-token-file'),
+    cluster:
+      values.bus === undefined
+        ? undefined
+        : {
+            url: values.bus,
+            token: values['bus-token-file'] === undefined ? undefined : readSecretFile(values['bus-token-file'], '--bus-token-file'),
+            brokerId: clusterBrokerId(values['broker-id']),
+            beatIntervalMs: CLUSTER_BEAT_MS,
+          },
     enrollLimits: DEFAULT_ENROLL_LIMITS,
     refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,
     heartbeatIntervalMs: values['heartbeat-interval'],

@@ -10,6 +10,8 @@ import type { BrokerOptions } from './broker-options.ts';
 import { ActionRunner } from './calls/action-runner.ts';
 import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
 import { RefusalAudit } from './calls/refusal-audit.ts';
+import { BrokerCluster } from './cluster/broker-cluster.ts';
+import { clusterMetrics } from './cluster/cluster-metrics.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
@@ -42,6 +44,7 @@ export class Broker {
     readonly runner: ActionRunner,
     readonly index: FleetIndex,
     readonly log: Logger,
+    readonly cluster: BrokerCluster | undefined,
   ) {}
 
   /** The MCP endpoint clients use. */
@@ -64,10 +67,22 @@ export class Broker {
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(
         store,
-        { heartbeatIntervalMs: options.heartbeatIntervalMs, staleAfterMissed: options.staleAfterMissed, storePollMs: options.storePollMs },
+        {
+          heartbeatIntervalMs: options.heartbeatIntervalMs,
+          staleAfterMissed: options.staleAfterMissed,
+          storePollMs: options.storePollMs,
+          sharedStore: options.cluster !== undefined,
+        },
         log,
       );
       registry.start();
+      let cluster: BrokerCluster | undefined;
+      try {
+        cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, log));
+      } catch (error) {
+        registry.stop();
+        throw error;
+      }
       const mesh = new MeshServer({
         listen: options.grpcListen,
         caCertificatePem: authority.ca.certificatePem,
@@ -83,6 +98,7 @@ export class Broker {
       try {
         port = await mesh.start();
       } catch (error) {
+        await cluster?.stop();
         registry.stop();
         const reason = (error as Error).message;
         throw new FleetError(
@@ -93,7 +109,8 @@ export class Broker {
           },
         );
       }
-      const interrupted = store.audit.markInterrupted(Date.now());
+      // In a cluster, pending rows may be other brokers' calls still running.
+      const interrupted = cluster ? 0 : store.audit.markInterrupted(Date.now());
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
       const callMetrics = new BrokerMetrics();
       const index = new FleetIndex(registry, store, log, callMetrics);
@@ -126,8 +143,12 @@ export class Broker {
         createSession: (identity) =>
           new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
         routes: createHealthRoutes({
-          readiness: () => ({ store: storeProblem(store), agents_listener: mesh.listening ? undefined : 'not listening' }),
-          metrics: () => callMetrics.render(registry.list().map((host) => host.state)),
+          readiness: () => ({
+            store: storeProblem(store),
+            agents_listener: mesh.listening ? undefined : 'not listening',
+            ...(cluster ? { bus: cluster.problem() } : {}),
+          }),
+          metrics: () => callMetrics.render(registry.list().map((host) => host.state)) + (cluster ? clusterMetrics(cluster, registry) : ''),
           metricsToken: options.metricsToken,
           onTokenRefused: (req, reason) => refusals.record({ source: req.socket.remoteAddress ?? 'unknown', tool: '/metrics', errorCode: 'forbidden', reason }),
         }),
@@ -135,6 +156,7 @@ export class Broker {
       try {
         await mcp.start();
       } catch (error) {
+        await cluster?.stop();
         registry.stop();
         await mesh.stop();
         const reason = (error as Error).message;
@@ -173,7 +195,8 @@ export class Broker {
         ca_pin: authority.pin,
         names: serverIdentity.names.join(','),
       });
-      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log);
+      if (cluster) log.info('broker joined the cluster', { broker: cluster.brokerId });
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster);
     } catch (error) {
       store.close();
       throw error;
@@ -186,6 +209,7 @@ export class Broker {
   }
 
   async stop(): Promise<void> {
+    await this.cluster?.stop();
     await this.mcp.stop();
     this.index.stop();
     this.runner.metrics.stop();

@@ -8,13 +8,21 @@ function unknownSession(error: unknown): boolean {
   return /Session not found|Failed to open SSE stream: Not Found/.test(error instanceof Error ? error.message : String(error));
 }
 
+/** Nothing answered at the broker's address (it died, or has not started): the request never reached it. */
+function unreachable(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED' || /ECONNREFUSED/.test(cause.message)) return true;
+  }
+  return false;
+}
+
 /**
  * A relay's MCP session with the broker that outlives the broker's restarts.
  * When the broker answers that it no longer knows the session, the link opens
  * a new one (initialize again), subscribes again to every resource the client
- * subscribed to, and sends the request again: it was never handled. While
- * the broker cannot be reached, requests fail; the first one after it is back
- * meets the unknown session and opens the new one.
+ * subscribed to, and sends the request again: it was never handled. The
+ * same happens when nothing answers at the broker's address (`open` may then
+ * reach another broker of a cluster); while no broker can be reached, requests fail.
  */
 export class BrokerLink {
   private reconnecting: Promise<Client> | undefined;
@@ -51,7 +59,7 @@ export class BrokerLink {
       return await send(client);
     } catch (error) {
       if (this.closed) throw error;
-      if (unknownSession(error)) return send(await this.reconnect(client));
+      if (unknownSession(error) || unreachable(error)) return send(await this.reconnect(client));
       throw error;
     }
   }
@@ -73,10 +81,10 @@ export class BrokerLink {
     await this.client.close();
   }
 
-  /** The broker's stream of notifications breaking with an unknown session means a restart: reconnect before the client asks. */
+  /** The broker's stream of notifications breaking with an unknown session (a restart) or no broker there: reconnect before the client asks. */
   private watch(client: Client): void {
     client.onerror = (error) => {
-      if (!this.closed && client === this.client && unknownSession(error)) void this.reconnect(client).catch(() => undefined);
+      if (!this.closed && client === this.client && (unknownSession(error) || unreachable(error))) void this.reconnect(client).catch(() => undefined);
     };
   }
 

@@ -225,6 +225,20 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(notes).toMatch(/http:\/\/fm-broker\.ops\.svc:7400\/mcp/);
   });
 
+  it('runs a broker cluster: several replicas rolled one at a time, the store and bus URLs from a Secret, no PVC', () => {
+    expect(() => render({ bootstrap: inline, cluster: { enabled: true } })).toThrow(/cluster\.existingSecret/);
+    const { manifests } = render({ bootstrap: inline, cluster: { enabled: true, replicas: 4, existingSecret: 'fm-cluster' } });
+    expect(manifests.map((m) => m.kind)).not.toContain('PersistentVolumeClaim');
+    const deployment = find(manifests, 'Deployment', 'fm-broker');
+    expect(deployment.spec.replicas).toBe(4);
+    expect(deployment.spec.strategy.type).toBe('RollingUpdate');
+    const pod = deployment.spec.template.spec;
+    expect(pod.volumes.find((v: Manifest) => v.name === 'data')).toEqual({ name: 'data', emptyDir: {} });
+    const env = Object.fromEntries(pod.containers[0].env.map((e: Manifest) => [e.name, e.valueFrom?.secretKeyRef]));
+    expect(env.FLEETMESH_BUS).toEqual({ name: 'fm-cluster', key: 'bus-url' });
+    expect(env.FLEETMESH_STORE).toEqual({ name: 'fm-cluster', key: 'store-url' });
+  });
+
   it('the renderer refuses template constructs it does not implement', () => {
     const context = { Values: {}, Release: { Name: 'x', Namespace: 'y', Service: 'Helm' }, Chart: { Name: 'c', Version: '1', AppVersion: '1' } };
     expect(() => renderTemplate('{{ include "x" . }}', context)).toThrow(/unsupported/);

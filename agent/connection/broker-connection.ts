@@ -22,6 +22,7 @@ import { type ContainerFigures, sampleToWire } from '../../shared/wire/sample-co
 import type { Dispatcher, ResultSink } from '../dispatcher/dispatcher.ts';
 import { type AgentIdentity, replaceCertificate } from '../identity/agent-identity.ts';
 import { fullJitterDelayMs, setLongTimeout, sleep } from './backoff.ts';
+import { parseBrokerAddresses } from './broker-addresses.ts';
 import { createMeshClient, type MeshClient } from './mesh-client.ts';
 
 export type HelloInit = MessageInitShape<typeof HelloSchema>;
@@ -75,6 +76,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private renewAtFor: { serial: string; at: number } | undefined;
   private pendingRenewal: KeyPair | undefined;
   private clockSkewMs = 0;
+  /** Which of the identity's broker addresses the next stream dials. */
+  private addressTurn = 0;
   /** Settles when the connection gives up for good (revoked, or expired without a token). */
   readonly fatal: Promise<FleetError>;
 
@@ -161,6 +164,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
         return;
       }
       failures = end.welcomed && end.livedMs >= HEALTHY_SESSION_MS ? 1 : failures + 1;
+      // With several brokers (a cluster), the next attempt dials the next one.
+      this.addressTurn += 1;
       const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, this.options.backoffCapMs);
       log.warn('not connected to the broker; retrying', { reason: end.status.details ?? 'stream ended', retry_in_ms: delayMs, attempt: failures });
       await sleep(delayMs, stopped);
@@ -208,7 +213,9 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
     const identity = this.identity;
     const openedAt = Date.now();
     return new Promise<StreamEnd>((resolve) => {
-      const client = createMeshClient(identity.brokerAddress, identity);
+      const addresses = parseBrokerAddresses(identity.brokerAddress);
+      const brokerAddress = addresses[this.addressTurn % addresses.length] as string;
+      const client = createMeshClient(brokerAddress, identity);
       const stream = client.connect();
       this.current = { client, stream };
       let welcomed = false;
@@ -270,7 +277,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
               });
             sendHeartbeat();
             heartbeat = setInterval(sendHeartbeat, Math.max(100, welcome.heartbeatIntervalMs || 5000));
-            log.info('connected to the broker', { broker: identity.brokerAddress, name: welcome.name, session: welcome.sessionId });
+            log.info('connected to the broker', { broker: brokerAddress, name: welcome.name, session: welcome.sessionId });
             this.scheduleRenewal(write);
             this.emit('connected', { sessionId: welcome.sessionId, name: welcome.name, agentId: welcome.agentId });
             return;

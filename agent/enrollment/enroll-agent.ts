@@ -4,8 +4,9 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { EnrollRequestSchema, type EnrollResponse } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { fromGrpcError } from '../../shared/grpc/grpc-status.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
-import { createCertificateRequest, createKeyPair, keyPairOf, publicKeyFingerprint, readCertificate } from '../../shared/pki/certificates.ts';
+import { createCertificateRequest, createKeyPair, type KeyPair, keyPairOf, publicKeyFingerprint, readCertificate } from '../../shared/pki/certificates.ts';
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
+import { parseBrokerAddresses } from '../connection/broker-addresses.ts';
 import { createMeshClient } from '../connection/mesh-client.ts';
 import { type AgentIdentity, saveIdentity } from '../identity/agent-identity.ts';
 import { fetchBrokerCa } from './fetch-broker-ca.ts';
@@ -32,10 +33,23 @@ const ENROLL_TIMEOUT_MS = 30_000;
  * broker has issued the certificate, so a refused enrollment leaves nothing.
  */
 export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity> {
-  const { host, port } = parseHostPort(options.brokerAddress, '--broker');
   const keys = options.previous ? keyPairOf(options.previous.privateKeyPem) : await createKeyPair();
+  const addresses = parseBrokerAddresses(options.brokerAddress);
+  // Any broker of a cluster enrolls; one that does not answer passes the turn to the next.
+  for (const [index, address] of addresses.entries()) {
+    try {
+      return await enrollAt(address, keys, options);
+    } catch (error) {
+      if (!(error instanceof FleetError && error.code === 'agent_offline') || index === addresses.length - 1) throw error;
+    }
+  }
+  throw new FleetError('invalid_argument', '--broker names no broker');
+}
+
+async function enrollAt(brokerAddress: string, keys: KeyPair, options: EnrollOptions): Promise<AgentIdentity> {
+  const { host, port } = parseHostPort(brokerAddress, '--broker');
   const caCertificatePem = await fetchBrokerCa(host, port, options.caPin);
-  const client = createMeshClient(options.brokerAddress, { caCertificatePem });
+  const client = createMeshClient(brokerAddress, { caCertificatePem });
   let response: EnrollResponse;
   try {
     response = await new Promise<EnrollResponse>((resolve, reject) => {
@@ -56,7 +70,7 @@ export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity
     const failure = error as FleetError;
     const grpcCode = failure.details?.grpcCode;
     if (grpcCode === grpc.status.UNAVAILABLE || grpcCode === grpc.status.DEADLINE_EXCEEDED) {
-      throw new FleetError('agent_offline', `cannot enroll with the broker at ${options.brokerAddress}: ${failure.message}`, {
+      throw new FleetError('agent_offline', `cannot enroll with the broker at ${brokerAddress}: ${failure.message}`, {
         hint: /altnames|hostname/i.test(failure.message)
           ? `The broker's certificate does not name "${host}": start the broker with --advertise-names ${host}, or dial one of the names it has.`
           : 'Check that the broker is running and reachable at --broker.',

@@ -9,7 +9,7 @@ import type { RoleGrant } from '../store/agent-roles-table.ts';
 import type { AgentRow, AgentState, StoredHello } from '../store/agents-table.ts';
 import { effectiveLabels } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { AgentSession } from './agent-session.ts';
+import type { AgentSession, HostSession } from './agent-session.ts';
 
 /** Everything the broker knows about one enrolled agent, connected or not. */
 export interface Host {
@@ -22,7 +22,7 @@ export interface Host {
   /** Roles over shared objects the operator granted; a claim not covered here must be proven (claims.ts). */
   roles: RoleGrant[];
   state: AgentState;
-  session: AgentSession | undefined;
+  session: HostSession | undefined;
   hello: StoredHello | null;
   version: string;
   enrolledAt: number;
@@ -43,6 +43,19 @@ export interface AgentRegistryOptions {
   staleAfterMissed: number;
   /** How often to look for admin commands' changes (revocations, enrollments) in the store. */
   storePollMs: number;
+  /**
+   * Other brokers share the store (a cluster): start and stop mark offline
+   * only the agents this broker held, not the whole fleet.
+   */
+  sharedStore?: boolean;
+}
+
+/** What the broker holding an agent's stream says about it (broker/cluster/presence.ts). */
+export interface RemotePresence {
+  state: AgentState;
+  hello: StoredHello | null;
+  labels: Record<string, string>;
+  lastSeenAt: number | null;
 }
 
 interface RegistryEvents {
@@ -97,7 +110,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   start(): void {
-    this.store.agents.markAllOffline();
+    if (!this.options.sharedStore) this.store.agents.markAllOffline();
     const roles = this.store.roles.all();
     for (const row of this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
     this.lastDataVersion = this.store.dataVersion();
@@ -113,12 +126,76 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   stop(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
+    const held = this.held();
     for (const host of this.hosts.values()) {
       host.session?.close({ code: grpc.status.UNAVAILABLE, details: 'the broker is shutting down' });
       host.session = undefined;
     }
     this.flushSeen();
-    this.store.agents.markAllOffline();
+    if (!this.options.sharedStore) this.store.agents.markAllOffline();
+    else for (const host of held) this.store.agents.setState(host.id, 'offline', host.lastSeenAt);
+  }
+
+  /** The hosts whose agent's stream this broker holds. */
+  held(): Host[] {
+    return [...this.hosts.values()].filter((host) => host.session !== undefined && host.session.heldBy === undefined);
+  }
+
+  /**
+   * Another broker holds this agent's stream (or says how it is): calls go
+   * through `session`. Ignored while this broker holds a newer stream of the
+   * same agent; an older one here is closed, as a second stream replaces the
+   * first. Streams are compared by when each broker saw them open, so brokers'
+   * clocks are expected to agree (NTP) to well under an agent's reconnect delay.
+   */
+  holdRemote(agentId: string, session: HostSession, presence: RemotePresence): void {
+    const row = this.hosts.has(agentId) ? undefined : this.store.agents.get(agentId);
+    if (row && row.revokedAt === null) this.hosts.set(agentId, hostFromRow(row, this.store.roles.all().get(agentId) ?? []));
+    const host = this.hosts.get(agentId);
+    if (!host) return;
+    const local = host.session && host.session.heldBy === undefined ? host.session : undefined;
+    if (local?.isOpen) {
+      if (local.connectedAt >= session.connectedAt) return;
+      this.log.info('agent stream replaced by a newer one on another broker', { agent: host.name, broker: session.heldBy });
+      local.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
+    }
+    host.session = session;
+    host.hello = presence.hello;
+    host.version = presence.hello?.agent_version ?? host.version;
+    host.labels = { ...presence.labels, ...host.operatorLabels };
+    host.lastSeenAt = presence.lastSeenAt;
+    this.setState(host, presence.state, host.state, { record: false });
+  }
+
+  /**
+   * The broker that held this agent's stream lost it: offline, unless it moved
+   * since. `record` when that broker is gone and can no longer write it itself.
+   */
+  releaseRemote(agentId: string, brokerId: string, { record = false } = {}): void {
+    const host = this.hosts.get(agentId);
+    if (!host || host.session?.heldBy !== brokerId) return;
+    host.session = undefined;
+    this.setState(host, 'offline', host.state, { record });
+  }
+
+  /** A report an agent sent to the broker holding it, passed on over the bus. */
+  remoteReport(agentId: string, kind: string, payload: unknown, observedUnixMs: number): void {
+    const host = this.hosts.get(agentId);
+    if (host?.session?.heldBy === undefined) return;
+    this.emit('report', host, kind, payload, observedUnixMs);
+  }
+
+  /** The latest heartbeat sample of an agent another broker holds. */
+  remoteSample(agentId: string, brokerId: string, sample: HostSample, lastSeenAt: number): void {
+    const host = this.hosts.get(agentId);
+    if (!host || host.session?.heldBy !== brokerId) return;
+    host.sample = sample;
+    host.lastSeenAt = lastSeenAt;
+  }
+
+  /** Another broker revoked this agent: forget it and close its stream if it is here. */
+  revokedElsewhere(agentId: string): void {
+    this.dropRevoked(agentId);
   }
 
   list(): Host[] {
@@ -181,6 +258,8 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
       previousSession.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
     }
     this.setState(host, 'online', previousState);
+    // Moved here from another broker: the state is the same, the holder is not.
+    if (previousState === 'online' && previousSession?.heldBy !== undefined) this.emit('state', host, previousState);
     return host;
   }
 
@@ -238,18 +317,25 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   sweep(now: number): void {
     const staleAfterMs = this.options.heartbeatIntervalMs * this.options.staleAfterMissed;
     for (const host of this.hosts.values()) {
-      if (host.state === 'online' && host.session && host.lastHeartbeatAt !== null && now - host.lastHeartbeatAt > staleAfterMs) {
+      if (
+        host.state === 'online' &&
+        host.session &&
+        host.session.heldBy === undefined &&
+        host.lastHeartbeatAt !== null &&
+        now - host.lastHeartbeatAt > staleAfterMs
+      ) {
         this.log.warn('agent stale: heartbeats missed', { agent: host.name, silent_ms: now - host.lastHeartbeatAt });
         this.setState(host, 'stale', 'online');
       }
     }
   }
 
-  private setState(host: Host, state: AgentState, previous: AgentState): void {
+  /** `record: false` for states another broker reports: the one holding the stream writes them. */
+  private setState(host: Host, state: AgentState, previous: AgentState, { record = true } = {}): void {
     host.state = state;
     if (state !== previous) {
       host.stateSince = Date.now();
-      this.store.agents.setState(host.id, state, host.lastSeenAt);
+      if (record) this.store.agents.setState(host.id, state, host.lastSeenAt);
       this.emit('state', host, previous);
     }
   }

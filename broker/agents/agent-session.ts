@@ -66,11 +66,26 @@ function toOutcome(result: Result): CallOutcome {
 }
 
 /**
+ * What a host's calls go through: the agent's own stream on this broker
+ * (AgentSession), or, in a cluster, the broker that holds that stream
+ * (broker/cluster/remote-session.ts).
+ */
+export interface HostSession {
+  readonly isOpen: boolean;
+  readonly inFlight: number;
+  readonly connectedAt: number;
+  /** The broker holding the agent's stream when it is not this one. */
+  readonly heldBy?: string;
+  call(request: CallRequest): Promise<CallOutcome>;
+  close(status?: Partial<grpc.StatusObject>): void;
+}
+
+/**
  * One live Connect stream of one agent: sends calls down it, matches results
  * and chunks coming up to the calls waiting for them, and settles every call
  * exactly once, by its result, its deadline, its cancellation or the stream's end.
  */
-export class AgentSession {
+export class AgentSession implements HostSession {
   readonly sessionId = randomUUID();
   readonly connectedAt = Date.now();
   private readonly pending = new Map<string, PendingCall>();

@@ -25,18 +25,35 @@ export const stdioCommand = defineCommand({
     summary: 'An MCP server on stdio that relays to a broker, for clients that only speak stdio.',
     usage: 'fleetmesh stdio --url http://broker:7400/mcp --token T',
     details:
-      'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached. When the broker restarts, the relay opens a new session and subscribes again by itself.',
+      'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached. When the broker restarts, the relay opens a new session and subscribes again by itself. --url may list the brokers of a cluster, comma-separated: when one stops answering, the relay opens its session on the next.',
     flags: { ...MCP_CLIENT_FLAGS },
   },
   async run(parsed) {
     const token = resolveToken(parsed.values);
-    const link = await BrokerLink.connect(
-      () => connectToBroker(parsed.values.url, token, 'fleetmesh-stdio'),
-      (remote) => {
-        remote.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => server.sendResourceUpdated(notification.params));
-        remote.setNotificationHandler(ResourceListChangedNotificationSchema, () => server.sendResourceListChanged());
-      },
-    );
+    const urls = parsed.values.url
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url !== '');
+    let turn = 0;
+    // The broker of the last session first, then each other one in turn.
+    const open = async () => {
+      let failure: unknown;
+      for (let offset = 0; offset < urls.length; offset++) {
+        const index = (turn + offset) % urls.length;
+        try {
+          const client = await connectToBroker(urls[index] as string, token, 'fleetmesh-stdio');
+          turn = index;
+          return client;
+        } catch (error) {
+          failure = error;
+        }
+      }
+      throw failure;
+    };
+    const link = await BrokerLink.connect(open, (remote) => {
+      remote.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => server.sendResourceUpdated(notification.params));
+      remote.setNotificationHandler(ResourceListChangedNotificationSchema, () => server.sendResourceListChanged());
+    });
     const remote = link.current;
     const version = remote.getServerVersion();
     const server = new Server(

@@ -37,6 +37,8 @@ interface LiveSession {
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** A session nobody used for this long is closed. */
 const IDLE_SESSION_MS = 60 * 60_000;
+/** How often live sessions are checked against their identity's row: a revocation (on any broker sharing the store) ends them within this. */
+const REVOCATION_CHECK_MS = 1000;
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -83,6 +85,7 @@ export class McpHttpServer {
   /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
   private readonly touched = new Map<string, number>();
   private sweeper: NodeJS.Timeout | undefined;
+  private revocationChecker: NodeJS.Timeout | undefined;
   /** Requests with a foreign Host or Origin are logged, at most 20 lines at once and 6 a minute. */
   private readonly refusedHosts: ThrottledWarnings;
   port = 0;
@@ -129,11 +132,14 @@ export class McpHttpServer {
     this.port = (server.address() as { port: number }).port;
     this.sweeper = setInterval(() => this.closeIdle(), 60_000);
     this.sweeper.unref();
+    this.revocationChecker = setInterval(() => this.closeRevoked(), REVOCATION_CHECK_MS);
+    this.revocationChecker.unref();
     return this.port;
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.revocationChecker);
     await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})));
     this.sessions.clear();
     const server = this.server;
@@ -152,6 +158,28 @@ export class McpHttpServer {
     if (origin === undefined) return true;
     const allowed = this.options.allowedOrigins.length ? this.options.allowedOrigins : loopbackHosts(this.port).map((h) => `http://${h}`);
     return allowed.includes('*') || allowed.some((a) => a.toLowerCase() === origin.toLowerCase());
+  }
+
+  /** Ends the sessions (and their notification streams) of identities revoked or expired since they opened. */
+  private closeRevoked(): void {
+    const now = Date.now();
+    const verdicts = new Map<string, boolean>();
+    for (const [id, live] of this.sessions) {
+      let revoked = verdicts.get(live.identityId);
+      if (revoked === undefined) {
+        try {
+          const row = this.options.store.identities.get(live.identityId);
+          revoked = !row || row.revokedAt !== null || row.expiresAt <= now;
+        } catch {
+          // The store did not answer: judge again on the next round.
+          continue;
+        }
+        verdicts.set(live.identityId, revoked);
+      }
+      if (!revoked) continue;
+      this.sessions.delete(id);
+      void live.transport.close().catch(() => {});
+    }
   }
 
   private closeIdle(): void {
@@ -205,7 +233,12 @@ export class McpHttpServer {
     if (sessionId !== undefined) {
       const live = this.sessions.get(sessionId);
       if (!live) {
-        jsonRpcError(res, 404, -32001, 'Session not found: it was closed or never existed; start a new one with initialize');
+        jsonRpcError(
+          res,
+          404,
+          -32001,
+          'Session not found: it was closed, never existed, or lives on another broker of the cluster (each session stays on the broker that opened it); start a new one with initialize',
+        );
         return;
       }
       if (live.identityId !== identity.id) {

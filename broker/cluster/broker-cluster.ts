@@ -1,0 +1,226 @@
+import type { HostSample } from '../../shared/catalog/sample.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import type { StoredHello } from '../store/agents-table.ts';
+import { Bus, type BusOptions } from './bus.ts';
+import { brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
+import { CallServer } from './call-server.ts';
+import { RemoteCalls } from './remote-calls.ts';
+import { RemoteSession } from './remote-session.ts';
+
+export interface ClusterOptions extends BusOptions {
+  /** How often this broker says it is alive; one silent for three beats has left. */
+  beatIntervalMs: number;
+}
+
+const MISSED_BEATS = 3;
+
+function heldHere(host: Host | undefined): boolean {
+  return host?.session !== undefined && host.session.heldBy === undefined;
+}
+
+/**
+ * This broker's place in a cluster of brokers sharing one store and one NATS
+ * bus: it says which agents it holds (on change, never per heartbeat; their
+ * latest samples batched once a beat), learns
+ * which agents the others hold so calls for them go there, passes agents'
+ * reports and revocations to every broker, serves the calls others send for
+ * its agents, and notices a broker that died (three missed beats) so its
+ * agents show offline until they reconnect elsewhere.
+ */
+export class BrokerCluster {
+  private readonly lastBeat = new Map<string, number>();
+  private readonly announced = new Set<string>();
+  private readonly sessions = new Map<string, RemoteSession>();
+  private readonly server: CallServer;
+  private readonly calls: RemoteCalls;
+  private timer: NodeJS.Timeout | undefined;
+  private applyingRevocation = false;
+  /** When the samples of the agents held here were last shared. */
+  private samplesSharedAt = 0;
+
+  private constructor(
+    private readonly bus: Bus,
+    private readonly registry: AgentRegistry,
+    private readonly options: ClusterOptions,
+    private readonly log: Logger,
+  ) {
+    this.calls = new RemoteCalls(bus, options.brokerId);
+    this.server = new CallServer(bus, registry, options.brokerId);
+  }
+
+  get brokerId(): string {
+    return this.options.brokerId;
+  }
+
+  static async start(options: ClusterOptions, registry: AgentRegistry, log: Logger): Promise<BrokerCluster> {
+    const bus = await Bus.open(options, log);
+    const cluster = new BrokerCluster(bus, registry, options, log);
+    cluster.listen();
+    return cluster;
+  }
+
+  /** Why cluster-wide work cannot be done now, or undefined (for /readyz). */
+  problem(): string | undefined {
+    return this.bus.problem();
+  }
+
+  /** The brokers this one hears from, itself included. */
+  brokers(): string[] {
+    return [this.brokerId, ...this.lastBeat.keys()].sort();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.bus.publish(SUBJECTS.gone, { broker: this.brokerId });
+    this.server.stop();
+    await this.bus.close();
+  }
+
+  private listen(): void {
+    const self = this.brokerId;
+    this.bus.subscribe(SUBJECTS.presence, presenceMessage, (message) => {
+      if (message.broker !== self) this.onPresence(message);
+    });
+    this.bus.subscribe(SUBJECTS.presenceSync, brokerMessage, ({ broker }) => {
+      if (broker === self) return;
+      this.lastBeat.set(broker, Date.now());
+      this.announceAll();
+    });
+    this.bus.subscribe(SUBJECTS.beat, brokerMessage, ({ broker }) => {
+      if (broker !== self) this.lastBeat.set(broker, Date.now());
+    });
+    this.bus.subscribe(SUBJECTS.gone, brokerMessage, ({ broker }) => {
+      if (broker !== self) this.brokerLeft(broker, 'it is shutting down');
+    });
+    this.bus.subscribe(SUBJECTS.report, reportMessage, (message) => {
+      if (message.broker !== self) this.registry.remoteReport(message.agent, message.kind, message.payload, message.observedUnixMs);
+    });
+    this.bus.subscribe(SUBJECTS.samples, samplesMessage, (message) => {
+      if (message.broker === self) return;
+      for (const { agent, sample, lastSeenAt } of message.samples)
+        this.registry.remoteSample(agent, message.broker, sample as unknown as HostSample, lastSeenAt);
+    });
+    this.bus.subscribe(SUBJECTS.revoked, revokedMessage, (message) => {
+      if (message.broker === self) return;
+      this.applyingRevocation = true;
+      try {
+        this.registry.revokedElsewhere(message.agent);
+      } finally {
+        this.applyingRevocation = false;
+      }
+    });
+    this.registry.on('state', (host) => this.onLocalState(host));
+    this.registry.on('report', (host, kind, payload, observedUnixMs) => {
+      if (heldHere(host)) this.bus.publish(SUBJECTS.report, { broker: self, agent: host.id, kind, payload, observedUnixMs });
+    });
+    this.registry.on('revoked', (host) => {
+      if (!this.applyingRevocation) this.bus.publish(SUBJECTS.revoked, { broker: self, agent: host.id });
+    });
+    this.bus.on('disconnected', () => this.calls.busLost());
+    this.bus.on('reconnected', () => {
+      // Beats were missed by everyone while the bus was away: nobody has left for that.
+      const now = Date.now();
+      for (const broker of this.lastBeat.keys()) this.lastBeat.set(broker, now);
+      this.bus.publish(SUBJECTS.presenceSync, { broker: self });
+      this.announceAll();
+    });
+    this.server.start();
+    this.timer = setInterval(() => this.beat(), this.options.beatIntervalMs);
+    this.timer.unref();
+    this.bus.publish(SUBJECTS.presenceSync, { broker: self });
+    this.announceAll();
+  }
+
+  private beat(): void {
+    if (!this.bus.connected) return;
+    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId });
+    this.shareSamples();
+    const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
+    const now = Date.now();
+    for (const [broker, at] of this.lastBeat) {
+      if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
+    }
+  }
+
+  /** The samples heartbeats brought since the last beat, in one message: status answers the same everywhere. */
+  private shareSamples(): void {
+    const since = this.samplesSharedAt;
+    this.samplesSharedAt = Date.now();
+    const samples = this.registry
+      .held()
+      .filter((host) => host.sample !== null && (host.lastHeartbeatAt ?? 0) > since)
+      .map((host) => ({ agent: host.id, sample: host.sample as unknown as Record<string, unknown>, lastSeenAt: host.lastSeenAt ?? 0 }));
+    if (samples.length) this.bus.publish(SUBJECTS.samples, { broker: this.brokerId, samples });
+  }
+
+  private brokerLeft(broker: string, reason: string): void {
+    if (!this.lastBeat.delete(broker)) return;
+    this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
+    this.calls.brokerGone(broker);
+    for (const host of this.registry.list()) {
+      if (host.session?.heldBy === broker) this.registry.releaseRemote(host.id, broker, { record: true });
+    }
+    for (const [agentId, session] of this.sessions) if (session.heldBy === broker) this.sessions.delete(agentId);
+  }
+
+  private onPresence(message: PresenceMessage): void {
+    if (!this.lastBeat.has(message.broker)) this.lastBeat.set(message.broker, Date.now());
+    if (message.state === 'offline') {
+      this.registry.releaseRemote(message.agent, message.broker);
+      const session = this.sessions.get(message.agent);
+      if (session?.heldBy === message.broker) this.sessions.delete(message.agent);
+    } else {
+      let session = this.sessions.get(message.agent);
+      if (session?.heldBy !== message.broker || session.connectedAt !== message.connectedAt) {
+        session = new RemoteSession(message.broker, message.agent, message.connectedAt, this.calls);
+        this.sessions.set(message.agent, session);
+      }
+      this.registry.holdRemote(message.agent, session, {
+        state: message.state,
+        hello: message.hello as StoredHello | null,
+        labels: message.labels,
+        lastSeenAt: message.lastSeenAt,
+      });
+    }
+    this.server.follow(message.agent, heldHere(this.registry.get(message.agent)));
+  }
+
+  /** A state change of an agent here (or of one that just left here): the others hear of it. */
+  private onLocalState(host: Host): void {
+    if (heldHere(host)) {
+      this.announced.add(host.id);
+      this.announce(host);
+    } else if (this.announced.delete(host.id) && host.session === undefined) {
+      this.bus.publish(SUBJECTS.presence, {
+        broker: this.brokerId,
+        agent: host.id,
+        state: 'offline',
+        connectedAt: 0,
+        hello: null,
+        labels: {},
+        lastSeenAt: host.lastSeenAt,
+      } satisfies PresenceMessage);
+    }
+    this.server.follow(host.id, heldHere(host));
+  }
+
+  private announce(host: Host): void {
+    this.bus.publish(SUBJECTS.presence, {
+      broker: this.brokerId,
+      agent: host.id,
+      state: host.state,
+      connectedAt: host.session?.connectedAt ?? 0,
+      hello: host.hello as Record<string, unknown> | null,
+      labels: host.labels,
+      lastSeenAt: host.lastSeenAt,
+    } satisfies PresenceMessage);
+  }
+
+  private announceAll(): void {
+    for (const host of this.registry.held()) {
+      this.announced.add(host.id);
+      this.announce(host);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { ERROR_CODES } from '../../shared/errors/fleet-error.ts';
+
+/**
+ * Subjects and messages brokers exchange over NATS. Everything here is said by
+ * a broker (only brokers are on the bus); what agents said inside (hello,
+ * reports) is carried as the claim it already was and never routes anything.
+ */
+export const SUBJECTS = {
+  /** A change of which broker holds an agent, or of its state there. */
+  presence: 'fleetmesh.presence',
+  /** A broker that (re)joined asks everyone to say again which agents they hold. */
+  presenceSync: 'fleetmesh.presence.sync',
+  /** Every broker says it is alive, once a beat. */
+  beat: 'fleetmesh.broker.beat',
+  /** A broker shutting down: its agents are gone from it at once. */
+  gone: 'fleetmesh.broker.gone',
+  report: 'fleetmesh.report',
+  /** The latest heartbeat samples of a broker's agents, batched once a beat. */
+  samples: 'fleetmesh.samples',
+  revoked: 'fleetmesh.revoked',
+  /** Calls for several agents held by one broker. */
+  brokerCalls: (brokerId: string) => `fleetmesh.calls.broker.${brokerId}`,
+  /** Calls for one agent, answered by whichever broker holds it: "no responders" means none does. */
+  agentCalls: (agentId: string) => `fleetmesh.calls.agent.${agentId}`,
+  cancel: (requestId: string) => `fleetmesh.cancel.${requestId}`,
+} as const;
+
+const errorInfo = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  hint: z.string(),
+  host: z.string().optional(),
+  collector: z.string().optional(),
+});
+
+export const callOutcomeSchema = z.union([
+  z.object({ ok: z.literal(true), payload: z.unknown(), failedCollectors: z.array(z.string()), errors: z.array(errorInfo) }),
+  z.object({ ok: z.literal(false), error: errorInfo }),
+]);
+
+const brokerId = z.string().min(1).max(200);
+const agentId = z.string().min(1).max(200);
+
+export const presenceMessage = z.object({
+  broker: brokerId,
+  agent: agentId,
+  state: z.enum(['online', 'stale', 'offline']),
+  /** When the agent's stream opened on that broker: a newer stream elsewhere replaces an older one. */
+  connectedAt: z.number(),
+  hello: z.record(z.string(), z.unknown()).nullable(),
+  labels: z.record(z.string(), z.string()),
+  lastSeenAt: z.number().nullable(),
+});
+export type PresenceMessage = z.infer<typeof presenceMessage>;
+
+export const brokerMessage = z.object({ broker: brokerId });
+
+export const reportMessage = z.object({
+  broker: brokerId,
+  agent: agentId,
+  kind: z.string(),
+  payload: z.unknown(),
+  observedUnixMs: z.number(),
+});
+
+export const samplesMessage = z.object({
+  broker: brokerId,
+  samples: z.array(z.object({ agent: agentId, sample: z.record(z.string(), z.unknown()), lastSeenAt: z.number() })),
+});
+
+export const revokedMessage = z.object({ broker: brokerId, agent: agentId });
+
+/** One call for one or more agents held by the broker it is sent to. */
+export const callRequest = z.object({
+  requestId: z.string().min(1).max(100),
+  from: brokerId,
+  agents: z.array(agentId).min(1),
+  action: z.string(),
+  params: z.unknown(),
+  /** Time left when sent; the receiving broker counts its own deadline from it (clocks may differ). */
+  timeoutMs: z.number().int().nonnegative(),
+  caller: z.string(),
+  callerLevel: z.number().int().optional(),
+  streamChunks: z.boolean(),
+});
+export type CallRequestMessage = z.infer<typeof callRequest>;
+
+export const callReply = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('chunk'), agent: agentId, seq: z.number(), payload: z.unknown() }),
+  z.object({ t: z.literal('outcome'), agent: agentId, outcome: callOutcomeSchema }),
+]);
+export type CallReply = z.infer<typeof callReply>;

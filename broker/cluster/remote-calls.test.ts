@@ -1,0 +1,102 @@
+import type { Msg } from '@nats-io/transport-node';
+import { describe, expect, it } from 'vitest';
+import type { CallRequest } from '../agents/agent-session.ts';
+import type { CallReply, CallRequestMessage } from './bus-messages.ts';
+import { RemoteCalls } from './remote-calls.ts';
+
+/** The slice of the bus RemoteCalls uses, recording what is published and letting a test answer. */
+function fakeBus() {
+  const published: { subject: string; message: unknown; reply: string | undefined }[] = [];
+  const inboxes = new Map<string, (reply: Msg | 'no_responders') => void>();
+  let inboxCount = 0;
+  return {
+    published,
+    connected: true,
+    publish(subject: string, message: unknown, reply?: string) {
+      published.push({ subject, message, reply });
+    },
+    inbox: () => `_INBOX.test.${++inboxCount}`,
+    replies(subject: string, onReply: (reply: Msg | 'no_responders') => void) {
+      inboxes.set(subject, onReply);
+      return { unsubscribe: () => inboxes.delete(subject) };
+    },
+    answer(inbox: string, reply: CallReply | 'no_responders') {
+      const data = new TextEncoder().encode(JSON.stringify(reply));
+      inboxes.get(inbox)?.(reply === 'no_responders' ? reply : ({ data } as Msg));
+    },
+    listening: () => inboxes.size,
+  };
+}
+
+function request(overrides: Partial<CallRequest> = {}): CallRequest {
+  return { action: 'agent.info', params: {}, deadlineUnixMs: Date.now() + 10_000, caller: 'test', ...overrides };
+}
+
+const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => true), new Promise((resolve) => setImmediate(() => resolve(false)))]);
+
+describe('calls to agents held by other brokers', () => {
+  it('sends the calls of one fan-out as one request per holding broker, and a lone call to the agent itself', async () => {
+    const bus = fakeBus();
+    const calls = new RemoteCalls(bus, 'a');
+    const shared = request();
+    void calls.call('b', 'agent-1', shared);
+    void calls.call('b', 'agent-2', shared);
+    void calls.call('c', 'agent-3', shared);
+    await Promise.resolve();
+    const subjects = bus.published.map((p) => `${p.subject} ${(p.message as CallRequestMessage).agents.join(',')}`);
+    expect(subjects.sort()).toEqual(['fleetmesh.calls.agent.agent-3 agent-3', 'fleetmesh.calls.broker.b agent-1,agent-2']);
+    expect(calls.inFlightFor('agent-1')).toBe(1);
+  });
+
+  it('passes chunks on in order and settles each agent by its own outcome', async () => {
+    const bus = fakeBus();
+    const calls = new RemoteCalls(bus, 'a');
+    const chunks: unknown[] = [];
+    const shared = request({ onChunk: (payload) => chunks.push(payload) });
+    const first = calls.call('b', 'agent-1', shared);
+    const second = calls.call('b', 'agent-2', shared);
+    await Promise.resolve();
+    const [sent] = bus.published;
+    const inbox = sent?.reply as string;
+    expect(sent?.message).toMatchObject({ streamChunks: true });
+    bus.answer(inbox, { t: 'chunk', agent: 'agent-1', seq: 1, payload: 'one' });
+    bus.answer(inbox, { t: 'chunk', agent: 'agent-1', seq: 2, payload: 'two' });
+    bus.answer(inbox, { t: 'outcome', agent: 'agent-1', outcome: { ok: true, payload: { done: 1 }, failedCollectors: [], errors: [] } });
+    expect(await first).toMatchObject({ ok: true, payload: { done: 1 } });
+    expect(chunks).toEqual(['one', 'two']);
+    expect(await settled(second)).toBe(false);
+    bus.answer(inbox, { t: 'outcome', agent: 'agent-2', outcome: { ok: false, error: { code: 'collector_failed', message: 'no', hint: '' } } });
+    expect(await second).toMatchObject({ ok: false, error: { code: 'collector_failed' } });
+    expect(bus.listening()).toBe(0);
+  });
+
+  it('answers agent_offline when no broker holds the agent (no responders)', async () => {
+    const bus = fakeBus();
+    const calls = new RemoteCalls(bus, 'a');
+    const pending = calls.call('b', 'agent-1', request());
+    await Promise.resolve();
+    bus.answer(bus.published[0]?.reply as string, 'no_responders');
+    expect(await pending).toMatchObject({ ok: false, error: { code: 'agent_offline' } });
+  });
+
+  it('settles the calls waiting on a broker that left, naming it, and cancels on the holding broker when the caller cancels', async () => {
+    const bus = fakeBus();
+    const calls = new RemoteCalls(bus, 'a');
+    const controller = new AbortController();
+    const leaving = calls.call('b', 'agent-1', request());
+    const cancelled = calls.call('c', 'agent-2', request({ signal: controller.signal }));
+    await Promise.resolve();
+    calls.brokerGone('b');
+    expect(await leaving).toMatchObject({ ok: false, error: { code: 'agent_disconnected', message: expect.stringMatching(/broker b\b/) } });
+    controller.abort();
+    expect(await cancelled).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(bus.published.map((p) => p.subject)).toContainEqual(expect.stringMatching(/^fleetmesh\.cancel\./));
+  });
+
+  it('refuses at once with unavailable while the bus is down', async () => {
+    const bus = { ...fakeBus(), connected: false };
+    const calls = new RemoteCalls(bus, 'a');
+    expect(await calls.call('b', 'agent-1', request())).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(bus.published).toEqual([]);
+  });
+});

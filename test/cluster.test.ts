@@ -1,0 +1,256 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../agent/agent.ts';
+import type { Host } from '../broker/agents/agent-registry.ts';
+import { Broker } from '../broker/broker.ts';
+import { silentLogger } from '../shared/log/logger.ts';
+import { FLEETMESH_BIN } from './harness/cli-process.ts';
+import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
+import { NatsServer } from './harness/nats-server.ts';
+import { makeTempDir } from './harness/temp-dir.ts';
+import { startTestCluster, type TestCluster } from './harness/test-cluster.ts';
+import { brokerOptions } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+
+function host(broker: Broker, name: string): Host {
+  const found = broker.registry.find(name);
+  if (!found) throw new Error(`no host ${name}`);
+  return found;
+}
+
+/** Who holds the agent's stream, as this broker sees it: itself (`here`) or another broker's id. */
+function holder(broker: Broker, name: string): string | undefined {
+  const session = broker.registry.find(name)?.session;
+  return session && (session.heldBy ?? 'here');
+}
+
+interface FleetNode {
+  host: string;
+  availability: string;
+  errors: { code: string; message: string }[];
+}
+
+describe('three brokers on one bus serve one fleet', () => {
+  let cluster: TestCluster;
+  let client: Client;
+  const agents = new Map<string, Agent>();
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    for (const [name, first] of [
+      ['on-a', 'a'],
+      ['on-b-1', 'b'],
+      ['on-b-2', 'b'],
+      ['on-c', 'c'],
+    ] as const) {
+      agents.set(name, await cluster.addAgent(name, first));
+    }
+    client = await mcpClient(cluster.a, identityToken(cluster.a, 3));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.stop();
+  });
+
+  it('lists every agent online on every broker, whichever holds it', async () => {
+    expect(holder(cluster.a, 'on-a')).toBe('here');
+    expect(holder(cluster.a, 'on-b-1')).toBe('b');
+    expect(holder(cluster.a, 'on-c')).toBe('c');
+    expect(holder(cluster.c, 'on-a')).toBe('a');
+    const onA = await call(client, 'list_agents');
+    const clientC = await mcpClient(cluster.c, identityToken(cluster.c, 1));
+    const onC = await call(clientC, 'list_agents');
+    await clientC.close();
+    const summary = (result: typeof onA) =>
+      (result.structuredContent.agents as { name: string; state: string }[]).map((agent) => `${agent.name}:${agent.state}`).sort();
+    expect(summary(onA)).toEqual(['on-a:online', 'on-b-1:online', 'on-b-2:online', 'on-c:online']);
+    expect(summary(onC)).toEqual(summary(onA));
+    // Heartbeats stay with the broker holding the agent; their samples reach the others.
+    await waitFor(() => cluster.c.registry.find('on-a')?.sample && cluster.a.registry.find('on-c')?.sample, { what: 'samples of agents held elsewhere' });
+  });
+
+  it("notifies a client subscribed on one broker of an agent's state on another", async () => {
+    const clientC = await mcpClient(cluster.c, identityToken(cluster.c, 1));
+    const updated: string[] = [];
+    clientC.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await clientC.subscribeResource({ uri: 'fleet://agents' });
+    await cluster.addAgent('late-on-a', 'a');
+    await waitFor(() => updated.includes('fleet://agents'), { what: 'a notification on c' });
+    expect(await readJson(clientC, 'fleet://agents/late-on-a')).toMatchObject({ name: 'late-on-a', state: 'online' });
+    await clientC.close();
+  });
+
+  it("serves this broker's own figures on /metrics", async () => {
+    const metrics = await (await fetch(new URL('/metrics', cluster.a.mcpUrl))).text();
+    expect(metrics).toMatch(/^fleetmesh_cluster_brokers\{broker="a"\} 3$/m);
+    expect(metrics).toMatch(/^fleetmesh_cluster_agents_held\{broker="a"\} \d+$/m);
+    expect(metrics).toMatch(/^fleetmesh_cluster_bus_up\{broker="a"\} 1$/m);
+  });
+
+  it('answers a call for one agent held by another broker', async () => {
+    const result = await call(client, 'agent_info', { host: 'on-b-1' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ host: 'on-b-1', availability: 'available', name: 'on-b-1' });
+  });
+
+  it('answers a fleet-wide call with every agent, held by any of the three brokers', async () => {
+    const result = await call(client, 'agent_info', {});
+    expect(result.structuredContent).toMatchObject({ targeted: 5, responded: 5 });
+    expect((result.structuredContent.hosts as FleetNode[]).map((node) => node.host)).toEqual(['late-on-a', 'on-a', 'on-b-1', 'on-b-2', 'on-c']);
+  });
+
+  it("builds every broker's fleet index from reports sent to any of them", async () => {
+    agents.get('on-b-1')?.connection.report('container_inventory', { taken_unix_ms: Date.now(), containers: [], volumes: [] });
+    const id = host(cluster.a, 'on-b-1').id;
+    await waitFor(() => cluster.a.index.inventory(id) && cluster.c.index.inventory(id), { what: 'the inventory in the indexes of a and c' });
+  });
+
+  it('streams chunks back from agents on other brokers, and carries the cancellation to them', async () => {
+    const controller = new AbortController();
+    const chunks = new Map<string, number>();
+    const pending = cluster.a.fanOut([host(cluster.a, 'on-b-1'), host(cluster.a, 'on-b-2'), host(cluster.a, 'on-c')], {
+      action: 'agent.info',
+      params: { watch_ms: 30_000, interval_ms: 100 },
+      timeoutMs: 40_000,
+      caller: 'test',
+      signal: controller.signal,
+      onChunk: (chunkHost) => chunks.set(chunkHost.name, (chunks.get(chunkHost.name) ?? 0) + 1),
+    });
+    await waitFor(() => ['on-b-1', 'on-b-2', 'on-c'].every((name) => (chunks.get(name) ?? 0) >= 2), { what: 'chunks from the three agents' });
+    controller.abort();
+    const outcomes = await pending;
+    expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    await waitFor(() => ['on-b-1', 'on-b-2', 'on-c'].every((name) => agents.get(name)?.dispatcher.inFlight === 0), { what: 'the agents to stop the work' });
+  });
+
+  it('settles calls past their deadline on other brokers with deadline_exceeded, and the agents stop', async () => {
+    const outcomes = await cluster.a.fanOut([host(cluster.a, 'on-b-1'), host(cluster.a, 'on-c')], {
+      action: 'agent.info',
+      params: { watch_ms: 30_000, interval_ms: 100 },
+      timeoutMs: 1000,
+      caller: 'test',
+    });
+    expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['deadline_exceeded', 'deadline_exceeded']);
+    await waitFor(() => ['on-b-1', 'on-c'].every((name) => agents.get(name)?.dispatcher.inFlight === 0), { what: 'the agents to stop the work' });
+  });
+
+  it('closes the stream of an agent revoked on another broker', async () => {
+    const doomed = await cluster.addAgent('doomed', 'c');
+    expect(holder(cluster.a, 'doomed')).toBe('c');
+    const fatal = new Promise<Error>((resolve) => doomed.connection.once('fatal', resolve));
+    cluster.a.registry.revoke(host(cluster.a, 'doomed').id, 'test');
+    expect((await fatal).message).toMatch(/revoked/);
+    expect(cluster.c.registry.find('doomed')).toBeUndefined();
+  });
+
+  it('ends the sessions of an identity revoked on another broker', async () => {
+    const token = identityToken(cluster.a, 1, undefined, 'short-lived');
+    const clientC = await mcpClient(cluster.c, token);
+    await call(clientC, 'list_agents');
+    const sessionsOnC = () => cluster.c.mcp.liveSessions().filter((session) => session.identity.name === 'short-lived').length;
+    expect(sessionsOnC()).toBe(1);
+    const identity = cluster.a.store.identities.findLiveByName('short-lived');
+    cluster.a.store.identities.revoke(identity?.id ?? '', Date.now());
+    await waitFor(() => sessionsOnC() === 0, { what: "c to end the revoked identity's session" });
+    await expect(call(clientC, 'list_agents')).rejects.toThrow(/revoked/);
+    await clientC.close();
+  });
+
+  it('returns by its deadline naming the hosts of a broker killed mid fan-out, whose agents come back on the others', async () => {
+    const chunks = new Set<string>();
+    const pending = cluster.a.fanOut(
+      ['on-a', 'on-b-1', 'on-b-2', 'on-c'].map((name) => host(cluster.a, name)),
+      {
+        action: 'agent.info',
+        params: { watch_ms: 1500, interval_ms: 100 },
+        timeoutMs: 15_000,
+        caller: 'test',
+        onChunk: (chunkHost) => chunks.add(chunkHost.name),
+      },
+    );
+    await waitFor(() => chunks.has('on-b-1') && chunks.has('on-b-2'), { what: 'chunks from the agents on b' });
+    cluster.b.signal('SIGKILL');
+    const outcomes = await pending;
+    const byName = Object.fromEntries(outcomes.map((o) => [o.host.name, o.outcome]));
+    expect(byName['on-a']?.ok).toBe(true);
+    expect(byName['on-c']?.ok).toBe(true);
+    for (const name of ['on-b-1', 'on-b-2']) {
+      const outcome = byName[name];
+      expect(outcome?.ok).toBe(false);
+      if (outcome?.ok === false) expect(outcome.error.message).toMatch(/broker b\b/);
+    }
+    await waitFor(
+      () => ['on-b-1', 'on-b-2'].every((name) => ['here', 'c'].includes(holder(cluster.a, name) ?? '') && host(cluster.a, name).state === 'online'),
+      { what: "b's agents online again on a or c" },
+    );
+    const again = await call(client, 'agent_info', { hosts: ['on-b-1', 'on-b-2'] });
+    expect(again.structuredContent).toMatchObject({ targeted: 2, responded: 2 });
+  });
+
+  it('answers for its own agents while the bus is down, refuses the others with unavailable, and recovers', async () => {
+    await cluster.nats.stop();
+    await waitFor(() => cluster.a.cluster?.problem() !== undefined, { what: 'a to notice the bus is gone' });
+    const outcomes = await cluster.a.fanOut([host(cluster.a, 'on-a'), host(cluster.a, 'on-c')], {
+      action: 'agent.info',
+      params: {},
+      timeoutMs: 5000,
+      caller: 'test',
+    });
+    expect(outcomes.map((o) => (o.outcome.ok ? 'ok' : o.outcome.error.code))).toEqual(['ok', 'unavailable']);
+    const ready = await fetch(new URL('/readyz', cluster.a.mcpUrl));
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks.bus).not.toBe('ok');
+
+    await cluster.nats.start();
+    await waitFor(() => cluster.a.cluster?.problem() === undefined, { what: 'a back on the bus' });
+    await waitFor(
+      async () => {
+        const [outcome] = await cluster.a.fanOut([host(cluster.a, 'on-c')], { action: 'agent.info', params: {}, timeoutMs: 5000, caller: 'test' });
+        return outcome?.outcome.ok;
+      },
+      { what: 'a call through c to succeed again' },
+    );
+    expect((await fetch(new URL('/readyz', cluster.a.mcpUrl))).status).toBe(200);
+  });
+
+  it('fleetmesh stdio given several brokers moves its session to the next when its broker stops', async () => {
+    const client = new Client({ name: 'stdio-cluster-test', version: '1' });
+    const token = identityToken(cluster.a, 1);
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [FLEETMESH_BIN, 'stdio', '--url', `${cluster.c.mcpUrl},${cluster.a.mcpUrl}`, '--token', token],
+        stderr: 'pipe',
+      }),
+    );
+    expect((await client.callTool({ name: 'agent_info', arguments: { host: 'on-a' } })).structuredContent).toMatchObject({ host: 'on-a' });
+    await cluster.stopC();
+    expect((await client.callTool({ name: 'agent_info', arguments: { host: 'on-a' } })).structuredContent).toMatchObject({ host: 'on-a' });
+    await client.close();
+  });
+});
+
+describe('a bus that asks for credentials', () => {
+  it('refuses a broker without the token with one clear error, and takes one that has it', async () => {
+    const nats = await NatsServer.start(['--auth', 's3cret-token']);
+    const temp = makeTempDir('fleetmesh-bus-auth-');
+    try {
+      const cluster = (token: string | undefined) => ({ url: nats.url, token, brokerId: 'solo', beatIntervalMs: 1000 });
+      await expect(Broker.start(brokerOptions(join(temp.path, 'refused'), { cluster: cluster(undefined) }), silentLogger)).rejects.toThrow(
+        /cannot reach the bus at nats:\/\/127\.0\.0\.1:\d+: .*Authorization/i,
+      );
+      const broker = await Broker.start(brokerOptions(join(temp.path, 'taken'), { cluster: cluster('s3cret-token') }), silentLogger);
+      expect(broker.cluster?.problem()).toBeUndefined();
+      await broker.stop();
+    } finally {
+      await nats.stop();
+      temp.remove();
+    }
+  });
+});
