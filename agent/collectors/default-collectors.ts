@@ -1,6 +1,7 @@
 import si from 'systeminformation';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import { CheckupCollector } from './checkup/checkup-collector.ts';
 import type { Collector, Report } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
@@ -60,5 +61,6 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     onFactsChange: hooks.onFactsChange,
     report: hooks.report,
   });
-  return [system, docker, swarm, sandbox, proxmox];
+  const checkup = new CheckupCollector({ dataDir: options.dataDir, configPath: options.configPath });
+  return [system, docker, swarm, sandbox, proxmox, checkup];
 }

@@ -1,4 +1,5 @@
 import { agentDomain } from '../domains/agent/agent-domain.ts';
+import { checkupDomain } from './checkup/checkup-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
 import type { Domain } from './domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
@@ -8,7 +9,16 @@ import { swarmDomain } from './swarm/swarm-domain.ts';
 import { systemDomain } from './system/system-domain.ts';
 
 /** Every domain fleetmesh has, in the order docs and surfaces list them. Adding a domain: declare it in its folder, list it here. */
-export const DOMAINS = [fleetDomain, agentDomain, systemDomain, dockerDomain, swarmDomain, sandboxDomain, proxmoxDomain] as const satisfies readonly Domain[];
+export const DOMAINS = [
+  fleetDomain,
+  agentDomain,
+  systemDomain,
+  dockerDomain,
+  swarmDomain,
+  sandboxDomain,
+  proxmoxDomain,
+  checkupDomain,
+] as const satisfies readonly Domain[];
 
 type FlagsOf<D> = D extends { flags: infer F } ? F : Record<never, never>;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
