@@ -86,14 +86,27 @@ function backupFindings(state: BackupState, maxAgeHours: number, now: number): F
 
 function agentFindings(info: Info, now: number): Finding[] {
   const findings: Finding[] = [];
-  for (const collector of info.collectors.filter((c) => !c.available)) {
+  const unavailable = info.collectors.filter((c) => !c.available);
+  for (const collector of unavailable.filter((c) => ESSENTIAL_COLLECTORS.has(c.name))) {
     findings.push({
       check: 'collector_available',
-      severity: ESSENTIAL_COLLECTORS.has(collector.name) ? 'warning' : 'info',
+      severity: 'warning',
       category: 'collectors',
       subject: collector.name,
       message: `the ${collector.name} collector is unavailable: ${collector.reason}`,
-      action: `Its tools answer collector_unavailable on this host; agent_info shows every collector's state.`,
+      action: "Its tools answer collector_unavailable on this host; agent_info shows every collector's state.",
+    });
+  }
+  // The others (swarm, sandbox, proxmox…) are off on most hosts by design: one line says which.
+  const optional = unavailable.filter((c) => !ESSENTIAL_COLLECTORS.has(c.name));
+  if (optional.length) {
+    findings.push({
+      check: 'collector_available',
+      severity: 'info',
+      category: 'collectors',
+      subject: optional.map((c) => c.name).join(', '),
+      message: `unavailable here: ${optional.map((c) => `${c.name} (${c.reason})`).join('; ')}`,
+      action: "agent_info shows every collector's state; each one's flags are in fleetmesh agent --help.",
     });
   }
   const left = info.certificate_not_after_unix_ms - now;

@@ -6,7 +6,7 @@ import { openPorts, processes, systemStatus } from '../../../shared/domains/syst
 import type { ActionHandler } from '../../dispatcher/dispatcher.ts';
 import type { HostSnapshot, SnapshotSection } from './host-snapshot.ts';
 import type { LocalCalls } from './local-calls.ts';
-import { compareSnapshots, needsAttention, suggestActions } from './snapshot-compare.ts';
+import { anythingChanged, compareSnapshots, needsAttention, suggestActions } from './snapshot-compare.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 
 const DEFAULT_KEEP = 30;
@@ -66,7 +66,7 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
       payload: {
         schema_version: 1,
         status: attention.some((a) => a.severity === 'critical') ? 'critical' : attention.length ? 'warning' : 'ok',
-        changed: changes.length > 0,
+        changed: anythingChanged(changes),
         needs_attention: attention,
         notable_changes: changes,
         suggested_actions: host ? suggestActions(host, attention, changes) : [],

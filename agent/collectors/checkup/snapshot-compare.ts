@@ -63,12 +63,12 @@ function diskChanges(before: NonNullable<HostSnapshot['disks']>, after: NonNulla
  * as every container gone.
  */
 export function compareSnapshots(before: HostSnapshot | undefined, after: HostSnapshot): NotableChange[] {
-  const skipped = SECTIONS.filter(({ of }) => of(after) === null).map(({ section }) => change('section_skipped', section, null, 'not collected'));
-  if (!before) return skipped;
-  const changes = [...skipped];
-  for (const { section, of } of SECTIONS) {
-    if (of(before) === null && of(after) !== null) changes.push(change('section_skipped', section, 'not collected', null));
-  }
+  const collected = (snapshot: HostSnapshot | undefined, of: (s: HostSnapshot) => unknown) =>
+    snapshot === undefined ? null : of(snapshot) === null ? 'not collected' : 'collected';
+  const changes = SECTIONS.filter(({ of }) => of(after) === null || (before !== undefined && of(before) === null)).map(({ section, of }) =>
+    change('section_skipped', section, collected(before, of), collected(after, of)),
+  );
+  if (!before) return changes;
   if (before.containers && after.containers) changes.push(...containerChanges(before.containers, after.containers));
   if (before.listening && after.listening) {
     const opened = after.listening.filter((socket) => !before.listening?.includes(socket));
@@ -77,6 +77,11 @@ export function compareSnapshots(before: HostSnapshot | undefined, after: HostSn
   }
   if (before.disks && after.disks) changes.push(...diskChanges(before.disks, after.disks));
   return changes;
+}
+
+/** Whether anything changed: a section that was not collected then and is not now is the same as before. */
+export function anythingChanged(changes: NotableChange[]): boolean {
+  return changes.some((c) => c.kind !== 'section_skipped' || (c.before !== null && c.before !== c.after));
 }
 
 /** What on the host needs a look now, worst first. */
@@ -120,7 +125,8 @@ export function suggestActions(host: string, attention: Attention[], changes: No
     if (item.kind === 'container_gone') add('docker_list', { name: item.subject }, `find out whether container ${item.subject} runs elsewhere now`);
     else if (item.kind === 'container_replaced' || item.kind === 'image_changed')
       add('docker_inspect', { host, name: item.subject }, `check the new ${item.subject}`);
-    else if (item.kind === 'section_skipped') add('agent_info', { host }, `see why the ${item.subject} collector did not answer`);
+    else if (item.kind === 'section_skipped' && item.after === 'not collected')
+      add('agent_info', { host }, `see why the ${item.subject} collector did not answer`);
   }
   return suggestions;
 }

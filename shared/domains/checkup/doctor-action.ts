@@ -36,6 +36,6 @@ export const doctor = defineAction({
     findings: z.array(findingShape),
     checks: z.array(z.string()).describe('The checks that ran.'),
   }),
-  table: { columns: ['status', 'critical_count', 'warning_count', 'findings'] },
+  table: { columns: ['status', 'critical_count', 'warning_count', 'findings'], first: 'critical_count' },
   related: ['checkup.report', 'docker.inspect'],
 });

@@ -21,7 +21,7 @@ export const CHANGE_KINDS = [
 export const notableChangeShape = z.object({
   kind: z.enum(CHANGE_KINDS),
   subject: z.string().describe('The container name, mount point or section the change is about.'),
-  before: z.string().nullable(),
+  before: z.string().nullable().describe('For section_skipped: collected or not collected (null: no previous report).'),
   after: z.string().nullable(),
 });
 
@@ -57,7 +57,7 @@ export const report = defineAction({
   output: z.object({
     schema_version: z.literal(1),
     status: z.enum(['ok', 'warning', 'critical']),
-    changed: z.boolean().describe('Whether anything changed since the previous snapshot.'),
+    changed: z.boolean().describe('Whether anything changed since the previous snapshot (false for the first one).'),
     needs_attention: z.array(attentionShape),
     notable_changes: z.array(notableChangeShape),
     suggested_actions: z.array(suggestedActionShape),
