@@ -28,7 +28,7 @@ const LEVELS: readonly Level[] = [0, 1, 2, 3];
 
 /** The most a list may cost at any level (tokens), and per tool on the individual surface. */
 const BUDGETS = {
-  individual: { tokens: 9_000, tokens_per_tool: 150 },
+  individual: { tokens: 9_500, tokens_per_tool: 150 },
   meta: { tokens: 2_500 },
   dynamic: { tokens: 500 },
 } as const;

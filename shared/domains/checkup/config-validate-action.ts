@@ -29,9 +29,8 @@ export const configValidate = defineAction({
   runsOn: 'host',
   collector: 'checkup',
   title: 'Validate the config file',
-  description:
-    "Checks the agent's --config YAML as it is on disk now, with line numbers: unknown keys, wrong types, conflicting keys, unreadable secret files. With strict, warnings (loose file modes, duplicate spellings) also fail.",
-  input: z.object({ strict: z.boolean().optional().describe('Count warnings as failures.') }).strict(),
+  description: "Checks the agent's --config file with line numbers: unknown keys, wrong types, conflicts, unreadable secret files.",
+  input: z.object({ strict: z.boolean().optional().describe('Warnings fail too.') }).strict(),
   output: z.object({
     file: z.string().nullable().describe('The config file checked; null when the agent runs without one.'),
     valid: z.boolean(),

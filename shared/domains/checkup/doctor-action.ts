@@ -22,10 +22,10 @@ export const doctor = defineAction({
   collector: 'checkup',
   title: 'Doctor',
   description:
-    "What is wrong or risky on a host: containers mounting the Docker socket, ports published on every address, stale or missing backups, collectors that cannot work, the agent certificate's expiry, Proxmox trusted insecurely, watchers that see nothing. Answers pass, warn or fail per host.",
+    'Risks on a host: Docker socket mounts, ports open to all, stale backups, collectors down, certificate expiry, insecure Proxmox trust, blind watchers. pass/warn/fail.',
   input: z
     .object({
-      backup_max_age_hours: z.number().int().min(1).max(87_600).optional().describe('A newest backup older than this is stale (default 168).'),
+      backup_max_age_hours: z.number().int().min(1).max(87_600).optional().describe('Stale after (default 168).'),
     })
     .strict(),
   output: z.object({

@@ -37,8 +37,7 @@ export const inventoryScan = defineAction({
   runsOn: 'host',
   collector: 'checkup',
   title: 'Inventory scan',
-  description:
-    'What runs where: each host with its OS, Docker version, swarm membership, Proxmox node, containers with published ports, listening ports and PVE guests.',
+  description: 'What runs where: OS, Docker, swarm, Proxmox node, containers and their published ports, listening ports, PVE guests.',
   input: z.object({}).strict(),
   output: inventoryOutput,
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
@@ -54,11 +53,10 @@ export const inventoryExport = defineAction({
   runsOn: 'host',
   collector: 'checkup',
   title: 'Inventory export',
-  description:
-    'The inventory of the hosts as one Mermaid graph of the whole fleet (hosts, containers, published ports, swarm membership, PVE guests) to paste into a Markdown viewer, or as json for machines.',
+  description: 'The fleet as one Mermaid graph (hosts, containers, ports, swarms, PVE guests), or json.',
   input: z
     .object({
-      format: z.enum(['mermaid', 'json']).optional().describe('mermaid (default): one graph of every host answered, in the text; json: the data only.'),
+      format: z.enum(['mermaid', 'json']).optional().describe('default mermaid'),
     })
     .strict(),
   output: inventoryOutput.extend({ format: z.enum(['mermaid', 'json']) }),

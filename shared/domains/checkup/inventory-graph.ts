@@ -79,9 +79,10 @@ export function inventoryGraph(answers: readonly Record<string, unknown>[]): str
       const containerId = `${id}c${c}`;
       lines.push(node(containerId, `${container.name} (${container.image}, ${container.state})`, '(', ')'));
       lines.push(`  ${id} --> ${containerId}`);
-      container.ports.forEach((port, p) => {
+      // The engine lists a port once per address family: draw it once.
+      [...new Set(container.ports.map(portText))].forEach((port, p) => {
         const portId = `${containerId}p${p}`;
-        lines.push(node(portId, portText(port), '([', '])'));
+        lines.push(node(portId, port, '([', '])'));
         lines.push(`  ${containerId} --- ${portId}`);
       });
     });

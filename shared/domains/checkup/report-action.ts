@@ -47,11 +47,11 @@ export const report = defineAction({
   collector: 'checkup',
   title: 'Host report',
   description:
-    "What changed on a host since its previous report (containers gone, new or replaced, image, state, ports, disk) and what needs attention now, with the tool to run next. Saves a snapshot on the agent's disk (keep the newest `keep`, default 30) unless no_save.",
+    'Changes on a host since its last report (containers, images, states, ports, disks), what needs attention, what to run next. Saves a snapshot unless no_save.',
   input: z
     .object({
-      keep: z.number().int().min(1).max(1000).optional().describe('Snapshots to keep on the agent (default 30).'),
-      no_save: z.boolean().optional().describe('Compare without saving this snapshot.'),
+      keep: z.number().int().min(1).max(1000).optional().describe('Snapshots kept (default 30).'),
+      no_save: z.boolean().optional().describe('Do not save this one.'),
     })
     .strict(),
   output: z.object({
