@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { toFleetError } from '../../errors/fleet-error.ts';
+import { closestNames } from '../../format/closest-names.ts';
 import { convertFlagValue, type FlagSpecs } from '../../options/command-line.ts';
 import type { configIssueShape } from './config-validate-action.ts';
 
@@ -45,7 +46,13 @@ export function checkConfigText(text: string, options: ConfigCheckOptions): Conf
     const flag = key.replaceAll('_', '-');
     const spec = options.flags[flag];
     if (!spec || spec.hidden) {
-      issues.push({ code: 'unknown_key', severity: 'error', key, line, message: `"${key}" is not an option of this program` });
+      const [closest] = closestNames(
+        flag,
+        Object.keys(options.flags).filter((name) => !options.flags[name]?.hidden),
+        1,
+      );
+      const guess = closest === undefined ? '' : ` (did you mean ${closest}?)`;
+      issues.push({ code: 'unknown_key', severity: 'error', key, line, message: `"${key}" is not an option of this program${guess}` });
       continue;
     }
     if (lines.has(flag)) {
