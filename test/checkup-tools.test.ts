@@ -143,7 +143,7 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
     expect(flags.indexOf('yes')).toBe(0);
 
     const dry = await pve.call('report', { host: 'engine-1', no_save: true });
-    expect(dry.structuredContent).toMatchObject({ saved: false, snapshots_kept: 2, changed: false });
+    expect(dry.structuredContent).toMatchObject({ saved: false, snapshots_kept: 2 });
   });
 
   it('finds the socket mount, public ports, missing or stale backups and insecure Proxmox trust, with pass, warn or fail per host', async () => {
