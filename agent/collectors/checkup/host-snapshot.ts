@@ -7,7 +7,7 @@ export interface HostSnapshot {
   schema_version: 1;
   taken_at_unix_ms: number;
   containers: SnapshotContainer[] | null;
-  /** The host's listening sockets, as `tcp 0.0.0.0:22`. */
+  /** The host's listening sockets other machines can reach, as `tcp 0.0.0.0:22`. */
   listening: string[] | null;
   disks: { mount: string; usage_percent: number }[] | null;
   zombies: number | null;

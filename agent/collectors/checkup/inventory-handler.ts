@@ -6,6 +6,7 @@ import { proxmoxGuests } from '../../../shared/domains/proxmox/proxmox-actions.t
 import { openPorts } from '../../../shared/domains/system/system-actions.ts';
 import type { ActionHandler, CallContext, HandlerResult } from '../../dispatcher/dispatcher.ts';
 import type { LocalCalls } from './local-calls.ts';
+import { reachableSockets } from './reachable-sockets.ts';
 
 type HostInventory = z.infer<typeof hostInventoryShape>;
 
@@ -47,7 +48,7 @@ async function scanHost(
           p.public_port === null ? [] : [{ ip: p.ip, public_port: p.public_port, private_port: p.private_port, protocol: p.protocol }],
         ),
       })) ?? [],
-    listening_ports: ports.payload?.ports.map((p) => ({ protocol: p.protocol, address: p.address, port: p.port, process: p.process })) ?? [],
+    listening_ports: reachableSockets(ports.payload?.ports ?? []).map((p) => ({ protocol: p.protocol, address: p.address, port: p.port, process: p.process })),
     guests: guests?.payload?.guests.map((g) => ({ vmid: g.vmid, name: g.name, type: g.type, node: g.node, status: g.status })) ?? [],
   };
   return {

@@ -6,6 +6,7 @@ import { openPorts, processes, systemStatus } from '../../../shared/domains/syst
 import type { ActionHandler } from '../../dispatcher/dispatcher.ts';
 import type { HostSnapshot, SnapshotSection } from './host-snapshot.ts';
 import type { LocalCalls } from './local-calls.ts';
+import { reachableSockets } from './reachable-sockets.ts';
 import { anythingChanged, compareSnapshots, needsAttention, suggestActions } from './snapshot-compare.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 
@@ -49,7 +50,11 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
           restart_count: c.restart_count,
           ports: publishedPorts(c),
         })) ?? null,
-      listening: ports.payload ? [...new Set(ports.payload.ports.map((p) => `${p.protocol} ${p.address}:${p.port}`))].sort() : null,
+      listening: ports.payload
+        ? reachableSockets(ports.payload.ports)
+            .map((p) => `${p.protocol} ${p.address}:${p.port}`)
+            .sort()
+        : null,
       disks: status.payload?.disks.map((d) => ({ mount: d.mount, usage_percent: d.usage_percent })) ?? null,
       zombies: procs.payload?.zombies.length ?? null,
       cpu_percent: status.payload?.cpu.usage_percent ?? null,

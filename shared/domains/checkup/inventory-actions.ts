@@ -19,7 +19,9 @@ export const hostInventoryShape = z.object({
     .nullable(),
   proxmox: z.object({ node: z.string(), cluster: z.string() }).nullable(),
   containers: z.array(z.object({ name: z.string(), image: z.string(), state: z.string(), ports: z.array(publishedPortShape) })),
-  listening_ports: z.array(z.object({ protocol: z.string(), address: z.string(), port: z.number(), process: z.string().nullable() })),
+  listening_ports: z
+    .array(z.object({ protocol: z.string(), address: z.string(), port: z.number(), process: z.string().nullable() }))
+    .describe('Sockets other machines can reach (not loopback).'),
   guests: z.array(z.object({ vmid: z.number(), name: z.string(), type: z.string(), node: z.string(), status: z.string() })),
 });
 
