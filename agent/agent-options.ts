@@ -53,6 +53,8 @@ export const AGENT_COMMAND: CommandSpec<typeof AGENT_FLAGS> = {
 
 export interface AgentOptions {
   dataDir: string;
+  /** The --config file the options were read from, if any (config_validate checks it again). */
+  configPath?: string | undefined;
   /** Undefined: use the address remembered at enrollment. */
   brokerAddress: string | undefined;
   token: string | undefined;

@@ -91,6 +91,11 @@ export const COMMANDS: CommandEntry[] = [
     async () => (await import('./commands/audit-command.ts')).auditCommand,
   ),
   entry(
+    'config validate',
+    "Check a broker's or an agent's --config file before starting it: every problem, with its line.",
+    async () => (await import('./commands/config-validate-command.ts')).configValidateCommand,
+  ),
+  entry(
     'call',
     'Run any tool through the broker with an identity token; per-host progress on stderr.',
     async () => (await import('./commands/call-command.ts')).callCommand,

@@ -4,6 +4,7 @@ import { DEFAULT_BACKUP_FOLDER } from '../../shared/domains/backup/backup-domain
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import { BackupCollector } from './backup/backup-collector.ts';
+import { CheckupCollector } from './checkup/checkup-collector.ts';
 import type { Collector, Report } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
@@ -73,5 +74,6 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     log: log.child({ collector: 'backup' }),
   });
   const install = new InstallCollector({ docker: dockerApi, address: options.dockerAddress, appCatalogDir: options.appCatalogDir });
-  return [system, docker, swarm, sandbox, proxmox, backup, install];
+    const checkup = new CheckupCollector({ dataDir: options.dataDir, configPath: options.configPath });
+  return [system, docker, swarm, sandbox, proxmox, checkup, backup, install];
 }

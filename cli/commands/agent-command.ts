@@ -13,7 +13,7 @@ export const agentCommand = defineCommand({
   spec: AGENT_COMMAND,
   async run(parsed, io) {
     quietGrpc();
-    const options = resolveAgentOptions(parsed.values, io.env.DOCKER_HOST);
+    const options = { ...resolveAgentOptions(parsed.values, io.env.DOCKER_HOST), configPath: parsed.configPath };
     const log = createLogger({ level: options.logLevel, format: options.logFormat });
     const agent = await Agent.start(options, log);
     const ended = await Promise.race([untilSignal().then((signal) => ({ signal })), agent.connection.fatal.then((error: FleetError) => ({ error }))]);

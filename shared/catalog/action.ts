@@ -44,6 +44,12 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly sensitive?: readonly string[];
   /** How the Markdown text shows a fleet answer: the list to tabulate and its columns. */
   readonly table?: TableHint;
+  /**
+   * A view of the hosts' answers that a table cannot give (one graph of every
+   * host), built from their checked answers; its text quotes every fleet string
+   * itself. Undefined when the answers ask for none.
+   */
+  readonly view?: (hosts: readonly Record<string, unknown>[]) => { language: string; text: string } | undefined;
   /** Other actions worth knowing about from this one (ids). */
   readonly related?: readonly string[];
   /**
@@ -80,6 +86,8 @@ export interface TableHint {
   /** A list field of each host's answer: its items become rows (with a host column). Absent: one row per host. */
   readonly list?: string;
   readonly columns: readonly string[];
+  /** A field whose truthy rows come before the others (the hosts where something changed). */
+  readonly first?: string;
   /**
    * The list runs oldest to newest and its end is what people read (a log): a
    * table that must cut keeps the last rows, and tells how to read the older ones.

@@ -1,5 +1,6 @@
 import { agentDomain } from '../domains/agent/agent-domain.ts';
 import { backupDomain } from './backup/backup-domain.ts';
+import { checkupDomain } from './checkup/checkup-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
 import type { Domain } from './domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
@@ -18,6 +19,7 @@ export const DOMAINS = [
   swarmDomain,
   sandboxDomain,
   proxmoxDomain,
+  checkupDomain,
   backupDomain,
   installDomain,
 ] as const satisfies readonly Domain[];

@@ -68,6 +68,8 @@ export interface ParsedCommand<S extends FlagSpecs> {
   values: FlagValues<S>;
   positionals: string[];
   help: boolean;
+  /** The config file read, when there was one (config_validate checks it again later). */
+  configPath?: string;
 }
 
 export function envName(flag: string, spec: FlagSpec): string | undefined {
@@ -75,7 +77,8 @@ export function envName(flag: string, spec: FlagSpec): string | undefined {
   return spec.env ?? `FLEETMESH_${flag.replaceAll('-', '_').toUpperCase()}`;
 }
 
-function convert(flag: string, spec: FlagSpec, raw: unknown, source: string): unknown {
+/** A flag's value from the command line, a variable or a config key, converted to its type; `source` names where it came from in errors. */
+export function convertFlagValue(flag: string, spec: FlagSpec, raw: unknown, source: string): unknown {
   const where = `${source}`;
   switch (spec.type) {
     case 'string': {
@@ -203,14 +206,14 @@ export function parseCommandLine<S extends FlagSpecs>(command: CommandSpec<S>, a
     let value: unknown;
     if (fromCli !== undefined) {
       const raw = Array.isArray(fromCli) ? fromCli.join(',') : fromCli;
-      value = convert(flag, spec, raw, `--${flag}`);
+      value = convertFlagValue(flag, spec, raw, `--${flag}`);
       if (spec.repeatable && Array.isArray(fromCli)) value = fromCli.map(String);
     } else if (variable !== undefined && env[variable] !== undefined && env[variable] !== '') {
-      value = convert(flag, spec, env[variable], `${variable}`);
+      value = convertFlagValue(flag, spec, env[variable], `${variable}`);
     } else if (configByFlag.has(flag)) {
-      value = convert(flag, spec, configByFlag.get(flag), `${flag} in ${configPath}`);
+      value = convertFlagValue(flag, spec, configByFlag.get(flag), `${flag} in ${configPath}`);
     } else if (spec.default !== undefined) {
-      value = typeof spec.default === 'string' && spec.type !== 'string' ? convert(flag, spec, spec.default, `default of --${flag}`) : spec.default;
+      value = typeof spec.default === 'string' && spec.type !== 'string' ? convertFlagValue(flag, spec, spec.default, `default of --${flag}`) : spec.default;
     }
     values[flag] = value;
   }
@@ -227,7 +230,7 @@ export function parseCommandLine<S extends FlagSpecs>(command: CommandSpec<S>, a
       hint: `Usage: ${command.usage}`,
     });
   }
-  return { values: values as FlagValues<S>, positionals: parsed.positionals, help: false };
+  return { values: values as FlagValues<S>, positionals: parsed.positionals, help: false, ...(configPath ? { configPath } : {}) };
 }
 
 /** The --help text of a command. */

@@ -88,17 +88,27 @@ function quoted(text: string): string {
   return `${fence}${pad}${body}${pad}${fence}`;
 }
 
-/** A value as a fenced JSON block whose fence no string inside it can close. */
-function jsonBlock(value: unknown): string {
-  const json = JSON.stringify(value, null, 2);
-  const longest = Math.max(2, ...(json.match(/`+/g) ?? []).map((run) => run.length));
+/** Text as a fenced block whose fence nothing inside it can close. */
+function fenced(language: string, text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
-  return `${fence}json\n${json}\n${fence}`;
+  return `${fence}${language}\n${text}\n${fence}`;
+}
+
+/** A value as a fenced JSON block. */
+function jsonBlock(value: unknown): string {
+  return fenced('json', JSON.stringify(value, null, 2));
+}
+
+/** The action's own view of the answers (a graph), when it has one: a fenced block after the table. */
+function viewLines(action: Action, hosts: Record<string, unknown>[]): string[] {
+  const view = action.view?.(hosts);
+  return view ? ['', fenced(view.language, view.text)] : [];
 }
 
 /** At or over this, a percentage is worth a look before the rest. */
 const HOT_PERCENT = 90;
-const TROUBLED_STATES = new Set(['unhealthy', 'restarting', 'dead', 'unavailable', 'partial', 'critical', 'warning', 'down', 'failed']);
+const TROUBLED_STATES = new Set(['unhealthy', 'restarting', 'dead', 'unavailable', 'partial', 'critical', 'warning', 'down', 'failed', 'warn', 'fail']);
 
 /** What in a record is worth a look, as `key value` phrases: figures over HOT_PERCENT, restarts, troubled states. */
 function hotFields(record: Record<string, unknown>, prefix = ''): string[] {
@@ -124,10 +134,10 @@ function attention(record: Record<string, unknown>): number {
   return hot(record) ? 1 : 0;
 }
 
-/** Rows that need attention first (worst first), the others in their order. */
-function troubleFirst<T extends Record<string, unknown>>(rows: T[]): T[] {
+/** Rows whose `first` field is truthy first, then those that need attention (worst first), the others in their order. */
+function troubleFirst<T extends Record<string, unknown>>(rows: T[], first?: string): T[] {
   return rows
-    .map((row, index) => ({ row, index, weight: attention(row) }))
+    .map((row, index) => ({ row, index, weight: attention(row) + (first && row[first] ? 4 : 0) }))
     .sort((a, b) => b.weight - a.weight || a.index - b.index)
     .map(({ row }) => row);
 }
@@ -191,12 +201,13 @@ function itemsTable(
   lead: string[] = [],
   tail?: TableHint['tail'],
   shown?: Record<string, unknown>[],
+  first?: string,
 ): string[] {
   const present = new Set(items.flatMap((item) => Object.keys(item)));
   const hinted = columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
   const chosen = hinted.length ? hinted : scalarColumns(items, lead);
   const omitted = [...present].filter((key) => !lead.includes(key) && !chosen.some((c) => c === key || c.startsWith(`${key}.`)));
-  const ordered = tail ? items : troubleFirst(items);
+  const ordered = tail ? items : troubleFirst(items, first);
   const needing = tail ? 0 : ordered.filter((item) => attention(item) > 0).length;
   // Say why a row comes first, unless the shown columns already do (every row is a finding).
   const why = needing > 0 && needing < items.length;
@@ -285,8 +296,11 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
     }));
     const base = ['availability', ...(failing ? ['failed_collectors'] : [])];
     const hinted = action.table?.columns ?? [];
-    lines.push(...itemsTable(rows, [...base, ...(hinted.length ? hinted : scalarColumns(rows, ['host', ...base]))], ['host']));
+    lines.push(
+      ...itemsTable(rows, [...base, ...(hinted.length ? hinted : scalarColumns(rows, ['host', ...base]))], ['host'], undefined, undefined, action.table?.first),
+    );
   }
+  lines.push(...viewLines(action, nodes));
   return lines.join('\n');
 }
 
@@ -304,6 +318,7 @@ function renderNode(action: Action, node: Record<string, unknown>): string {
   if (failed?.length) lines.push('', `Collectors that failed: ${failed.map((name) => cell(name)).join(', ')} (figures they feed are null).`);
   const errors = node.errors as ErrorInfo[];
   if (errors?.length) lines.push('', '**Errors:**', ...errorLines(errors));
+  lines.push(...viewLines(action, [node]));
   return lines.join('\n');
 }
 

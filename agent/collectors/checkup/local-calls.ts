@@ -1,0 +1,57 @@
+import type { Action, ActionInput, ActionOutput } from '../../../shared/catalog/action.ts';
+import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
+import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
+
+/** One action's answer on this host: its payload (null when it gave none), and what failed. */
+export interface LocalAnswer<A extends Action> {
+  payload: ActionOutput<A> | null;
+  failedCollectors: string[];
+  errors: ErrorInfo[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Runs other actions of this agent in-process, through the same dispatcher the
+ * broker's calls go through (their schemas, deadlines and collector checks), so
+ * a check-up reads the host exactly as docker_list or agent_info would, and a
+ * collector that cannot answer is an answer without payload, never a throw.
+ */
+export class LocalCalls {
+  private dispatcher: Dispatcher | undefined;
+  private sequence = 0;
+
+  attach(dispatcher: Dispatcher): void {
+    this.dispatcher = dispatcher;
+  }
+
+  async run<A extends Action>(action: A, params: ActionInput<A>, context: CallContext): Promise<LocalAnswer<A>> {
+    const dispatcher = this.dispatcher;
+    if (!dispatcher) throw new Error('local calls before the collector was registered');
+    const callId = `${context.callId}/${action.id}/${this.sequence++}`;
+    const cancel = () => dispatcher.cancel(callId, 'the check-up call ended');
+    context.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await new Promise<LocalAnswer<A>>((resolve) => {
+        void dispatcher.run(
+          {
+            callId,
+            action: action.id,
+            paramsJson: encoder.encode(JSON.stringify(params)),
+            deadlineUnixMs: context.deadlineUnixMs,
+            caller: context.caller,
+            callerLevel: context.callerLevel,
+          },
+          {
+            chunk: () => undefined,
+            result: (_id, payloadJson, failedCollectors, errors) =>
+              resolve({ payload: JSON.parse(decoder.decode(payloadJson)) as ActionOutput<A> | null, failedCollectors, errors }),
+          },
+        );
+      });
+    } finally {
+      context.signal.removeEventListener('abort', cancel);
+    }
+  }
+}

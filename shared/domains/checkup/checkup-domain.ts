@@ -1,0 +1,12 @@
+import type { Domain } from '../domain.ts';
+import { configValidate } from './config-validate-action.ts';
+import { doctor } from './doctor-action.ts';
+import { inventoryExport, inventoryScan } from './inventory-actions.ts';
+import { report } from './report-action.ts';
+
+/** A host's check-up, as homebutler groups it: what changed, what is wrong, what runs where, whether its config holds. */
+export const checkupDomain = {
+  name: 'checkup',
+  actions: [report, doctor, inventoryScan, inventoryExport, configValidate],
+  reports: {},
+} as const satisfies Domain;

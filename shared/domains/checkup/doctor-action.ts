@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineAction } from '../../catalog/action.ts';
+
+/** What a finding is about: a vocabulary, to branch on. */
+export const FINDING_CATEGORIES = ['security', 'exposure', 'backup', 'collectors', 'certificate', 'proxmox', 'watch', 'resources'] as const;
+
+export const findingShape = z.object({
+  check: z.string().describe('The check that found it (docker_socket_mount, public_port, backup_age…).'),
+  severity: z.enum(['info', 'warning', 'critical']),
+  category: z.enum(FINDING_CATEGORIES),
+  subject: z.string().describe('The container, port, collector or file it is about.'),
+  message: z.string(),
+  action: z.string().describe('What to do about it, naming the fleetmesh tool when one helps.'),
+});
+
+export const doctor = defineAction({
+  id: 'checkup.doctor',
+  tool: 'doctor',
+  risk: 'read',
+  level: 0,
+  runsOn: 'host',
+  collector: 'checkup',
+  title: 'Doctor',
+  description:
+    'Risks on a host: Docker socket mounts, ports open to all, stale backups, collectors down, certificate expiry, insecure Proxmox trust, blind watchers. pass/warn/fail.',
+  input: z
+    .object({
+      backup_max_age_hours: z.number().int().min(1).max(87_600).optional().describe('Stale after (default 168).'),
+    })
+    .strict(),
+  output: z.object({
+    schema_version: z.literal(1),
+    status: z.enum(['pass', 'warn', 'fail']).describe('fail: a critical finding; warn: a warning; pass: neither.'),
+    critical_count: z.number(),
+    warning_count: z.number(),
+    findings: z.array(findingShape),
+    checks: z.array(z.string()).describe('The checks that ran.'),
+  }),
+  table: { columns: ['status', 'critical_count', 'warning_count', 'findings'], first: 'critical_count' },
+  related: ['checkup.report', 'docker.inspect'],
+});
