@@ -66,14 +66,15 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     onFactsChange: hooks.onFactsChange,
     report: hooks.report,
   });
+  const backupDir = options.backupDir ?? join(options.dataDir, DEFAULT_BACKUP_FOLDER);
   const backup = new BackupCollector({
     docker: dockerApi,
     address: options.dockerAddress,
-    backupDir: options.backupDir ?? join(options.dataDir, DEFAULT_BACKUP_FOLDER),
+    backupDir,
     owner: options.name,
     log: log.child({ collector: 'backup' }),
   });
   const install = new InstallCollector({ docker: dockerApi, address: options.dockerAddress, appCatalogDir: options.appCatalogDir });
-    const checkup = new CheckupCollector({ dataDir: options.dataDir, configPath: options.configPath });
+  const checkup = new CheckupCollector({ dataDir: options.dataDir, backupDir, configPath: options.configPath });
   return [system, docker, swarm, sandbox, proxmox, checkup, backup, install];
 }

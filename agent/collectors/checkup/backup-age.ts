@@ -7,7 +7,10 @@ export type BackupState = { configured: false } | { configured: true; archives: 
 /** Depth of the tree searched: the directory, and one folder per container or project inside it. */
 const MAX_DEPTH = 2;
 
-/** Reads the agent's backup directory (`<data dir>/backups`): every regular file counts as an archive. */
+/**
+ * Reads the agent's backup directory (`--backup-dir`, `<data dir>/backups` by
+ * default): each `.tar.gz` archive counts, its manifest beside it does not.
+ */
 export function backupState(dir: string): BackupState {
   let archives = 0;
   let newestUnixMs: number | null = null;
@@ -15,7 +18,7 @@ export function backupState(dir: string): BackupState {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       const child = join(path, entry.name);
       if (entry.isDirectory() && depth < MAX_DEPTH) walk(child, depth + 1);
-      else if (entry.isFile() && !entry.name.startsWith('.')) {
+      else if (entry.isFile() && !entry.name.startsWith('.') && entry.name.endsWith('.tar.gz')) {
         archives += 1;
         const modified = statSync(child).mtimeMs;
         if (newestUnixMs === null || modified > newestUnixMs) newestUnixMs = modified;

@@ -13,8 +13,10 @@ import { createReportHandler } from './report-handler.ts';
 import { SnapshotStore } from './snapshot-store.ts';
 
 export interface CheckupCollectorOptions {
-  /** The agent's data dir: report snapshots go to `reports/`, backups are looked for in `backups/`. */
+  /** The agent's data dir: report snapshots go to `reports/`. */
   dataDir: string;
+  /** Where backup_create writes its archives, for doctor's backup age. */
+  backupDir: string;
   /** The agent's --config file, when it was started with one. */
   configPath?: string | undefined;
 }
@@ -38,7 +40,7 @@ export class CheckupCollector implements Collector {
     this.calls.attach(dispatcher);
     const { dataDir } = this.options;
     dispatcher.register(report, createReportHandler(this.calls, new SnapshotStore(join(dataDir, 'reports'))));
-    dispatcher.register(doctor, createDoctorHandler(this.calls, join(dataDir, 'backups')));
+    dispatcher.register(doctor, createDoctorHandler(this.calls, this.options.backupDir));
     dispatcher.register(inventoryScan, createInventoryScanHandler(this.calls));
     dispatcher.register(inventoryExport, createInventoryExportHandler(this.calls));
     dispatcher.register(configValidate, createConfigValidateHandler(this.options.configPath));
