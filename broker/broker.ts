@@ -56,10 +56,10 @@ export class Broker {
         hint: 'Stop it first, or give this one its own --data-dir.',
       });
     }
-    const store = BrokerStore.open(options.dataDir);
+    const store = await BrokerStore.open(options.dataDir, { store: options.store });
     try {
       const authority = await BrokerAuthority.open(options.dataDir, options.bootstrap.ca);
-      applyBrokerBootstrap(store, options.bootstrap, log);
+      await applyBrokerBootstrap(store, options.bootstrap, log);
       const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(
@@ -67,7 +67,7 @@ export class Broker {
         { heartbeatIntervalMs: options.heartbeatIntervalMs, staleAfterMissed: options.staleAfterMissed, storePollMs: options.storePollMs },
         log,
       );
-      registry.start();
+      await registry.start();
       const mesh = new MeshServer({
         listen: options.grpcListen,
         caCertificatePem: authority.ca.certificatePem,
@@ -83,7 +83,7 @@ export class Broker {
       try {
         port = await mesh.start();
       } catch (error) {
-        registry.stop();
+        await registry.stop();
         const reason = (error as Error).message;
         throw new FleetError(
           'conflict',
@@ -93,7 +93,7 @@ export class Broker {
           },
         );
       }
-      const interrupted = store.audit.markInterrupted(Date.now());
+      const interrupted = await store.audit.markInterrupted(Date.now());
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
       const callMetrics = new BrokerMetrics();
       const index = new FleetIndex(registry, store, log, callMetrics);
@@ -126,7 +126,7 @@ export class Broker {
         createSession: (identity) =>
           new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
         routes: createHealthRoutes({
-          readiness: () => ({ store: storeProblem(store), agents_listener: mesh.listening ? undefined : 'not listening' }),
+          readiness: async () => ({ store: await store.problem(), agents_listener: mesh.listening ? undefined : 'not listening' }),
           metrics: () => callMetrics.render(registry.list().map((host) => host.state)),
           metricsToken: options.metricsToken,
           onTokenRefused: (req, reason) => refusals.record({ source: req.socket.remoteAddress ?? 'unknown', tool: '/metrics', errorCode: 'forbidden', reason }),
@@ -135,7 +135,7 @@ export class Broker {
       try {
         await mcp.start();
       } catch (error) {
-        registry.stop();
+        await registry.stop();
         await mesh.stop();
         const reason = (error as Error).message;
         throw new FleetError(
@@ -164,10 +164,15 @@ export class Broker {
         }
       });
       const dialName = options.advertiseNames[0] ?? 'localhost';
-      store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
-      store.setMeta(META_MCP_URL, mcp.url);
+      await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
+      await store.setMeta(META_MCP_URL, mcp.url);
       writeFileSync(join(options.dataDir, BROKER_PID_FILE), `${process.pid}\n`);
-      log.info('broker listening for MCP clients', { mcp: mcp.url, surface: options.toolSurface, operations_level: options.operationsLevel });
+      log.info('broker listening for MCP clients', {
+        mcp: mcp.url,
+        store: store.description,
+        surface: options.toolSurface,
+        operations_level: options.operationsLevel,
+      });
       log.info('broker listening for agents', {
         grpc: `${parseHostPort(options.grpcListen, 'grpc').host}:${port}`,
         ca_pin: authority.pin,
@@ -175,7 +180,7 @@ export class Broker {
       });
       return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log);
     } catch (error) {
-      store.close();
+      await store.close();
       throw error;
     }
   }
@@ -188,23 +193,12 @@ export class Broker {
   async stop(): Promise<void> {
     await this.mcp.stop();
     this.index.stop();
-    this.runner.metrics.stop();
-    this.registry.stop();
+    await this.runner.metrics.stop();
+    await this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);
     if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
-    this.store.close();
-  }
-}
-
-/** Why the store cannot serve, or undefined when a trivial query answers. */
-function storeProblem(store: BrokerStore): string | undefined {
-  if (!store.db.open) return 'closed';
-  try {
-    store.db.prepare('SELECT 1').get();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
+    await this.store.close();
   }
 }
 

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'collector_unavailable',
   'collector_failed',
   'result_too_large',
+  'unavailable',
   'internal',
 ] as const;
 
@@ -49,6 +50,7 @@ const NEXT_STEP: Record<ErrorCode, string> = {
   collector_unavailable: 'agent_info gives the reason the collector is unavailable.',
   collector_failed: 'Call again; agent_info shows the state of its collectors.',
   result_too_large: 'Narrow the call: fewer hosts, a filter or a smaller limit.',
+  unavailable: 'The broker cannot reach its store: reads of the fleet still answer; try the change again once GET /readyz says ready.',
   internal: 'This is a bug or an unexpected condition; the broker and agent logs have details.',
 };
 

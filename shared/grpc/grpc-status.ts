@@ -25,6 +25,7 @@ const TO_GRPC: Record<ErrorCode, grpc.status> = {
   collector_unavailable: grpc.status.UNAVAILABLE,
   collector_failed: grpc.status.INTERNAL,
   result_too_large: grpc.status.RESOURCE_EXHAUSTED,
+  unavailable: grpc.status.UNAVAILABLE,
   internal: grpc.status.INTERNAL,
 };
 
