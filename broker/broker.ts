@@ -20,7 +20,8 @@ import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { MetricsStore } from './metrics/metrics-store.ts';
-import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
+import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
+import { openSharedAuthority } from './pki/shared-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 
 export const BROKER_PID_FILE = 'broker.pid';
@@ -58,7 +59,7 @@ export class Broker {
     }
     const store = await BrokerStore.open(options.dataDir, { store: options.store });
     try {
-      const authority = await BrokerAuthority.open(options.dataDir, options.bootstrap.ca);
+      const authority = await openSharedAuthority(store, options.dataDir, options.bootstrap.ca);
       await applyBrokerBootstrap(store, options.bootstrap, log);
       const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);

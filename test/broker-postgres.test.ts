@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { SERVER_CERT_FILE } from '../broker/pki/broker-authority.ts';
 import { STORE_FILE } from '../broker/store/broker-store.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
@@ -72,6 +73,25 @@ describe('a broker on PostgreSQL', () => {
     expect(agents.rows).toEqual([{ name: 'pg-host', state: 'online' }]);
     // Nothing went to a SQLite file beside the CA.
     expect(existsSync(join(dataDir, STORE_FILE))).toBe(false);
+  });
+
+  it('shares one CA among the brokers of a store, each with its own server certificate: an agent enrolled on one connects to another', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const first = await startTestFleet({ store: database.url });
+    cleanups.push(() => first.stop());
+    const second = await startTestFleet({ store: database.url });
+    cleanups.push(() => second.stop());
+    expect(second.pin).toBe(first.pin);
+    const serverCertificate = (fleet: TestFleet) => readFileSync(join(fleet.broker.options.dataDir, SERVER_CERT_FILE), 'utf8');
+    expect(serverCertificate(second)).not.toBe(serverCertificate(first));
+
+    const roamer = await first.addAgent('roamer');
+    await first.stopAgent(roamer);
+    const moved = new CliProcess(['agent', '--broker', second.address, '--data-dir', first.agentDir('roamer')]);
+    cleanups.push(() => moved.stop());
+    await moved.waitForOutput(/connected to the broker/);
+    await waitFor(() => second.broker.registry.find('roamer')?.state === 'online', { what: 'roamer online on the second broker' });
   });
 
   it('answers reads while PostgreSQL is down, refuses changes as unavailable, and recovers when it is back', async () => {

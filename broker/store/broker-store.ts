@@ -76,6 +76,11 @@ export class BrokerStore {
     return new BrokerStore(sql);
   }
 
+  /** Whether other brokers may share this store (a cluster), or it is this broker's alone. */
+  get shared(): boolean {
+    return this.sql.shared;
+  }
+
   /** Where the state is, for logs: `sqlite:PATH` or the PostgreSQL URL without its password. */
   get description(): string {
     return this.sql.description;

@@ -23,6 +23,7 @@ const TRANSACTION_ATTEMPTS = 5;
  */
 export class PostgresEngine implements SqlEngine {
   readonly description: string;
+  readonly shared = true;
   private readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<pg.PoolClient>();
   private readonly placeholders = new Map<string, string>();

@@ -10,6 +10,8 @@ export type SqlValue = string | number | null;
 export interface SqlEngine {
   /** For messages and /readyz: `sqlite:PATH` or the PostgreSQL URL without its password. */
   readonly description: string;
+  /** Whether other brokers may share it (a server), or it is this broker's alone (a file). */
+  readonly shared: boolean;
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   /** Runs a statement; resolves to the number of rows it changed. */

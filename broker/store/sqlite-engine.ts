@@ -11,6 +11,7 @@ import type { SqlEngine, SqlValue } from './sql-engine.ts';
  */
 export class SqliteEngine implements SqlEngine {
   readonly description: string;
+  readonly shared = false;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly current = new AsyncLocalStorage<object>();
   /** The transaction in progress, and a promise that settles when it ends. */
