@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { BOOTSTRAP_FILES, writeBootstrapFiles } from '../broker/bootstrap/bootstrap-files.ts';
+import { readBrokerBootstrap } from '../broker/bootstrap/broker-bootstrap.ts';
 import { SERVER_CERT_FILE } from '../broker/pki/broker-authority.ts';
 import { STORE_FILE } from '../broker/store/broker-store.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
@@ -92,6 +94,30 @@ describe('a broker on PostgreSQL', () => {
     cleanups.push(() => moved.stop());
     await moved.waitForOutput(/connected to the broker/);
     await waitFor(() => second.broker.registry.find('roamer')?.state === 'online', { what: 'roamer online on the second broker' });
+  });
+
+  it('starts brokers of a cluster together from the same bootstrap files: one CA, one join token, one admin, a foreign CA refused', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const temp = makeTempDir();
+    cleanups.push(() => temp.remove());
+    const files = (dir: string) => ({
+      caCertFile: join(dir, BOOTSTRAP_FILES.caCert),
+      caKeyFile: join(dir, BOOTSTRAP_FILES.caKey),
+      joinTokenFile: join(dir, BOOTSTRAP_FILES.joinToken),
+      adminTokenFile: join(dir, BOOTSTRAP_FILES.adminToken),
+    });
+    const written = await writeBootstrapFiles(join(temp.path, 'secrets'));
+    const bootstrap = readBrokerBootstrap(files(written.dir));
+    const fleets = await Promise.all([0, 1, 2].map(() => startTestFleet({ store: database.url, bootstrap })));
+    for (const fleet of fleets) cleanups.push(() => fleet.stop());
+    expect(fleets.map((fleet) => fleet.pin)).toEqual([written.pin, written.pin, written.pin]);
+    const [first] = fleets as [TestFleet];
+    expect((await first.broker.store.tokens.list()).map((token) => token.id)).toEqual([written.joinTokenId]);
+    expect((await first.broker.store.identities.list()).map((identity) => identity.name)).toEqual(['admin']);
+
+    const other = await writeBootstrapFiles(join(temp.path, 'other'));
+    await expect(startTestFleet({ store: database.url, bootstrap: readBrokerBootstrap(files(other.dir)) })).rejects.toThrow(/use another CA/);
   });
 
   it('answers reads while PostgreSQL is down, refuses changes as unavailable, and recovers when it is back', async () => {
