@@ -142,9 +142,9 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /** An agent enrolled (or re-enrolled) through this broker: pick up its row. */
-  async refreshFromStore(agentId: string, knownRoles?: RoleGrant[]): Promise<void> {
-    const roles = knownRoles ?? (await this.store.roles.all()).get(agentId) ?? [];
-    const row = await this.store.agents.get(agentId);
+  async refreshFromStore(agentId: string, known?: { roles: RoleGrant[]; row: AgentRow }): Promise<void> {
+    const roles = known?.roles ?? (await this.store.roles.all()).get(agentId) ?? [];
+    const row = known?.row ?? (await this.store.agents.get(agentId));
     if (!row || row.revokedAt !== null) return;
     const existing = this.hosts.get(agentId);
     if (existing) {
@@ -304,7 +304,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
       const roles = await this.store.roles.all();
       for (const row of rows) {
         if (row.revokedAt !== null) this.dropRevoked(row.id);
-        else await this.refreshFromStore(row.id, roles.get(row.id) ?? []);
+        else await this.refreshFromStore(row.id, { roles: roles.get(row.id) ?? [], row });
       }
       this.lastDataVersion = version;
     } catch {

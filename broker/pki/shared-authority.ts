@@ -47,6 +47,12 @@ export async function openSharedAuthority(store: BrokerStore, dataDir: string, g
   return BrokerAuthority.open(dataDir, ca);
 }
 
+/** The pin of the CA agents of this broker's store must trust (admin commands print it beside join tokens). */
+export async function sharedAuthorityPin(store: BrokerStore, dataDir: string): Promise<string> {
+  const stored = store.shared ? await store.getMeta(META_CA_CERT) : undefined;
+  return stored === undefined ? BrokerAuthority.pin(dataDir) : certificatePin(stored);
+}
+
 function anotherCa(pin: string): FleetError {
   return new FleetError('conflict', `the brokers of this store use another CA (${pin}) than --ca-cert-file`, {
     hint: 'Give every broker of a cluster the same --ca-cert-file and --ca-key-file (fleetmesh bootstrap makes them).',

@@ -25,7 +25,8 @@ export const agentsCommand = defineCommand({
     const dataDir = resolve(parsed.values['data-dir']);
     const store = await BrokerStore.open(dataDir, { create: false, store: parsed.values.store });
     try {
-      const running = brokerRunning(dataDir);
+      // Brokers sharing a store keep its states: whether one runs here says nothing of the others.
+      const running = store.shared || brokerRunning(dataDir);
       const now = Date.now();
       const roles = await store.roles.all();
       const agents = (await store.agents.list({ includeRevoked: parsed.values.all })).map((row) => ({

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
-import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
+import { sharedAuthorityPin } from '../../broker/pki/shared-authority.ts';
 import { AGENT_ROLES, type AgentRole } from '../../broker/store/agent-roles-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
@@ -59,7 +59,7 @@ export const tokenCreateCommand = defineCommand({
     }
     const store = await BrokerStore.open(dataDir, { store: values.store });
     try {
-      const pin = await BrokerAuthority.pin(dataDir);
+      const pin = await sharedAuthorityPin(store, dataDir);
       const created = await createJoinToken(store, {
         ttlMs: values.ttl,
         uses: values.reusable ? null : (values.uses ?? 1),
