@@ -100,7 +100,9 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   async start(): Promise<void> {
-    await this.store.agents.markAllOffline();
+    // A store of this broker alone: nobody is connected yet, whatever the last run left. A shared one
+    // holds the states of agents other brokers hold.
+    if (!this.store.shared) await this.store.agents.markAllOffline();
     const roles = await this.store.roles.all();
     for (const row of await this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
     this.lastDataVersion = await this.store.dataVersion();
@@ -116,12 +118,15 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
+    const held: string[] = [];
     for (const host of this.hosts.values()) {
+      if (host.session) held.push(host.id);
       host.session?.close({ code: grpc.status.UNAVAILABLE, details: 'the broker is shutting down' });
       host.session = undefined;
     }
     this.flushSeen();
-    this.persist('agent states', () => this.store.agents.markAllOffline());
+    if (!this.store.shared) this.persist('agent states', () => this.store.agents.markAllOffline());
+    for (const id of this.store.shared ? held : []) this.persist('an agent state', () => this.store.agents.setState(id, 'offline', null));
     await this.writes;
   }
 
