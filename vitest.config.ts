@@ -9,7 +9,7 @@ export default defineConfig({
     maxWorkers: 2,
     // Tests cross processes and real sockets: a flaky failure is a bug to fix, not to retry.
     retry: 0,
-    // One private Docker engine for the whole run, not one per test.
-    globalSetup: ['test/harness/docker-engine.ts'],
+    // One private Docker engine and one private PostgreSQL for the whole run, not one per test.
+    globalSetup: ['test/harness/docker-engine.ts', 'test/harness/postgres-server.ts'],
   },
 });

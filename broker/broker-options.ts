@@ -15,6 +15,7 @@ import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
+import { parseStoreLocation } from './store/store-location.ts';
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -133,6 +134,8 @@ const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
 /** Everything the broker needs, resolved once; nothing downstream has a default of its own. */
 export interface BrokerOptions {
   dataDir: string;
+  /** `--store`: undefined for the SQLite file in the data dir. */
+  store: string | undefined;
   grpcListen: string;
   mcpListen: string;
   toolSurface: SurfaceName;
@@ -170,6 +173,7 @@ export interface BrokerOptions {
 export function inProcessBrokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return {
     dataDir,
+    store: undefined,
     grpcListen: '127.0.0.1:0',
     mcpListen: '127.0.0.1:0',
     toolSurface: 'individual',
@@ -217,8 +221,12 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
   parseHostPort(values['grpc-listen'], '--grpc-listen');
   if (values.bus !== undefined) parseBusUrl(values.bus);
   parseHostPort(values['mcp-listen'], '--mcp-listen');
+  const dataDir = resolve(values['data-dir']);
+  // Checked now, so a mistyped --store stops the broker before anything starts.
+  parseStoreLocation(values.store, dataDir);
   return {
-    dataDir: resolve(values['data-dir']),
+    dataDir,
+    store: values.store,
     grpcListen: values['grpc-listen'],
     mcpListen: values['mcp-listen'],
     toolSurface: values['tool-surface'] as SurfaceName,

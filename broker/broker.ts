@@ -22,7 +22,8 @@ import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { MetricsStore } from './metrics/metrics-store.ts';
-import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
+import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
+import { openSharedAuthority } from './pki/shared-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 
 export const BROKER_PID_FILE = 'broker.pid';
@@ -59,10 +60,10 @@ export class Broker {
         hint: 'Stop it first, or give this one its own --data-dir.',
       });
     }
-    const store = BrokerStore.open(options.dataDir);
+    const store = await BrokerStore.open(options.dataDir, { store: options.store });
     try {
-      const authority = await BrokerAuthority.open(options.dataDir, options.bootstrap.ca);
-      applyBrokerBootstrap(store, options.bootstrap, log);
+      const authority = await openSharedAuthority(store, options.dataDir, options.bootstrap.ca);
+      await applyBrokerBootstrap(store, options.bootstrap, log);
       const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(
@@ -75,12 +76,12 @@ export class Broker {
         },
         log,
       );
-      registry.start();
+      await registry.start();
       let cluster: BrokerCluster | undefined;
       try {
         cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, log));
       } catch (error) {
-        registry.stop();
+        await registry.stop();
         throw error;
       }
       const mesh = new MeshServer({
@@ -99,7 +100,7 @@ export class Broker {
         port = await mesh.start();
       } catch (error) {
         await cluster?.stop();
-        registry.stop();
+        await registry.stop();
         const reason = (error as Error).message;
         throw new FleetError(
           'conflict',
@@ -110,7 +111,7 @@ export class Broker {
         );
       }
       // In a cluster, pending rows may be other brokers' calls still running.
-      const interrupted = cluster ? 0 : store.audit.markInterrupted(Date.now());
+      const interrupted = cluster ? 0 : await store.audit.markInterrupted(Date.now());
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
       const callMetrics = new BrokerMetrics();
       const index = new FleetIndex(registry, store, log, callMetrics);
@@ -143,8 +144,8 @@ export class Broker {
         createSession: (identity) =>
           new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
         routes: createHealthRoutes({
-          readiness: () => ({
-            store: storeProblem(store),
+          readiness: async () => ({
+            store: await store.problem(),
             agents_listener: mesh.listening ? undefined : 'not listening',
             ...(cluster ? { bus: cluster.problem() } : {}),
           }),
@@ -157,7 +158,7 @@ export class Broker {
         await mcp.start();
       } catch (error) {
         await cluster?.stop();
-        registry.stop();
+        await registry.stop();
         await mesh.stop();
         const reason = (error as Error).message;
         throw new FleetError(
@@ -186,10 +187,15 @@ export class Broker {
         }
       });
       const dialName = options.advertiseNames[0] ?? 'localhost';
-      store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
-      store.setMeta(META_MCP_URL, mcp.url);
+      await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
+      await store.setMeta(META_MCP_URL, mcp.url);
       writeFileSync(join(options.dataDir, BROKER_PID_FILE), `${process.pid}\n`);
-      log.info('broker listening for MCP clients', { mcp: mcp.url, surface: options.toolSurface, operations_level: options.operationsLevel });
+      log.info('broker listening for MCP clients', {
+        mcp: mcp.url,
+        store: store.description,
+        surface: options.toolSurface,
+        operations_level: options.operationsLevel,
+      });
       log.info('broker listening for agents', {
         grpc: `${parseHostPort(options.grpcListen, 'grpc').host}:${port}`,
         ca_pin: authority.pin,
@@ -198,7 +204,7 @@ export class Broker {
       if (cluster) log.info('broker joined the cluster', { broker: cluster.brokerId });
       return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster);
     } catch (error) {
-      store.close();
+      await store.close();
       throw error;
     }
   }
@@ -212,23 +218,12 @@ export class Broker {
     await this.cluster?.stop();
     await this.mcp.stop();
     this.index.stop();
-    this.runner.metrics.stop();
-    this.registry.stop();
+    await this.runner.metrics.stop();
+    await this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);
     if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
-    this.store.close();
-  }
-}
-
-/** Why the store cannot serve, or undefined when a trivial query answers. */
-function storeProblem(store: BrokerStore): string | undefined {
-  if (!store.db.open) return 'closed';
-  try {
-    store.db.prepare('SELECT 1').get();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
+    await this.store.close();
   }
 }
 

@@ -53,12 +53,12 @@ const broker = await Broker.start(
   silentLogger,
 );
 upstreamPort = broker.mcp.port;
-token = createIdentity(broker.store, { name: 'conformance', level: 1 }).token;
+token = (await createIdentity(broker.store, { name: 'conformance', level: 1 })).token;
 const agent = await Agent.start(
   {
     dataDir: join(root, 'agent'),
     brokerAddress: `localhost:${broker.grpcPort}`,
-    token: createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} }).token,
+    token: (await createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} })).token,
     caPin: broker.authority.pin,
     name: 'conformance-host',
     labels: {},

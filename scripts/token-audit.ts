@@ -91,7 +91,7 @@ async function measure(): Promise<Audit> {
     try {
       surfaces[surface] = {};
       for (const level of LEVELS) {
-        const { token } = createIdentity(broker.store, { name: `audit-${surface}-${level}`, level });
+        const { token } = await createIdentity(broker.store, { name: `audit-${surface}-${level}`, level });
         const { client, request } = await rawClient(broker.mcpUrl, token);
         const tools = await request('tools/list');
         surfaces[surface][String(level)] = figure(tools.tools as unknown[], tools);

@@ -64,7 +64,7 @@ describe('the agent stream', () => {
 
   it('marks a silent agent stale after three missed heartbeats, then offline when its stream goes', async () => {
     fleet = await startTestFleet();
-    const agent = new CliProcess(fleet.agentArgs('quiet'));
+    const agent = new CliProcess(await fleet.agentArgs('quiet'));
     processes.push(agent);
     const states: string[] = [];
     fleet.broker.registry.on('state', (host) => {
@@ -81,7 +81,7 @@ describe('the agent stream', () => {
   it("closes a revoked agent's live stream at once, and the agent cannot come back", async () => {
     fleet = await startTestFleet();
     const dataDir = fleet.agentDir('doomed');
-    const agent = new CliProcess(fleet.agentArgs('doomed'));
+    const agent = new CliProcess(await fleet.agentArgs('doomed'));
     processes.push(agent);
     await waitFor(() => fleet.broker.registry.find('doomed')?.state === 'online', { what: 'doomed online' });
 
@@ -105,7 +105,7 @@ describe('the agent stream', () => {
   it('stops an agent whose certificate expired with a clear line, or re-enrolls it when it has a token', async () => {
     fleet = await startTestFleet({ certLifetimeMs: 1500 });
     const dataDir = fleet.agentDir('brief');
-    const identity = await enrollAgent({ brokerAddress: fleet.address, token: fleet.token(), caPin: fleet.pin, name: 'brief', dataDir });
+    const identity = await enrollAgent({ brokerAddress: fleet.address, token: await fleet.token(), caPin: fleet.pin, name: 'brief', dataDir });
     await waitFor(() => identity.notAfter.getTime() < Date.now() - 1000, { what: 'certificate expiry' });
 
     const stuck = new CliProcess(['agent', '--broker', fleet.address, '--data-dir', dataDir]);
@@ -114,9 +114,9 @@ describe('the agent stream', () => {
     expect(stuck.stderr).toMatch(/certificate expired at .*enroll again/is);
 
     // With a token at hand it enrolls again, keeping its id and name.
-    const renewed = await fleet.addAgent('brief', { token: fleet.token() });
+    const renewed = await fleet.addAgent('brief', { token: await fleet.token() });
     expect(renewed.connection.currentIdentity.agentId).toBe(identity.agentId);
-    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['brief']);
+    expect((await fleet.broker.store.agents.list()).map((a) => a.name)).toEqual(['brief']);
   });
 
   it('reconnects every agent by itself, with the same identity, after a broker restart', async () => {
@@ -157,7 +157,7 @@ describe('the agent stream', () => {
     const after = agent.connection.currentIdentity.serial;
     expect(after).not.toBe(before);
     expect(readCertificate(readFileSync(join(agent.options.dataDir, 'agent.crt'), 'utf8')).serial).toBe(after);
-    expect(fleet.broker.store.certificates.get(after)?.issuedBy).toBe('renew');
+    expect((await fleet.broker.store.certificates.get(after))?.issuedBy).toBe('renew');
     expect(fleet.broker.registry.find('renewing')?.state).toBe('online');
   });
 

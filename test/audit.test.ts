@@ -23,11 +23,11 @@ describe('the audit log', () => {
   it('records every call of level 1 or more, with secrets redacted, and not reads of level 0', async () => {
     fleet = await startTestFleet();
     await fleet.addAgent('web-1');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3, undefined, 'auditor'));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3, undefined, 'auditor'));
     await call(client, 'agent_info', { host: 'web-1' });
     await call(client, 'set_agent_labels', { host: 'web-1', labels: { owner: 'ops', api_token: 's3cret' } });
     await call(client, 'revoke_agent', { host: 'web-1' });
-    const rows = fleet.broker.store.audit.recent({ limit: 10 });
+    const rows = await fleet.broker.store.audit.recent({ limit: 10 });
     expect(rows.map((r) => [r.tool, r.outcome, r.errorCode])).toEqual([
       ['revoke_agent', 'refused', 'confirm_required'],
       ['set_agent_labels', 'ok', null],
@@ -49,14 +49,14 @@ describe('the audit log', () => {
   it('records the agents a call targeted by id, so a re-enrolled name is told apart from the revoked agent', async () => {
     fleet = await startTestFleet();
     const first = await fleet.addAgent('web-1');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
     await call(client, 'set_agent_labels', { host: 'web-1', labels: { generation: 'one' } });
     expect((await call(client, 'revoke_agent', { host: 'web-1', confirm: true })).isError).toBeFalsy();
     await fleet.stopAgent(first);
     const second = await fleet.addAgent('web-1', { dataDir: fleet.agentDir('web-1-again') });
     await call(client, 'set_agent_labels', { host: 'web-1', labels: { generation: 'two' } });
     await client.close();
-    const labelled = fleet.broker.store.audit.recent({ limit: 10 }).filter((row) => row.tool === 'set_agent_labels');
+    const labelled = (await fleet.broker.store.audit.recent({ limit: 10 })).filter((row) => row.tool === 'set_agent_labels');
     expect(labelled.map((row) => [row.targets, row.targetIds])).toEqual([
       [['web-1'], [second.connection.currentIdentity.agentId]],
       [['web-1'], [first.connection.currentIdentity.agentId]],
@@ -67,7 +67,7 @@ describe('the audit log', () => {
     // One refusal row a hundred minutes per caller after a burst of three: the test sees exactly where the limit bites.
     fleet = await startTestFleet({ refusalAuditLimit: { burst: 3, perMinute: 0.01 } });
     await fleet.addAgent('web-1');
-    const reader = await mcpClient(fleet.broker, identityToken(fleet.broker, 0, undefined, 'reader'));
+    const reader = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, undefined, 'reader'));
     const attempt = await call(reader, 'docker_stop', { host: 'web-1', container: 'db' });
     // Answered exactly as a tool that does not exist...
     expect(attempt.isError).toBe(true);
@@ -105,7 +105,7 @@ describe('the audit log', () => {
     // Ten more attempts: two more rows fill the burst, one row says the rest are counted, and nothing else is written.
     for (let i = 0; i < 10; i += 1) await call(reader, 'docker_stop', { host: 'web-1', container: 'db' });
     await reader.close();
-    const rows = fleet.broker.store.audit.recent({ limit: 100, refused: true, identity: 'reader' });
+    const rows = await fleet.broker.store.audit.recent({ limit: 100, refused: true, identity: 'reader' });
     expect(rows).toHaveLength(4);
     expect(rows[0]?.reason).toMatch(/refusals a minute of identity reader: further ones are counted, not written, for now$/);
   });
@@ -168,9 +168,9 @@ describe('the audit log', () => {
     await client.close().catch(() => {});
     await pending;
 
-    const store = BrokerStore.open(dataDir, { create: false });
-    const [row] = store.audit.recent({ limit: 5 });
-    store.close();
+    const store = await BrokerStore.open(dataDir, { create: false });
+    const [row] = await store.audit.recent({ limit: 5 });
+    await store.close();
     expect(row).toMatchObject({ tool: 'set_agent_labels', identity: 'killer', targets: ['stuck'], outcome: 'pending' });
 
     // On restart the broker marks it interrupted; the audit command shows it.

@@ -99,7 +99,7 @@ describe('backup tools against the real engine', () => {
     fleet = await startTestFleet({ operationsLevel: 3 });
     await fleet.addAgent('backup-host', { collectors: 'default', dockerAddress: inject('dockerHost'), backupDir });
     await fleet.addAgent('no-engine', { collectors: 'default', dockerAddress: '/nonexistent/docker.sock', backupDir: join(temp.path, 'other') });
-    client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
   });
   afterAll(async () => {
     for (const child of processes) child.signal('SIGKILL');
@@ -259,7 +259,7 @@ describe('backup tools against the real engine', () => {
 
   it('drills on several hosts at once, reports the one that dies mid-call, and that agent sweeps up its drill when it is back', async () => {
     const agentFlags = ['--docker-socket', inject('dockerHost'), '--backup-dir', backupDir];
-    const doomed = new CliProcess([...fleet.agentArgs('doomed'), ...agentFlags]);
+    const doomed = new CliProcess([...(await fleet.agentArgs('doomed')), ...agentFlags]);
     processes.push(doomed);
     await waitFor(() => fleet.broker.registry.find('doomed')?.state === 'online', { what: 'doomed online' });
     const fresh = (await call(client, 'backup_create', { host: 'backup-host', project: 'none-such' })).structuredContent;

@@ -115,7 +115,7 @@ describe('fleetmesh bootstrap', () => {
     await startAgent('node-a', secrets, broker);
     await startAgent('node-b', secrets, broker);
 
-    const admin = broker.store.identities.findLiveByName('admin');
+    const admin = await broker.store.identities.findLiveByName('admin');
     expect(admin).toMatchObject({ level: 3, grants: ['*:*=write'] });
     const client = await mcpClient(broker, read(secrets, BOOTSTRAP_FILES.adminToken));
     const listed = await call(client, 'list_agents');
@@ -149,12 +149,12 @@ describe('fleetmesh bootstrap', () => {
     let broker = await startBroker(dataDir, material);
     await startAgent('first', secrets, broker);
     const tokenId = read(secrets, BOOTSTRAP_FILES.joinToken).split('.')[1] as string;
-    broker.store.tokens.revoke(tokenId, Date.now());
+    await broker.store.tokens.revoke(tokenId, Date.now());
     await Promise.all(agents.splice(0).map((agent) => agent.stop()));
     await (brokers.pop() as Broker).stop();
 
     broker = await startBroker(dataDir, material);
-    expect(broker.store.tokens.get(tokenId)?.revokedAt).not.toBeNull();
+    expect((await broker.store.tokens.get(tokenId))?.revokedAt).not.toBeNull();
     const client = await mcpClient(broker, read(secrets, BOOTSTRAP_FILES.adminToken));
     expect((await call(client, 'list_agents')).structuredContent).toMatchObject({ count: 1 });
     await client.close();

@@ -34,7 +34,7 @@ describe('calls from the broker to agents', () => {
     fleet = await startTestFleet({ heartbeatIntervalMs: 60_000 });
     await fleet.addAgent('fast-1');
     await fleet.addAgent('fast-2');
-    const frozen = new CliProcess(fleet.agentArgs('frozen'));
+    const frozen = new CliProcess(await fleet.agentArgs('frozen'));
     processes.push(frozen);
     await waitFor(() => fleet.broker.registry.find('frozen')?.state === 'online', { what: 'frozen online' });
     frozen.signal('SIGSTOP');

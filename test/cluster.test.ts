@@ -48,7 +48,7 @@ describe('three brokers on one bus serve one fleet', () => {
     ] as const) {
       agents.set(name, await cluster.addAgent(name, first));
     }
-    client = await mcpClient(cluster.a, identityToken(cluster.a, 3));
+    client = await mcpClient(cluster.a, await identityToken(cluster.a, 3));
   });
 
   afterAll(async () => {
@@ -62,7 +62,7 @@ describe('three brokers on one bus serve one fleet', () => {
     expect(holder(cluster.a, 'on-c')).toBe('c');
     expect(holder(cluster.c, 'on-a')).toBe('a');
     const onA = await call(client, 'list_agents');
-    const clientC = await mcpClient(cluster.c, identityToken(cluster.c, 1));
+    const clientC = await mcpClient(cluster.c, await identityToken(cluster.c, 1));
     const onC = await call(clientC, 'list_agents');
     await clientC.close();
     const summary = (result: typeof onA) =>
@@ -74,7 +74,7 @@ describe('three brokers on one bus serve one fleet', () => {
   });
 
   it("notifies a client subscribed on one broker of an agent's state on another", async () => {
-    const clientC = await mcpClient(cluster.c, identityToken(cluster.c, 1));
+    const clientC = await mcpClient(cluster.c, await identityToken(cluster.c, 1));
     const updated: string[] = [];
     clientC.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updated.push(notification.params.uri);
@@ -144,19 +144,19 @@ describe('three brokers on one bus serve one fleet', () => {
     const doomed = await cluster.addAgent('doomed', 'c');
     expect(holder(cluster.a, 'doomed')).toBe('c');
     const fatal = new Promise<Error>((resolve) => doomed.connection.once('fatal', resolve));
-    cluster.a.registry.revoke(host(cluster.a, 'doomed').id, 'test');
+    await cluster.a.registry.revoke(host(cluster.a, 'doomed').id, 'test');
     expect((await fatal).message).toMatch(/revoked/);
     expect(cluster.c.registry.find('doomed')).toBeUndefined();
   });
 
   it('ends the sessions of an identity revoked on another broker', async () => {
-    const token = identityToken(cluster.a, 1, undefined, 'short-lived');
+    const token = await identityToken(cluster.a, 1, undefined, 'short-lived');
     const clientC = await mcpClient(cluster.c, token);
     await call(clientC, 'list_agents');
     const sessionsOnC = () => cluster.c.mcp.liveSessions().filter((session) => session.identity.name === 'short-lived').length;
     expect(sessionsOnC()).toBe(1);
-    const identity = cluster.a.store.identities.findLiveByName('short-lived');
-    cluster.a.store.identities.revoke(identity?.id ?? '', Date.now());
+    const identity = await cluster.a.store.identities.findLiveByName('short-lived');
+    await cluster.a.store.identities.revoke(identity?.id ?? '', Date.now());
     await waitFor(() => sessionsOnC() === 0, { what: "c to end the revoked identity's session" });
     await expect(call(clientC, 'list_agents')).rejects.toThrow(/revoked/);
     await clientC.close();
@@ -221,7 +221,7 @@ describe('three brokers on one bus serve one fleet', () => {
 
   it('fleetmesh stdio given several brokers moves its session to the next when its broker stops', async () => {
     const client = new Client({ name: 'stdio-cluster-test', version: '1' });
-    const token = identityToken(cluster.a, 1);
+    const token = await identityToken(cluster.a, 1);
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,

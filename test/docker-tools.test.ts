@@ -34,7 +34,7 @@ describe('the docker and system collectors through MCP', () => {
     fleet = await startTestFleet({ operationsLevel: 3 });
     await fleet.addAgent('engine-1', { collectors: 'default', dockerAddress: inject('dockerHost'), sampleIntervalMs: 500 });
     await fleet.addAgent('no-engine', { collectors: 'default', dockerAddress: '/nonexistent/docker.sock', sampleIntervalMs: 500 });
-    client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
   });
   afterAll(async () => {
     await client?.close();
@@ -160,7 +160,7 @@ describe('the docker and system collectors through MCP', () => {
   });
 
   it("describes a container's failures and restarts from the engine's events, and tells subscribers", async () => {
-    const subscriber = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const subscriber = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const notifiedAt: number[] = [];
     subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       if (notification.params.uri === 'fleet://status') notifiedAt.push(Date.now());
@@ -229,7 +229,7 @@ describe('the docker and system collectors through MCP', () => {
     const stopped = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-stubborn', confirm: true });
     expect(stopped.isError).toBeFalsy();
     expect(stopped.structuredContent).toMatchObject({ name: 'fm-stubborn', running: false, exit_code: 137, changed: true });
-    const [row] = fleet.broker.store.audit.recent({ limit: 1 });
+    const [row] = await fleet.broker.store.audit.recent({ limit: 1 });
     expect(row).toMatchObject({ tool: 'docker_stop', outcome: 'ok', errorCode: null, note: null });
   });
 
@@ -253,7 +253,8 @@ describe('the docker and system collectors through MCP', () => {
     expect((await stopping).structuredContent).toMatchObject({ running: false, changed: true });
     // The start went on after the stop and its true outcome reached the audit log.
     const row = await waitFor(
-      () => fleet.broker.store.audit.recent({ limit: 5 }).find((r) => r.tool === 'docker_start' && r.arguments.timeout_ms === 1000 && r.outcome === 'ok'),
+      async () =>
+        (await fleet.broker.store.audit.recent({ limit: 5 })).find((r) => r.tool === 'docker_start' && r.arguments.timeout_ms === 1000 && r.outcome === 'ok'),
       { what: 'the late start in the audit log' },
     );
     expect(row.note).toMatch(/^engine-1 answered ok after \d+ ms, past the call's 1000 ms deadline$/);
@@ -309,7 +310,7 @@ describe('the docker and system collectors through MCP', () => {
   });
 
   it('hides containers a grant does not cover, as if they did not exist', async () => {
-    const narrow = await mcpClient(fleet.broker, identityToken(fleet.broker, 1, ['container:engine-1/fm-web*=write']));
+    const narrow = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1, ['container:engine-1/fm-web*=write']));
     const list = await call(narrow, 'docker_list', { host: 'engine-1' });
     expect((list.structuredContent.containers as Row[]).map((c) => c.name)).toEqual(['fm-web']);
     const hidden = await call(narrow, 'docker_logs', { host: 'engine-1', name: 'fm-logger' });

@@ -20,8 +20,8 @@ import { openRawStream, type RawEnrollOutcome, rawEnroll } from './harness/raw-s
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
 
-function tokenUses(fleet: TestFleet, token: string): number | undefined {
-  return fleet.broker.store.tokens.get(token.split('.')[1] ?? '')?.uses;
+async function tokenUses(fleet: TestFleet, token: string): Promise<number | undefined> {
+  return (await fleet.broker.store.tokens.get(token.split('.')[1] ?? ''))?.uses;
 }
 
 describe('enrollment', () => {
@@ -44,35 +44,35 @@ describe('enrollment', () => {
     expect(hosts.find((h) => h.name === 'db-1')?.labels).toEqual({ role: 'db' });
     expect(web.connection.currentIdentity.agentId).not.toBe(db.connection.currentIdentity.agentId);
     // The private key never left the agent: the broker stored only its fingerprint.
-    const row = fleet.broker.store.agents.get(web.connection.currentIdentity.agentId);
+    const row = await fleet.broker.store.agents.get(web.connection.currentIdentity.agentId);
     expect(row?.publicKeySha256).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain('PRIVATE KEY');
   });
 
   it('gives token labels precedence over labels the agent reports', async () => {
-    const token = fleet.token({ labels: { env: 'prod', role: 'web' } });
+    const token = await fleet.token({ labels: { env: 'prod', role: 'web' } });
     await fleet.addAgent('web-2', { token, labels: { role: 'cache', zone: 'a' } });
     expect(fleet.broker.registry.find('web-2')?.labels).toEqual({ env: 'prod', role: 'web', zone: 'a' });
   });
 
   it('lets a reusable token enroll many agents, and a --uses N token N agents', async () => {
-    const reusable = fleet.token({ uses: null });
+    const reusable = await fleet.token({ uses: null });
     for (const name of ['r1', 'r2', 'r3'])
       await enrollAgent({ brokerAddress: fleet.address, token: reusable, caPin: fleet.pin, name, dataDir: fleet.agentDir(name) });
-    const two = fleet.token({ uses: 2 });
+    const two = await fleet.token({ uses: 2 });
     await enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n1', dataDir: fleet.agentDir('n1') });
     await enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n2', dataDir: fleet.agentDir('n2') });
     await expect(enrollAgent({ brokerAddress: fleet.address, token: two, caPin: fleet.pin, name: 'n3', dataDir: fleet.agentDir('n3') })).rejects.toThrow(
       /used 2 times/,
     );
-    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['n1', 'n2', 'r1', 'r2', 'r3']);
+    expect((await fleet.broker.store.agents.list()).map((a) => a.name)).toEqual(['n1', 'n2', 'r1', 'r2', 'r3']);
   });
 
   it('refuses a name another agent holds, and keeps the name of an agent re-enrolling from its own data dir', async () => {
-    await enrollAgent({ brokerAddress: fleet.address, token: fleet.token(), caPin: fleet.pin, name: 'web', dataDir: fleet.agentDir('web') });
+    await enrollAgent({ brokerAddress: fleet.address, token: await fleet.token(), caPin: fleet.pin, name: 'web', dataDir: fleet.agentDir('web') });
     const clash = await enrollAgent({
       brokerAddress: fleet.address,
-      token: fleet.token(),
+      token: await fleet.token(),
       caPin: fleet.pin,
       name: 'web',
       dataDir: fleet.agentDir('other'),
@@ -86,7 +86,7 @@ describe('enrollment', () => {
     if (!previous) throw new Error('no identity written');
     const again = await enrollAgent({
       brokerAddress: fleet.address,
-      token: fleet.token(),
+      token: await fleet.token(),
       caPin: fleet.pin,
       name: 'web',
       dataDir: fleet.agentDir('web'),
@@ -94,7 +94,7 @@ describe('enrollment', () => {
     });
     expect(again.agentId).toBe(previous.agentId);
     expect(again.name).toBe('web');
-    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['web']);
+    expect((await fleet.broker.store.agents.list()).map((a) => a.name)).toEqual(['web']);
   });
 
   it('writes the CA key and the agent key with mode 0600', async () => {
@@ -131,7 +131,7 @@ interface RefusalCase {
   attempt(fleet: TestFleet): Promise<string>;
   refused: RegExp;
   /** What must still hold after the refusal. */
-  afterwards?(fleet: TestFleet): void;
+  afterwards?(fleet: TestFleet): void | Promise<void>;
 }
 
 const REFUSALS: RefusalCase[] = [
@@ -179,7 +179,7 @@ const REFUSALS: RefusalCase[] = [
     async attempt(fleet) {
       const identity = await enrollAgent({
         brokerAddress: fleet.address,
-        token: fleet.token(),
+        token: await fleet.token(),
         caPin: fleet.pin,
         name: 'revoked',
         dataDir: fleet.agentDir('revoked'),
@@ -195,7 +195,7 @@ const REFUSALS: RefusalCase[] = [
     async attempt(fleet) {
       const identity = await enrollAgent({
         brokerAddress: fleet.address,
-        token: fleet.token(),
+        token: await fleet.token(),
         caPin: fleet.pin,
         name: 'expired',
         dataDir: fleet.agentDir('expired'),
@@ -203,7 +203,7 @@ const REFUSALS: RefusalCase[] = [
       const publicKeyPem = readCertificate(identity.certificatePem).publicKeyPem;
       const now = Date.now() - 2 * 86_400_000;
       const old = issueAgentCertificate(fleet.broker.authority.ca, { publicKeyPem, agentId: identity.agentId, name: 'expired', lifetimeMs: 86_400_000, now });
-      fleet.broker.store.certificates.insert({
+      await fleet.broker.store.certificates.insert({
         serial: old.serial,
         agentId: identity.agentId,
         issuedAt: now,
@@ -219,7 +219,7 @@ const REFUSALS: RefusalCase[] = [
   {
     name: 'a wrong CA pin (the token is never sent)',
     async attempt(fleet) {
-      const token = fleet.token();
+      const token = await fleet.token();
       const outcome = await enrollOutcome({
         brokerAddress: fleet.address,
         token,
@@ -227,7 +227,7 @@ const REFUSALS: RefusalCase[] = [
         name: 'bad-pin',
         dataDir: fleet.agentDir('bad-pin'),
       });
-      expect(tokenUses(fleet, token)).toBe(0);
+      expect(await tokenUses(fleet, token)).toBe(0);
       return outcome;
     },
     refused: /does not present the CA pinned.*the join token was not sent/,
@@ -248,7 +248,7 @@ const REFUSALS: RefusalCase[] = [
         },
       );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const token = fleet.token();
+      const token = await fleet.token();
       try {
         const port = (server.address() as { port: number }).port;
         const outcome = await enrollOutcome({ brokerAddress: `localhost:${port}`, token, caPin: fleet.pin, name: 'victim', dataDir: fleet.agentDir('victim') });
@@ -263,39 +263,39 @@ const REFUSALS: RefusalCase[] = [
   },
   {
     name: 'an expired join token',
-    attempt: (fleet) =>
+    attempt: async (fleet) =>
       enrollOutcome({
         brokerAddress: fleet.address,
-        token: fleet.token({ ttlMs: 1, now: Date.now() - 1000 }),
+        token: await fleet.token({ ttlMs: 1, now: Date.now() - 1000 }),
         caPin: fleet.pin,
         name: 'late',
         dataDir: fleet.agentDir('late'),
       }),
     refused: /^forbidden: enrollment refused: join token \w+ expired at/,
-    afterwards(fleet) {
+    async afterwards(fleet) {
       expect(existsSync(fleet.agentDir('late'))).toBe(false);
-      expect(fleet.broker.store.agents.findLiveByName('late')).toBeUndefined();
+      expect(await fleet.broker.store.agents.findLiveByName('late')).toBeUndefined();
     },
   },
   {
     name: 'a single-use join token used a second time',
     async attempt(fleet) {
-      const token = fleet.token();
+      const token = await fleet.token();
       await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'first', dataDir: fleet.agentDir('first') });
       const outcome = await enrollOutcome({ brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'second', dataDir: fleet.agentDir('second') });
-      expect(tokenUses(fleet, token)).toBe(1);
+      expect(await tokenUses(fleet, token)).toBe(1);
       return outcome;
     },
     refused: /^forbidden: enrollment refused: join token \w+ has been used already/,
-    afterwards(fleet) {
+    async afterwards(fleet) {
       expect(existsSync(fleet.agentDir('second'))).toBe(false);
-      expect(fleet.broker.store.agents.findLiveByName('second')).toBeUndefined();
+      expect(await fleet.broker.store.agents.findLiveByName('second')).toBeUndefined();
     },
   },
   {
     name: 'a broker certificate that does not name the address dialled (the token is not used)',
     async attempt(fleet) {
-      const token = fleet.token();
+      const token = await fleet.token();
       const outcome = await enrollOutcome({
         brokerAddress: fleet.address.replace('localhost', '127.0.0.2'),
         token,
@@ -303,7 +303,7 @@ const REFUSALS: RefusalCase[] = [
         name: 'mismatch',
         dataDir: fleet.agentDir('mismatch'),
       });
-      expect(tokenUses(fleet, token)).toBe(0);
+      expect(await tokenUses(fleet, token)).toBe(0);
       return outcome;
     },
     refused: /does not name "127\.0\.0\.2"/,
@@ -324,7 +324,7 @@ describe('credentials the broker refuses', () => {
 
   it.each(REFUSALS)('refuses $name', async ({ attempt, refused, afterwards }) => {
     expect(await attempt(fleet)).toMatch(refused);
-    afterwards?.(fleet);
+    await afterwards?.(fleet);
   });
 });
 
@@ -354,7 +354,7 @@ describe('Enroll before authentication', () => {
     const dropped: string[] = [];
     for (const agent of steady) agent.connection.on('disconnected', (reason: string) => dropped.push(reason));
     const ca = fleet.broker.authority.ca.certificatePem;
-    const token = fleet.token({ uses: null });
+    const token = await fleet.token({ uses: null });
     const csrPem = `-----BEGIN CERTIFICATE REQUEST-----\n${'A'.repeat(15 * 1024 * 1024)}\n-----END CERTIFICATE REQUEST-----\n`;
     let settled = false;
     const flood = Promise.all(Array.from({ length: 8 }, (_, i) => rawEnroll(fleet?.address ?? '', ca, { token, csrPem, name: `flood-${i}` }))).finally(() => {
@@ -383,7 +383,7 @@ describe('Enroll before authentication', () => {
     expect(answers.every((status) => status === 200)).toBe(true);
     expect(dropped).toEqual([]);
     await waitFor(() => steady.every((agent) => fleet?.broker.registry.find(agent.options.name ?? '')?.state === 'online'), { what: 'both agents online' });
-    expect(fleet.broker.store.agents.list().map((a) => a.name)).toEqual(['steady-1', 'steady-2']);
+    expect((await fleet.broker.store.agents.list()).map((a) => a.name)).toEqual(['steady-1', 'steady-2']);
     // Moving 120 MiB through TLS in one process takes tens of seconds on a busy two-core machine.
   }, 180_000);
 
@@ -392,7 +392,7 @@ describe('Enroll before authentication', () => {
     fleet = await startTestFleet({ log, enrollLimits: { perSource: { burst: 3, perMinute: 1 }, perToken: { burst: 100, perMinute: 100 } } });
     const ca = fleet.broker.authority.ca.certificatePem;
     const outcomes: RawEnrollOutcome[] = [];
-    for (let i = 0; i < 25; i += 1) outcomes.push(await rawEnroll(fleet.address, ca, { token: fleet.token(), csrPem: 'not a request', name: `n-${i}` }));
+    for (let i = 0; i < 25; i += 1) outcomes.push(await rawEnroll(fleet.address, ca, { token: await fleet.token(), csrPem: 'not a request', name: `n-${i}` }));
     expect(outcomes.slice(0, 3).map((o) => o.code)).toEqual([grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT, grpc.status.INVALID_ARGUMENT]);
     for (const outcome of outcomes.slice(3)) {
       expect(outcome.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
@@ -404,7 +404,7 @@ describe('Enroll before authentication', () => {
 
     // One join token, from anywhere: its own budget.
     await fleet.restartBroker({ enrollLimits: { perSource: { burst: 100, perMinute: 100 }, perToken: { burst: 2, perMinute: 1 } } });
-    const reusable = fleet.token({ uses: null });
+    const reusable = await fleet.token({ uses: null });
     const tokenId = reusable.split('.')[1];
     const byToken: RawEnrollOutcome[] = [];
     for (let i = 0; i < 3; i += 1) byToken.push(await rawEnroll(fleet.address, ca, { token: reusable, csrPem: 'not a request', name: `t-${i}` }));

@@ -24,7 +24,7 @@ describe('text from the fleet in answers', () => {
     // An agent that answers every call with a failure whose text it chose.
     const identity = await enrollAgent({
       brokerAddress: fleet.address,
-      token: fleet.token(),
+      token: await fleet.token(),
       caPin: fleet.pin,
       name: 'rogue',
       dataDir: fleet.agentDir('rogue'),
@@ -40,7 +40,7 @@ describe('text from the fleet in answers', () => {
       rogue.stream.write(create(AgentFrameSchema, { frame: { case: 'result', value: result } }));
     });
     await waitFor(() => fleet.broker.registry.find('rogue')?.state === 'online', { what: 'the rogue agent online' });
-    token = identityToken(fleet.broker, 1);
+    token = await identityToken(fleet.broker, 1);
     client = await mcpClient(fleet.broker, token);
   });
   afterAll(async () => {

@@ -64,7 +64,7 @@ describe('health endpoints', () => {
 
   it('the broker serves Prometheus metrics: agents by state, calls by tool and outcome, fan-out latency', async () => {
     await fleet.addAgent('metrics-1');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
     await call(client, 'list_agents');
     await call(client, 'agent_info', { host: 'metrics-1' });
     await call(client, 'agent_info', { host: 'nowhere' });
@@ -92,7 +92,7 @@ describe('health endpoints', () => {
       expect(scraped.text).toMatch(/^fleetmesh_agents\{state="online"\} 0$/m);
       // Probes need no token.
       expect((await probe(`${origin}/healthz`)).status).toBe(200);
-      expect(guarded.broker.store.audit.recent({ limit: 10, refused: true }).map((row) => [row.tool, row.reason])).toEqual([
+      expect((await guarded.broker.store.audit.recent({ limit: 10, refused: true })).map((row) => [row.tool, row.reason])).toEqual([
         ['/metrics', 'the /metrics bearer token is wrong'],
       ]);
     } finally {

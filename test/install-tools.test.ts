@@ -67,7 +67,7 @@ describe('install tools against the real engine', () => {
     fleet = await startTestFleet({ operationsLevel: 3 });
     await fleet.addAgent('engine-1', { collectors: 'default', dockerAddress: inject('dockerHost'), appCatalogDir: catalog });
     await fleet.addAgent('no-engine', { collectors: 'default', dockerAddress: '/nonexistent/docker.sock' });
-    client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
   });
   afterAll(async () => {
     blocker?.close();

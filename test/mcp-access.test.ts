@@ -16,7 +16,7 @@ describe('levels and grants', () => {
   });
 
   async function toolsOf(level: 0 | 1 | 2 | 3, grants?: string[]): Promise<string[]> {
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, level, grants));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, level, grants));
     const { tools } = await client.listTools();
     await client.close();
     return tools.map((t) => t.name).sort();
@@ -41,7 +41,7 @@ describe('levels and grants', () => {
   });
 
   it('refuses a tool above the level as if it did not exist', async () => {
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const result = await call(client, 'set_agent_labels', { host: 'web-1', labels: { a: 'b' } });
     expect(result.isError).toBe(true);
     expect(result.structuredContent.error).toMatchObject({ code: 'not_found', message: 'unknown tool: set_agent_labels' });
@@ -53,7 +53,7 @@ describe('levels and grants', () => {
   });
 
   it('filters listings and fleet calls by grants, and answers hidden hosts as unknown', async () => {
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 2, ['host:web-*=write']));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 2, ['host:web-*=write']));
     const agents = await call(client, 'list_agents');
     expect((agents.structuredContent.agents as { name: string }[]).map((a) => a.name)).toEqual(['web-1', 'web-2']);
 
@@ -80,7 +80,7 @@ describe('levels and grants', () => {
   });
 
   it('needs a write grant on every host a change targets', async () => {
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 2, ['host:*=read', 'host:web-1=write']));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 2, ['host:*=read', 'host:web-1=write']));
     const allowed = await call(client, 'set_agent_labels', { host: 'web-1', labels: { tier: 'front' } });
     expect(allowed.isError).toBeFalsy();
     expect(allowed.structuredContent.labels).toMatchObject({ role: 'web', tier: 'front' });
@@ -91,7 +91,7 @@ describe('levels and grants', () => {
   });
 
   it('shows the audit log as a resource to level-3 identities only', async () => {
-    const high = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    const high = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
     // The broker caps the level at 2, so not even a level-3 identity reads it here.
     expect((await high.listResources()).resources.map((r) => r.uri)).not.toContain('fleet://audit');
     await expect(high.readResource({ uri: 'fleet://audit' })).rejects.toThrow(/Resource not found/);

@@ -25,8 +25,8 @@ describe('tool calls across the fleet', () => {
     await fleet.stop();
   });
 
-  function agentProcess(name: string): CliProcess {
-    const child = new CliProcess(fleet.agentArgs(name));
+  async function agentProcess(name: string): Promise<CliProcess> {
+    const child = new CliProcess(await fleet.agentArgs(name));
     processes.push(child);
     return child;
   }
@@ -34,12 +34,12 @@ describe('tool calls across the fleet', () => {
   it('reports an agent killed mid-call and one that never answers, keeps the others, and returns by the deadline', async () => {
     await fleet.addAgent('ok-1');
     await fleet.addAgent('ok-2');
-    const doomed = agentProcess('doomed');
-    const frozen = agentProcess('frozen');
+    const doomed = await agentProcess('doomed');
+    const frozen = await agentProcess('frozen');
     await waitFor(() => ['doomed', 'frozen'].every((n) => fleet.broker.registry.find(n)?.state === 'online'), { what: 'child agents online' });
     frozen.signal('SIGSTOP');
 
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
     const pending = call(client, 'agent_info', { watch_ms: 1500, interval_ms: 200, timeout_ms: 4000 });
     await waitFor(() => (fleet.broker.registry.find('doomed')?.session?.inFlight ?? 0) > 0, { what: 'the call reaching doomed' });
     doomed.signal('SIGKILL');
@@ -63,7 +63,7 @@ describe('tool calls across the fleet', () => {
   it('passes the client cancellation down to every agent still working', async () => {
     const logs = [captureLogger(), captureLogger()];
     const agents = [await fleet.addAgent('slow-1', { log: logs[0]?.log }), await fleet.addAgent('slow-2', { log: logs[1]?.log })];
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
     const controller = new AbortController();
     const pending = call(client, 'agent_info', { watch_ms: 30_000, timeout_ms: 40_000 }, { signal: controller.signal });
     await waitFor(() => agents.every((a) => a.dispatcher.inFlight === 1), { what: 'both agents working' });
@@ -77,7 +77,7 @@ describe('tool calls across the fleet', () => {
   it('sends progress as hosts answer when the client asks for it', async () => {
     await fleet.addAgent('p-1');
     await fleet.addAgent('p-2');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const progress: { progress: number; total?: number; message?: string }[] = [];
     await call(client, 'agent_info', {}, { onprogress: (p) => progress.push(p) });
     expect(progress[0]).toMatchObject({ progress: 0, total: 2, message: 'sent to 2 hosts' });
@@ -88,7 +88,7 @@ describe('tool calls across the fleet', () => {
 
   it('streams the samples of a watch to the client as progress, before the result', async () => {
     await fleet.addAgent('w-1');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const progress: { progress: number; total?: number; message?: string }[] = [];
     const arrivals: string[] = [];
     const pending = call(
@@ -128,7 +128,7 @@ describe('tool calls across the fleet', () => {
     await fleet.addAgent('web-1', { labels: { role: 'web', env: 'prod' } });
     await fleet.addAgent('web-2', { labels: { role: 'web', env: 'dev' } });
     await fleet.addAgent('db-1', { labels: { role: 'db', env: 'prod' } });
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const single = await call(client, 'agent_info', { host: 'web-1' });
     expect(single.structuredContent).toMatchObject({ host: 'web-1', availability: 'available', failed_collectors: [], errors: [], name: 'web-1' });
     const alias = await call(client, 'agent_info', { server: 'db-1' });
@@ -146,7 +146,7 @@ describe('tool calls across the fleet', () => {
     await fleet.addAgent('web-1');
     await fleet.addAgent('web-2');
     await fleet.addAgent('db-1');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const result = await call(client, 'agent_info', { host: 'wbe-1' });
     expect(result.isError).toBe(true);
     expect(result.structuredContent.error).toMatchObject({ code: 'not_found', closest: expect.arrayContaining(['web-1']) });
@@ -157,8 +157,8 @@ describe('tool calls across the fleet', () => {
   it('refuses a change without explicit targets, and a destructive one without confirm, changing nothing', async () => {
     // a-1 gives itself the label; only a-2's comes from the operator (its join token), so only a-2 is a target of a change.
     await fleet.addAgent('a-1', { labels: { doomed: 'yes' } });
-    await fleet.addAgent('a-2', { token: fleet.token({ labels: { doomed: 'yes' } }) });
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    await fleet.addAgent('a-2', { token: await fleet.token({ labels: { doomed: 'yes' } }) });
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
     const untargeted = await call(client, 'set_agent_labels', { labels: { x: 'y' } });
     expect(untargeted.structuredContent.error).toMatchObject({ code: 'invalid_argument' });
     expect(text(untargeted)).toMatch(/needs explicit targets/);
@@ -177,7 +177,7 @@ describe('tool calls across the fleet', () => {
 
   it('checks timeout_ms and parameters before anything is sent', async () => {
     await fleet.addAgent('t-1');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const tooLong = await call(client, 'agent_info', { timeout_ms: 70_000 });
     expect(tooLong.structuredContent.error).toMatchObject({ code: 'invalid_argument' });
     const unknownParam = await call(client, 'agent_info', { lines: 5 });
@@ -199,7 +199,7 @@ describe('tool calls across the fleet', () => {
     const old = openRawStream(fleet.address, donor.connection.currentIdentity, { actions: [] });
     await waitFor(() => old.frames.some((f) => f.frame.case === 'welcome'));
     old.stream.write(create(AgentFrameSchema, { frame: { case: 'heartbeat', value: create(HeartbeatSchema, {}) } }));
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const result = await call(client, 'agent_info', { timeout_ms: 30_000 });
     const byHost = Object.fromEntries((result.structuredContent.hosts as Node[]).map((n) => [n.host, n]));
     expect(byHost['old-1']).toMatchObject({ availability: 'unavailable', errors: [{ code: 'unsupported' }] });

@@ -22,7 +22,7 @@ describe('real MCP clients', () => {
     fleet = await startTestFleet({ operationsLevel: 2 });
     await fleet.addAgent('web-1', { labels: { role: 'web' } });
     await fleet.addAgent('db-1', { labels: { role: 'db' } });
-    token = identityToken(fleet.broker, 2);
+    token = await identityToken(fleet.broker, 2);
   });
   afterAll(async () => {
     await fleet.stop();
@@ -142,7 +142,7 @@ describe('real MCP clients', () => {
           { what: 'every agent back online' },
         );
       }
-      const env = { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: identityToken(fleet.broker, 2) };
+      const env = { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: await identityToken(fleet.broker, 2) };
       const [status, info, byId, unknown] = await Promise.all([
         runFleetmesh(['call', 'get_fleet_status', '--output', 'json'], { env }),
         runFleetmesh(['call', 'agent_info', '--host', 'web-1', '--output', 'json'], { env }),

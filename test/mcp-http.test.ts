@@ -16,7 +16,7 @@ describe('MCP over Streamable HTTP', () => {
   beforeAll(async () => {
     fleet = await startTestFleet();
     await fleet.addAgent('web-1');
-    token = identityToken(fleet.broker, 1);
+    token = await identityToken(fleet.broker, 1);
     url = new URL(fleet.broker.mcpUrl);
   });
   afterAll(async () => {
@@ -76,7 +76,7 @@ describe('MCP over Streamable HTTP', () => {
   it('keeps a session to the identity that opened it', async () => {
     const client = await mcpClient(fleet.broker, token);
     const sessionId = (client.transport as unknown as { sessionId: string }).sessionId;
-    const other = identityToken(fleet.broker, 3);
+    const other = await identityToken(fleet.broker, 3);
     const hijack = await post(
       { authorization: `Bearer ${other}`, 'mcp-session-id': sessionId },
       JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list' }),
@@ -86,10 +86,10 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('refuses a revoked identity at its next request', async () => {
-    const revocable = identityToken(fleet.broker, 1, undefined, 'revocable');
+    const revocable = await identityToken(fleet.broker, 1, undefined, 'revocable');
     const client = await mcpClient(fleet.broker, revocable);
-    const row = fleet.broker.store.identities.findLiveByName('revocable');
-    fleet.broker.store.identities.revoke(row?.id ?? '', Date.now());
+    const row = await fleet.broker.store.identities.findLiveByName('revocable');
+    await fleet.broker.store.identities.revoke(row?.id ?? '', Date.now());
     await expect(client.listTools()).rejects.toThrow(/401|Unauthorized/);
     await client.close().catch(() => {});
   });

@@ -13,7 +13,7 @@ describe('resources, prompts and text', () => {
   it('notifies subscribers when an agent changes state', async () => {
     fleet = await startTestFleet();
     const agent = await fleet.addAgent('watched');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const updated: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updated.push(notification.params.uri);
@@ -33,7 +33,7 @@ describe('resources, prompts and text', () => {
     fleet = await startTestFleet();
     await fleet.addAgent('web-1');
     await fleet.addAgent('web-2');
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual([
       'diagnose_service',
@@ -52,7 +52,7 @@ describe('resources, prompts and text', () => {
   it('renders a fleet answer as a Markdown table, or as JSON with --text-format json', async () => {
     fleet = await startTestFleet();
     await fleet.addAgent('web-1', { labels: { role: 'web' } });
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const markdown = text(await call(client, 'list_agents'));
     expect(markdown).toMatch(/^\*\*List agents\*\*/);
     expect(markdown).toMatch(/\| name \| state \| version \| labels \| last_seen_unix_ms \|/);
@@ -62,7 +62,7 @@ describe('resources, prompts and text', () => {
 
     await fleet.restartBroker({ textFormat: 'json' });
     await waitFor(() => fleet.broker.registry.find('web-1')?.state === 'online');
-    const jsonClient = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    const jsonClient = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const result = await call(jsonClient, 'list_agents');
     expect(JSON.parse(text(result))).toEqual(result.structuredContent);
     await jsonClient.close();

@@ -67,7 +67,7 @@ describe('tool surfaces', () => {
         await fleet.restartBroker({ toolSurface: surface });
         await Promise.all(back);
       }
-      const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+      const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
       tools[surface] = (await client.listTools()).tools.map((t) => t.name).sort();
       catalogs[surface] = await readJson(client, 'fleet://actions');
       results[surface] = [];
@@ -116,7 +116,7 @@ describe('the dynamic and individual surfaces', () => {
   });
 
   it('finds actions by words, tolerating typos, with full schemas for the best matches', async () => {
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
     const found = await call(client, 'find_action', { query: 'list agnets' });
     const matches = found.structuredContent.matches as { id: string; input_schema?: unknown; parameters?: string[] }[];
     // set_agent_labels is level 2: above this broker's level, so it is not found at all.
@@ -129,7 +129,7 @@ describe('the dynamic and individual surfaces', () => {
   });
 
   it('answers an unknown action id with the closest ones, and checks parameters before sending', async () => {
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
     const unknown = await call(client, 'execute_action', { action: 'agent.infos' });
     expect(unknown.structuredContent.error).toMatchObject({ code: 'not_found', closest: expect.arrayContaining(['agent.info']) });
     const bad = await call(client, 'execute_action', { action: 'agent.info', params: { watch_ms: 'soon' } });
@@ -141,7 +141,7 @@ describe('the dynamic and individual surfaces', () => {
 
   it('advertises compact tools with their hints, and the full schemas on demand', async () => {
     await fleet.restartBroker({ toolSurface: 'individual' });
-    const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 1));
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
     const { tools } = await client.listTools();
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();

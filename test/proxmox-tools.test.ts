@@ -129,11 +129,11 @@ describe('the proxmox tools through MCP, against a simulated two-node cluster', 
     expect((missing.structuredContent as { error: { hint: string } }).error.hint).toContain('web');
 
     // A guest grant shows that guest only; a grant on a PVE agent's host shows what its API shows.
-    const narrow = await mcpClient(pve.fleet.broker, identityToken(pve.fleet.broker, 0, ['guest:d*']));
+    const narrow = await mcpClient(pve.fleet.broker, await identityToken(pve.fleet.broker, 0, ['guest:d*']));
     const narrowRows = (await call(narrow, 'find', { type: 'guest' })).structuredContent.rows as Row[];
     expect(narrowRows.map((r) => r.name)).toEqual(['db', 'debian-12-template', 'dns']);
     await narrow.close();
-    const viaHost = await mcpClient(pve.fleet.broker, identityToken(pve.fleet.broker, 0, ['host:pve-*']));
+    const viaHost = await mcpClient(pve.fleet.broker, await identityToken(pve.fleet.broker, 0, ['host:pve-*']));
     expect((await call(viaHost, 'find', { type: 'guest' })).structuredContent.total).toBe(6);
     await viaHost.close();
   });

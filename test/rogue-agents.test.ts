@@ -69,10 +69,10 @@ describe('rogue agents speaking the raw protocol', () => {
       dockerAddress: inject('dockerHost'),
       swarmName: 'rg-swarm',
       swarmSnapshotIntervalMs: 1000,
-      token: fleet.token({ roles: ['swarm-manager'] }),
+      token: await fleet.token({ roles: ['swarm-manager'] }),
       log: logs.log,
     });
-    admin = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    admin = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
     await waitFor(async () => ((await call(admin, 'find', { type: 'service', query: 'rg-web' })).structuredContent.rows as Row[]).length === 1, {
       timeoutMs: 60_000,
       what: 'rg-web indexed',
@@ -127,14 +127,14 @@ describe('rogue agents speaking the raw protocol', () => {
       fleet,
       'other-manager',
       { facts: { swarmRole: 'manager', swarmId: 'rg-some-other-swarm', swarmNodeId: 'n1' }, collectors: ['swarm'] },
-      fleet.token(),
+      await fleet.token(),
     );
     // As `fleetmesh agents approve` does: from another connection to the broker's store.
-    const store = BrokerStore.open(fleet.broker.options.dataDir, { create: false });
+    const store = await BrokerStore.open(fleet.broker.options.dataDir, { create: false });
     try {
-      approveAgent(store, { agent: 'other-manager' });
+      await approveAgent(store, { agent: 'other-manager' });
     } finally {
-      store.close();
+      await store.close();
     }
     await waitFor(() => fleet.broker.registry.find('other-manager')?.roles.length === 1, { what: 'the approval picked up' });
     const before = await metric(fleet, 'fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"}');
@@ -144,11 +144,11 @@ describe('rogue agents speaking the raw protocol', () => {
     });
     expect(((await call(admin, 'find', { type: 'service', query: 'rg-' })).structuredContent.rows as Row[]).length).toBeGreaterThan(0);
     other.close();
-    const again = BrokerStore.open(fleet.broker.options.dataDir, { create: false });
+    const again = await BrokerStore.open(fleet.broker.options.dataDir, { create: false });
     try {
-      expect(withdrawAgentRoles(again, 'other-manager').withdrawn).toBe(1);
+      expect((await withdrawAgentRoles(again, 'other-manager')).withdrawn).toBe(1);
     } finally {
-      again.close();
+      await again.close();
     }
     await waitFor(() => fleet.broker.registry.find('other-manager')?.roles.length === 0, { what: 'the withdrawal picked up' });
   });
@@ -169,7 +169,7 @@ describe('rogue agents speaking the raw protocol', () => {
         (await metric(fleet, 'fleetmesh_reports_dropped_total{kind="proxmox_guests",reason="malformed"}')) >= 1,
       { what: 'every malformed report counted' },
     );
-    const limited = await mcpClient(fleet.broker, identityToken(fleet.broker, 0, ['service:rg-web']));
+    const limited = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, ['service:rg-web']));
     try {
       for (const client of [admin, limited]) {
         expect((await call(client, 'find', { query: 'rg-web' })).isError).toBeFalsy();
@@ -187,7 +187,7 @@ describe('rogue agents speaking the raw protocol', () => {
 
   describe('swarm reads under limited grants', () => {
     it('shows an identity limited to one host nothing of the swarm', async () => {
-      const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0, ['host:zz-manager']));
+      const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, ['host:zz-manager']));
       try {
         for (const [tool, args] of [
           ['get_cluster_status', {}],
@@ -213,7 +213,7 @@ describe('rogue agents speaking the raw protocol', () => {
     });
 
     it('shows an identity limited to one service that service and nothing else', async () => {
-      const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0, ['service:rg-web']));
+      const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, ['service:rg-web']));
       try {
         const events = await call(client, 'get_events', { limit: 1000 });
         expect(events.isError).toBeFalsy();
@@ -245,7 +245,7 @@ describe('rogue agents speaking the raw protocol', () => {
     });
 
     it('shows an identity limited to one container that container, not the host it runs on', async () => {
-      const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0, ['container:zz-manager/rg-web*']));
+      const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, ['container:zz-manager/rg-web*']));
       try {
         const processes = await call(client, 'processes', { host: 'zz-manager' });
         expect(processes.isError).toBe(true);
@@ -258,11 +258,11 @@ describe('rogue agents speaking the raw protocol', () => {
 
   // Last: it stops the real manager.
   it('reports a change the manager did not acknowledge as failed, naming that manager', async () => {
-    const store = BrokerStore.open(fleet.broker.options.dataDir, { create: false });
+    const store = await BrokerStore.open(fleet.broker.options.dataDir, { create: false });
     try {
-      approveAgent(store, { agent: 'aaa-rogue' });
+      await approveAgent(store, { agent: 'aaa-rogue' });
     } finally {
-      store.close();
+      await store.close();
     }
     await waitFor(() => fleet.broker.registry.find('aaa-rogue')?.roles.length === 1, { what: 'the approval picked up' });
     await fleet.stopAgent(manager);

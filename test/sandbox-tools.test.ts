@@ -79,7 +79,7 @@ describe('sandbox observability across the fleet', () => {
     const agent = { collectors: 'default' as const, dockerAddress: inject('dockerHost') };
     await fleet.addAgent('sb-host-a', agent);
     await fleet.addAgent('sb-host-b', agent);
-    client = await mcpClient(fleet.broker, identityToken(fleet.broker, 0));
+    client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     // Wait for the writes inside the containers, and for the broker's index to know the sandboxes.
     await waitFor(async () => {
       const rows = (await call(client, 'find', { type: 'sandbox' })).structuredContent.rows as { host: string }[];

@@ -48,9 +48,9 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
       containerSampleIntervalMs: 1000,
       swarmSnapshotIntervalMs: 2000,
     };
-    await fleet.addAgent('ix-host-a', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
-    await fleet.addAgent('ix-host-b', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
-    admin = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+    await fleet.addAgent('ix-host-a', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
+    await fleet.addAgent('ix-host-b', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
+    admin = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
     await waitFor(
       async () => {
         const api = await call(admin, 'find', { type: 'service', query: 'ix-api' });
@@ -136,7 +136,7 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
   });
 
   it("narrows find and describe to what the identity's grants cover", async () => {
-    const narrow = await mcpClient(fleet.broker, identityToken(fleet.broker, 1, ['service:ix-api', 'host:ix-host-a']));
+    const narrow = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1, ['service:ix-api', 'host:ix-host-a']));
     const found = await call(narrow, 'find', { query: 'ix-' });
     const rows = found.structuredContent.rows as Row[];
     expect(rows.filter((r) => r.type === 'service').map((r) => r.name)).toEqual(['ix-api']);
@@ -208,7 +208,7 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
 
   it('asks which swarm when the fleet holds several, and routes by cluster name or by the resource named', async () => {
     // The operator enrolled it as a manager: its claim of another swarm is believed.
-    const donor = await fleet.addAgent('ix-other', { collectors: [], token: fleet.token({ roles: ['swarm-manager'] }) });
+    const donor = await fleet.addAgent('ix-other', { collectors: [], token: await fleet.token({ roles: ['swarm-manager'] }) });
     await fleet.stopAgent(donor);
     const other = openRawStream(fleet.address, donor.connection.currentIdentity, { hello: false });
     other.stream.write(

@@ -48,10 +48,10 @@ describe('Swarm tools through manager agents', () => {
     }
     fleet = await startTestFleet({ operationsLevel: 3 });
     const agent = { collectors: 'default' as const, dockerAddress: inject('dockerHost'), swarmName: 'test-swarm' };
-    await fleet.addAgent('tw-mgr-a', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
-    await fleet.addAgent('tw-mgr-b', { ...agent, token: fleet.token({ roles: ['swarm-manager'] }) });
-    admin = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
-    operator = await mcpClient(fleet.broker, identityToken(fleet.broker, 2));
+    await fleet.addAgent('tw-mgr-a', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
+    await fleet.addAgent('tw-mgr-b', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
+    admin = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
+    operator = await mcpClient(fleet.broker, await identityToken(fleet.broker, 2));
     await waitFor(async () => (await call(admin, 'watch', { service: 'tw-web', timeout: 30 })).structuredContent.converged === true, {
       timeoutMs: 60_000,
       what: 'tw-web converged',
@@ -186,7 +186,7 @@ describe('Swarm tools through manager agents', () => {
     expect(attached.structuredContent.details).toEqual({ secrets: [{ name: 'tw-secret', target: 'api-key' }] });
     const configs = await call(operator, 'update_service_configs', { id: 'tw-web', configs: [{ name: 'tw-config' }] });
     expect(configs.structuredContent.details).toEqual({ configs: [{ name: 'tw-config', target: 'tw-config' }] });
-    const audit = fleet.broker.store.audit.recent({ limit: 50 });
+    const audit = await fleet.broker.store.audit.recent({ limit: 50 });
     expect(JSON.stringify(audit)).not.toContain('hunter2');
     expect(JSON.stringify(audit)).not.toContain('s3cr3t');
   });

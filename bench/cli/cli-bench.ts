@@ -43,7 +43,7 @@ export async function cliScenario(options: { runs: number }): Promise<ScenarioRe
   const root = mkdtempSync(join(tmpdir(), 'fm-bench-cli-'));
   const broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker')), silentLogger);
   try {
-    const { token } = createIdentity(broker.store, { name: 'bench', level: 1 });
+    const { token } = await createIdentity(broker.store, { name: 'bench', level: 1 });
     const nodeStart = await wallTimesMs(['-e', '0'], options.runs);
     const help = await wallTimesMs([BIN, '--help'], options.runs);
     const call = await wallTimesMs([BIN, 'call', 'get_fleet_status', '--url', broker.mcpUrl, '--token', token], options.runs);

@@ -50,7 +50,7 @@ export async function dockerScenario(options: { containers: number; idleSeconds:
       }),
     );
     broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker')), silentLogger);
-    const joinToken = createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} }).token;
+    const joinToken = await (await createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} })).token;
     // The agent runs from the compiled build, as a deployed one does (no TypeScript loader in its memory).
     process.stderr.write('  building dist/…\n');
     await run(process.execPath, [
@@ -91,7 +91,7 @@ export async function dockerScenario(options: { containers: number; idleSeconds:
     await new Promise((resolve) => setTimeout(resolve, options.idleSeconds * 1000));
     const after = processUsage(pid);
 
-    const client = await mcpClient(broker, createIdentity(broker.store, { name: 'bench', level: 1 }).token);
+    const client = await mcpClient(broker, (await createIdentity(broker.store, { name: 'bench', level: 1 })).token);
 
     process.stderr.write('  docker_stats cold, warm, and docker stats --no-stream…\n');
     const [coldMs, cold] = await timed(() => call(client, 'docker_stats', { host: 'bench-host', timeout_ms: 30_000 }));

@@ -17,19 +17,19 @@ export interface BenchAgentIdentity {
  * row each, exactly as enrollment would write them.
  */
 export async function preEnroll(dataDir: string, count: number): Promise<{ keys: KeyPair; caCertificatePem: string; agents: BenchAgentIdentity[] }> {
-  const store = BrokerStore.open(dataDir);
+  const store = await BrokerStore.open(dataDir);
   const authority = await BrokerAuthority.open(dataDir);
   const keys = await createKeyPair();
   const keySha = publicKeyFingerprint(keys.publicKeyPem);
   const agents: BenchAgentIdentity[] = [];
   const now = Date.now();
-  store.transaction(() => {
+  await store.transaction(async () => {
     for (let i = 0; i < count; i++) {
       const agentId = `bench${String(i).padStart(6, '0')}`;
       const name = `sim-${String(i).padStart(5, '0')}`;
       const issued = authority.issueAgentCertificate({ publicKeyPem: keys.publicKeyPem, agentId, name, lifetimeMs: 30 * 86_400_000, now });
-      store.agents.insert({ id: agentId, name, tokenLabels: {}, publicKeySha256: keySha, enrolledAt: now, tokenId: 'bench' });
-      store.certificates.insert({
+      await store.agents.insert({ id: agentId, name, tokenLabels: {}, publicKeySha256: keySha, enrolledAt: now, tokenId: 'bench' });
+      await store.certificates.insert({
         serial: issued.serial,
         agentId,
         issuedAt: now,
@@ -38,10 +38,10 @@ export async function preEnroll(dataDir: string, count: number): Promise<{ keys:
         publicKeySha256: keySha,
         issuedBy: 'enroll',
       });
-      store.agents.setCertificate(agentId, issued.serial, issued.notAfter.getTime(), keySha);
+      await store.agents.setCertificate(agentId, issued.serial, issued.notAfter.getTime(), keySha);
       agents.push({ agentId, name, certificatePem: issued.certificatePem, notBefore: issued.notBefore, notAfter: issued.notAfter, serial: issued.serial });
     }
   });
-  store.close();
+  await store.close();
   return { keys, caCertificatePem: authority.ca.certificatePem, agents };
 }

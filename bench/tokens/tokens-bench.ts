@@ -198,7 +198,7 @@ export async function tokensScenario(agentCount: number): Promise<ScenarioResult
     for (const connection of connections) connection.start();
     await until(() => broker.registry.list().filter((h) => h.state === 'online').length === agentCount, 300_000);
     await until(() => broker.index.inventoryEntries().length >= agentCount - Math.ceil(agentCount / 20), 60_000);
-    const { token } = createIdentity(broker.store, { name: 'bench-tokens', level: 3 });
+    const { token } = await createIdentity(broker.store, { name: 'bench-tokens', level: 3 });
     await client.connect(new StreamableHTTPClientTransport(new URL(broker.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     const calls: [string, string, Record<string, unknown>][] = [
       ['get_fleet_status', 'get_fleet_status', {}],

@@ -24,8 +24,8 @@ function parseRole(text: string): AgentRole {
  * named, so a later claim of another swarm needs approving again. A running
  * broker picks the change up from the store within a poll.
  */
-export function approveAgent(store: BrokerStore, request: ApproveRequest, now = Date.now()): { name: string; grants: RoleGrant[] } {
-  const agent = findAgent(store, request.agent);
+export async function approveAgent(store: BrokerStore, request: ApproveRequest, now = Date.now()): Promise<{ name: string; grants: RoleGrant[] }> {
+  const agent = await findAgent(store, request.agent);
   const role = request.role === undefined ? undefined : parseRole(request.role);
   const claims = statedClaims(agent.hello?.facts ?? {}).filter((claim) => role === undefined || claim.role === role);
   const grants: RoleGrant[] =
@@ -40,14 +40,14 @@ export function approveAgent(store: BrokerStore, request: ApproveRequest, now = 
       hint: 'Approve once it has connected and claimed one (fleetmesh agents lists claims), or name the object with --role and --scope.',
     });
   }
-  store.transaction(() => {
-    for (const grant of grants) store.roles.grant(agent.id, grant);
+  await store.transaction(async () => {
+    for (const grant of grants) await store.roles.grant(agent.id, grant);
   });
   return { name: agent.name, grants };
 }
 
 /** Withdraws an agent's roles (one, or all): what it reported as their holder leaves the index. */
-export function withdrawAgentRoles(store: BrokerStore, agentName: string, role?: string): { name: string; withdrawn: number } {
-  const agent = findAgent(store, agentName);
-  return { name: agent.name, withdrawn: store.roles.withdraw(agent.id, role === undefined ? undefined : parseRole(role)) };
+export async function withdrawAgentRoles(store: BrokerStore, agentName: string, role?: string): Promise<{ name: string; withdrawn: number }> {
+  const agent = await findAgent(store, agentName);
+  return { name: agent.name, withdrawn: await store.roles.withdraw(agent.id, role === undefined ? undefined : parseRole(role)) };
 }

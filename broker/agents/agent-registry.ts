@@ -99,7 +99,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   private readonly hosts = new Map<string, Host>();
   private readonly seen = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
-  private lastDataVersion = 0;
+  private lastDataVersion = '';
+  private polling = false;
+  /** Store writes of states and last-seen times, kept in the order they happened. */
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: BrokerStore,
@@ -109,31 +112,39 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     super();
   }
 
-  start(): void {
-    if (!this.options.sharedStore) this.store.agents.markAllOffline();
-    const roles = this.store.roles.all();
-    for (const row of this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
-    this.lastDataVersion = this.store.dataVersion();
+  async start(): Promise<void> {
+    // A store of this broker alone: nobody is connected yet, whatever the last run left. A shared one
+    // holds the states of agents other brokers hold.
+    if (!this.sharedStore) await this.store.agents.markAllOffline();
+    const roles = await this.store.roles.all();
+    for (const row of await this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
+    this.lastDataVersion = await this.store.dataVersion();
     const sweepMs = Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2));
     this.timers = [
       setInterval(() => this.sweep(Date.now()), sweepMs),
       setInterval(() => this.flushSeen(), Math.max(1000, this.options.heartbeatIntervalMs)),
-      setInterval(() => this.pollStore(), this.options.storePollMs),
+      setInterval(() => void this.pollStore(), this.options.storePollMs),
     ];
     for (const timer of this.timers) timer.unref();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    const held = this.held();
+    const held = this.held().map((host) => host.id);
     for (const host of this.hosts.values()) {
       host.session?.close({ code: grpc.status.UNAVAILABLE, details: 'the broker is shutting down' });
       host.session = undefined;
     }
     this.flushSeen();
-    if (!this.options.sharedStore) this.store.agents.markAllOffline();
-    else for (const host of held) this.store.agents.setState(host.id, 'offline', host.lastSeenAt);
+    if (!this.sharedStore) this.persist('agent states', () => this.store.agents.markAllOffline());
+    for (const id of this.sharedStore ? held : []) this.persist('an agent state', () => this.store.agents.setState(id, 'offline', null));
+    await this.writes;
+  }
+
+  /** Whether other brokers share the store: then only the agents this one holds are its to mark. */
+  private get sharedStore(): boolean {
+    return this.store.shared || this.options.sharedStore === true;
   }
 
   /** The hosts whose agent's stream this broker holds. */
@@ -149,8 +160,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
    * clocks are expected to agree (NTP) to well under an agent's reconnect delay.
    */
   holdRemote(agentId: string, session: HostSession, presence: RemotePresence): void {
-    const row = this.hosts.has(agentId) ? undefined : this.store.agents.get(agentId);
-    if (row && row.revokedAt === null) this.hosts.set(agentId, hostFromRow(row, this.store.roles.all().get(agentId) ?? []));
+    // An agent enrolled since this broker last read the store is read first (refreshFromStore).
     const host = this.hosts.get(agentId);
     if (!host) return;
     const local = host.session && host.session.heldBy === undefined ? host.session : undefined;
@@ -215,8 +225,9 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /** An agent enrolled (or re-enrolled) through this broker: pick up its row. */
-  refreshFromStore(agentId: string, roles = this.store.roles.all().get(agentId) ?? []): void {
-    const row = this.store.agents.get(agentId);
+  async refreshFromStore(agentId: string, known?: { roles: RoleGrant[]; row: AgentRow }): Promise<void> {
+    const roles = known?.roles ?? (await this.store.roles.all()).get(agentId) ?? [];
+    const row = known?.row ?? (await this.store.agents.get(agentId));
     if (!row || row.revokedAt !== null) return;
     const existing = this.hosts.get(agentId);
     if (existing) {
@@ -234,12 +245,17 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     }
   }
 
-  /** A new stream proved to be this agent: it becomes the agent's session, replacing any earlier one. */
-  attach(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): Host {
-    const row = this.store.agents.get(session.agentId);
+  /**
+   * A new stream proved to be this agent: it becomes the agent's session,
+   * replacing any earlier one. Undefined when the stream ended while the store answered.
+   */
+  async attach(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): Promise<Host | undefined> {
+    const row = await this.store.agents.get(session.agentId);
     if (!row) throw new Error(`agent ${session.agentId} is not in the store`);
+    const roles = this.hosts.has(row.id) ? [] : ((await this.store.roles.all()).get(row.id) ?? []);
+    if (!session.isOpen) return undefined;
     const now = Date.now();
-    const host = this.hosts.get(row.id) ?? hostFromRow(row, this.store.roles.all().get(row.id) ?? []);
+    const host = this.hosts.get(row.id) ?? hostFromRow(row, roles);
     this.hosts.set(row.id, host);
     const previousSession = host.session;
     const previousState = host.state;
@@ -252,7 +268,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     host.certNotAfter = row.certNotAfter;
     host.lastHeartbeatAt = now;
     host.lastSeenAt = now;
-    this.store.agents.recordHello(row.id, { version: hello.agent_version, hello, reportedLabels, now });
+    this.persist('an agent hello', () => this.store.agents.recordHello(row.id, { version: hello.agent_version, hello, reportedLabels, now }));
     if (previousSession && previousSession !== session) {
       this.log.info('agent stream replaced by a newer one', { agent: host.name });
       previousSession.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
@@ -267,10 +283,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   updateHello(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): void {
     const host = this.hosts.get(session.agentId);
     if (!host || host.session !== session) return;
-    const row = this.store.agents.get(host.id);
     host.hello = hello;
-    host.labels = { ...reportedLabels, ...(row?.tokenLabels ?? {}) };
-    this.store.agents.recordHello(host.id, { version: hello.agent_version, hello, reportedLabels, now: Date.now() });
+    host.labels = { ...reportedLabels, ...host.operatorLabels };
+    const now = Date.now();
+    this.persist('an agent hello', () => this.store.agents.recordHello(host.id, { version: hello.agent_version, hello, reportedLabels, now }));
     this.emit('state', host, host.state);
   }
 
@@ -307,8 +323,8 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /** Revokes an agent known to this broker: its certificates, its row, and its live stream at once. */
-  revoke(agentId: string, reason: string, now = Date.now()): string[] {
-    const serials = revokeAgent(this.store, agentId, reason, now);
+  async revoke(agentId: string, reason: string, now = Date.now()): Promise<string[]> {
+    const serials = await revokeAgent(this.store, agentId, reason, now);
     this.dropRevoked(agentId);
     return serials;
   }
@@ -335,7 +351,8 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     host.state = state;
     if (state !== previous) {
       host.stateSince = Date.now();
-      if (record) this.store.agents.setState(host.id, state, host.lastSeenAt);
+      const lastSeenAt = host.lastSeenAt;
+      if (record) this.persist('an agent state', () => this.store.agents.setState(host.id, state, lastSeenAt));
       this.emit('state', host, previous);
     }
   }
@@ -344,11 +361,15 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     if (this.seen.size === 0) return;
     const batch = new Map(this.seen);
     this.seen.clear();
-    try {
-      this.store.agents.touch(batch);
-    } catch (error) {
-      this.log.warn('could not record last-seen times', { error });
-    }
+    this.persist('last-seen times', () => this.store.agents.touch(batch));
+  }
+
+  /** Queues a store write after the earlier ones; a failed write is logged, and memory stays this broker's truth. */
+  private persist(what: string, write: () => Promise<unknown>): void {
+    this.writes = this.writes.then(write).then(
+      () => undefined,
+      (error: unknown) => this.log.warn(`could not record ${what}`, { error: (error as Error).message }),
+    );
   }
 
   private dropRevoked(agentId: string): void {
@@ -365,20 +386,23 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   }
 
   /** Admin commands write the store from other processes; pick up what they changed. */
-  private pollStore(): void {
-    let version: number;
+  private async pollStore(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
     try {
-      version = this.store.dataVersion();
+      const version = await this.store.dataVersion();
+      if (version === this.lastDataVersion) return;
+      const rows = await this.store.agents.list({ includeRevoked: true });
+      const roles = await this.store.roles.all();
+      for (const row of rows) {
+        if (row.revokedAt !== null) this.dropRevoked(row.id);
+        else await this.refreshFromStore(row.id, { roles: roles.get(row.id) ?? [], row });
+      }
+      this.lastDataVersion = version;
     } catch {
-      return;
-    }
-    if (version === this.lastDataVersion) return;
-    this.lastDataVersion = version;
-    const rows = new Map(this.store.agents.list({ includeRevoked: true }).map((row) => [row.id, row]));
-    const roles = this.store.roles.all();
-    for (const [id, row] of rows) {
-      if (row.revokedAt !== null) this.dropRevoked(id);
-      else this.refreshFromStore(id, roles.get(id) ?? []);
+      // The store does not answer: try again at the next poll.
+    } finally {
+      this.polling = false;
     }
   }
 }

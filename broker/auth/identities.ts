@@ -36,14 +36,14 @@ function checkIdentityName(name: string): void {
   }
 }
 
-export function createIdentity(
+export async function createIdentity(
   store: BrokerStore,
   options: { name: string; level: Level; grants?: string[]; ttlMs?: number; now?: number },
-): { token: string; id: string; expiresAt: number } {
+): Promise<{ token: string; id: string; expiresAt: number }> {
   checkIdentityName(options.name);
   const grants = options.grants?.length ? options.grants : FULL_ACCESS;
   for (const grant of grants) parseGrant(grant);
-  if (store.identities.findLiveByName(options.name)) {
+  if (await store.identities.findLiveByName(options.name)) {
     throw new FleetError('conflict', `an identity named "${options.name}" exists already`, {
       hint: 'Revoke it first (fleetmesh identity revoke) or pick another name.',
     });
@@ -52,7 +52,7 @@ export function createIdentity(
   const { id, secret } = parseIdentityToken(token) as { id: string; secret: string };
   const now = options.now ?? Date.now();
   const expiresAt = now + (options.ttlMs ?? DEFAULT_IDENTITY_TTL_MS);
-  store.identities.insert({ id, name: options.name, secretSha256: hash(secret), level: options.level, grants, createdAt: now, expiresAt });
+  await store.identities.insert({ id, name: options.name, secretSha256: hash(secret), level: options.level, grants, createdAt: now, expiresAt });
   return { token, id, expiresAt };
 }
 
@@ -66,15 +66,15 @@ export function ensureIdentity(
   store: BrokerStore,
   token: string,
   options: { name: string; level: Level; ttlMs: number; now?: number },
-): { id: string; usable: boolean; replaced: string | undefined } {
+): Promise<{ id: string; usable: boolean; replaced: string | undefined }> {
   checkIdentityName(options.name);
   const parsed = parseIdentityToken(token);
   if (!parsed) throw new FleetError('invalid_argument', 'the bearer token is malformed', { hint: 'A bearer token looks like fmc1.<16 hex>.<43 characters>.' });
   const now = options.now ?? Date.now();
   const expiresAt = now + options.ttlMs;
   const secretSha256 = hash(parsed.secret);
-  return store.transaction(() => {
-    const row = store.identities.get(parsed.id);
+  return store.transaction(async () => {
+    const row = await store.identities.get(parsed.id);
     if (row) {
       if (!timingSafeEqual(Buffer.from(secretSha256, 'hex'), Buffer.from(row.secretSha256, 'hex'))) {
         throw new FleetError('conflict', `identity ${parsed.id} is registered on this broker with another secret`, {
@@ -82,12 +82,12 @@ export function ensureIdentity(
         });
       }
       if (row.revokedAt !== null) return { id: parsed.id, usable: false, replaced: undefined };
-      store.identities.extend(parsed.id, Math.max(expiresAt, row.expiresAt));
+      await store.identities.extend(parsed.id, Math.max(expiresAt, row.expiresAt));
       return { id: parsed.id, usable: true, replaced: undefined };
     }
-    const holder = store.identities.findLiveByName(options.name);
-    if (holder) store.identities.revoke(holder.id, now);
-    store.identities.insert({ id: parsed.id, name: options.name, secretSha256, level: options.level, grants: FULL_ACCESS, createdAt: now, expiresAt });
+    const holder = await store.identities.findLiveByName(options.name);
+    if (holder) await store.identities.revoke(holder.id, now);
+    await store.identities.insert({ id: parsed.id, name: options.name, secretSha256, level: options.level, grants: FULL_ACCESS, createdAt: now, expiresAt });
     return { id: parsed.id, usable: true, replaced: holder?.id };
   });
 }
@@ -96,10 +96,10 @@ export function ensureIdentity(
 export class TokenRefused extends Error {}
 
 /** The identity a bearer token proves, or TokenRefused with the reason. */
-export function verifyBearerToken(store: BrokerStore, token: string, now = Date.now()): Identity {
+export async function verifyBearerToken(store: BrokerStore, token: string, now = Date.now()): Promise<Identity> {
   const parsed = parseIdentityToken(token);
   if (!parsed) throw new TokenRefused('the token is malformed');
-  const row = store.identities.get(parsed.id);
+  const row = await store.identities.get(parsed.id);
   if (!row || !timingSafeEqual(Buffer.from(hash(parsed.secret), 'hex'), Buffer.from(row.secretSha256, 'hex'))) throw new TokenRefused('the token is not known');
   if (row.revokedAt !== null) throw new TokenRefused('the token was revoked');
   if (row.expiresAt <= now) throw new TokenRefused('the token has expired');

@@ -87,15 +87,20 @@ function readCa(certFile: string, keyFile: string): CertificateAuthority {
  * Registers the supplied tokens in the store at broker start (hashed, like any
  * other). Logs token ids only, never a secret.
  */
-export function applyBrokerBootstrap(store: BrokerStore, bootstrap: BrokerBootstrap, log: Logger, now = Date.now()): void {
+export async function applyBrokerBootstrap(store: BrokerStore, bootstrap: BrokerBootstrap, log: Logger, now = Date.now()): Promise<void> {
   if (bootstrap.ca) log.info('using the CA given by --ca-cert-file', { ca_pin: certificatePin(bootstrap.ca.certificatePem) });
   if (bootstrap.joinToken !== undefined) {
-    const { id, usable } = ensureJoinToken(store, bootstrap.joinToken, { ttlMs: BOOTSTRAP_TOKEN_TTL_MS, now });
+    const { id, usable } = await ensureJoinToken(store, bootstrap.joinToken, { ttlMs: BOOTSTRAP_TOKEN_TTL_MS, now });
     if (usable) log.info('join token from --join-token-file registered (reusable)', { token_id: id });
     else log.warn('the join token from --join-token-file was revoked; agents cannot enroll with it', { token_id: id });
   }
   if (bootstrap.adminToken !== undefined) {
-    const { id, usable, replaced } = ensureIdentity(store, bootstrap.adminToken, { name: BOOTSTRAP_ADMIN_NAME, level: 3, ttlMs: BOOTSTRAP_TOKEN_TTL_MS, now });
+    const { id, usable, replaced } = await ensureIdentity(store, bootstrap.adminToken, {
+      name: BOOTSTRAP_ADMIN_NAME,
+      level: 3,
+      ttlMs: BOOTSTRAP_TOKEN_TTL_MS,
+      now,
+    });
     if (replaced)
       log.warn(`identity ${BOOTSTRAP_ADMIN_NAME} now belongs to the token from --admin-token-file; the previous one was revoked`, { revoked_id: replaced });
     if (usable) log.info(`identity ${BOOTSTRAP_ADMIN_NAME} from --admin-token-file registered (level 3)`, { identity_id: id });

@@ -54,11 +54,11 @@ function stop(stopped: string[]): LinkedAction {
 describe('ActionRunner.run over a linked fleet', () => {
   let fleet: LinkedFleet;
   const stopped: string[] = [];
-  beforeEach(() => {
+  beforeEach(async () => {
     stopped.length = 0;
-    fleet = startLinkedFleet();
-    fleet.addHost('web-1', [info('web-1'), stop(stopped)], { role: 'web' });
-    fleet.addHost('db-1', [info('db-1'), stop(stopped)], { role: 'db' });
+    fleet = await startLinkedFleet();
+    await fleet.addHost('web-1', [info('web-1'), stop(stopped)], { role: 'web' });
+    await fleet.addHost('db-1', [info('db-1'), stop(stopped)], { role: 'db' });
   });
   afterEach(() => fleet.stop());
 
@@ -88,13 +88,13 @@ describe('ActionRunner.run over a linked fleet', () => {
   it("hides an action above the identity's level as if it did not exist", async () => {
     const result = await fleet.run(fleet.identity(0), dockerStop, { host: 'web-1', name: 'nginx', confirm: true });
     expect(result).toMatchObject({ isError: true, structured: { error: { code: 'not_found' } } });
-    const capped = startLinkedFleet({ operationsLevel: 0 });
+    const capped = await startLinkedFleet({ operationsLevel: 0 });
     try {
-      capped.addHost('web-1', [stop(stopped)]);
+      await capped.addHost('web-1', [stop(stopped)]);
       const refused = await capped.run(capped.identity(3), dockerStop, { host: 'web-1', name: 'nginx', confirm: true });
       expect(refused.structured).toMatchObject({ error: { code: 'not_found' } });
     } finally {
-      capped.stop();
+      await capped.stop();
     }
     expect(stopped).toEqual([]);
   });
@@ -126,8 +126,8 @@ describe('ActionRunner.run over a linked fleet', () => {
   });
 
   it('answers a partial result: hosts that answered, and why the others did not', async () => {
-    fleet.addHost('old-1', [], { role: 'web' });
-    fleet.addHost('broken-1', [
+    await fleet.addHost('old-1', [], { role: 'web' });
+    await fleet.addHost('broken-1', [
       {
         action: agentInfo,
         handler: async () => {
@@ -149,18 +149,18 @@ describe('ActionRunner.run over a linked fleet', () => {
   });
 
   it('does not let a slow host hold the others: it answers deadline_exceeded at the timeout', async () => {
-    const slowStarted = new Promise<void>((started) => {
-      fleet.addHost('slow-1', [
-        {
-          action: agentInfo,
-          handler: (_params, context) =>
-            new Promise((_, reject) => {
-              started();
-              context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
-            }),
-        },
-      ]);
-    });
+    let started = () => {};
+    const slowStarted = new Promise<void>((resolve) => (started = resolve));
+    await fleet.addHost('slow-1', [
+      {
+        action: agentInfo,
+        handler: (_params, context) =>
+          new Promise((_, reject) => {
+            started();
+            context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
+          }),
+      },
+    ]);
     const progress: string[] = [];
     const running = fleet.run(fleet.identity(0), agentInfo, { timeout_ms: 300 }, { onProgress: (_done, _total, message) => progress.push(message) });
     await slowStarted;
@@ -180,25 +180,25 @@ describe('ActionRunner.run over a linked fleet', () => {
 
   it('cancels the call on the agent when the caller goes away', async () => {
     let agentSaw: unknown;
-    const started = new Promise<void>((resolve) => {
-      fleet.addHost('slow-1', [
-        {
-          action: agentInfo,
-          handler: (_params, context) =>
-            new Promise((_, reject) => {
-              resolve();
-              context.signal.addEventListener(
-                'abort',
-                () => {
-                  agentSaw = context.signal.reason;
-                  reject(context.signal.reason);
-                },
-                { once: true },
-              );
-            }),
-        },
-      ]);
-    });
+    let resolve = () => {};
+    const started = new Promise<void>((resolved) => (resolve = resolved));
+    await fleet.addHost('slow-1', [
+      {
+        action: agentInfo,
+        handler: (_params, context) =>
+          new Promise((_, reject) => {
+            resolve();
+            context.signal.addEventListener(
+              'abort',
+              () => {
+                agentSaw = context.signal.reason;
+                reject(context.signal.reason);
+              },
+              { once: true },
+            );
+          }),
+      },
+    ]);
     const caller = new AbortController();
     const running = fleet.run(fleet.identity(0), agentInfo, { host: 'slow-1' }, { signal: caller.signal });
     await started;
@@ -216,7 +216,7 @@ describe('ActionRunner.run over a linked fleet', () => {
     await fleet.run(operator, agentInfo, {});
     await fleet.run(operator, dockerStop, { host: 'web-1', name: 'nginx', confirm: true });
     await fleet.run(operator, dockerStop, { host: 'web-1', name: 'nginx' });
-    const rows = fleet.store.audit.recent({ limit: 10 });
+    const rows = await fleet.store.audit.recent({ limit: 10 });
     expect(rows.map((row) => [row.identity, row.action, row.outcome, row.errorCode])).toEqual([
       ['ops', 'docker.stop', 'refused', 'confirm_required'],
       ['ops', 'docker.stop', 'ok', null],

@@ -83,6 +83,7 @@ export class ActionRunner {
       store: options.store,
       registry: options.registry,
       refusals: options.refusals,
+      log: options.log,
       identity: identity.name,
       tool: context.tool,
       action,
@@ -93,14 +94,14 @@ export class ActionRunner {
       if (!this.allows(identity, action)) throw new FleetError('not_found', `unknown tool: ${context.tool}`);
       const result = await this.route(call);
       const outcome = auditOutcomeOf(result);
-      audit.complete(outcome, firstErrorCode(result));
+      await audit.complete(outcome, firstErrorCode(result));
       finished(outcome);
       return result;
     } catch (error) {
       const failure = toFleetError(error);
       const outcome = context.signal.aborted ? 'cancelled' : audit.begun ? 'error' : 'refused';
-      if (outcome === 'refused') audit.refused(failure);
-      else audit.complete(outcome, failure.code);
+      if (outcome === 'refused') await audit.refused(failure);
+      else await audit.complete(outcome, failure.code);
       finished(outcome);
       if (failure.code === 'internal') options.log.error('tool call failed', { tool: context.tool, error: failure.message });
       throw failure;

@@ -20,7 +20,7 @@ export async function runOnBroker(call: RouteCall, handler: BrokerActionHandler 
     confirm,
     targets.map((host) => ({ host })),
   );
-  call.begin(targets);
+  await call.begin(targets);
   const output = action.output.parse(await handler.run(parsed, context)) as Record<string, unknown>;
   return { action, structured: output, isError: false, shape: 'broker' };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../../shared/catalog/action.ts';
 import type { ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -14,6 +15,7 @@ export interface CallAuditOptions {
   store: BrokerStore;
   registry: AgentRegistry;
   refusals: RefusalAudit;
+  log: Logger;
   identity: string;
   tool: string;
   action: Action;
@@ -39,10 +41,11 @@ export class CallAudit {
   }
 
   /** Records that the call is about to go out to these targets. */
-  readonly begin = (targets: string[]): void => {
+  /** Resolves once the row is committed: nothing goes out before (a store that does not answer refuses the call). */
+  readonly begin = async (targets: string[]): Promise<void> => {
     if (!this.audited) return;
     const { options } = this;
-    options.store.audit.begin({
+    await options.store.audit.begin({
       callId: this.callId,
       startedAt: Date.now(),
       identity: options.identity,
@@ -58,9 +61,14 @@ export class CallAudit {
     this.begun = true;
   };
 
-  complete(outcome: AuditOutcome, errorCode: string | null): void {
-    if (this.begun) this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() });
+  async complete(outcome: AuditOutcome, errorCode: string | null): Promise<void> {
+    if (this.begun) await this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() }).catch(this.lost);
   }
+
+  /** The call happened; a row the store did not take stays pending, and the next start marks it interrupted. */
+  private readonly lost = (error: unknown): void => {
+    this.options.log.warn('could not complete an audit row', { call_id: this.callId, error: (error as Error).message });
+  };
 
   /** Where answers past the call's end are audited; undefined for calls without a row. */
   get late(): LateAudit | undefined {
@@ -68,15 +76,15 @@ export class CallAudit {
     return (outcome, errorCode, note) => {
       if (!this.begun) return;
       this.lateNotes.push(note);
-      this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now(), note: this.lateNotes.join('; ') });
+      void this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now(), note: this.lateNotes.join('; ') }).catch(this.lost);
     };
   }
 
   /** A call refused before it went out: changes, and any grant refusal, reach the refusal audit. */
-  refused(failure: FleetError): void {
+  async refused(failure: FleetError): Promise<void> {
     const { options } = this;
     if (!this.audited && failure.code !== 'forbidden') return;
-    options.refusals.record({
+    await options.refusals.record({
       identity: options.identity,
       tool: options.tool,
       action: options.action.id,

@@ -29,8 +29,8 @@ export interface RouteCall {
   context: RunContext;
   /** The level the agents are told the caller acts at. */
   callerLevel: Level;
-  /** Records the targets in the audit, once every check passed and before anything is sent. */
-  begin(targets: string[]): void;
+  /** Records the targets in the audit, once every check passed; resolves once committed, before anything is sent. */
+  begin(targets: string[]): Promise<void>;
   late: LateAudit | undefined;
 }
 

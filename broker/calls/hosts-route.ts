@@ -51,7 +51,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
     confirm,
     live.map((host) => ({ host: host.name, ...(resourceName !== undefined && scope ? { resource: `${scope.kind}:${host.name}/${resourceName}` } : {}) })),
   );
-  call.begin(resolved.hosts.map((host) => host.name));
+  await call.begin(resolved.hosts.map((host) => host.name));
   const progress = new CallProgress(context);
   progress.start(hidden.length, resolved.hosts.length, `sent to ${live.length} host${live.length === 1 ? '' : 's'}`);
   const timeoutMs = callTimeoutMs(action, parsed, targets.timeout_ms);

@@ -41,14 +41,15 @@ export class RefusalAudit {
     this.limiter = new RateLimiter(limit);
   }
 
-  record(refusal: Refusal, nowMs = Date.now()): void {
+  /** Resolves once the row is written, or could not be (a store that does not answer loses refusals, never calls). */
+  async record(refusal: Refusal, nowMs = Date.now()): Promise<void> {
     const who = refusal.identity ? `identity ${refusal.identity}` : `source ${refusal.source ?? 'unknown'}`;
     if (!this.limiter.take(who, nowMs).allowed) {
       const count = (this.leftOut.get(who) ?? 0) + 1;
       if (this.leftOut.size >= MAX_COUNTED_CALLERS && count === 1) this.leftOut.clear();
       this.leftOut.set(who, count);
       if (count === 1) {
-        this.write(
+        await this.write(
           { ...refusal, reason: `more than ${this.limit.perMinute} refusals a minute of ${who}: further ones are counted, not written, for now` },
           nowMs,
         );
@@ -57,25 +58,27 @@ export class RefusalAudit {
     }
     const skipped = this.leftOut.get(who) ?? 0;
     this.leftOut.delete(who);
-    this.write(skipped ? { ...refusal, reason: `${refusal.reason} (${skipped} refusals of ${who} left out before this one)` } : refusal, nowMs);
+    await this.write(skipped ? { ...refusal, reason: `${refusal.reason} (${skipped} refusals of ${who} left out before this one)` } : refusal, nowMs);
   }
 
-  private write(refusal: Refusal, nowMs: number): void {
+  private async write(refusal: Refusal, nowMs: number): Promise<void> {
     const argumentsJson = JSON.stringify(refusal.arguments ?? {});
-    this.store.audit.begin({
-      callId: randomUUID(),
-      startedAt: nowMs,
-      identity: refusal.identity ?? '',
-      source: refusal.source ?? null,
-      tool: refusal.tool,
-      action: refusal.action ?? '',
-      level: refusal.level ?? 0,
-      targets: refusal.targets ?? [],
-      targetIds: refusal.targetIds ?? [],
-      arguments: argumentsJson.length > MAX_ARGUMENTS_JSON ? { left_out_json_characters: argumentsJson.length } : (refusal.arguments ?? {}),
-      outcome: 'refused',
-      errorCode: refusal.errorCode,
-      reason: refusal.reason,
-    });
+    await this.store.audit
+      .begin({
+        callId: randomUUID(),
+        startedAt: nowMs,
+        identity: refusal.identity ?? '',
+        source: refusal.source ?? null,
+        tool: refusal.tool,
+        action: refusal.action ?? '',
+        level: refusal.level ?? 0,
+        targets: refusal.targets ?? [],
+        targetIds: refusal.targetIds ?? [],
+        arguments: argumentsJson.length > MAX_ARGUMENTS_JSON ? { left_out_json_characters: argumentsJson.length } : (refusal.arguments ?? {}),
+        outcome: 'refused',
+        errorCode: refusal.errorCode,
+        reason: refusal.reason,
+      })
+      .catch(() => {});
   }
 }

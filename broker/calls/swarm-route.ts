@@ -38,7 +38,7 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
   if (readScope) checkSwarmReadParams(action.id, parsed, readScope, route.clusterName);
   const manager = route.managers[0] as Host;
   requireConfirm(action, confirm, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
-  call.begin([`swarm:${route.clusterName}`]);
+  await call.begin([`swarm:${route.clusterName}`]);
   const timeoutMs = callTimeoutMs(action, parsed);
   // A task's container can only be changed by the engine it runs on: go to the agent on the task's node when there is one.
   const onTaskNode =

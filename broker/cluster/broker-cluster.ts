@@ -80,7 +80,15 @@ export class BrokerCluster {
   private listen(): void {
     const self = this.brokerId;
     this.bus.subscribe(SUBJECTS.presence, presenceMessage, (message) => {
-      if (message.broker !== self) this.onPresence(message);
+      if (message.broker !== self) {
+        // In order: an agent this broker has not met yet is read from the store first.
+        this.presence = this.presence
+          .then(async () => {
+            if (message.state !== 'offline' && !this.registry.get(message.agent)) await this.registry.refreshFromStore(message.agent);
+            this.onPresence(message);
+          })
+          .catch((error: unknown) => this.log.warn('could not apply a presence message', { agent: message.agent, error: (error as Error).message }));
+      }
     });
     this.bus.subscribe(SUBJECTS.presenceSync, brokerMessage, ({ broker }) => {
       if (broker === self) return;
@@ -163,6 +171,9 @@ export class BrokerCluster {
     }
     for (const [agentId, session] of this.sessions) if (session.heldBy === broker) this.sessions.delete(agentId);
   }
+
+  /** Presence messages, applied one after another. */
+  private presence: Promise<void> = Promise.resolve();
 
   private onPresence(message: PresenceMessage): void {
     if (!this.lastBeat.has(message.broker)) this.lastBeat.set(message.broker, Date.now());

@@ -85,22 +85,22 @@ export class Enrollment {
     private readonly log: Logger,
   ) {}
 
-  enroll(request: EnrollmentRequest, now = Date.now()): EnrollmentResult {
+  async enroll(request: EnrollmentRequest, now = Date.now()): Promise<EnrollmentResult> {
     checkEnrollmentSizes(request);
     checkAgentName(request.name);
     const publicKeyPem = requestPublicKey(request.csrPem);
     const keySha256 = publicKeyFingerprint(publicKeyPem);
-    const result = this.store.transaction(() => {
-      const token = redeemJoinToken(this.store, request.token, now);
+    const result = await this.store.transaction(async () => {
+      const token = await redeemJoinToken(this.store, request.token, now);
       let agentId = '';
-      const previous = request.previousAgentId ? this.store.agents.get(request.previousAgentId) : undefined;
+      const previous = request.previousAgentId ? await this.store.agents.get(request.previousAgentId) : undefined;
       if (previous?.revokedAt) {
         throw new FleetError('forbidden', `agent ${previous.name} (${previous.id}) was revoked; a revoked identity cannot enroll again`, {
           hint: 'To enroll this host as a new agent, remove its data dir (agent.json, agent.key, agent.crt) and run fleetmesh agent again.',
         });
       }
       if (previous && previous.publicKeySha256 === keySha256) agentId = previous.id;
-      const holder = this.store.agents.findLiveByName(request.name);
+      const holder = await this.store.agents.findLiveByName(request.name);
       if (holder && holder.id !== agentId) {
         throw new FleetError('conflict', `the name "${request.name}" belongs to another enrolled agent (${holder.id})`, {
           hint: 'Start this agent with another --name, or revoke the other one first with fleetmesh revoke.',
@@ -110,9 +110,9 @@ export class Enrollment {
       if (!reenrolling) agentId = randomBytes(8).toString('hex');
       const issued = this.authority.issueAgentCertificate({ publicKeyPem, agentId, name: request.name, lifetimeMs: this.certLifetimeMs, now });
       if (reenrolling) {
-        this.store.agents.reenroll(agentId, { name: request.name, tokenLabels: token.labels, publicKeySha256: keySha256, tokenId: token.id, now });
+        await this.store.agents.reenroll(agentId, { name: request.name, tokenLabels: token.labels, publicKeySha256: keySha256, tokenId: token.id, now });
       } else {
-        this.store.agents.insert({
+        await this.store.agents.insert({
           id: agentId,
           name: request.name,
           tokenLabels: token.labels,
@@ -121,8 +121,8 @@ export class Enrollment {
           tokenId: token.id,
         });
       }
-      this.recordCertificate(agentId, issued.serial, issued.notBefore, issued.notAfter, keySha256, 'enroll', now);
-      for (const role of token.roles) this.store.roles.grant(agentId, { role, scope: ANY_SCOPE, grantedAt: now, grantedBy: `token:${token.id}` });
+      await this.recordCertificate(agentId, issued.serial, issued.notBefore, issued.notAfter, keySha256, 'enroll', now);
+      for (const role of token.roles) await this.store.roles.grant(agentId, { role, scope: ANY_SCOPE, grantedAt: now, grantedBy: `token:${token.id}` });
       return { agentId, issued, labels: token.labels, tokenId: token.id, reenrolling };
     });
     this.log.info(result.reenrolling ? 'agent re-enrolled' : 'agent enrolled', {
@@ -142,23 +142,23 @@ export class Enrollment {
   }
 
   /** A fresh certificate for a connected, unrevoked agent; its current one stays valid until it expires. */
-  renew(agentId: string, csrPem: string, now = Date.now()): RenewalResult {
+  async renew(agentId: string, csrPem: string, now = Date.now()): Promise<RenewalResult> {
     const publicKeyPem = requestPublicKey(csrPem);
     const keySha256 = publicKeyFingerprint(publicKeyPem);
-    const issued = this.store.transaction(() => {
-      const agent = this.store.agents.get(agentId);
+    const issued = await this.store.transaction(async () => {
+      const agent = await this.store.agents.get(agentId);
       if (!agent || agent.revokedAt !== null) {
         throw new FleetError('forbidden', `agent ${agentId} is revoked or unknown`, { hint: 'Enroll again with a new join token.' });
       }
       const certificate = this.authority.issueAgentCertificate({ publicKeyPem, agentId, name: agent.name, lifetimeMs: this.certLifetimeMs, now });
-      this.recordCertificate(agentId, certificate.serial, certificate.notBefore, certificate.notAfter, keySha256, 'renew', now);
+      await this.recordCertificate(agentId, certificate.serial, certificate.notBefore, certificate.notAfter, keySha256, 'renew', now);
       return certificate;
     });
     this.log.info('agent certificate renewed', { agent_id: agentId, serial: issued.serial, not_after: issued.notAfter.toISOString() });
     return { certificatePem: issued.certificatePem, notAfter: issued.notAfter };
   }
 
-  private recordCertificate(
+  private async recordCertificate(
     agentId: string,
     serial: string,
     notBefore: Date,
@@ -166,8 +166,8 @@ export class Enrollment {
     keySha256: string,
     issuedBy: 'enroll' | 'renew',
     now: number,
-  ): void {
-    this.store.certificates.insert({
+  ): Promise<void> {
+    await this.store.certificates.insert({
       serial,
       agentId,
       issuedAt: now,
@@ -176,6 +176,6 @@ export class Enrollment {
       publicKeySha256: keySha256,
       issuedBy,
     });
-    this.store.agents.setCertificate(agentId, serial, notAfter.getTime(), keySha256);
+    await this.store.agents.setCertificate(agentId, serial, notAfter.getTime(), keySha256);
   }
 }

@@ -41,13 +41,13 @@ export function parseJoinToken(token: string): { id: string; secret: string } | 
   return match ? { id: match[1] ?? '', secret: match[2] ?? '' } : undefined;
 }
 
-export function createJoinToken(store: BrokerStore, options: JoinTokenOptions): CreatedJoinToken {
+export async function createJoinToken(store: BrokerStore, options: JoinTokenOptions): Promise<CreatedJoinToken> {
   const token = newJoinToken();
   const { id, secret } = parseJoinToken(token) as { id: string; secret: string };
   const now = options.now ?? Date.now();
   const expiresAt = now + options.ttlMs;
   const roles = options.roles ?? [];
-  store.tokens.insert({ id, secretSha256: hashSecret(secret), createdAt: now, expiresAt, usesAllowed: options.uses, labels: options.labels, roles });
+  await store.tokens.insert({ id, secretSha256: hashSecret(secret), createdAt: now, expiresAt, usesAllowed: options.uses, labels: options.labels, roles });
   return { token, id, expiresAt, usesAllowed: options.uses, labels: options.labels, roles };
 }
 
@@ -57,25 +57,28 @@ export function createJoinToken(store: BrokerStore, options: JoinTokenOptions): 
  * revoked: restarting the broker does not undo `fleetmesh token revoke`.
  * Returns the token id and whether the token can be used.
  */
-export function ensureJoinToken(store: BrokerStore, token: string, options: { ttlMs: number; now?: number }): { id: string; usable: boolean } {
+export function ensureJoinToken(store: BrokerStore, token: string, options: { ttlMs: number; now?: number }): Promise<{ id: string; usable: boolean }> {
   const parsed = parseJoinToken(token);
   if (!parsed) throw new FleetError('invalid_argument', 'the join token is malformed', { hint: 'A join token looks like fm1.<16 hex>.<43 characters>.' });
   const now = options.now ?? Date.now();
   const expiresAt = now + options.ttlMs;
   const secretSha256 = hashSecret(parsed.secret);
-  const row = store.tokens.get(parsed.id);
-  if (!row) {
-    store.tokens.insert({ id: parsed.id, secretSha256, createdAt: now, expiresAt, usesAllowed: null, labels: {}, roles: [] });
+  // One transaction: brokers of a cluster starting together register the token once.
+  return store.transaction(async () => {
+    const row = await store.tokens.get(parsed.id);
+    if (!row) {
+      await store.tokens.insert({ id: parsed.id, secretSha256, createdAt: now, expiresAt, usesAllowed: null, labels: {}, roles: [] });
+      return { id: parsed.id, usable: true };
+    }
+    if (!timingSafeEqual(Buffer.from(secretSha256, 'hex'), Buffer.from(row.secretSha256, 'hex'))) {
+      throw new FleetError('conflict', `join token ${parsed.id} is registered on this broker with another secret`, {
+        hint: 'Give the broker the token file it was first started with, or make a new one with fleetmesh bootstrap.',
+      });
+    }
+    if (row.revokedAt !== null) return { id: parsed.id, usable: false };
+    await store.tokens.extend(parsed.id, Math.max(expiresAt, row.expiresAt));
     return { id: parsed.id, usable: true };
-  }
-  if (!timingSafeEqual(Buffer.from(secretSha256, 'hex'), Buffer.from(row.secretSha256, 'hex'))) {
-    throw new FleetError('conflict', `join token ${parsed.id} is registered on this broker with another secret`, {
-      hint: 'Give the broker the token file it was first started with, or make a new one with fleetmesh bootstrap.',
-    });
-  }
-  if (row.revokedAt !== null) return { id: parsed.id, usable: false };
-  store.tokens.extend(parsed.id, Math.max(expiresAt, row.expiresAt));
-  return { id: parsed.id, usable: true };
+  });
 }
 
 /** The token id alone, for logs: never log the whole token. */
@@ -87,12 +90,12 @@ export function joinTokenId(token: string): string | undefined {
  * Checks a presented token and counts one use. Call inside the enrollment
  * transaction, so a failed enrollment does not spend the use.
  */
-export function redeemJoinToken(store: BrokerStore, token: string, now: number): JoinTokenRow {
+export async function redeemJoinToken(store: BrokerStore, token: string, now: number): Promise<JoinTokenRow> {
   const parsed = parseJoinToken(token);
   const refuse = (message: string, hint: string) => new FleetError('forbidden', message, { hint, details: { authentication: true } });
   if (!parsed) throw refuse('the join token is malformed', 'Copy the whole token printed by fleetmesh token create (it starts with fm1.).');
   const { id, secret } = parsed;
-  const row = store.tokens.get(id);
+  const row = await store.tokens.get(id);
   const presented = Buffer.from(hashSecret(secret), 'hex');
   if (!row || !timingSafeEqual(presented, Buffer.from(row.secretSha256, 'hex'))) {
     throw refuse('the join token is not known to this broker', 'Create a token on this broker with fleetmesh token create.');
@@ -110,6 +113,6 @@ export function redeemJoinToken(store: BrokerStore, token: string, now: number):
       'Create a new token with fleetmesh token create (--uses N or --reusable for several agents).',
     );
   }
-  store.tokens.recordUse(id, now);
+  await store.tokens.recordUse(id, now);
   return row;
 }

@@ -24,7 +24,7 @@ export interface ConnectHandlerOptions {
 }
 
 /** Who is on the other end of a stream, from the verified client certificate only. */
-function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>, store: BrokerStore): { agentId: string; serial: string } {
+async function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>, store: BrokerStore): Promise<{ agentId: string; serial: string }> {
   const certificate = call.getAuthContext().sslPeerCertificate;
   if (!certificate) {
     // grpc-js exposes a peer certificate only when Node's TLS verified it
@@ -40,15 +40,15 @@ function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>, st
   }
   const agentId = agentIdFromAltNames(certificate.subjectaltname);
   const serial = normalizeSerial(certificate.serialNumber);
-  const issued = store.certificates.get(serial);
+  const issued = await store.certificates.get(serial);
   if (!agentId || !issued || issued.agentId !== agentId) {
     throw new FleetError('forbidden', 'the client certificate was not issued to an agent of this broker', {
       hint: 'Enroll the agent again with a join token from this broker.',
       details: { authentication: true },
     });
   }
-  const revocation = store.certificates.revocation(serial);
-  const agent = store.agents.get(agentId);
+  const revocation = await store.certificates.revocation(serial);
+  const agent = await store.agents.get(agentId);
   if (revocation || !agent || agent.revokedAt !== null) {
     const when = new Date(revocation?.revokedAt ?? agent?.revokedAt ?? Date.now()).toISOString();
     throw new FleetError('forbidden', `the certificate of agent ${agent?.name ?? agentId} was revoked at ${when}`, {
@@ -73,18 +73,20 @@ function storedHello(hello: Hello): StoredHello {
 /** Serves one agent's Connect stream from authentication to its end. */
 export function createConnectHandler(options: ConnectHandlerOptions): grpc.handleBidiStreamingCall<AgentFrame, BrokerFrame> {
   const { store, registry, enrollment, log } = options;
-  return (call) => {
+  return async (call) => {
     // An unhandled 'error' on a stream kills the process (DESIGN §10).
     call.on('error', () => {});
     let identity: { agentId: string; serial: string };
     try {
-      identity = authenticate(call, store);
+      // Frames wait in the stream (no 'data' listener yet) while the store answers.
+      identity = await authenticate(call, store);
     } catch (error) {
       const failure = toFleetError(error);
       log.warn('agent stream refused', { peer: call.getPeer(), reason: failure.message });
       call.emit('error', toGrpcStatus(failure));
       return;
     }
+    if (call.cancelled) return;
     const session = new AgentSession(call, identity.agentId, identity.serial);
     let attached = false;
     const helloTimer = setTimeout(() => {
@@ -115,18 +117,27 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
           attached = true;
           clearTimeout(helloTimer);
           const hello = frame.frame.value;
-          const host = registry.attach(session, storedHello(hello), { ...hello.labels });
-          session.send({
-            case: 'welcome',
-            value: create(WelcomeSchema, {
-              sessionId: session.sessionId,
-              heartbeatIntervalMs: options.heartbeatIntervalMs,
-              agentId: host.id,
-              name: host.name,
-              serverTimeUnixMs: BigInt(Date.now()),
-            }),
-          });
-          log.info('agent connected', { agent: host.name, agent_id: host.id, version: hello.agentVersion });
+          void registry.attach(session, storedHello(hello), { ...hello.labels }).then(
+            (host) => {
+              if (!host) return;
+              session.send({
+                case: 'welcome',
+                value: create(WelcomeSchema, {
+                  sessionId: session.sessionId,
+                  heartbeatIntervalMs: options.heartbeatIntervalMs,
+                  agentId: host.id,
+                  name: host.name,
+                  serverTimeUnixMs: BigInt(Date.now()),
+                }),
+              });
+              log.info('agent connected', { agent: host.name, agent_id: host.id, version: hello.agentVersion });
+            },
+            (error: unknown) => {
+              const failure = toFleetError(error);
+              log.warn('agent stream refused', { peer: call.getPeer(), reason: failure.message });
+              session.close(toGrpcStatus(failure));
+            },
+          );
           return;
         }
         case 'heartbeat':
@@ -154,15 +165,18 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
           return;
         }
         case 'renewRequest': {
-          let response: ReturnType<typeof create<typeof RenewResponseSchema>>;
-          try {
-            const renewed = enrollment.renew(identity.agentId, frame.frame.value.csrPem);
-            registry.refreshFromStore(identity.agentId);
-            response = create(RenewResponseSchema, { certificatePem: renewed.certificatePem, notAfterUnixMs: BigInt(renewed.notAfter.getTime()) });
-          } catch (error) {
-            response = create(RenewResponseSchema, { error: toFleetError(error).message });
-          }
-          session.send({ case: 'renewResponse', value: response });
+          const csrPem = frame.frame.value.csrPem;
+          void (async () => {
+            let response: ReturnType<typeof create<typeof RenewResponseSchema>>;
+            try {
+              const renewed = await enrollment.renew(identity.agentId, csrPem);
+              await registry.refreshFromStore(identity.agentId);
+              response = create(RenewResponseSchema, { certificatePem: renewed.certificatePem, notAfterUnixMs: BigInt(renewed.notAfter.getTime()) });
+            } catch (error) {
+              response = create(RenewResponseSchema, { error: toFleetError(error).message });
+            }
+            session.send({ case: 'renewResponse', value: response });
+          })();
           return;
         }
         default:

@@ -86,20 +86,20 @@ export class MeshServer {
       'grpc.enable_channelz': 0,
     });
     addService(server, Mesh, {
-      enroll: (call, callback) => {
+      enroll: async (call, callback) => {
         const request = call.request;
         const source = peerAddress(call.getPeer());
         const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
         try {
           this.admitEnroll(source, tokenId);
-          const result = options.enrollment.enroll({
+          const result = await options.enrollment.enroll({
             token: request.token,
             csrPem: request.csrPem,
             name: request.name,
             previousAgentId: request.previousAgentId,
             agentVersion: request.agentVersion,
           });
-          options.registry.refreshFromStore(result.agentId);
+          await options.registry.refreshFromStore(result.agentId);
           callback(
             null,
             create(EnrollResponseSchema, {

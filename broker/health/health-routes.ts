@@ -5,7 +5,7 @@ export type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface HealthSources {
   /** Readiness checks by name: undefined when the part is up, else why it is not. */
-  readiness(): Record<string, string | undefined>;
+  readiness(): Record<string, string | undefined> | Promise<Record<string, string | undefined>>;
   /** The Prometheus text exposition of the broker's metrics. */
   metrics(): string;
   /** The bearer token /metrics requires (--metrics-token-file), or undefined for none. */
@@ -51,10 +51,10 @@ function readOnly(route: Route): Route {
 export function createHealthRoutes(sources: HealthSources): Record<string, Route> {
   return {
     '/healthz': readOnly((req, res) => send(req, res, 200, 'application/json', '{"status":"ok"}\n')),
-    '/readyz': readOnly((req, res) => {
+    '/readyz': readOnly(async (req, res) => {
       let checks: Record<string, string | undefined>;
       try {
-        checks = sources.readiness();
+        checks = await sources.readiness();
       } catch (error) {
         checks = { readiness: (error as Error).message };
       }

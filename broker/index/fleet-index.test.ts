@@ -26,28 +26,28 @@ function snapshot(name: string, takenUnixMs: number): SwarmSnapshot {
 }
 
 describe('the fleet index as reports arrive', () => {
-  const cleanups: (() => void)[] = [];
-  afterEach(() => {
-    for (const cleanup of cleanups.splice(0)) cleanup();
+  const cleanups: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
   });
 
   /** An index over a registry holding a manager agent the operator approved, and one nobody approved. */
-  function setup() {
+  async function setup() {
     const dir = mkdtempSync(join(tmpdir(), 'fm-index-'));
-    const store = BrokerStore.open(dir);
+    const store = await BrokerStore.open(dir);
     for (const id of ['approved', 'rogue']) {
-      store.agents.insert({ id, name: id, tokenLabels: {}, publicKeySha256: id, enrolledAt: 0, tokenId: 't' });
+      await store.agents.insert({ id, name: id, tokenLabels: {}, publicKeySha256: id, enrolledAt: 0, tokenId: 't' });
     }
-    store.roles.grant('approved', { role: 'swarm-manager', scope: 'swarm-1', grantedAt: 0, grantedBy: 'operator' });
+    await store.roles.grant('approved', { role: 'swarm-manager', scope: 'swarm-1', grantedAt: 0, grantedBy: 'operator' });
     const registry = new AgentRegistry(store, { heartbeatIntervalMs: 1000, staleAfterMissed: 3, storePollMs: 60_000 }, silentLogger);
-    registry.start();
+    await registry.start();
     const metrics = new BrokerMetrics();
     const index = new FleetIndex(registry, store, silentLogger, metrics);
     index.start();
-    cleanups.push(() => {
+    cleanups.push(async () => {
       index.stop();
-      registry.stop();
-      store.close();
+      await registry.stop();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
     const host = (id: string) => {
@@ -65,8 +65,8 @@ describe('the fleet index as reports arrive', () => {
     return { registry, index, metrics, approved: host('approved'), rogue: host('rogue') };
   }
 
-  it('takes snapshots from the approved manager only, ordered by receipt, whatever date they carry', () => {
-    const { registry, index, metrics, approved, rogue } = setup();
+  it('takes snapshots from the approved manager only, ordered by receipt, whatever date they carry', async () => {
+    const { registry, index, metrics, approved, rogue } = await setup();
     registry.emit('report', approved, 'swarm_snapshot', snapshot('first', 9e15), 0);
     registry.emit('report', approved, 'swarm_snapshot', snapshot('second', 1), 0);
     expect(index.swarm('swarm-1')?.snapshot.cluster_name).toBe('second');
@@ -76,8 +76,8 @@ describe('the fleet index as reports arrive', () => {
     expect(metrics.render([])).toContain('fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"} 1');
   });
 
-  it('drops malformed reports of every kind and keeps the last good state', () => {
-    const { registry, index, metrics, approved } = setup();
+  it('drops malformed reports of every kind and keeps the last good state', async () => {
+    const { registry, index, metrics, approved } = await setup();
     registry.emit('report', approved, 'swarm_snapshot', snapshot('good', 1), 0);
     registry.emit('report', approved, 'swarm_snapshot', { cluster_id: 'swarm-1' }, 0);
     registry.emit('report', approved, 'container_inventory', [], 0);
@@ -91,16 +91,16 @@ describe('the fleet index as reports arrive', () => {
     }
   });
 
-  it('forgets what a manager reported once it loses the role', () => {
-    const { registry, index, approved } = setup();
+  it('forgets what a manager reported once it loses the role', async () => {
+    const { registry, index, approved } = await setup();
     registry.emit('report', approved, 'swarm_snapshot', snapshot('good', 1), 0);
     approved.roles = [];
     registry.emit('state', approved, approved.state);
     expect(index.swarm('swarm-1')).toBeUndefined();
   });
 
-  it('drops reports of kinds no domain declares under one metrics label, whatever kind they name', () => {
-    const { registry, metrics, approved } = setup();
+  it('drops reports of kinds no domain declares under one metrics label, whatever kind they name', async () => {
+    const { registry, metrics, approved } = await setup();
     registry.emit('report', approved, 'made_up_kind', {}, 0);
     registry.emit('report', approved, 'another_one', {}, 0);
     const text = metrics.render([]);
@@ -108,8 +108,8 @@ describe('the fleet index as reports arrive', () => {
     expect(text).not.toContain('made_up_kind');
   });
 
-  it("takes a container's events into its host's part of the index", () => {
-    const { registry, index, approved } = setup();
+  it("takes a container's events into its host's part of the index", async () => {
+    const { registry, index, approved } = await setup();
     const event = { time_unix_ms: 1, type: 'container', action: 'die', id: 'abcdef0123456789', name: 'web', image: 'nginx', exit_code: 2, attributes: {} };
     registry.emit('report', approved, 'container_event', event, 0);
     expect(index.containerEvents.recentFailures('approved', 'approved', 'abcdef012345')).toMatchObject([{ task: 'web', exit_code: 2 }]);

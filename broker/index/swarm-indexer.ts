@@ -3,6 +3,7 @@ import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { swarmDomain } from '../../shared/domains/swarm/swarm-domain.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { type Claim, holds, holdsRole } from '../agents/claims.ts';
+import type { TaskFailure } from '../store/task-failures-table.ts';
 import type { IndexContext, Indexer } from './indexer.ts';
 
 export interface SwarmEntry {
@@ -17,13 +18,24 @@ const KEEP_FAILURES_MS = 8 * 86_400_000;
 /**
  * The swarm domain's index: each swarm's whole state as its managers see it,
  * taken only from an approved or proven manager, and its tasks' involuntary
- * ends kept in the store for restart counts.
+ * ends kept in the store for restart counts (and in memory, read from the
+ * store at start, so digests never wait for the store).
  */
 export class SwarmIndexer implements Indexer {
   readonly domain = swarmDomain;
   readonly swarms = new Map<string, SwarmEntry>();
+  /** Involuntary task ends by service id, then task id. */
+  private readonly failures = new Map<string, Map<string, number>>();
 
-  constructor(private readonly context: IndexContext) {}
+  constructor(private readonly context: IndexContext) {
+    void context.store.taskFailures.since(Date.now() - KEEP_FAILURES_MS).then(
+      (stored) => {
+        for (const failure of stored) this.remember(failure.serviceId, failure.taskId, failure.at);
+      },
+      // A store that does not answer at start: counts start from what agents report from now on.
+      () => {},
+    );
+  }
 
   take(host: Host, kind: string, payload: unknown, receivedAt: number): void {
     const snapshot = { ...(payload as SwarmSnapshot), taken_unix_ms: receivedAt };
@@ -33,15 +45,15 @@ export class SwarmIndexer implements Indexer {
     }
     this.swarms.set(snapshot.cluster_id, { snapshot, reportedBy: host.id, receivedAt });
     const services = new Map(snapshot.services.map((s) => [s.id, s]));
-    const db = this.context.store.db;
-    const insert = db.prepare('INSERT OR IGNORE INTO task_failures (task_id, cluster_id, service_id, at) VALUES (?, ?, ?, ?)');
-    db.transaction(() => {
-      for (const task of snapshot.tasks) {
-        const service = services.get(task.service_id);
-        if (service && isInvoluntaryEnd(task, service) && task.timestamp_unix_ms > 0)
-          insert.run(task.id, snapshot.cluster_id, task.service_id, task.timestamp_unix_ms);
+    const fresh: TaskFailure[] = [];
+    for (const task of snapshot.tasks) {
+      const service = services.get(task.service_id);
+      if (service && isInvoluntaryEnd(task, service) && task.timestamp_unix_ms > 0 && this.remember(task.service_id, task.id, task.timestamp_unix_ms)) {
+        fresh.push({ taskId: task.id, clusterId: snapshot.cluster_id, serviceId: task.service_id, at: task.timestamp_unix_ms });
       }
-    })();
+    }
+    // Best effort: the counts in memory stand for this run when the store does not take them.
+    void this.context.store.taskFailures.record(fresh).catch(() => {});
     this.context.changed('swarm', snapshot.cluster_id);
   }
 
@@ -50,8 +62,19 @@ export class SwarmIndexer implements Indexer {
 
   /** When a service's tasks ended involuntarily, as far back as the broker has seen (up to 8 days). */
   taskFailures(serviceId: string, sinceUnixMs: number): number[] {
-    const rows = this.context.store.db.prepare('SELECT at FROM task_failures WHERE service_id = ? AND at >= ?').all(serviceId, sinceUnixMs) as { at: number }[];
-    return rows.map((row) => row.at);
+    return [...(this.failures.get(serviceId)?.values() ?? [])].filter((at) => at >= sinceUnixMs).sort((a, b) => a - b);
+  }
+
+  /** Adds a task end not known yet; false when it was. */
+  private remember(serviceId: string, taskId: string, at: number): boolean {
+    let tasks = this.failures.get(serviceId);
+    if (!tasks) {
+      tasks = new Map();
+      this.failures.set(serviceId, tasks);
+    }
+    if (tasks.has(taskId)) return false;
+    tasks.set(taskId, at);
+    return true;
   }
 
   dropLostRoles(claims: ReadonlyMap<string, Claim[]>): void {
@@ -64,6 +87,11 @@ export class SwarmIndexer implements Indexer {
   }
 
   prune(now: number): void {
-    this.context.store.db.prepare('DELETE FROM task_failures WHERE at < ?').run(now - KEEP_FAILURES_MS);
+    const before = now - KEEP_FAILURES_MS;
+    for (const [serviceId, tasks] of this.failures) {
+      for (const [taskId, at] of tasks) if (at < before) tasks.delete(taskId);
+      if (tasks.size === 0) this.failures.delete(serviceId);
+    }
+    void this.context.store.taskFailures.prune(before).catch(() => {});
   }
 }

@@ -1,20 +1,9 @@
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { MetricKind, MetricRow } from '../store/metrics-table.ts';
 
-export type MetricKind = 'host' | 'container';
-
-export interface MetricRow {
-  kind: MetricKind;
-  entity: string;
-  minute: number;
-  host_id: string;
-  name: string;
-  service: string | null;
-  cpu_percent: number | null;
-  memory_bytes: number | null;
-  net_bytes_per_s: number | null;
-}
+export type { MetricRow };
 
 export interface MetricsStoreOptions {
   retentionMs: number;
@@ -47,13 +36,16 @@ export class MetricsStore {
 
   start(): void {
     this.registry.on('heartbeat', (host) => this.observe(host));
-    this.timers = [setInterval(() => this.flush(), this.options.flushIntervalMs), setInterval(() => this.prune(), 3_600_000)];
+    this.timers = [
+      setInterval(() => void this.flush(), this.options.flushIntervalMs),
+      setInterval(() => void this.prune().catch((error: unknown) => this.log.warn('could not prune metrics', { error: (error as Error).message })), 3_600_000),
+    ];
     for (const timer of this.timers) timer.unref();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    this.flush();
+    await this.flush();
   }
 
   /** Bytes per second since the previous reading of a counter (null the first time, or after a reset). */
@@ -107,54 +99,25 @@ export class MetricsStore {
     }
   }
 
-  flush(): void {
+  /** Writes what is pending; resolves once the store took it (or refused it: the failure is logged, the rows dropped). */
+  async flush(): Promise<void> {
     if (this.pending.size === 0) return;
     const rows = [...this.pending.values()];
     this.pending.clear();
-    const upsert = this.store.db.prepare(
-      `INSERT INTO metrics (kind, entity, minute, host_id, name, service, cpu_percent, memory_bytes, net_bytes_per_s)
-       VALUES (@kind, @entity, @minute, @host_id, @name, @service, @cpu_percent, @memory_bytes, @net_bytes_per_s)
-       ON CONFLICT(kind, entity, minute) DO UPDATE SET cpu_percent = excluded.cpu_percent, memory_bytes = excluded.memory_bytes,
-         net_bytes_per_s = COALESCE(excluded.net_bytes_per_s, metrics.net_bytes_per_s), name = excluded.name, service = excluded.service`,
-    );
     try {
-      this.store.db.transaction(() => {
-        for (const row of rows) upsert.run(row);
-      })();
+      await this.store.metrics.upsert(rows);
     } catch (error) {
       this.log.warn('could not record metrics', { error: (error as Error).message });
     }
   }
 
-  prune(now = Date.now()): void {
-    this.store.db.prepare('DELETE FROM metrics WHERE minute < ?').run(now - this.options.retentionMs);
-    const count = (this.store.db.prepare('SELECT COUNT(*) AS n FROM metrics').get() as { n: number }).n;
-    if (count > this.options.maxRows) {
-      const cut = this.store.db.prepare('SELECT minute FROM metrics ORDER BY minute LIMIT 1 OFFSET ?').get(count - this.options.maxRows) as
-        | { minute: number }
-        | undefined;
-      if (cut) this.store.db.prepare('DELETE FROM metrics WHERE minute < ?').run(cut.minute);
-    }
+  async prune(now = Date.now()): Promise<void> {
+    await this.store.metrics.prune(now - this.options.retentionMs, this.options.maxRows);
   }
 
   /** Rows of these entities since a time, oldest first (flushing what is pending first). */
-  rows(kind: MetricKind, filter: { entities?: string[]; service?: string; hostId?: string }, since: number): MetricRow[] {
-    this.flush();
-    const where = ['kind = ?', 'minute >= ?'];
-    const args: (string | number)[] = [kind, since];
-    if (filter.entities) {
-      if (filter.entities.length === 0) return [];
-      where.push(`entity IN (${filter.entities.map(() => '?').join(',')})`);
-      args.push(...filter.entities);
-    }
-    if (filter.service !== undefined) {
-      where.push('service = ?');
-      args.push(filter.service);
-    }
-    if (filter.hostId !== undefined) {
-      where.push('host_id = ?');
-      args.push(filter.hostId);
-    }
-    return this.store.db.prepare(`SELECT * FROM metrics WHERE ${where.join(' AND ')} ORDER BY minute`).all(...args) as MetricRow[];
+  async rows(kind: MetricKind, filter: { entities?: string[]; service?: string; hostId?: string }, since: number): Promise<MetricRow[]> {
+    await this.flush();
+    return this.store.metrics.rows(kind, filter, since);
   }
 }

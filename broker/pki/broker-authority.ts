@@ -21,7 +21,7 @@ const SERVER_RENEW_BEFORE_MS = 30 * 86_400_000;
 
 export const CA_CERT_FILE = 'ca.crt';
 export const CA_KEY_FILE = 'ca.key';
-const SERVER_CERT_FILE = 'server.crt';
+export const SERVER_CERT_FILE = 'server.crt';
 const SERVER_KEY_FILE = 'server.key';
 
 export interface ServerIdentity {

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlEngine } from './sql-engine.ts';
 
 /** Roles that carry power over an object several agents share (docs/claims.md). */
 export const AGENT_ROLES = ['swarm-manager', 'pve-member'] as const;
@@ -26,25 +26,27 @@ interface RawRoleGrant {
 
 /** The roles the operator granted each agent; everything else an agent says of itself is a claim. */
 export class AgentRolesTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: SqlEngine) {}
 
-  grant(agentId: string, grant: RoleGrant): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO agent_roles (agent_id, role, scope, granted_at, granted_by) VALUES (?, ?, ?, ?, ?)')
-      .run(agentId, grant.role, grant.scope, grant.grantedAt, grant.grantedBy);
+  async grant(agentId: string, grant: RoleGrant): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO agent_roles (agent_id, role, scope, granted_at, granted_by) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id, role, scope) DO UPDATE SET granted_at = excluded.granted_at, granted_by = excluded.granted_by`,
+      [agentId, grant.role, grant.scope, grant.grantedAt, grant.grantedBy],
+    );
   }
 
   /** Withdraws roles (one role, or all of them); returns how many grants went. */
-  withdraw(agentId: string, role?: AgentRole): number {
+  withdraw(agentId: string, role?: AgentRole): Promise<number> {
     return role
-      ? this.db.prepare('DELETE FROM agent_roles WHERE agent_id = ? AND role = ?').run(agentId, role).changes
-      : this.db.prepare('DELETE FROM agent_roles WHERE agent_id = ?').run(agentId).changes;
+      ? this.sql.run('DELETE FROM agent_roles WHERE agent_id = ? AND role = ?', [agentId, role])
+      : this.sql.run('DELETE FROM agent_roles WHERE agent_id = ?', [agentId]);
   }
 
   /** Every agent's grants, by agent id. */
-  all(): Map<string, RoleGrant[]> {
+  async all(): Promise<Map<string, RoleGrant[]>> {
     const byAgent = new Map<string, RoleGrant[]>();
-    for (const raw of this.db.prepare('SELECT * FROM agent_roles ORDER BY granted_at').all() as RawRoleGrant[]) {
+    for (const raw of await this.sql.all<RawRoleGrant>('SELECT * FROM agent_roles ORDER BY granted_at, role, scope')) {
       const grants = byAgent.get(raw.agent_id) ?? [];
       grants.push({ role: raw.role, scope: raw.scope, grantedAt: raw.granted_at, grantedBy: raw.granted_by });
       byAgent.set(raw.agent_id, grants);

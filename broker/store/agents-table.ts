@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlEngine } from './sql-engine.ts';
 
 export type AgentState = 'online' | 'stale' | 'offline';
 
@@ -71,69 +71,86 @@ export function effectiveLabels(row: Pick<AgentRow, 'tokenLabels' | 'reportedLab
 }
 
 export class AgentsTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: SqlEngine) {}
 
-  insert(row: { id: string; name: string; tokenLabels: Record<string, string>; publicKeySha256: string; enrolledAt: number; tokenId: string }): void {
-    this.db
-      .prepare(
-        `INSERT INTO agents (id, name, token_labels_json, public_key_sha256, enrolled_at, enrolled_with_token)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(row.id, row.name, JSON.stringify(row.tokenLabels), row.publicKeySha256, row.enrolledAt, row.tokenId);
+  async insert(row: {
+    id: string;
+    name: string;
+    tokenLabels: Record<string, string>;
+    publicKeySha256: string;
+    enrolledAt: number;
+    tokenId: string;
+  }): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO agents (id, name, token_labels_json, public_key_sha256, enrolled_at, enrolled_with_token)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      [row.id, row.name, JSON.stringify(row.tokenLabels), row.publicKeySha256, row.enrolledAt, row.tokenId],
+    );
   }
 
   /** An agent re-enrolling from its own data dir: same id, fresh token labels and name. */
-  reenroll(id: string, fields: { name: string; tokenLabels: Record<string, string>; publicKeySha256: string; tokenId: string; now: number }): void {
-    this.db
-      .prepare('UPDATE agents SET name = ?, token_labels_json = ?, public_key_sha256 = ?, enrolled_with_token = ?, enrolled_at = ? WHERE id = ?')
-      .run(fields.name, JSON.stringify(fields.tokenLabels), fields.publicKeySha256, fields.tokenId, fields.now, id);
+  async reenroll(
+    id: string,
+    fields: { name: string; tokenLabels: Record<string, string>; publicKeySha256: string; tokenId: string; now: number },
+  ): Promise<void> {
+    await this.sql.run('UPDATE agents SET name = ?, token_labels_json = ?, public_key_sha256 = ?, enrolled_with_token = ?, enrolled_at = ? WHERE id = ?', [
+      fields.name,
+      JSON.stringify(fields.tokenLabels),
+      fields.publicKeySha256,
+      fields.tokenId,
+      fields.now,
+      id,
+    ]);
   }
 
-  get(id: string): AgentRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM agents WHERE id = ?').get(id) as RawAgentRow | undefined;
+  async get(id: string): Promise<AgentRow | undefined> {
+    const raw = await this.sql.get<RawAgentRow>('SELECT * FROM agents WHERE id = ?', [id]);
     return raw ? fromRaw(raw) : undefined;
   }
 
   /** The unrevoked agent holding a name (names compare case-insensitively). */
-  findLiveByName(name: string): AgentRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM agents WHERE name = ? COLLATE NOCASE AND revoked_at IS NULL').get(name) as RawAgentRow | undefined;
+  async findLiveByName(name: string): Promise<AgentRow | undefined> {
+    const raw = await this.sql.get<RawAgentRow>('SELECT * FROM agents WHERE lower(name) = lower(?) AND revoked_at IS NULL', [name]);
     return raw ? fromRaw(raw) : undefined;
   }
 
-  list(options: { includeRevoked: boolean } = { includeRevoked: false }): AgentRow[] {
+  async list(options: { includeRevoked: boolean } = { includeRevoked: false }): Promise<AgentRow[]> {
     const sql = options.includeRevoked ? 'SELECT * FROM agents ORDER BY name' : 'SELECT * FROM agents WHERE revoked_at IS NULL ORDER BY name';
-    return (this.db.prepare(sql).all() as RawAgentRow[]).map(fromRaw);
+    return (await this.sql.all<RawAgentRow>(sql)).map(fromRaw);
   }
 
-  setCertificate(id: string, serial: string, notAfter: number, publicKeySha256: string): void {
-    this.db.prepare('UPDATE agents SET cert_serial = ?, cert_not_after = ?, public_key_sha256 = ? WHERE id = ?').run(serial, notAfter, publicKeySha256, id);
+  async setCertificate(id: string, serial: string, notAfter: number, publicKeySha256: string): Promise<void> {
+    await this.sql.run('UPDATE agents SET cert_serial = ?, cert_not_after = ?, public_key_sha256 = ? WHERE id = ?', [serial, notAfter, publicKeySha256, id]);
   }
 
-  recordHello(id: string, fields: { version: string; hello: StoredHello; reportedLabels: Record<string, string>; now: number }): void {
-    this.db
-      .prepare("UPDATE agents SET state = 'online', version = ?, hello_json = ?, reported_labels_json = ?, last_seen_at = ? WHERE id = ?")
-      .run(fields.version, JSON.stringify(fields.hello), JSON.stringify(fields.reportedLabels), fields.now, id);
+  async recordHello(id: string, fields: { version: string; hello: StoredHello; reportedLabels: Record<string, string>; now: number }): Promise<void> {
+    await this.sql.run("UPDATE agents SET state = 'online', version = ?, hello_json = ?, reported_labels_json = ?, last_seen_at = ? WHERE id = ?", [
+      fields.version,
+      JSON.stringify(fields.hello),
+      JSON.stringify(fields.reportedLabels),
+      fields.now,
+      id,
+    ]);
   }
 
-  setState(id: string, state: AgentState, lastSeenAt: number | null): void {
-    this.db.prepare('UPDATE agents SET state = ?, last_seen_at = COALESCE(?, last_seen_at) WHERE id = ?').run(state, lastSeenAt, id);
+  async setState(id: string, state: AgentState, lastSeenAt: number | null): Promise<void> {
+    await this.sql.run('UPDATE agents SET state = ?, last_seen_at = COALESCE(?, last_seen_at) WHERE id = ?', [state, lastSeenAt, id]);
   }
 
-  /** Records last-seen times for many agents in one statement batch. */
-  touch(seen: ReadonlyMap<string, number>): void {
+  /** Records last-seen times for many agents in one transaction. */
+  async touch(seen: ReadonlyMap<string, number>): Promise<void> {
     if (seen.size === 0) return;
-    const statement = this.db.prepare('UPDATE agents SET last_seen_at = ? WHERE id = ?');
-    this.db.transaction(() => {
-      for (const [id, at] of seen) statement.run(at, id);
-    })();
+    await this.sql.transaction(async () => {
+      for (const [id, at] of seen) await this.sql.run('UPDATE agents SET last_seen_at = ? WHERE id = ?', [at, id]);
+    });
   }
 
   /** At broker start nobody is connected yet, whatever the last run left behind. */
-  markAllOffline(): void {
-    this.db.prepare("UPDATE agents SET state = 'offline' WHERE state != 'offline'").run();
+  async markAllOffline(): Promise<void> {
+    await this.sql.run("UPDATE agents SET state = 'offline' WHERE state != 'offline'");
   }
 
-  markRevoked(id: string, reason: string, now: number): void {
-    this.db.prepare("UPDATE agents SET revoked_at = ?, revoked_reason = ?, state = 'offline' WHERE id = ?").run(now, reason, id);
+  async markRevoked(id: string, reason: string, now: number): Promise<void> {
+    await this.sql.run("UPDATE agents SET revoked_at = ?, revoked_reason = ?, state = 'offline' WHERE id = ?", [now, reason, id]);
   }
 }

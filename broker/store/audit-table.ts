@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlEngine, SqlValue } from './sql-engine.ts';
 
 export type AuditOutcome = 'pending' | 'ok' | 'partial' | 'error' | 'refused' | 'cancelled' | 'interrupted';
 
@@ -74,18 +74,17 @@ function fromRaw(raw: RawAuditRow): AuditRow {
  * level, a grant or confirmation missing, a bearer token refused).
  */
 export class AuditTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: SqlEngine) {}
 
-  begin(
+  /** Resolves once the row is committed: on either engine, nothing is sent before that. */
+  async begin(
     row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note' | 'targetIds' | 'source' | 'reason'> &
       Partial<Pick<AuditRow, 'targetIds' | 'source' | 'reason'>>,
-  ): void {
-    this.db
-      .prepare(
-        `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+  ): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
         row.callId,
         row.startedAt,
         row.identity,
@@ -99,34 +98,36 @@ export class AuditTable {
         JSON.stringify(row.targetIds ?? []),
         row.source ?? null,
         row.reason ?? null,
-      );
+      ],
+    );
   }
 
-  complete(callId: string, fields: { outcome: AuditOutcome; errorCode: string | null; finishedAt: number; targets?: string[]; note?: string }): void {
-    const row = this.db.prepare('SELECT started_at FROM audit WHERE call_id = ?').get(callId) as { started_at: number } | undefined;
-    this.db
-      .prepare(
-        'UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ?, targets_json = COALESCE(?, targets_json), note = COALESCE(?, note) WHERE call_id = ?',
-      )
-      .run(
+  async complete(
+    callId: string,
+    fields: { outcome: AuditOutcome; errorCode: string | null; finishedAt: number; targets?: string[]; note?: string },
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ? - started_at, targets_json = COALESCE(?, targets_json), note = COALESCE(?, note) WHERE call_id = ?',
+      [
         fields.outcome,
         fields.errorCode,
         fields.finishedAt,
-        row ? fields.finishedAt - row.started_at : null,
+        fields.finishedAt,
         fields.targets ? JSON.stringify(fields.targets) : null,
         fields.note ?? null,
         callId,
-      );
+      ],
+    );
   }
 
   /** Rows left pending by a broker that stopped without completing them. */
-  markInterrupted(now: number): number {
-    return this.db.prepare("UPDATE audit SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'pending'").run(now).changes;
+  markInterrupted(now: number): Promise<number> {
+    return this.sql.run("UPDATE audit SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'pending'", [now]);
   }
 
-  recent(options: { limit: number; identity?: string; since?: number; refused?: boolean }): AuditRow[] {
+  async recent(options: { limit: number; identity?: string; since?: number; refused?: boolean }): Promise<AuditRow[]> {
     const where: string[] = [];
-    const args: (string | number)[] = [];
+    const args: SqlValue[] = [];
     if (options.refused) where.push("outcome = 'refused'");
     if (options.identity) {
       where.push('identity = ?');
@@ -137,6 +138,6 @@ export class AuditTable {
       args.push(options.since);
     }
     const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...args, options.limit) as RawAuditRow[]).map(fromRaw);
+    return (await this.sql.all<RawAuditRow>(sql, [...args, options.limit])).map(fromRaw);
   }
 }

@@ -2,49 +2,189 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BrokerStore, STORE_FILE, schemaVersion } from './broker-store.ts';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { freshDatabase } from '../../test/harness/postgres-server.ts';
+import { createJoinToken, redeemJoinToken } from '../enrollment/join-tokens.ts';
+import { BrokerStore, STORE_FILE } from './broker-store.ts';
 import { MIGRATIONS } from './migrations.ts';
 
-describe('the broker store', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  const fresh = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fm-store-'));
-    dirs.push(dir);
-    return dir;
-  };
+/** Where one test's store lives, on each engine, and how to make it look written by a newer fleetmesh. */
+interface EngineFixture {
+  name: string;
+  location(): Promise<{ dataDir: string; store: string | undefined; claimNewerSchema(version: number): Promise<void> }>;
+}
 
-  it('creates every table at the latest schema version, once', () => {
-    const dir = fresh();
-    BrokerStore.open(dir).close();
-    const store = BrokerStore.open(dir);
-    expect(schemaVersion(store.db)).toBe(MIGRATIONS.length);
-    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(expect.arrayContaining(['agents', 'join_tokens', 'certificates', 'revocations', 'broker_meta']));
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    store.close();
+const cleanups: (() => unknown)[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fm-store-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+const ENGINES: EngineFixture[] = [
+  {
+    name: 'SQLite',
+    async location() {
+      const dataDir = tempDir();
+      return {
+        dataDir,
+        store: undefined,
+        async claimNewerSchema(version) {
+          const db = new Database(join(dataDir, STORE_FILE));
+          db.pragma(`user_version = ${version}`);
+          db.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async location() {
+      const database = await freshDatabase(inject('postgresUrl'));
+      cleanups.push(() => database.drop());
+      return {
+        dataDir: tempDir(),
+        store: database.url,
+        async claimNewerSchema(version) {
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          await client.query('UPDATE schema_version SET version = $1', [version]);
+          await client.end();
+        },
+      };
+    },
+  },
+];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe.each(ENGINES)('the broker store on $name', (engine) => {
+  async function open(where?: Awaited<ReturnType<EngineFixture['location']>>) {
+    const location = where ?? (await engine.location());
+    const store = await BrokerStore.open(location.dataDir, { store: location.store });
+    cleanups.push(() => store.close());
+    return { store, location };
+  }
+  const agent = (id: string, name = 'web') => ({ id, name, tokenLabels: {}, publicKeySha256: id, enrolledAt: 1, tokenId: 't' });
+
+  it('migrates once, and a second broker opening the same state finds it ready', async () => {
+    const { store, location } = await open();
+    await store.agents.insert(agent('a'));
+    const { store: second } = await open(location);
+    expect((await second.agents.list()).map((a) => a.id)).toEqual(['a']);
+    expect(await second.problem()).toBeUndefined();
   });
 
-  it('refuses a data dir written by a newer schema', () => {
-    const dir = fresh();
-    BrokerStore.open(dir).close();
-    const db = new Database(join(dir, STORE_FILE));
-    db.pragma(`user_version = ${MIGRATIONS.length + 5}`);
+  it('refuses state written by a newer schema', async () => {
+    const { store, location } = await open();
+    await store.close();
+    await location.claimNewerSchema(MIGRATIONS.length + 5);
+    await expect(BrokerStore.open(location.dataDir, { store: location.store })).rejects.toThrow(/written by a newer fleetmesh/);
+  });
+
+  it('keeps a name unique among unrevoked agents only, whatever its case', async () => {
+    const { store } = await open();
+    await store.agents.insert(agent('a'));
+    await expect(store.agents.insert(agent('b', 'WEB'))).rejects.toThrow(/unique/i);
+    await store.agents.markRevoked('a', 'test', 2);
+    await store.agents.insert(agent('b'));
+    expect((await store.agents.findLiveByName('WEB'))?.id).toBe('b');
+  });
+
+  it('rolls a transaction back whole when its work throws', async () => {
+    const { store } = await open();
+    await expect(
+      store.transaction(async () => {
+        await store.agents.insert(agent('a'));
+        await store.roles.grant('a', { role: 'swarm-manager', scope: '*', grantedAt: 1, grantedBy: 'operator' });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await store.agents.list()).toEqual([]);
+    expect((await store.roles.all()).size).toBe(0);
+  });
+
+  it('spends a single-use join token once when two brokers redeem it at the same moment', async () => {
+    const { store, location } = await open();
+    const { store: other } = await open(location);
+    const { token, id } = await createJoinToken(store, { ttlMs: 60_000, uses: 1, labels: {} });
+    const now = Date.now();
+    const outcomes = await Promise.allSettled([
+      store.transaction(() => redeemJoinToken(store, token, now)),
+      other.transaction(() => redeemJoinToken(other, token, now)),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((await store.tokens.get(id))?.uses).toBe(1);
+  });
+
+  it('has an audit row committed, for any other connection to see, once begin resolves', async () => {
+    const { store, location } = await open();
+    const { store: reader } = await open(location);
+    const row = {
+      callId: 'c1',
+      startedAt: 1000,
+      identity: 'ops',
+      tool: 'docker_stop',
+      action: 'docker.stop',
+      level: 2,
+      targets: ['web-1'],
+      arguments: { name: 'x' },
+    };
+    await store.audit.begin({ ...row, outcome: 'pending', errorCode: null, targetIds: ['a1'] });
+    expect(await reader.audit.recent({ limit: 5 })).toMatchObject([{ callId: 'c1', outcome: 'pending', targetIds: ['a1'], finishedAt: null }]);
+    await store.audit.complete('c1', { outcome: 'ok', errorCode: null, finishedAt: 1250 });
+    await store.audit.begin({ ...row, callId: 'c2', outcome: 'pending', errorCode: null });
+    expect(await store.audit.markInterrupted(2000)).toBe(1);
+    expect((await reader.audit.recent({ limit: 5, identity: 'ops' })).map((r) => [r.callId, r.outcome, r.durationMs])).toEqual([
+      ['c2', 'interrupted', null],
+      ['c1', 'ok', 250],
+    ]);
+  });
+
+  it('keeps a metrics figure a newer reading of the same minute lacks', async () => {
+    const { store } = await open();
+    const row = { kind: 'host' as const, entity: 'h1', minute: 60_000, host_id: 'h1', name: 'web-1', service: null, cpu_percent: 10, memory_bytes: 1e9 };
+    await store.metrics.upsert([{ ...row, net_bytes_per_s: 500 }]);
+    await store.metrics.upsert([{ ...row, cpu_percent: 20.5, net_bytes_per_s: null }]);
+    expect(await store.metrics.rows('host', { entities: ['h1'] }, 0)).toEqual([{ ...row, cpu_percent: 20.5, net_bytes_per_s: 500 }]);
+    await store.metrics.prune(120_000, 1000);
+    expect(await store.metrics.rows('host', {}, 0)).toEqual([]);
+  });
+
+  it('tells a watching broker when another connection revokes an agent or grants a role', async () => {
+    const { store, location } = await open();
+    const { store: admin } = await open(location);
+    await store.agents.insert(agent('a'));
+    const before = await store.dataVersion();
+    await admin.roles.grant('a', { role: 'pve-member', scope: 'lab', grantedAt: 5, grantedBy: 'operator' });
+    const granted = await store.dataVersion();
+    expect(granted).not.toBe(before);
+    await admin.agents.markRevoked('a', 'test', 6);
+    expect(await store.dataVersion()).not.toBe(granted);
+  });
+
+  it('records a task failure once, however often it is reported', async () => {
+    const { store } = await open();
+    const failure = { taskId: 't1', clusterId: 'c', serviceId: 's', at: 5000 };
+    await store.taskFailures.record([failure]);
+    await store.taskFailures.record([failure, { ...failure, taskId: 't2', at: 9000 }]);
+    expect((await store.taskFailures.since(0)).map((f) => f.taskId)).toEqual(['t1', 't2']);
+    await store.taskFailures.prune(6000);
+    expect((await store.taskFailures.since(0)).map((f) => f.taskId)).toEqual(['t2']);
+  });
+});
+
+describe('the SQLite store', () => {
+  it('keeps its file in WAL mode in the data dir', async () => {
+    const dir = tempDir();
+    const store = await BrokerStore.open(dir);
+    await store.close();
+    const db = new Database(join(dir, STORE_FILE), { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     db.close();
-    expect(() => BrokerStore.open(dir)).toThrow(/written by a newer fleetmesh/);
-  });
-
-  it('keeps a name unique among unrevoked agents only', () => {
-    const store = BrokerStore.open(fresh());
-    const agent = (id: string) => ({ id, name: 'web', tokenLabels: {}, publicKeySha256: id, enrolledAt: 1, tokenId: 't' });
-    store.agents.insert(agent('a'));
-    expect(() => store.agents.insert(agent('b'))).toThrow(/UNIQUE/);
-    store.agents.markRevoked('a', 'test', 2);
-    store.agents.insert(agent('b'));
-    expect(store.agents.findLiveByName('WEB')?.id).toBe('b');
-    store.close();
   });
 });

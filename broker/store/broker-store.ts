@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { AgentRolesTable } from './agent-roles-table.ts';
 import { AgentsTable } from './agents-table.ts';
@@ -8,92 +7,142 @@ import { AuditTable } from './audit-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
 import { IdentitiesTable } from './identities-table.ts';
 import { JoinTokensTable } from './join-tokens-table.ts';
+import { MetricsTable } from './metrics-table.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { PostgresEngine } from './postgres-engine.ts';
+import type { SqlEngine } from './sql-engine.ts';
+import { SqliteEngine } from './sqlite-engine.ts';
+import { parseStoreLocation } from './store-location.ts';
+import { TaskFailuresTable } from './task-failures-table.ts';
 
 export const STORE_FILE = 'fleetmesh.db';
 
+export interface StoreOpenOptions {
+  /** Create the data dir and database when missing (the broker); admin commands want an existing one. */
+  create?: boolean;
+  /** `sqlite:PATH` or `postgres://…`; default: the SQLite file in the data dir. */
+  store?: string | undefined;
+}
+
 /**
- * The broker's state in one SQLite file in its data dir. WAL lets admin
- * commands (`token create`, `revoke`, …) write while the broker runs; every
- * commit is synchronous so nothing acknowledged is lost to a crash.
+ * The broker's state, on whichever engine `--store` names: one query layer and
+ * one migration set for both. Every method is async; a store that cannot be
+ * reached rejects with `unavailable`.
  */
 export class BrokerStore {
-  readonly db: Database.Database;
   readonly agents: AgentsTable;
   readonly roles: AgentRolesTable;
   readonly tokens: JoinTokensTable;
   readonly certificates: CertificatesTable;
   readonly identities: IdentitiesTable;
   readonly audit: AuditTable;
+  readonly metrics: MetricsTable;
+  readonly taskFailures: TaskFailuresTable;
+  private closed = false;
 
-  private constructor(db: Database.Database) {
-    this.db = db;
-    this.agents = new AgentsTable(db);
-    this.roles = new AgentRolesTable(db);
-    this.tokens = new JoinTokensTable(db);
-    this.certificates = new CertificatesTable(db);
-    this.identities = new IdentitiesTable(db);
-    this.audit = new AuditTable(db);
+  private constructor(private readonly sql: SqlEngine) {
+    this.agents = new AgentsTable(sql);
+    this.roles = new AgentRolesTable(sql);
+    this.tokens = new JoinTokensTable(sql);
+    this.certificates = new CertificatesTable(sql);
+    this.identities = new IdentitiesTable(sql);
+    this.audit = new AuditTable(sql);
+    this.metrics = new MetricsTable(sql);
+    this.taskFailures = new TaskFailuresTable(sql);
   }
 
-  static open(dataDir: string, options: { create: boolean } = { create: true }): BrokerStore {
-    if (options.create) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const path = join(dataDir, STORE_FILE);
-    let db: Database.Database;
-    try {
-      db = new Database(path, { fileMustExist: !options.create });
-    } catch (error) {
-      throw new FleetError('not_found', `no broker state at ${path}: ${(error as Error).message}`, {
-        hint: 'Pass the broker data dir with --data-dir (the broker creates it on first start).',
-      });
+  static async open(dataDir: string, options: StoreOpenOptions = {}): Promise<BrokerStore> {
+    const create = options.create ?? true;
+    const location = parseStoreLocation(options.store, join(dataDir, STORE_FILE));
+    let sql: SqlEngine;
+    if (location.engine === 'sqlite') {
+      if (create) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      try {
+        sql = SqliteEngine.open(location.path, { create });
+      } catch (error) {
+        throw new FleetError('not_found', `no broker state at ${location.path}: ${(error as Error).message}`, {
+          hint: 'Pass the broker data dir with --data-dir (the broker creates it on first start).',
+        });
+      }
+    } else {
+      sql = new PostgresEngine(location.url);
     }
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    migrate(db);
-    return new BrokerStore(db);
+    try {
+      await migrate(sql);
+    } catch (error) {
+      await sql.close();
+      throw error;
+    }
+    return new BrokerStore(sql);
   }
 
-  /** Runs `work` in one transaction (IMMEDIATE, so concurrent writers queue instead of failing). */
-  transaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+  /** Whether other brokers may share this store (a cluster), or it is this broker's alone. */
+  get shared(): boolean {
+    return this.sql.shared;
   }
 
-  /** Changes whenever another connection commits: a cheap way to notice admin commands. */
-  dataVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+  /** Where the state is, for logs: `sqlite:PATH` or the PostgreSQL URL without its password. */
+  get description(): string {
+    return this.sql.description;
   }
 
-  getMeta(key: string): string | undefined {
-    const row = this.db.prepare('SELECT value FROM broker_meta WHERE key = ?').get(key) as { value: string } | undefined;
-    return row?.value;
+  /**
+   * Runs `work` in one transaction. Every store call made while it runs (at
+   * any depth of awaits) belongs to it; a nested call joins the outer one.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
   }
 
-  setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO broker_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  /**
+   * Changes whenever an agent is enrolled, renamed or revoked, or its roles
+   * change, by this process or another (admin commands, other brokers): a
+   * cheap way to notice them without reading every row.
+   */
+  async dataVersion(): Promise<string> {
+    const row = await this.sql.get<Record<string, SqlNumber>>(
+      `SELECT (SELECT COUNT(*) FROM agents) AS agents, (SELECT MAX(enrolled_at) FROM agents) AS enrolled,
+              (SELECT MAX(revoked_at) FROM agents) AS revoked, (SELECT COUNT(*) FROM agent_roles) AS roles,
+              (SELECT MAX(granted_at) FROM agent_roles) AS granted`,
+    );
+    return JSON.stringify(row ?? {});
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  /** Why the store cannot serve, or undefined when a trivial query answers. */
+  async problem(): Promise<string | undefined> {
+    if (this.closed) return 'closed';
+    try {
+      await this.sql.get('SELECT 1 AS one');
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    return (await this.sql.get<{ value: string }>('SELECT value FROM broker_meta WHERE key = ?', [key]))?.value;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.sql.run('INSERT INTO broker_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.sql.close();
   }
 }
 
-export function schemaVersion(db: Database.Database): number {
-  return db.pragma('user_version', { simple: true }) as number;
-}
+type SqlNumber = number | null;
 
-function migrate(db: Database.Database): void {
-  const current = schemaVersion(db);
+/** Applies what is missing of the one migration set; refuses state written by a newer fleetmesh. */
+async function migrate(sql: SqlEngine): Promise<void> {
+  const current = await sql.schemaVersion();
   if (current > MIGRATIONS.length) {
     throw new FleetError('unsupported', `the broker state was written by a newer fleetmesh (schema ${current}, this one knows ${MIGRATIONS.length})`, {
-      hint: 'Run the newer fleetmesh, or start from a fresh --data-dir.',
+      hint: 'Run the newer fleetmesh, or start from a fresh --data-dir (or --store).',
     });
   }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version] ?? '');
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
-  }
+  await sql.migrate(MIGRATIONS);
 }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlEngine } from './sql-engine.ts';
 
 export interface CertificateRow {
   serial: string;
@@ -19,18 +19,25 @@ export interface RevocationRow {
 
 /** Every client certificate the broker issued, and the serials it revoked. */
 export class CertificatesTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: SqlEngine) {}
 
-  insert(row: CertificateRow): void {
-    this.db
-      .prepare('INSERT INTO certificates (serial, agent_id, issued_at, not_before, not_after, public_key_sha256, issued_by) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(row.serial, row.agentId, row.issuedAt, row.notBefore, row.notAfter, row.publicKeySha256, row.issuedBy);
+  async insert(row: CertificateRow): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO certificates (serial, agent_id, issued_at, not_before, not_after, public_key_sha256, issued_by) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [row.serial, row.agentId, row.issuedAt, row.notBefore, row.notAfter, row.publicKeySha256, row.issuedBy],
+    );
   }
 
-  get(serial: string): CertificateRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM certificates WHERE serial = ?').get(serial) as
-      | { serial: string; agent_id: string; issued_at: number; not_before: number; not_after: number; public_key_sha256: string; issued_by: 'enroll' | 'renew' }
-      | undefined;
+  async get(serial: string): Promise<CertificateRow | undefined> {
+    const raw = await this.sql.get<{
+      serial: string;
+      agent_id: string;
+      issued_at: number;
+      not_before: number;
+      not_after: number;
+      public_key_sha256: string;
+      issued_by: 'enroll' | 'renew';
+    }>('SELECT * FROM certificates WHERE serial = ?', [serial]);
     if (!raw) return undefined;
     return {
       serial: raw.serial,
@@ -44,25 +51,25 @@ export class CertificatesTable {
   }
 
   /** Revokes every certificate of an agent that is not revoked yet; returns the serials. */
-  revokeAllOf(agentId: string, reason: string, now: number): string[] {
-    const serials = (
-      this.db.prepare('SELECT serial FROM certificates WHERE agent_id = ? AND serial NOT IN (SELECT serial FROM revocations)').all(agentId) as {
-        serial: string;
-      }[]
-    ).map((row) => row.serial);
-    const insert = this.db.prepare('INSERT INTO revocations (serial, agent_id, revoked_at, reason) VALUES (?, ?, ?, ?)');
-    for (const serial of serials) insert.run(serial, agentId, now, reason);
+  async revokeAllOf(agentId: string, reason: string, now: number): Promise<string[]> {
+    const rows = await this.sql.all<{ serial: string }>(
+      'SELECT serial FROM certificates WHERE agent_id = ? AND serial NOT IN (SELECT serial FROM revocations) ORDER BY issued_at',
+      [agentId],
+    );
+    const serials = rows.map((row) => row.serial);
+    for (const serial of serials)
+      await this.sql.run('INSERT INTO revocations (serial, agent_id, revoked_at, reason) VALUES (?, ?, ?, ?)', [serial, agentId, now, reason]);
     return serials;
   }
 
-  revocation(serial: string): RevocationRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM revocations WHERE serial = ?').get(serial) as
-      | { serial: string; agent_id: string; revoked_at: number; reason: string }
-      | undefined;
+  async revocation(serial: string): Promise<RevocationRow | undefined> {
+    const raw = await this.sql.get<{ serial: string; agent_id: string; revoked_at: number; reason: string }>('SELECT * FROM revocations WHERE serial = ?', [
+      serial,
+    ]);
     return raw ? { serial: raw.serial, agentId: raw.agent_id, revokedAt: raw.revoked_at, reason: raw.reason } : undefined;
   }
 
-  revokedSerials(): Set<string> {
-    return new Set((this.db.prepare('SELECT serial FROM revocations').all() as { serial: string }[]).map((row) => row.serial));
+  async revokedSerials(): Promise<Set<string>> {
+    return new Set((await this.sql.all<{ serial: string }>('SELECT serial FROM revocations')).map((row) => row.serial));
   }
 }

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Level } from '../../shared/catalog/action.ts';
+import type { SqlEngine } from './sql-engine.ts';
 
 export interface IdentityRow {
   id: string;
@@ -41,38 +41,44 @@ function fromRaw(raw: RawIdentityRow): IdentityRow {
 
 /** MCP client identities; a bearer token is stored as the hash of its secret only. */
 export class IdentitiesTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: SqlEngine) {}
 
-  insert(row: Omit<IdentityRow, 'lastUsedAt' | 'revokedAt'>): void {
-    this.db
-      .prepare('INSERT INTO identities (id, name, secret_sha256, level, grants_json, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(row.id, row.name, row.secretSha256, row.level, JSON.stringify(row.grants), row.createdAt, row.expiresAt);
+  async insert(row: Omit<IdentityRow, 'lastUsedAt' | 'revokedAt'>): Promise<void> {
+    await this.sql.run('INSERT INTO identities (id, name, secret_sha256, level, grants_json, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      row.id,
+      row.name,
+      row.secretSha256,
+      row.level,
+      JSON.stringify(row.grants),
+      row.createdAt,
+      row.expiresAt,
+    ]);
   }
 
-  get(id: string): IdentityRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM identities WHERE id = ?').get(id) as RawIdentityRow | undefined;
+  async get(id: string): Promise<IdentityRow | undefined> {
+    const raw = await this.sql.get<RawIdentityRow>('SELECT * FROM identities WHERE id = ?', [id]);
     return raw ? fromRaw(raw) : undefined;
   }
 
-  findLiveByName(name: string): IdentityRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM identities WHERE name = ? AND revoked_at IS NULL').get(name) as RawIdentityRow | undefined;
+  async findLiveByName(name: string): Promise<IdentityRow | undefined> {
+    const raw = await this.sql.get<RawIdentityRow>('SELECT * FROM identities WHERE name = ? AND revoked_at IS NULL', [name]);
     return raw ? fromRaw(raw) : undefined;
   }
 
-  list(options: { includeRevoked: boolean } = { includeRevoked: false }): IdentityRow[] {
+  async list(options: { includeRevoked: boolean } = { includeRevoked: false }): Promise<IdentityRow[]> {
     const sql = options.includeRevoked ? 'SELECT * FROM identities ORDER BY name' : 'SELECT * FROM identities WHERE revoked_at IS NULL ORDER BY name';
-    return (this.db.prepare(sql).all() as RawIdentityRow[]).map(fromRaw);
+    return (await this.sql.all<RawIdentityRow>(sql)).map(fromRaw);
   }
 
-  touch(id: string, now: number): void {
-    this.db.prepare('UPDATE identities SET last_used_at = ? WHERE id = ?').run(now, id);
+  async touch(id: string, now: number): Promise<void> {
+    await this.sql.run('UPDATE identities SET last_used_at = ? WHERE id = ?', [now, id]);
   }
 
-  extend(id: string, expiresAt: number): void {
-    this.db.prepare('UPDATE identities SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+  async extend(id: string, expiresAt: number): Promise<void> {
+    await this.sql.run('UPDATE identities SET expires_at = ? WHERE id = ?', [expiresAt, id]);
   }
 
-  revoke(id: string, now: number): boolean {
-    return this.db.prepare('UPDATE identities SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes > 0;
+  async revoke(id: string, now: number): Promise<boolean> {
+    return (await this.sql.run('UPDATE identities SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id])) > 0;
   }
 }

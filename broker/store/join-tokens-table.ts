@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { AgentRole } from './agent-roles-table.ts';
+import type { SqlEngine } from './sql-engine.ts';
 
 export interface JoinTokenRow {
   id: string;
@@ -46,32 +46,33 @@ function fromRaw(raw: RawJoinTokenRow): JoinTokenRow {
 
 /** Join tokens, stored by id with the hash of their secret; the secret itself is never stored. */
 export class JoinTokensTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: SqlEngine) {}
 
-  insert(row: Omit<JoinTokenRow, 'uses' | 'lastUsedAt' | 'revokedAt'>): void {
-    this.db
-      .prepare('INSERT INTO join_tokens (id, secret_sha256, created_at, expires_at, uses_allowed, labels_json, roles_json) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(row.id, row.secretSha256, row.createdAt, row.expiresAt, row.usesAllowed, JSON.stringify(row.labels), JSON.stringify(row.roles));
+  async insert(row: Omit<JoinTokenRow, 'uses' | 'lastUsedAt' | 'revokedAt'>): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO join_tokens (id, secret_sha256, created_at, expires_at, uses_allowed, labels_json, roles_json) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [row.id, row.secretSha256, row.createdAt, row.expiresAt, row.usesAllowed, JSON.stringify(row.labels), JSON.stringify(row.roles)],
+    );
   }
 
-  get(id: string): JoinTokenRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM join_tokens WHERE id = ?').get(id) as RawJoinTokenRow | undefined;
+  async get(id: string): Promise<JoinTokenRow | undefined> {
+    const raw = await this.sql.get<RawJoinTokenRow>('SELECT * FROM join_tokens WHERE id = ?', [id]);
     return raw ? fromRaw(raw) : undefined;
   }
 
-  list(): JoinTokenRow[] {
-    return (this.db.prepare('SELECT * FROM join_tokens ORDER BY created_at').all() as RawJoinTokenRow[]).map(fromRaw);
+  async list(): Promise<JoinTokenRow[]> {
+    return (await this.sql.all<RawJoinTokenRow>('SELECT * FROM join_tokens ORDER BY created_at, id')).map(fromRaw);
   }
 
-  recordUse(id: string, now: number): void {
-    this.db.prepare('UPDATE join_tokens SET uses = uses + 1, last_used_at = ? WHERE id = ?').run(now, id);
+  async recordUse(id: string, now: number): Promise<void> {
+    await this.sql.run('UPDATE join_tokens SET uses = uses + 1, last_used_at = ? WHERE id = ?', [now, id]);
   }
 
-  extend(id: string, expiresAt: number): void {
-    this.db.prepare('UPDATE join_tokens SET expires_at = ? WHERE id = ?').run(expiresAt, id);
+  async extend(id: string, expiresAt: number): Promise<void> {
+    await this.sql.run('UPDATE join_tokens SET expires_at = ? WHERE id = ?', [expiresAt, id]);
   }
 
-  revoke(id: string, now: number): boolean {
-    return this.db.prepare('UPDATE join_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes > 0;
+  async revoke(id: string, now: number): Promise<boolean> {
+    return (await this.sql.run('UPDATE join_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id])) > 0;
   }
 }

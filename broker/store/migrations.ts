@@ -1,7 +1,10 @@
 /**
- * The broker's schema, as an ordered list of migrations. `PRAGMA user_version`
- * records how many have run; each runs once, in its own transaction. Append,
- * never edit: a released migration is part of every existing data dir.
+ * The broker's schema, as an ordered list of migrations, for both engines:
+ * written in SQLite's column types, which the PostgreSQL engine spells its own
+ * way (`postgresDialect`). Each engine records how many have run (SQLite's
+ * `PRAGMA user_version`, PostgreSQL's `schema_version` table); each runs once,
+ * in a transaction. Append, never edit: a released migration is part of every
+ * existing data dir and database.
  */
 export const MIGRATIONS: readonly string[] = [
   // 1: agents, join tokens, issued certificates, revocations.

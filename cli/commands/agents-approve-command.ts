@@ -21,19 +21,19 @@ export const agentsApproveCommand = defineCommand({
     },
   },
   async run(parsed, io) {
-    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
       const agent = parsed.positionals[0] ?? '';
       if (parsed.values.withdraw) {
-        const { name, withdrawn } = withdrawAgentRoles(store, agent, parsed.values.role);
+        const { name, withdrawn } = await withdrawAgentRoles(store, agent, parsed.values.role);
         io.stdout(`withdrew ${withdrawn} role grant${withdrawn === 1 ? '' : 's'} of agent ${name}\n`);
         return 0;
       }
-      const { name, grants } = approveAgent(store, { agent, role: parsed.values.role, scope: parsed.values.scope });
+      const { name, grants } = await approveAgent(store, { agent, role: parsed.values.role, scope: parsed.values.scope });
       for (const grant of grants) io.stdout(`approved agent ${name} as ${grant.role} of ${grant.scope}\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

@@ -23,12 +23,13 @@ export const agentsCommand = defineCommand({
   },
   async run(parsed, io) {
     const dataDir = resolve(parsed.values['data-dir']);
-    const store = BrokerStore.open(dataDir, { create: false });
+    const store = await BrokerStore.open(dataDir, { create: false, store: parsed.values.store });
     try {
-      const running = brokerRunning(dataDir);
+      // Brokers sharing a store keep its states: whether one runs here says nothing of the others.
+      const running = store.shared || brokerRunning(dataDir);
       const now = Date.now();
-      const roles = store.roles.all();
-      const agents = store.agents.list({ includeRevoked: parsed.values.all }).map((row) => ({
+      const roles = await store.roles.all();
+      const agents = (await store.agents.list({ includeRevoked: parsed.values.all })).map((row) => ({
         id: row.id,
         name: row.name,
         // Without a running broker nobody is connected, whatever the store last recorded.
@@ -67,7 +68,7 @@ export const agentsCommand = defineCommand({
       if (!running) io.stdout(`(the broker for ${dataDir} is not running: every agent shows offline)\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

@@ -23,9 +23,9 @@ export const auditCommand = defineCommand({
     },
   },
   async run(parsed, io) {
-    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
-      const rows = store.audit.recent({
+      const rows = await store.audit.recent({
         limit: parsed.values.limit,
         refused: parsed.values.refused,
         ...(parsed.values.identity ? { identity: parsed.values.identity } : {}),
@@ -64,7 +64,7 @@ export const auditCommand = defineCommand({
       io.stdout(`${formatTable(['STARTED', 'IDENTITY', 'TOOL', 'TARGETS', 'OUTCOME', 'ERROR', 'DURATION', 'ARGUMENTS', 'CALL ID', 'NOTE'], table)}\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

@@ -29,12 +29,12 @@ export const identityCreateCommand = defineCommand({
     const { values } = parsed;
     if (values.level === undefined)
       throw new FleetError('invalid_argument', 'missing --level', { hint: 'Give --level 0 (read-only), 1 (operational), 2 (configuration) or 3 (impactful).' });
-    const store = BrokerStore.open(resolve(values['data-dir']));
+    const store = await BrokerStore.open(resolve(values['data-dir']), { store: values.store });
     try {
       const name = parsed.positionals[0] ?? '';
-      const created = createIdentity(store, { name, level: values.level as Level, grants: values.grant, ttlMs: values.ttl ?? DEFAULT_IDENTITY_TTL_MS });
-      const url = store.getMeta(META_MCP_URL) ?? 'http://127.0.0.1:7400/mcp';
-      const row = store.identities.get(created.id);
+      const created = await createIdentity(store, { name, level: values.level as Level, grants: values.grant, ttlMs: values.ttl ?? DEFAULT_IDENTITY_TTL_MS });
+      const url = (await store.getMeta(META_MCP_URL)) ?? 'http://127.0.0.1:7400/mcp';
+      const row = await store.identities.get(created.id);
       if (values.output === 'json') {
         io.stdout(
           `${JSON.stringify({ name, id: created.id, level: values.level, grants: row?.grants ?? [], expires_at_unix_ms: created.expiresAt, token: created.token, url }, null, 2)}\n`,
@@ -54,7 +54,7 @@ export const identityCreateCommand = defineCommand({
       );
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
@@ -70,18 +70,16 @@ export const identityListCommand = defineCommand({
     },
   },
   async run(parsed, io) {
-    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
-      const rows = store.identities
-        .list({ includeRevoked: parsed.values.all })
-        .map((i) => [
-          i.name,
-          String(i.level),
-          i.grants.join(' '),
-          i.revokedAt !== null ? 'revoked' : formatUntil(i.expiresAt),
-          i.lastUsedAt ? new Date(i.lastUsedAt).toISOString() : 'never',
-          i.id,
-        ]);
+      const rows = (await store.identities.list({ includeRevoked: parsed.values.all })).map((i) => [
+        i.name,
+        String(i.level),
+        i.grants.join(' '),
+        i.revokedAt !== null ? 'revoked' : formatUntil(i.expiresAt),
+        i.lastUsedAt ? new Date(i.lastUsedAt).toISOString() : 'never',
+        i.id,
+      ]);
       io.stdout(
         rows.length
           ? `${formatTable(['NAME', 'LEVEL', 'GRANTS', 'EXPIRES', 'LAST USED', 'ID'], rows)}\n`
@@ -89,7 +87,7 @@ export const identityListCommand = defineCommand({
       );
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
@@ -103,17 +101,17 @@ export const identityRevokeCommand = defineCommand({
     flags: { ...BROKER_DATA_DIR_FLAG },
   },
   async run(parsed, io) {
-    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
       const wanted = parsed.positionals[0] ?? '';
-      const row = store.identities.findLiveByName(wanted) ?? store.identities.get(wanted);
-      if (!row || row.revokedAt !== null || !store.identities.revoke(row.id, Date.now())) {
+      const row = (await store.identities.findLiveByName(wanted)) ?? (await store.identities.get(wanted));
+      if (!row || row.revokedAt !== null || !(await store.identities.revoke(row.id, Date.now()))) {
         throw new FleetError('not_found', `no identity is called "${wanted}"`, { hint: 'fleetmesh identity list shows them.' });
       }
       io.stdout(`revoked identity ${row.name}\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

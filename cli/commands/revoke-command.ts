@@ -18,10 +18,10 @@ export const revokeCommand = defineCommand({
   },
   async run(parsed, io) {
     const dataDir = resolve(parsed.values['data-dir']);
-    const store = BrokerStore.open(dataDir, { create: false });
+    const store = await BrokerStore.open(dataDir, { create: false, store: parsed.values.store });
     try {
-      const agent = findAgent(store, parsed.positionals[0] ?? '');
-      const serials = revokeAgent(store, agent.id, parsed.values.reason);
+      const agent = await findAgent(store, parsed.positionals[0] ?? '');
+      const serials = await revokeAgent(store, agent.id, parsed.values.reason);
       io.stdout(
         `revoked agent ${agent.name} (${agent.id}): ${serials.length} certificate${serials.length === 1 ? '' : 's'} revoked.\n` +
           (brokerRunning(dataDir)
@@ -30,7 +30,7 @@ export const revokeCommand = defineCommand({
       );
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

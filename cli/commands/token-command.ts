@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
-import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
+import { sharedAuthorityPin } from '../../broker/pki/shared-authority.ts';
 import { AGENT_ROLES, type AgentRole } from '../../broker/store/agent-roles-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
@@ -57,16 +57,16 @@ export const tokenCreateCommand = defineCommand({
     if (unknownRole !== undefined) {
       throw new FleetError('invalid_argument', `token create: "${unknownRole}" is not a role`, { hint: `Roles: ${AGENT_ROLES.join(', ')}.` });
     }
-    const store = BrokerStore.open(dataDir);
+    const store = await BrokerStore.open(dataDir, { store: values.store });
     try {
-      const pin = await BrokerAuthority.pin(dataDir);
-      const created = createJoinToken(store, {
+      const pin = await sharedAuthorityPin(store, dataDir);
+      const created = await createJoinToken(store, {
         ttlMs: values.ttl,
         uses: values.reusable ? null : (values.uses ?? 1),
         labels: values.labels,
         roles: values.roles as AgentRole[],
       });
-      const address = values['broker-address'] ?? store.getMeta(META_AGENT_ADDRESS) ?? `${hostname()}:7443`;
+      const address = values['broker-address'] ?? (await store.getMeta(META_AGENT_ADDRESS)) ?? `${hostname()}:7443`;
       // A data dir of its own: where the broker runs, the default one (.fleetmesh/agent) is its local agent's identity.
       const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${pin} --data-dir ${AGENTS_DIR}/${created.id}`;
       if (values.output === 'json') {
@@ -106,7 +106,7 @@ export const tokenCreateCommand = defineCommand({
       );
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
@@ -119,10 +119,10 @@ export const tokenListCommand = defineCommand({
     flags: { ...BROKER_DATA_DIR_FLAG, ...OUTPUT_FLAG },
   },
   async run(parsed, io) {
-    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
       const now = Date.now();
-      const tokens = store.tokens.list();
+      const tokens = await store.tokens.list();
       if (parsed.values.output === 'json') {
         io.stdout(
           `${JSON.stringify(
@@ -149,7 +149,7 @@ export const tokenListCommand = defineCommand({
       io.stdout(`${formatTable(['TOKEN ID', 'STATUS', 'USES', 'EXPIRES', 'LABELS', 'ROLES'], rows)}\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
@@ -164,15 +164,15 @@ export const tokenRevokeCommand = defineCommand({
   },
   async run(parsed, io) {
     const id = parsed.positionals[0] ?? '';
-    const store = BrokerStore.open(resolve(parsed.values['data-dir']), { create: false });
+    const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
-      if (!store.tokens.revoke(id.includes('.') ? (id.split('.')[1] ?? id) : id, Date.now())) {
+      if (!(await store.tokens.revoke(id.includes('.') ? (id.split('.')[1] ?? id) : id, Date.now()))) {
         throw new FleetError('not_found', `no usable join token has the id "${id}"`, { hint: 'fleetmesh token list shows the token ids.' });
       }
       io.stdout(`revoked join token ${id}\n`);
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

@@ -53,20 +53,20 @@ const UP_FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 /** The admin token `up` keeps in its data dir: reused while valid, made anew otherwise. */
-function adminToken(store: BrokerStore, root: string): { token: string; created: boolean } {
+async function adminToken(store: BrokerStore, root: string): Promise<{ token: string; created: boolean }> {
   const file = join(root, ADMIN_TOKEN_FILE);
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     try {
-      verifyBearerToken(store, token);
+      await verifyBearerToken(store, token);
       return { token, created: false };
     } catch (error) {
       if (!(error instanceof TokenRefused)) throw error;
     }
   }
-  const existing = store.identities.findLiveByName('admin');
-  if (existing) store.identities.revoke(existing.id, Date.now());
-  const { token } = createIdentity(store, { name: 'admin', level: 3 });
+  const existing = await store.identities.findLiveByName('admin');
+  if (existing) await store.identities.revoke(existing.id, Date.now());
+  const { token } = await createIdentity(store, { name: 'admin', level: 3 });
   writePrivateKey(file, `${token}\n`);
   return { token, created: true };
 }
@@ -92,9 +92,11 @@ export const upCommand = defineCommand({
     const broker = await Broker.start(brokerOptions, log.child({ component: 'broker' }));
     let agent: Agent | undefined;
     try {
-      const { token, created } = adminToken(broker.store, root);
+      const { token, created } = await adminToken(broker.store, root);
       const enrolled = loadIdentity(agentDir) !== undefined;
-      const joinToken = enrolled ? undefined : createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {}, roles: [...AGENT_ROLES] }).token;
+      const joinToken = enrolled
+        ? undefined
+        : (await createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {}, roles: [...AGENT_ROLES] })).token;
       const agentOptions = resolveAgentOptions(
         {
           ...values,

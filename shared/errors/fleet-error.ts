@@ -50,7 +50,8 @@ const NEXT_STEP: Record<ErrorCode, string> = {
   collector_unavailable: 'agent_info gives the reason the collector is unavailable.',
   collector_failed: 'Call again; agent_info shows the state of its collectors.',
   result_too_large: 'Narrow the call: fewer hosts, a filter or a smaller limit.',
-  unavailable: 'A part of the broker cluster (its bus or store) is not answering; call again in a few seconds, /readyz names the part.',
+  unavailable:
+    'A part of the broker cluster (its store or bus) is not answering: reads of the fleet still answer; try again once GET /readyz says ready, it names the part.',
   internal: 'This is a bug or an unexpected condition; the broker and agent logs have details.',
 };
 

@@ -6,13 +6,19 @@ export const LOG_FLAGS = {
   'log-format': { type: 'string', description: 'log line format on stderr', default: 'text', choices: ['text', 'json'], placeholder: 'FORMAT' },
 } as const satisfies Record<string, FlagSpec>;
 
-/** The broker data dir flag, shared by the broker and the admin commands that act on it. */
+/** The broker data dir and store flags, shared by the broker and the admin commands that act on it. */
 export const BROKER_DATA_DIR_FLAG = {
   'data-dir': {
     type: 'string',
     description: "the broker's state: CA, certificates and database",
     default: '.fleetmesh/broker',
     placeholder: 'DIR',
+  },
+  store: {
+    type: 'string',
+    description:
+      "the broker's database: sqlite:PATH, or postgres://USER:PASSWORD@HOST:5432/DB shared by the brokers of a cluster (default: fleetmesh.db in --data-dir)",
+    placeholder: 'URL',
   },
 } as const satisfies Record<string, FlagSpec>;
 

@@ -48,16 +48,16 @@ export interface LinkedFleet {
   store: BrokerStore;
   registry: AgentRegistry;
   runner: ActionRunner;
-  addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>): LinkedHost;
+  addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>): Promise<LinkedHost>;
   identity(level: Level, grants?: readonly string[], name?: string): Identity;
   /** Runs an action as the MCP edge would (a failure becomes an error result), with no signal of its own unless given. */
   run(identity: Identity, action: Action, args: Record<string, unknown>, context?: Partial<RunContext>): Promise<EdgeResult>;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
-export function startLinkedFleet(options: { operationsLevel?: Level; mutationsMatchAgentLabels?: boolean } = {}): LinkedFleet {
+export async function startLinkedFleet(options: { operationsLevel?: Level; mutationsMatchAgentLabels?: boolean } = {}): Promise<LinkedFleet> {
   const temp = makeTempDir('fleetmesh-linked-');
-  const store = BrokerStore.open(temp.path);
+  const store = await BrokerStore.open(temp.path);
   const log = silentLogger;
   const registry = new AgentRegistry(store, { heartbeatIntervalMs: 60_000, staleAfterMissed: 3, storePollMs: 60_000 }, log);
   const recorder = new BrokerMetrics();
@@ -76,9 +76,9 @@ export function startLinkedFleet(options: { operationsLevel?: Level; mutationsMa
   const hosts: LinkedHost[] = [];
   let identities = 0;
 
-  const addHost = (name: string, actions: readonly LinkedAction[], labels: Record<string, string> = {}): LinkedHost => {
+  const addHost = async (name: string, actions: readonly LinkedAction[], labels: Record<string, string> = {}): Promise<LinkedHost> => {
     const id = `agent-${name}`;
-    store.agents.insert({ id, name, tokenLabels: labels, publicKeySha256: `key-${name}`, enrolledAt: Date.now(), tokenId: `token-${name}` });
+    await store.agents.insert({ id, name, tokenLabels: labels, publicKeySha256: `key-${name}`, enrolledAt: Date.now(), tokenId: `token-${name}` });
     const dispatcher = new Dispatcher(log);
     for (const { action, handler } of actions) dispatcher.register(action, handler);
     const sent: BrokerFrame[] = [];
@@ -137,7 +137,7 @@ export function startLinkedFleet(options: { operationsLevel?: Level; mutationsMa
     };
     const session = new AgentSession(link, id, `serial-${name}`);
     const collectors = [...new Set(actions.flatMap((a) => (a.action.collector ? [a.action.collector] : [])))];
-    registry.attach(
+    await registry.attach(
       session,
       {
         agent_version: 'linked',
@@ -184,10 +184,10 @@ export function startLinkedFleet(options: { operationsLevel?: Level; mutationsMa
         return { action, structured: errorStructure(toFleetError(error)), isError: true, shape: 'error' };
       }
     },
-    stop() {
+    async stop() {
       for (const host of hosts) if (host.session.isOpen) host.disconnect();
-      registry.stop();
-      store.close();
+      await registry.stop();
+      await store.close();
       temp.remove();
     },
   };

@@ -8,9 +8,9 @@ import type { Level } from '../../shared/catalog/action.ts';
 let counter = 0;
 
 /** A bearer token for a fresh identity on this broker. */
-export function identityToken(broker: Broker, level: Level, grants?: string[], name?: string): string {
+export async function identityToken(broker: Broker, level: Level, grants?: string[], name?: string): Promise<string> {
   counter += 1;
-  return createIdentity(broker.store, { name: name ?? `test-${process.pid}-${counter}`, level, ...(grants ? { grants } : {}) }).token;
+  return (await createIdentity(broker.store, { name: name ?? `test-${process.pid}-${counter}`, level, ...(grants ? { grants } : {}) })).token;
 }
 
 /** An SDK Client over Streamable HTTP to the broker, as a real MCP client connects. */

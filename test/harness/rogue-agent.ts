@@ -30,7 +30,8 @@ export interface RogueAgent {
 const encoder = new TextEncoder();
 
 /** Enrolls `name` with a real join token and connects it with the given Hello. */
-export async function startRogueAgent(fleet: TestFleet, name: string, hello: RogueHello = {}, token = fleet.token()): Promise<RogueAgent> {
+export async function startRogueAgent(fleet: TestFleet, name: string, hello: RogueHello = {}, presetToken?: string): Promise<RogueAgent> {
+  const token = presetToken ?? (await fleet.token());
   const identity = await enrollAgent({ brokerAddress: fleet.address, token, caPin: fleet.pin, name, dataDir: join(fleet.root, 'rogues', name) });
   const raw = openRawStream(fleet.address, identity, { hello: false });
   const send = (frame: Parameters<typeof create<typeof AgentFrameSchema>>[1]) => raw.stream.write(create(AgentFrameSchema, frame));

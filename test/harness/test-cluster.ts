@@ -98,7 +98,7 @@ export async function startTestCluster(): Promise<TestCluster> {
         {
           dataDir: join(temp.path, 'agents', name),
           brokerAddress: dial,
-          token: createJoinToken(a.store, { ttlMs: 60_000, uses: 1, labels: {} }).token,
+          token: (await createJoinToken(a.store, { ttlMs: 60_000, uses: 1, labels: {} })).token,
           caPin: a.authority.pin,
           name,
           labels: {},

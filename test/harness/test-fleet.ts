@@ -19,12 +19,12 @@ export interface TestFleet {
   /** host:port agents dial. */
   address: string;
   pin: string;
-  token(options?: Partial<JoinTokenOptions>): string;
+  token(options?: Partial<JoinTokenOptions>): Promise<string>;
   /** Enrolls (first time) and connects an in-process agent, resolving once it is online. */
   addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: CollectorChoice; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
   agentDir(name: string): string;
   /** The `fleetmesh agent` arguments that enroll an agent process with a fresh token, in its own data dir. */
-  agentArgs(name: string): string[];
+  agentArgs(name: string): Promise<string[]>;
   /** Stops the broker (keeping its data dir) and starts a new one on the same port and data dir, with any options changed. */
   restartBroker(changes?: Partial<BrokerOptions>): Promise<Broker>;
   stopAgent(agent: Agent): Promise<void>;
@@ -51,14 +51,14 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
     root: temp.path,
     address: `localhost:${broker.grpcPort}`,
     pin: broker.authority.pin,
-    token: (tokenOptions = {}) => createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {}, ...tokenOptions }).token,
+    token: async (tokenOptions = {}) => (await createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {}, ...tokenOptions })).token,
     agentDir: (name) => join(temp.path, 'agents', name),
-    agentArgs: (name) => [
+    agentArgs: async (name) => [
       'agent',
       '--broker',
       fleet.address,
       '--token',
-      fleet.token(),
+      await fleet.token(),
       '--ca-pin',
       fleet.pin,
       '--name',
@@ -72,7 +72,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
         {
           dataDir: fleet.agentDir(name),
           brokerAddress: fleet.address,
-          token: fleet.token(),
+          token: await fleet.token(),
           caPin: fleet.pin,
           name,
           labels: {},

@@ -50,7 +50,7 @@ export async function startPveTestFleet(options: { taskDurationMs?: number } = {
   const temp = makeTempDir('fleetmesh-pve-');
   const logs = captureLogger();
   const fleet = await startTestFleet({ log: logs.log });
-  const client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
+  const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
   const results: string[] = [];
   const extraSecrets: string[] = [];
   const file = (name: string, content: string) => {
@@ -90,7 +90,13 @@ export async function startPveTestFleet(options: { taskDurationMs?: number } = {
       }) as ProxmoxOptions;
       const proxmox = { ...resolved, ...(timeoutMs ? { timeoutMs } : {}), ...(maxResponseBytes ? { maxResponseBytes } : {}) };
       // The operator enrolls PVE nodes as members of their cluster (docs/claims.md).
-      return fleet.addAgent(name, { collectors: 'default', log: logs.log, proxmox, sampleIntervalMs: 500, token: fleet.token({ roles: ['pve-member'] }) });
+      return fleet.addAgent(name, {
+        collectors: 'default',
+        log: logs.log,
+        proxmox,
+        sampleIntervalMs: 500,
+        token: await fleet.token({ roles: ['pve-member'] }),
+      });
     },
     async call(tool, args = {}) {
       const result = await call(client, tool, args);

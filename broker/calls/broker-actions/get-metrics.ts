@@ -109,12 +109,12 @@ export const getMetricsHandler = defineBrokerAction({
         params.id,
       );
       if (top) {
-        const rows = context.metrics.rows('container', { hostId: host.id }, since).filter(canSeeContainer);
+        const rows = (await context.metrics.rows('container', { hostId: host.id }, since)).filter(canSeeContainer);
         const by = params.by ?? (params.target === 'node' ? 'service' : 'container');
         const groups = groupBy(rows, (row) => (by === 'service' ? row.service : row.name));
         return { ...base, id: host.name, series: [], ranking: rank(groups, metric, since, step, now, top) };
       }
-      const s = seriesOf(context.metrics.rows('host', { entities: [host.id] }, since), metric, since, step, now);
+      const s = seriesOf(await context.metrics.rows('host', { entities: [host.id] }, since), metric, since, step, now);
       return { ...base, id: host.name, series: [{ name: host.name, latest: s.latest, points: s.points }] };
     }
 
@@ -122,7 +122,7 @@ export const getMetricsHandler = defineBrokerAction({
       if (!params.id) throw new FleetError('invalid_argument', 'target container needs id', { hint: 'docker_list or find with type container lists them.' });
       const wanted = params.id;
       const slash = wanted.indexOf('/');
-      const rows = context.metrics.rows('container', {}, since).filter(canSeeContainer);
+      const rows = (await context.metrics.rows('container', {}, since)).filter(canSeeContainer);
       const matching = rows.filter((row) =>
         slash > 0
           ? hostName(row.host_id) === wanted.slice(0, slash) && row.name === wanted.slice(slash + 1)
@@ -151,7 +151,7 @@ export const getMetricsHandler = defineBrokerAction({
           .find((s) => s.id === params.id || s.name === params.id)?.name ?? params.id;
       if (!mayRead(context.identity, { type: 'service', name: serviceName }))
         throw new FleetError('not_found', `no service "${params.id}"`, { hint: 'find with type service lists them.' });
-      const rows = context.metrics.rows('container', { service: serviceName }, since);
+      const rows = await context.metrics.rows('container', { service: serviceName }, since);
       if (top) {
         const groups = groupBy(rows, (row) => (params.by === 'node' ? hostName(row.host_id) : `${hostName(row.host_id)}/${row.name}`));
         return { ...base, id: serviceName, series: [], ranking: rank(groups, metric, since, step, now, top) };
@@ -175,17 +175,17 @@ export const getMetricsHandler = defineBrokerAction({
     const label = swarm?.name ?? 'fleet';
     if (top) {
       if (params.by === 'node') {
-        const groups = groupBy(context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));
+        const groups = groupBy(await context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));
         return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
       }
-      const rows = context.metrics.rows('container', {}, since).filter((row) => ids.includes(row.host_id) && row.service !== null);
+      const rows = (await context.metrics.rows('container', {}, since)).filter((row) => ids.includes(row.host_id) && row.service !== null);
       const groups = groupBy(
         rows.filter((row) => mayRead(context.identity, { type: 'service', name: row.service ?? '' })),
         (row) => row.service,
       );
       return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
     }
-    const s = seriesOf(context.metrics.rows('host', { entities: ids }, since), metric, since, step, now);
+    const s = seriesOf(await context.metrics.rows('host', { entities: ids }, since), metric, since, step, now);
     return { ...base, id: label, series: [{ name: label, latest: s.latest, points: s.points }] };
   },
 });

@@ -21,8 +21,8 @@ const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, critical:
 const DAY = 86_400_000;
 
 /** The mean per-replica use of a service over a window, from the metrics history (undefined without data). */
-function serviceUse(context: BrokerActionContext, service: ServiceRecord, sinceMs: number): { cpu: number; memory: number } | undefined {
-  const rows = context.metrics.rows('container', { service: service.name }, sinceMs);
+async function serviceUse(context: BrokerActionContext, service: ServiceRecord, sinceMs: number): Promise<{ cpu: number; memory: number } | undefined> {
+  const rows = await context.metrics.rows('container', { service: service.name }, sinceMs);
   if (rows.length === 0) return undefined;
   const cpu = rows.filter((r) => r.cpu_percent !== null);
   const memory = rows.filter((r) => r.memory_bytes !== null);
@@ -30,7 +30,7 @@ function serviceUse(context: BrokerActionContext, service: ServiceRecord, sinceM
   return { cpu: mean(cpu.map((r) => r.cpu_percent as number)), memory: mean(memory.map((r) => r.memory_bytes as number)) };
 }
 
-function serviceFindings(service: ServiceRecord, snapshot: SwarmSnapshot, context: BrokerActionContext, now: number): Finding[] {
+async function serviceFindings(service: ServiceRecord, snapshot: SwarmSnapshot, context: BrokerActionContext, now: number): Promise<Finding[]> {
   const target = { type: 'service', id: service.id, name: service.name, cluster: snapshot.cluster_name };
   const findings: Finding[] = [];
   const add = (severity: Severity, category: string, rationale: string, fix?: Finding['fix']) =>
@@ -71,7 +71,7 @@ function serviceFindings(service: ServiceRecord, snapshot: SwarmSnapshot, contex
       section: 'resources',
     });
   }
-  const use = serviceUse(context, service, now - DAY);
+  const use = await serviceUse(context, service, now - DAY);
   if (use && r.memory_limit_bytes) {
     const share = use.memory / r.memory_limit_bytes;
     if (share >= 0.9) {
@@ -161,11 +161,11 @@ function nodeFindings(snapshot: SwarmSnapshot, context: BrokerActionContext): Fi
 }
 
 /** Every finding the caller may read, most severe first. */
-export function computeFindings(context: BrokerActionContext, now = Date.now()): Finding[] {
+export async function computeFindings(context: BrokerActionContext, now = Date.now()): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const { snapshot } of context.index.swarmEntries()) {
     for (const service of snapshot.services) {
-      if (mayRead(context.identity, { type: 'service', name: service.name })) findings.push(...serviceFindings(service, snapshot, context, now));
+      if (mayRead(context.identity, { type: 'service', name: service.name })) findings.push(...(await serviceFindings(service, snapshot, context, now)));
     }
     findings.push(...nodeFindings(snapshot, context).filter((f) => mayRead(context.identity, { type: 'node', name: f.target.name })));
   }
@@ -178,7 +178,7 @@ export const recommendationsHandler = defineBrokerAction({
   action: getRecommendations,
   async run(params, context) {
     const minimum = SEVERITY_RANK[params.severity ?? 'info'];
-    const all = computeFindings(context);
+    const all = await computeFindings(context);
     const findings = all.filter((f) => SEVERITY_RANK[f.severity] >= minimum);
     const totals = { info: 0, warning: 0, critical: 0 };
     for (const finding of all) totals[finding.severity] += 1;

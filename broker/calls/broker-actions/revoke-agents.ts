@@ -9,11 +9,12 @@ export const revokeAgentsHandler = defineBrokerAction({
   },
   async run(params, context) {
     const { hosts } = resolveTargets(context.visibleHosts(), context.identity, revokeAgent, params);
-    const revoked = hosts.map((host) => {
-      const serials = context.registry.revoke(host.id, params.reason ?? `revoked through MCP by ${context.identity.name}`);
+    const revoked = [];
+    for (const host of hosts) {
+      const serials = await context.registry.revoke(host.id, params.reason ?? `revoked through MCP by ${context.identity.name}`);
       context.log.info('agent revoked through MCP', { agent: host.name, by: context.identity.name });
-      return { host: host.name, id: host.id, certificates: serials.length };
-    });
+      revoked.push({ host: host.name, id: host.id, certificates: serials.length });
+    }
     return { revoked };
   },
 });

@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
@@ -35,6 +36,8 @@ interface LiveSession {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Bearer tokens remembered for a store outage; past it the memory starts afresh. */
+const MAX_PROVEN_TOKENS = 10_000;
 /** A session nobody used for this long is closed. */
 const IDLE_SESSION_MS = 60 * 60_000;
 /** How often live sessions are checked against their identity's row: a revocation (on any broker sharing the store) ends them within this. */
@@ -84,6 +87,11 @@ export class McpHttpServer {
   private readonly sessions = new Map<string, LiveSession>();
   /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
   private readonly touched = new Map<string, number>();
+  /**
+   * The identity each bearer token last proved (by the token's hash): while
+   * the store does not answer, a token it accepted before still reads the fleet.
+   */
+  private readonly proven = new Map<string, Identity>();
   private sweeper: NodeJS.Timeout | undefined;
   private revocationChecker: NodeJS.Timeout | undefined;
   /** Requests with a foreign Host or Origin are logged, at most 20 lines at once and 6 a minute. */
@@ -132,7 +140,14 @@ export class McpHttpServer {
     this.port = (server.address() as { port: number }).port;
     this.sweeper = setInterval(() => this.closeIdle(), 60_000);
     this.sweeper.unref();
-    this.revocationChecker = setInterval(() => this.closeRevoked(), REVOCATION_CHECK_MS);
+    this.revocationChecker = setInterval(() => {
+      // One round at a time: a slow store must not pile rounds up.
+      if (this.checkingRevocations) return;
+      this.checkingRevocations = true;
+      void this.closeRevoked().finally(() => {
+        this.checkingRevocations = false;
+      });
+    }, REVOCATION_CHECK_MS);
     this.revocationChecker.unref();
     return this.port;
   }
@@ -161,14 +176,16 @@ export class McpHttpServer {
   }
 
   /** Ends the sessions (and their notification streams) of identities revoked or expired since they opened. */
-  private closeRevoked(): void {
+  private checkingRevocations = false;
+
+  private async closeRevoked(): Promise<void> {
     const now = Date.now();
     const verdicts = new Map<string, boolean>();
-    for (const [id, live] of this.sessions) {
+    for (const [id, live] of [...this.sessions]) {
       let revoked = verdicts.get(live.identityId);
       if (revoked === undefined) {
         try {
-          const row = this.options.store.identities.get(live.identityId);
+          const row = await this.options.store.identities.get(live.identityId);
           revoked = !row || row.revokedAt !== null || row.expiresAt <= now;
         } catch {
           // The store did not answer: judge again on the next round.
@@ -218,7 +235,7 @@ export class McpHttpServer {
       sendJson(res, 404, { error: 'not found', hint: 'The MCP endpoint is /mcp.' });
       return;
     }
-    const identity = this.authenticate(req, res);
+    const identity = await this.authenticate(req, res);
     if (!identity) return;
     (req as IncomingMessage & { auth?: AuthInfo }).auth = {
       token: 'redacted',
@@ -282,7 +299,7 @@ export class McpHttpServer {
   }
 
   /** The identity a request's bearer token proves, or a 401 written to the response. */
-  private authenticate(req: IncomingMessage, res: ServerResponse): Identity | undefined {
+  private async authenticate(req: IncomingMessage, res: ServerResponse): Promise<Identity | undefined> {
     const header = req.headers.authorization;
     const challenge = (error?: string, description?: string) =>
       [
@@ -297,15 +314,27 @@ export class McpHttpServer {
       });
       return undefined;
     }
+    const tokenHash = createHash('sha256')
+      .update(match[1] ?? '')
+      .digest('hex');
     try {
-      const identity = verifyBearerToken(this.options.store, match[1] ?? '');
+      const identity = await verifyBearerToken(this.options.store, match[1] ?? '');
       const now = Date.now();
       if (now - (this.touched.get(identity.id) ?? 0) > 60_000) {
         this.touched.set(identity.id, now);
-        this.options.store.identities.touch(identity.id, now);
+        void this.options.store.identities.touch(identity.id, now).catch(() => {});
       }
+      if (this.proven.size >= MAX_PROVEN_TOKENS) this.proven.clear();
+      this.proven.set(tokenHash, identity);
       return identity;
     } catch (error) {
+      const known = this.proven.get(tokenHash);
+      if (error instanceof FleetError && error.code === 'unavailable') {
+        if (known && known.expiresAt > Date.now()) return known;
+        jsonRpcError(res, 503, -32000, `Unavailable: ${error.message}. ${error.hint}`, {});
+        return undefined;
+      }
+      this.proven.delete(tokenHash);
       const reason = error instanceof TokenRefused ? error.message : 'the token could not be checked';
       const tokenId = parseIdentityToken(match[1] ?? '')?.id;
       this.options.refusals.record({

@@ -176,7 +176,7 @@ export async function readResource(uri: string, context: ResourceContext): Promi
   if (uri === 'fleet://recommendations') return recommendationsHandler.run({}, context.brokerContext);
   if (uri === 'fleet://audit' && context.level >= 3) {
     return {
-      entries: context.store.audit.recent({ limit: 100 }).map((row) => ({
+      entries: (await context.store.audit.recent({ limit: 100 })).map((row) => ({
         call_id: row.callId,
         started_at_unix_ms: row.startedAt,
         finished_at_unix_ms: row.finishedAt,

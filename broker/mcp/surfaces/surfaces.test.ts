@@ -73,10 +73,10 @@ describe('tool surfaces', () => {
 describe('tool surfaces over a linked fleet', () => {
   let fleet: LinkedFleet;
   const stopped: string[] = [];
-  beforeEach(() => {
+  beforeEach(async () => {
     stopped.length = 0;
-    fleet = startLinkedFleet();
-    fleet.addHost('web-1', [
+    fleet = await startLinkedFleet();
+    await fleet.addHost('web-1', [
       {
         action: dockerStop,
         handler: async (params) => {

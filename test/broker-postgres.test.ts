@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { BOOTSTRAP_FILES, writeBootstrapFiles } from '../broker/bootstrap/bootstrap-files.ts';
+import { readBrokerBootstrap } from '../broker/bootstrap/broker-bootstrap.ts';
+import { SERVER_CERT_FILE } from '../broker/pki/broker-authority.ts';
+import { STORE_FILE } from '../broker/store/broker-store.ts';
+import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
+import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
+import { freshDatabase, type PostgresServer, startPostgres } from './harness/postgres-server.ts';
+import { makeTempDir } from './harness/temp-dir.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+
+describe('a broker on PostgreSQL', () => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('enrolls an agent and serves an MCP call with --store postgres://, its audit rows in PostgreSQL', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const temp = makeTempDir();
+    cleanups.push(() => temp.remove());
+    const dataDir = join(temp.path, 'broker');
+    const store = ['--data-dir', dataDir, '--store', database.url];
+    const broker = new CliProcess([
+      'broker',
+      ...store,
+      '--grpc-listen',
+      '127.0.0.1:0',
+      '--mcp-listen',
+      '127.0.0.1:0',
+      '--advertise-names',
+      'localhost',
+      '--operations-level',
+      '3',
+    ]);
+    cleanups.push(() => broker.stop());
+    const mcpUrl = (await broker.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/))[1] as string;
+    const grpcPort = (await broker.waitForOutput(/grpc=127\.0\.0\.1:(\d+)/))[1] as string;
+    const identity = JSON.parse((await runFleetmesh(['identity', 'create', 'pg-admin', '--level', '3', ...store, '--output', 'json'])).stdout);
+    const enrollment = JSON.parse((await runFleetmesh(['token', 'create', ...store, '--output', 'json'])).stdout);
+    const agent = new CliProcess([
+      'agent',
+      '--broker',
+      `localhost:${grpcPort}`,
+      '--token',
+      enrollment.token,
+      '--ca-pin',
+      enrollment.ca_pin,
+      '--name',
+      'pg-host',
+      '--data-dir',
+      join(temp.path, 'agent'),
+    ]);
+    cleanups.push(() => agent.stop());
+    await agent.waitForOutput(/connected to the broker/);
+
+    const listed = await runFleetmesh(['agents', ...store, '--output', 'json']);
+    expect(JSON.parse(listed.stdout).agents).toMatchObject([{ name: 'pg-host' }]);
+    const client = await mcpClient({ mcpUrl } as Parameters<typeof mcpClient>[0], identity.token);
+    cleanups.push(() => client.close());
+    const labelled = await call(client, 'set_agent_labels', { host: 'pg-host', labels: { tier: 'pg' } });
+    expect(labelled.isError).toBeFalsy();
+
+    const reader = new pg.Client({ connectionString: database.url });
+    await reader.connect();
+    cleanups.push(() => reader.end());
+    const audit = await reader.query("SELECT identity, tool, outcome FROM audit WHERE tool = 'set_agent_labels'");
+    expect(audit.rows).toEqual([{ identity: 'pg-admin', tool: 'set_agent_labels', outcome: 'ok' }]);
+    const agents = await reader.query('SELECT name, state FROM agents');
+    expect(agents.rows).toEqual([{ name: 'pg-host', state: 'online' }]);
+    // Nothing went to a SQLite file beside the CA.
+    expect(existsSync(join(dataDir, STORE_FILE))).toBe(false);
+  });
+
+  it('shares one CA among the brokers of a store, each with its own server certificate: an agent enrolled on one connects to another', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const first = await startTestFleet({ store: database.url });
+    cleanups.push(() => first.stop());
+    const second = await startTestFleet({ store: database.url });
+    cleanups.push(() => second.stop());
+    expect(second.pin).toBe(first.pin);
+    const serverCertificate = (fleet: TestFleet) => readFileSync(join(fleet.broker.options.dataDir, SERVER_CERT_FILE), 'utf8');
+    expect(serverCertificate(second)).not.toBe(serverCertificate(first));
+
+    const roamer = await first.addAgent('roamer');
+    await first.stopAgent(roamer);
+    const moved = new CliProcess(['agent', '--broker', second.address, '--data-dir', first.agentDir('roamer')]);
+    cleanups.push(() => moved.stop());
+    await moved.waitForOutput(/connected to the broker/);
+    await waitFor(() => second.broker.registry.find('roamer')?.state === 'online', { what: 'roamer online on the second broker' });
+  });
+
+  it('starts brokers of a cluster together from the same bootstrap files: one CA, one join token, one admin, a foreign CA refused', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const temp = makeTempDir();
+    cleanups.push(() => temp.remove());
+    const files = (dir: string) => ({
+      caCertFile: join(dir, BOOTSTRAP_FILES.caCert),
+      caKeyFile: join(dir, BOOTSTRAP_FILES.caKey),
+      joinTokenFile: join(dir, BOOTSTRAP_FILES.joinToken),
+      adminTokenFile: join(dir, BOOTSTRAP_FILES.adminToken),
+    });
+    const written = await writeBootstrapFiles(join(temp.path, 'secrets'));
+    const bootstrap = readBrokerBootstrap(files(written.dir));
+    const fleets = await Promise.all([0, 1, 2].map(() => startTestFleet({ store: database.url, bootstrap })));
+    for (const fleet of fleets) cleanups.push(() => fleet.stop());
+    expect(fleets.map((fleet) => fleet.pin)).toEqual([written.pin, written.pin, written.pin]);
+    const [first] = fleets as [TestFleet];
+    expect((await first.broker.store.tokens.list()).map((token) => token.id)).toEqual([written.joinTokenId]);
+    expect((await first.broker.store.identities.list()).map((identity) => identity.name)).toEqual(['admin']);
+
+    const other = await writeBootstrapFiles(join(temp.path, 'other'));
+    await expect(startTestFleet({ store: database.url, bootstrap: readBrokerBootstrap(files(other.dir)) })).rejects.toThrow(/use another CA/);
+  });
+
+  it('answers reads while PostgreSQL is down, refuses changes as unavailable, and recovers when it is back', async () => {
+    const server: PostgresServer = await startPostgres();
+    cleanups.push(() => server.stop());
+    const database = await server.createDatabase();
+    const fleet: TestFleet = await startTestFleet({ store: database.url });
+    cleanups.push(() => fleet.stop());
+    await fleet.addAgent('web-1');
+    const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
+    cleanups.push(() => client.close());
+    const readyz = `${new URL(fleet.broker.mcpUrl).origin}/readyz`;
+
+    server.halt();
+    const info = await call(client, 'agent_info', { host: 'web-1' });
+    expect(info.structuredContent).toMatchObject({ host: 'web-1', availability: 'available' });
+    const listed = await call(client, 'list_agents');
+    expect(JSON.stringify(listed.structuredContent)).toContain('web-1');
+    const refused = await call(client, 'set_agent_labels', { host: 'web-1', labels: { tier: 'down' } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error).toMatchObject({ code: 'unavailable' });
+    expect((await fetch(readyz)).status).toBe(503);
+
+    server.resume();
+    await waitFor(async () => (await fetch(readyz)).status === 200, { what: 'the broker ready again' });
+    const changed = await call(client, 'set_agent_labels', { host: 'web-1', labels: { tier: 'back' } });
+    expect(changed.isError).toBeFalsy();
+    expect((await fleet.broker.store.audit.recent({ limit: 5 })).map((row) => [row.tool, row.outcome])).toContainEqual(['set_agent_labels', 'ok']);
+  });
+});
