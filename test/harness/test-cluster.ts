@@ -1,15 +1,15 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { Agent } from '../../agent/agent.ts';
 import { writeBootstrapFiles } from '../../broker/bootstrap/bootstrap-files.ts';
 import { readBrokerBootstrap } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
-import { STORE_FILE } from '../../broker/store/broker-store.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { CliProcess } from './cli-process.ts';
 import { freePort } from './free-port.ts';
 import { NatsServer } from './nats-server.ts';
+import { freshDatabase } from './postgres-server.ts';
 import { makeTempDir } from './temp-dir.ts';
 import { brokerOptions } from './test-fleet.ts';
 import { waitFor } from './wait.ts';
@@ -20,8 +20,8 @@ export type BrokerName = 'a' | 'b' | 'c';
  * Three brokers serving one fleet over a private NATS: `a` and `c` in this
  * process (so a test can look into their registries), `b` a `fleetmesh broker`
  * process a test may SIGKILL. They share one CA (bootstrap files) and one
- * store (one SQLite file, linked into each data dir). `a` and `c` look at the
- * store only when asked, so what they learn from each other comes over the bus.
+ * store (a fresh database on the run's private PostgreSQL). `a` and `c` look at
+ * the store only when asked, so what they learn from each other comes over the bus.
  */
 export interface TestCluster {
   nats: NatsServer;
@@ -38,6 +38,7 @@ export interface TestCluster {
 
 export async function startTestCluster(): Promise<TestCluster> {
   const temp = makeTempDir('fleetmesh-cluster-');
+  const database = await freshDatabase(inject('postgresUrl'));
   const nats = await NatsServer.start();
   const files = join(temp.path, 'bootstrap');
   await writeBootstrapFiles(files);
@@ -47,20 +48,23 @@ export async function startTestCluster(): Promise<TestCluster> {
   const dir = (name: BrokerName) => join(temp.path, name);
   const inProcess = (name: BrokerName) =>
     Broker.start(
-      brokerOptions(dir(name), { bootstrap, storePollMs: 60_000, cluster: { url: nats.url, token: undefined, brokerId: name, beatIntervalMs: 1000 } }),
+      brokerOptions(dir(name), {
+        bootstrap,
+        store: database.url,
+        storePollMs: 60_000,
+        cluster: { url: nats.url, token: undefined, brokerId: name, beatIntervalMs: 1000 },
+      }),
       silentLogger,
     );
   const a = await inProcess('a');
-  for (const name of ['b', 'c'] as const) {
-    mkdirSync(dir(name), { recursive: true, mode: 0o700 });
-    symlinkSync(join(dir('a'), STORE_FILE), join(dir(name), STORE_FILE));
-  }
   const c = await inProcess('c');
   const bPort = await freePort();
   const b = new CliProcess([
     'broker',
     '--data-dir',
     dir('b'),
+    '--store',
+    database.url,
     '--grpc-listen',
     `127.0.0.1:${bPort}`,
     '--mcp-listen',
@@ -131,6 +135,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       cStopped ??= c.stop();
       await cStopped;
       await nats.stop();
+      await database.drop();
       temp.remove();
     },
   };
