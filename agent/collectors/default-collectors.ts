@@ -10,6 +10,7 @@ import { SwarmCollector } from './swarm/swarm-collector.ts';
 import { ownsPidNamespace } from './system/own-pid-namespace.ts';
 import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
+import { WatchCollector } from './watch/watch-collector.ts';
 
 export interface CollectorHooks {
   /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
@@ -22,7 +23,8 @@ export interface CollectorHooks {
 
 /**
  * The collectors every agent runs: system (always), docker (where an engine answers), swarm (where that
- * engine is a manager), sandbox (containers labelled as sandboxes) and proxmox (when configured).
+ * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured) and watch (restarts of
+ * the containers it is asked to watch).
  */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
   const dockerApi = createDockerApi(options.dockerAddress);
@@ -60,5 +62,6 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     onFactsChange: hooks.onFactsChange,
     report: hooks.report,
   });
-  return [system, docker, swarm, sandbox, proxmox];
+  const watch = new WatchCollector({ docker: dockerApi, dataDir: options.dataDir, log: log.child({ collector: 'watch' }), report: hooks.report });
+  return [system, docker, swarm, sandbox, proxmox, watch];
 }

@@ -6,9 +6,10 @@ import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
 import { systemDomain } from './system/system-domain.ts';
+import { watchDomain } from './watch/watch-domain.ts';
 
 /** Every domain fleetmesh has, in the order docs and surfaces list them. Adding a domain: declare it in its folder, list it here. */
-export const DOMAINS = [fleetDomain, agentDomain, systemDomain, dockerDomain, swarmDomain, sandboxDomain, proxmoxDomain] as const satisfies readonly Domain[];
+export const DOMAINS = [fleetDomain, agentDomain, systemDomain, dockerDomain, swarmDomain, sandboxDomain, proxmoxDomain, watchDomain] as const satisfies readonly Domain[];
 
 type FlagsOf<D> = D extends { flags: infer F } ? F : Record<never, never>;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
