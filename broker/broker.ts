@@ -20,6 +20,7 @@ import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { MetricsStore } from './metrics/metrics-store.ts';
+import { Notifier } from './notify/notifier.ts';
 import { BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 
@@ -100,6 +101,8 @@ export class Broker {
       index.start();
       const metrics = new MetricsStore(store, registry, log);
       metrics.start();
+      const notifier = new Notifier({ notify: options.notify, registry, index, log });
+      notifier.start();
       const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       const runner = new ActionRunner({
         registry,
@@ -107,6 +110,8 @@ export class Broker {
         log,
         index,
         metrics,
+        notifier,
+        wakeTargets: options.wakeTargets,
         operationsLevel: options.operationsLevel,
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
@@ -188,6 +193,7 @@ export class Broker {
   async stop(): Promise<void> {
     await this.mcp.stop();
     this.index.stop();
+    this.runner.notifier.stop();
     this.runner.metrics.stop();
     this.registry.stop();
     await this.mesh.stop();

@@ -2,6 +2,7 @@ import { agentDomain } from '../domains/agent/agent-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
 import type { Domain } from './domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
+import { notifyDomain } from './notify/notify-domain.ts';
 import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
@@ -9,7 +10,17 @@ import { systemDomain } from './system/system-domain.ts';
 import { watchDomain } from './watch/watch-domain.ts';
 
 /** Every domain fleetmesh has, in the order docs and surfaces list them. Adding a domain: declare it in its folder, list it here. */
-export const DOMAINS = [fleetDomain, agentDomain, systemDomain, dockerDomain, swarmDomain, sandboxDomain, proxmoxDomain, watchDomain] as const satisfies readonly Domain[];
+export const DOMAINS = [
+  fleetDomain,
+  agentDomain,
+  systemDomain,
+  dockerDomain,
+  swarmDomain,
+  sandboxDomain,
+  proxmoxDomain,
+  watchDomain,
+  notifyDomain,
+] as const satisfies readonly Domain[];
 
 type FlagsOf<D> = D extends { flags: infer F } ? F : Record<never, never>;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;

@@ -34,7 +34,11 @@ export async function watchRow(watch: Watch, context: WatchContext, now = Date.n
     started_at_unix_ms: null,
   };
   if (watch.runner !== 'docker') {
-    return { ...base, status: 'skipped', reason: `this agent cannot read ${watch.runner} ${watch.runner === 'systemd' ? 'units' : 'processes'}, so the state is unknown` };
+    return {
+      ...base,
+      status: 'skipped',
+      reason: `this agent cannot read ${watch.runner} ${watch.runner === 'systemd' ? 'units' : 'processes'}, so the state is unknown`,
+    };
   }
   let info: ContainerInspectInfo | undefined;
   try {

@@ -3,6 +3,7 @@ import { describeHandler, findHandler } from './find-describe.ts';
 import { fleetStatusHandler } from './fleet-status.ts';
 import { getMetricsHandler } from './get-metrics.ts';
 import { listAgentsHandler } from './list-agents.ts';
+import { notifyTestHandler } from './notify-test.ts';
 import { recommendationsHandler } from './recommendations.ts';
 import { revokeAgentsHandler } from './revoke-agents.ts';
 
@@ -15,4 +16,5 @@ export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
   describeHandler,
   getMetricsHandler,
   recommendationsHandler,
+  notifyTestHandler,
 ];

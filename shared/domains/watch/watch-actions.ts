@@ -84,7 +84,7 @@ export const watchCheck = defineAction({
   collector: 'watch',
   title: 'Check watched targets',
   description:
-    'Compares every watched target with what the agent last knew and records a restart the event stream missed (the agent was down) as an incident; answers each target\'s status.',
+    "Compares every watched target with what the agent last knew and records a restart the event stream missed (the agent was down) as an incident; answers each target's status.",
   input: z.object({}).strict(),
   output: z.object({
     checked_at_unix_ms: z.number(),
