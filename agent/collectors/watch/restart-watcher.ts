@@ -47,7 +47,7 @@ export class RestartWatcher {
   onEvent(event: EngineEvent): void {
     if (event.type !== 'container' || !event.name) return;
     const watch = this.options.store.get(event.name);
-    if (!watch || watch.runner !== 'docker') return;
+    if (watch?.runner !== 'docker') return;
     const run = this.runOf(event.id);
     if (event.action === 'die') run.exitCode = event.exit_code ?? null;
     else if (event.action === 'oom') run.oomKilled = true;
