@@ -4,6 +4,7 @@ import type { AgentOptions } from '../agent-options.ts';
 import type { Collector, Report } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
+import { NetworkCollector } from './network/network-collector.ts';
 import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
@@ -23,8 +24,8 @@ export interface CollectorHooks {
 
 /**
  * The collectors every agent runs: system (always), docker (where an engine answers), swarm (where that
- * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured) and watch (restarts of
- * the containers it is asked to watch).
+ * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured), watch (restarts of
+ * the containers it is asked to watch) and network (local subnets: scan and Wake-on-LAN).
  */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
   const dockerApi = createDockerApi(options.dockerAddress);
@@ -63,5 +64,5 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     report: hooks.report,
   });
   const watch = new WatchCollector({ docker: dockerApi, dataDir: options.dataDir, log: log.child({ collector: 'watch' }), report: hooks.report });
-  return [system, docker, swarm, sandbox, proxmox, watch];
+  return [system, docker, swarm, sandbox, proxmox, watch, new NetworkCollector()];
 }

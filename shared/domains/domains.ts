@@ -2,6 +2,7 @@ import { agentDomain } from '../domains/agent/agent-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
 import type { Domain } from './domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
+import { networkDomain } from './network/network-domain.ts';
 import { notifyDomain } from './notify/notify-domain.ts';
 import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';

@@ -6,6 +6,7 @@ import { listAgentsHandler } from './list-agents.ts';
 import { notifyTestHandler } from './notify-test.ts';
 import { recommendationsHandler } from './recommendations.ts';
 import { revokeAgentsHandler } from './revoke-agents.ts';
+import { wakeHandler } from './wake.ts';
 
 /** Every action the broker answers itself. */
 export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
@@ -17,4 +18,5 @@ export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
   getMetricsHandler,
   recommendationsHandler,
   notifyTestHandler,
+  wakeHandler,
 ];
