@@ -20,6 +20,7 @@ export const DOMAINS = [
   sandboxDomain,
   proxmoxDomain,
   watchDomain,
+  networkDomain,
   notifyDomain,
 ] as const satisfies readonly Domain[];
 
