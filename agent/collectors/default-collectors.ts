@@ -55,6 +55,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     containers: docker,
     hostProc: options.hostProc,
     containerOnly: options.hostProc === undefined && ownsPidNamespace(),
+    report: hooks.report,
   });
   sampler.addContributor(() => docker.lastCounts());
   const proxmox = new ProxmoxCollector({

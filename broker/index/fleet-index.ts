@@ -9,6 +9,7 @@ import { DockerIndexer, type InventoryEntry } from './docker-indexer.ts';
 import type { IndexContext, Indexer } from './indexer.ts';
 import { type GuestEntry, ProxmoxIndexer } from './proxmox-indexer.ts';
 import { type SwarmEntry, SwarmIndexer } from './swarm-indexer.ts';
+import { SystemIndexer } from './system-indexer.ts';
 import { WatchIndexer } from './watch-indexer.ts';
 
 /** Why a report was dropped, for /metrics. */
@@ -42,6 +43,8 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly proxmox: ProxmoxIndexer;
   /** Restart incidents of watched containers, as agents report them. */
   readonly watch: WatchIndexer;
+  /** Alert crossings of hosts' CPU, memory and disks, as agents report them. */
+  readonly system = new SystemIndexer();
   /** Each report kind's indexer, from the kinds its domain declares. */
   private readonly byKind = new Map<string, Indexer>();
   private readonly warnedAt = new Map<string, number>();
@@ -69,7 +72,7 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   }
 
   private indexers(): Indexer[] {
-    return [this.docker, this.swarms, this.proxmox, this.watch];
+    return [this.docker, this.swarms, this.proxmox, this.watch, this.system];
   }
 
   start(): void {

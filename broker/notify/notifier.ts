@@ -1,3 +1,4 @@
+import type { AlertCrossing } from '../../shared/domains/system/alert-crossing.ts';
 import type { Incident } from '../../shared/domains/watch/watch-incident.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
@@ -29,7 +30,8 @@ export interface NotifierOptions {
 
 /**
  * Sends the fleet's notifications to every configured channel: a watched
- * container's restart incident as an agent reports it, and an agent offline
+ * container's restart incident and a host's alert crossing (into warning or
+ * critical) as an agent reports them, and an agent offline
  * for longer than the threshold (then back online). The same subject (host and
  * container, or host) is sent once per repeat window, so a flapping container
  * makes one notification, not one per restart. Incident text is the fleet's
@@ -49,6 +51,9 @@ export class Notifier {
   start(): void {
     if (this.channels.length === 0) return;
     this.options.index.watch.on('incident', (host, incident) => void this.notify(incidentNotification(host, incident)));
+    this.options.index.system.on('crossing', (host, crossing) => {
+      if (crossing.state !== 'ok') void this.notify(crossingNotification(host, crossing));
+    });
     this.options.registry.on('state', (host) => this.onState(host));
     this.options.registry.on('revoked', (host) => this.clearOffline(host.id));
   }
@@ -120,6 +125,21 @@ export class Notifier {
   }
 }
 
+/** A host's figure over (or near) its threshold. */
+function crossingNotification(host: Host, crossing: AlertCrossing): Notification {
+  const what = crossing.metric === 'disk' ? `disk ${crossing.mount ?? ''}`.trim() : crossing.metric;
+  return {
+    event: 'alert',
+    severity: crossing.state === 'critical' ? 'critical' : 'warning',
+    title: `fleetmesh: ${what} ${crossing.state} on ${host.name}`,
+    text: `Agent "${host.name}": ${what} at ${crossing.value_percent}% (threshold ${crossing.threshold_percent}%), now ${crossing.state}.`,
+    host: host.name,
+    key: `alert:${host.id}:${crossing.metric}:${crossing.mount ?? ''}:${crossing.state}`,
+    time_unix_ms: Date.now(),
+    details: crossing,
+  };
+}
+
 /** An incident in a notification: the container and host quoted, the analysis and the last lines before the crash. */
 function incidentNotification(host: Host, incident: Incident): Notification {
   const lastLines = incident.logs_before.slice(-5).map((line) => `> ${line.text}`);
@@ -133,7 +153,7 @@ function incidentNotification(host: Host, incident: Incident): Notification {
     ].join('\n'),
     host: host.name,
     key: `incident:${host.id}:${incident.container}`,
-    time_unix_ms: incident.detected_at_unix_ms,
+    time_unix_ms: Date.now(),
     details: incident,
   };
 }
