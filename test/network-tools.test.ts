@@ -101,6 +101,21 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
     expect(text(nowhere)).toMatch(/no online agent you may use is on the segment/);
   });
 
+  it("chooses the sender only among the agents the caller may change, whatever the others claim", async () => {
+    const [, desk] = lan.hosts;
+    if (!desk) throw new Error('no test host');
+    const narrow = await mcpClient(fleet.broker, identityToken(fleet.broker, 1, ['host:*=read', 'host:lan-2=write']));
+    const result = await call(narrow, 'wake', { target: desk.mac.toUpperCase(), broadcast: lan.broadcast });
+    expect(result.structuredContent).toMatchObject({ mac: desk.mac, sent_by: 'lan-2' });
+    const readOnly = await mcpClient(fleet.broker, identityToken(fleet.broker, 1, ['host:*=read']));
+    const refused = await call(readOnly, 'wake', { target: desk.mac, broadcast: lan.broadcast });
+    expect(refused.isError).toBe(true);
+    // A caller that may change no host does not even see wake.
+    expect(text(refused)).toMatch(/unknown tool: wake/);
+    await narrow.close();
+    await readOnly.close();
+  });
+
   it('scans fleet-wide with a host killed mid-call reported and the others answering', async () => {
     const doomed = new CliProcess(fleet.agentArgs('doomed'));
     processes.push(doomed);
