@@ -10,6 +10,7 @@ import { waitFor } from './harness/wait.ts';
 interface Device {
   ip: string;
   mac: string | null;
+  hostname: string | null;
   status: string;
 }
 
@@ -25,6 +26,24 @@ const LISTENER = `
 const socket = require('node:dgram').createSocket('udp4');
 socket.on('message', (message) => process.stdout.write(message.toString('hex') + '\\n'));
 socket.bind(9, '0.0.0.0', () => process.stdout.write('ready\\n'));
+`;
+
+/** Answers a PTR query on UDP port 5353 with the name nas.local, as an mDNS responder answers a unicast query. */
+const MDNS_RESPONDER = `
+const socket = require('node:dgram').createSocket('udp4');
+socket.on('message', (query, peer) => {
+  const header = Buffer.from(query.subarray(0, 12));
+  header.writeUInt16BE(0x8400, 2);
+  header.writeUInt16BE(1, 6);
+  const name = Buffer.from([3, 110, 97, 115, 5, 108, 111, 99, 97, 108, 0]);
+  const record = Buffer.alloc(10);
+  record.writeUInt16BE(12, 0);
+  record.writeUInt16BE(1, 2);
+  record.writeUInt32BE(120, 4);
+  record.writeUInt16BE(name.length, 8);
+  socket.send(Buffer.concat([header, query.subarray(12), Buffer.from([0xc0, 12]), record, name]), peer.port, peer.address);
+});
+socket.bind(5353, '0.0.0.0', () => process.stdout.write('ready\\n'));
 `;
 
 describe('network scan and Wake-on-LAN on namespaces the test made', () => {
@@ -51,7 +70,16 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
     lan?.remove();
   });
 
-  it('finds the test hosts with their MACs, and only within a subnet of the host', async () => {
+  it('finds the test hosts with their MACs and mDNS names, and only within a subnet of the host', async () => {
+    const [nas] = lan.hosts;
+    if (!nas) throw new Error('no test host');
+    const responder = lan.runIn(nas, MDNS_RESPONDER);
+    children.push(responder);
+    let ready = '';
+    responder.stdout?.on('data', (data: Buffer) => {
+      ready += data.toString();
+    });
+    await waitFor(() => ready.includes('ready'), { what: 'the mDNS responder bound' });
     const result = await call(client, 'network_scan', { host: 'lan-1', subnet: lan.subnet });
     expect(result.isError).toBeFalsy();
     const devices = result.structuredContent.devices as Device[];
@@ -62,6 +90,8 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
         ...lan.hosts.map((host) => expect.objectContaining({ ip: host.ip, mac: host.mac, status: 'up' })),
       ]),
     );
+    expect(devices.find((device) => device.ip === nas.ip)?.hostname).toBe('nas.local');
+    expect(devices.find((device) => device.ip === lan.hosts[1]?.ip)?.hostname).toBeNull();
     expect(devices.every((device) => device.ip.startsWith(lan.gateway.slice(0, lan.gateway.lastIndexOf('.'))))).toBe(true);
     expect(text(result)).toContain(lan.hosts[0]?.mac);
 

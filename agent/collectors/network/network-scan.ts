@@ -5,6 +5,7 @@ import { networkScan, SCAN_LIMIT_MS } from '../../../shared/domains/network/netw
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { mdnsNames } from './mdns-name.ts';
 import { resolvedNeighbours } from './neighbour-table.ts';
 import { type OwnSubnet, ownSubnets } from './own-subnets.ts';
 
@@ -15,7 +16,7 @@ const ROUND_WAIT_MS = 1200;
 const ROUNDS = 2;
 /** The discard port: a probe needs no listener, only the address resolution sending it causes. */
 const DISCARD_PORT = 9;
-const REVERSE_DNS_TIMEOUT_MS = 1000;
+const NAME_WAIT_MS = 1000;
 
 type Device = { ip: string; mac: string | null; hostname: string | null; status: 'up' | 'self'; interface: string };
 
@@ -86,16 +87,24 @@ export function registerNetworkScan(dispatcher: Dispatcher): void {
     }
     const wanted = new Set(targets);
     const neighbours = (await resolvedNeighbours().catch(() => [])).filter((n) => wanted.has(n.ip));
-    const resolver = new Resolver({ timeout: REVERSE_DNS_TIMEOUT_MS, tries: 1 });
     const found: Device[] = [
       ...own
         .filter((s) => scan.some((subnet) => subnet.network === s.network && subnet.prefix === s.prefix))
         .map((s) => ({ ip: s.address, mac: null, hostname: null, status: 'self' as const, interface: s.interface })),
       ...neighbours.map((n) => ({ ip: n.ip, mac: n.mac, hostname: null, status: 'up' as const, interface: n.device })),
     ];
-    const devices = await Promise.all(
-      found.map(async (device) => (Date.now() < stopAt ? { ...device, hostname: await reverseName(resolver, device.ip) } : device)),
-    );
+    const resolver = new Resolver({ timeout: NAME_WAIT_MS, tries: 1 });
+    // Reverse DNS first, then the name a device gives itself over multicast DNS; both within the scan's time.
+    const nameWaitMs = Math.max(0, Math.min(NAME_WAIT_MS, stopAt - Date.now()));
+    const [reverse, multicast] = await Promise.all([
+      Promise.all(found.map((device) => (nameWaitMs > 0 ? reverseName(resolver, device.ip) : null))),
+      mdnsNames(
+        neighbours.map((n) => n.ip),
+        nameWaitMs,
+        context.signal,
+      ),
+    ]);
+    const devices = found.map((device, i) => ({ ...device, hostname: reverse[i] ?? multicast.get(device.ip) ?? null }));
     devices.sort((a, b) => a.ip.localeCompare(b.ip, undefined, { numeric: true }));
     return {
       payload: { subnets: scan.map(formatSubnet), skipped_subnets: skipped, devices, count: devices.length, duration_ms: Date.now() - started },

@@ -10,7 +10,7 @@ export const SCAN_LIMIT_MS = 30_000;
 const deviceShape = z.object({
   ip: z.string(),
   mac: z.string().nullable(),
-  hostname: z.string().nullable().describe('From reverse DNS, where it answers; null otherwise.'),
+  hostname: z.string().nullable().describe('From reverse DNS or multicast DNS, where one answers; null otherwise.'),
   status: z.enum(['up', 'self']).describe('up: answered address resolution during the scan; self: an address of this host.'),
   interface: z.string(),
 });
@@ -24,7 +24,7 @@ export const networkScan = defineAction({
   collector: 'network',
   title: 'Scan local networks',
   description:
-    "The devices on each host's local IPv4 subnets (IP, MAC, reverse-DNS name, status), found by address resolution within 30 s; only subnets of the host's own interfaces, and subnet narrows to a part of one.",
+    "The devices on each host's local IPv4 subnets (IP, MAC, DNS or mDNS name, status), found by address resolution within 30 s; only subnets of the host's own interfaces, and subnet narrows to a part of one.",
   input: z
     .object({
       subnet: z.string().max(64).optional().describe("CIDR within one of the host's own subnets, such as 192.168.1.0/24 (default: each own subnet up to /22)."),
