@@ -64,6 +64,8 @@ export interface AgentOptions {
   /** How often a manager reports its swarm to the broker besides after each change (default 15 s). */
   swarmSnapshotIntervalMs?: number;
   alertThresholds: { cpu: number; memory: number; disk: number };
+  /** network_scan asks the system's resolver for device names (default true). */
+  scanReverseDns?: boolean;
   /** The host's /proc mounted into the agent's container; undefined: the agent's own /proc is the host's. */
   hostProc?: string | undefined;
   /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
@@ -111,6 +113,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
     hostProc: resolveHostProc(values['host-proc']),
+    scanReverseDns: values['scan-reverse-dns'],
     proxmox: resolveProxmoxOptions({
       endpoint: values['proxmox-endpoint'],
       tokenFile: values['proxmox-token-file'],

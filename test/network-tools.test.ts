@@ -58,8 +58,9 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
     const [nas] = lan.hosts;
     fleet = await startTestFleet({ operationsLevel: 3, wakeTargets: [{ name: 'nas', mac: nas?.mac ?? '', broadcast: lan.broadcast }] });
     // The agents start after the LAN exists, so their Hello names its subnet.
-    await fleet.addAgent('lan-1', { collectors: 'default' });
-    await fleet.addAgent('lan-2', { collectors: 'default' });
+    // No reverse DNS: the scans' traffic stays on the test LAN.
+    await fleet.addAgent('lan-1', { collectors: 'default', scanReverseDns: false });
+    await fleet.addAgent('lan-2', { collectors: 'default', scanReverseDns: false });
     client = await mcpClient(fleet.broker, identityToken(fleet.broker, 3));
   });
   afterAll(async () => {
@@ -131,7 +132,7 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
     expect(text(nowhere)).toMatch(/no online agent you may use is on the segment/);
   });
 
-  it("chooses the sender only among the agents the caller may change, whatever the others claim", async () => {
+  it('chooses the sender only among the agents the caller may change, whatever the others claim', async () => {
     const [, desk] = lan.hosts;
     if (!desk) throw new Error('no test host');
     const narrow = await mcpClient(fleet.broker, identityToken(fleet.broker, 1, ['host:*=read', 'host:lan-2=write']));
@@ -147,7 +148,7 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
   });
 
   it('scans fleet-wide with a host killed mid-call reported and the others answering', async () => {
-    const doomed = new CliProcess(fleet.agentArgs('doomed'));
+    const doomed = new CliProcess(fleet.agentArgs('doomed'), { env: { FLEETMESH_SCAN_REVERSE_DNS: 'false' } });
     processes.push(doomed);
     await waitFor(() => fleet.broker.registry.find('doomed')?.state === 'online', { what: 'doomed online', timeoutMs: 30_000 });
     const pending = call(client, 'network_scan', { subnet: lan.subnet });

@@ -65,5 +65,5 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     report: hooks.report,
   });
   const watch = new WatchCollector({ docker: dockerApi, dataDir: options.dataDir, log: log.child({ collector: 'watch' }), report: hooks.report });
-  return [system, docker, swarm, sandbox, proxmox, watch, new NetworkCollector()];
+  return [system, docker, swarm, sandbox, proxmox, watch, new NetworkCollector({ reverseDns: options.scanReverseDns ?? true })];
 }

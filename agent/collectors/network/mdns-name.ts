@@ -58,7 +58,8 @@ export function ptrAnswers(message: Buffer): { ip: string; name: string }[] {
     const length = message.readUInt16BE(owner.next + 8);
     const data = owner.next + 10;
     const match = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\.in-addr\.arpa$/i.exec(owner.name);
-    if (type === TYPE_PTR && match) found.push({ ip: [match[4], match[3], match[2], match[1]].join('.'), name: readName(message, data).name.replace(/\.$/, '') });
+    if (type === TYPE_PTR && match)
+      found.push({ ip: [match[4], match[3], match[2], match[1]].join('.'), name: readName(message, data).name.replace(/\.$/, '') });
     offset = data + length;
   }
   return found;

@@ -13,6 +13,8 @@ import { ownSubnets } from './own-subnets.ts';
 export class NetworkCollector implements Collector {
   readonly name = 'network';
 
+  constructor(private readonly options: { reverseDns: boolean }) {}
+
   async probe(): Promise<CollectorStatus> {
     return ownSubnets().length > 0 ? { available: true, reason: '' } : { available: false, reason: 'this host has no IPv4 address outside loopback' };
   }
@@ -23,7 +25,7 @@ export class NetworkCollector implements Collector {
   }
 
   register(dispatcher: Dispatcher): void {
-    registerNetworkScan(dispatcher);
+    registerNetworkScan(dispatcher, this.options);
     registerMagicPacket(dispatcher);
   }
 }

@@ -66,7 +66,7 @@ async function reverseName(resolver: Resolver, ip: string): Promise<string | nul
  * MAC. Nothing listens to the datagrams; only addresses within this host's own
  * subnets are probed, and the whole scan stops by 30 s or the call's deadline.
  */
-export function registerNetworkScan(dispatcher: Dispatcher): void {
+export function registerNetworkScan(dispatcher: Dispatcher, options: { reverseDns: boolean }): void {
   dispatcher.register(networkScan, async (params, context) => {
     const started = Date.now();
     const stopAt = Math.min(context.deadlineUnixMs - 500, started + SCAN_LIMIT_MS);
@@ -97,7 +97,7 @@ export function registerNetworkScan(dispatcher: Dispatcher): void {
     // Reverse DNS first, then the name a device gives itself over multicast DNS; both within the scan's time.
     const nameWaitMs = Math.max(0, Math.min(NAME_WAIT_MS, stopAt - Date.now()));
     const [reverse, multicast] = await Promise.all([
-      Promise.all(found.map((device) => (nameWaitMs > 0 ? reverseName(resolver, device.ip) : null))),
+      Promise.all(found.map((device) => (options.reverseDns && nameWaitMs > 0 ? reverseName(resolver, device.ip) : null))),
       mdnsNames(
         neighbours.map((n) => n.ip),
         nameWaitMs,

@@ -6,4 +6,11 @@ export const networkDomain = {
   name: 'network',
   actions: [networkScan, wake],
   reports: {},
+  flags: {
+    'scan-reverse-dns': {
+      type: 'boolean',
+      description: "ask the system's DNS resolver for the names of devices network_scan finds (multicast DNS asks only the devices)",
+      default: true,
+    },
+  },
 } as const satisfies Domain;
