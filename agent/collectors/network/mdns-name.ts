@@ -86,7 +86,7 @@ export async function mdnsNames(ips: readonly string[], waitMs: number, signal?:
   socket.on('error', () => undefined);
   try {
     await new Promise<void>((resolve) => socket.bind(0, resolve));
-    ips.forEach((ip, index) => socket.send(ptrQuery(ip, index + 1), MDNS_PORT, ip, () => undefined));
+    for (const [index, ip] of ips.entries()) socket.send(ptrQuery(ip, index + 1), MDNS_PORT, ip, () => undefined);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, waitMs);
       signal?.addEventListener('abort', () => {
