@@ -15,7 +15,7 @@ export interface Notification {
   details?: unknown;
 }
 
-export interface ChannelRequest {
+interface ChannelRequest {
   url: string;
   init: RequestInit;
 }

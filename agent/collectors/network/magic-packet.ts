@@ -7,7 +7,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 const WOL_PORT = 9;
 
 /** The magic packet: six bytes 0xFF, then the MAC sixteen times (102 bytes). */
-export function magicPacket(mac: string): Buffer {
+function magicPacket(mac: string): Buffer {
   const address = Buffer.from(mac.replace(/:/g, ''), 'hex');
   return Buffer.concat([Buffer.alloc(6, 0xff), ...Array.from({ length: 16 }, () => address)]);
 }

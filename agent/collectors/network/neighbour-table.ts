@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 
-export interface Neighbour {
+interface Neighbour {
   ip: string;
   mac: string;
   device: string;

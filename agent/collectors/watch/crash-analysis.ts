@@ -1,5 +1,5 @@
 /** What the agent saw of a run that ended, for an incident's short reading. */
-export interface EndedRun {
+interface EndedRun {
   exitCode: number | null;
   oomKilled: boolean;
   healthFailures: number;

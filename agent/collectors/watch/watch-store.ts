@@ -59,7 +59,7 @@ export class WatchStore {
     return this.watches.get(container);
   }
 
-  /** Adds or replaces a watch; false when an identical one was there. */
+  /** Adds or replaces a watch. */
   put(watch: Watch): void {
     this.watches.set(watch.container, watch);
     this.save();

@@ -6,13 +6,13 @@ export interface Subnet {
   prefix: number;
 }
 
-export function ipToNumber(ip: string): number {
+function ipToNumber(ip: string): number {
   const parts = ip.split('.').map(Number);
   if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) throw new Error(`${ip} is not an IPv4 address`);
   return (((parts[0] as number) << 24) | ((parts[1] as number) << 16) | ((parts[2] as number) << 8) | (parts[3] as number)) >>> 0;
 }
 
-export function numberToIp(value: number): string {
+function numberToIp(value: number): string {
   return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
 }
 

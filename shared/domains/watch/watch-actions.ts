@@ -5,7 +5,7 @@ import { incidentSchema, RUNNERS } from './watch-incident.ts';
 const target = z.string().min(1).max(256).describe('The container name (or, with runner systemd or pm2, the unit or process name).');
 
 /** What a watch says of its target now: `skipped` when the agent cannot read that runner, never `healthy`. */
-export const WATCH_STATUSES = ['healthy', 'restarted', 'down', 'missing', 'skipped'] as const;
+const WATCH_STATUSES = ['healthy', 'restarted', 'down', 'missing', 'skipped'] as const;
 
 const watchShape = z.object({
   container: z.string(),
