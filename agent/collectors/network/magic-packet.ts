@@ -1,7 +1,9 @@
 import { createSocket } from 'node:dgram';
+import { contains, formatSubnet } from '../../../shared/domains/network/ipv4.ts';
 import { sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { ownSubnets } from './own-subnets.ts';
 
 /** Wake-on-LAN's customary port. */
 const WOL_PORT = 9;
@@ -12,9 +14,19 @@ function magicPacket(mac: string): Buffer {
   return Buffer.concat([Buffer.alloc(6, 0xff), ...Array.from({ length: 16 }, () => address)]);
 }
 
-/** The broker's wake, on the agent it chose: one magic packet to the segment's broadcast address. */
+/**
+ * The broker's wake, on the agent it chose: one magic packet to the segment's
+ * broadcast address, which must be the limited broadcast or lie in one of this
+ * host's own subnets (a packet never leaves for a network the host is not on).
+ */
 export function registerMagicPacket(dispatcher: Dispatcher): void {
   dispatcher.register(sendMagicPacket, async (params) => {
+    const own = ownSubnets();
+    if (params.broadcast !== '255.255.255.255' && !own.some((subnet) => contains(subnet, params.broadcast))) {
+      throw new FleetError('invalid_argument', `${params.broadcast} is not on a subnet of this host`, {
+        hint: `This host's subnets: ${own.map(formatSubnet).join(', ') || 'none'}.`,
+      });
+    }
     const packet = magicPacket(params.mac);
     const socket = createSocket('udp4');
     try {

@@ -86,7 +86,7 @@ export const sendMagicPacket = defineAction({
   input: z
     .object({
       mac: z.string().regex(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/),
-      broadcast: z.string().max(15),
+      broadcast: z.ipv4(),
     })
     .strict(),
   output: z.object({ mac: z.string(), broadcast: z.string(), port: z.number(), bytes: z.number() }),
