@@ -72,6 +72,8 @@ export interface AgentOptions {
   /** How often a manager reports its swarm to the broker besides after each change (default 15 s). */
   swarmSnapshotIntervalMs?: number;
   alertThresholds: { cpu: number; memory: number; disk: number };
+  /** network_scan asks the system's resolver for device names (default true). */
+  scanReverseDns?: boolean;
   /** The host's /proc mounted into the agent's container; undefined: the agent's own /proc is the host's. */
   hostProc?: string | undefined;
   /** Where volume archives are kept (default `backups` in dataDir, which is also what an agent built without options uses). */
@@ -137,6 +139,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     hostProc: resolveHostProc(values['host-proc']),
     backupDir: resolve(values['backup-dir'] ?? join(values['data-dir'], DEFAULT_BACKUP_FOLDER)),
     appCatalogDir: resolveAppCatalog(values['app-catalog']),
+    scanReverseDns: values['scan-reverse-dns'],
     proxmox: resolveProxmoxOptions({
       endpoint: values['proxmox-endpoint'],
       tokenFile: values['proxmox-token-file'],

@@ -14,8 +14,10 @@ import { parseBusUrl } from './cluster/bus.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
+import { NO_NOTIFICATIONS, NOTIFY_FLAGS, type NotifyOptions, resolveNotifyOptions } from './notify/notify-options.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
 import { parseStoreLocation } from './store/store-location.ts';
+import { parseWakeTargets, WAKE_FLAGS, type WakeTarget } from './wake/wake-targets.ts';
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -95,6 +97,8 @@ export const BROKER_FLAGS = {
     min: 1000,
     placeholder: 'DURATION',
   },
+  ...NOTIFY_FLAGS,
+  ...WAKE_FLAGS,
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -162,6 +166,10 @@ export interface BrokerOptions {
   /** Heartbeats missed before a connected agent is stale. */
   staleAfterMissed: number;
   storePollMs: number;
+  /** Notification channels, the offline threshold and the repeat window. */
+  notify: NotifyOptions;
+  /** The machines wake knows by name. */
+  wakeTargets: WakeTarget[];
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -193,6 +201,8 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,
     storePollMs: 250,
+    notify: NO_NOTIFICATIONS,
+    wakeTargets: [],
     logLevel: 'error',
     logFormat: 'text',
     ...overrides,
@@ -259,6 +269,8 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     certLifetimeMs: values['cert-lifetime'],
     staleAfterMissed: 3,
     storePollMs: 250,
+    notify: resolveNotifyOptions(values),
+    wakeTargets: parseWakeTargets(values['wake-target']),
     logLevel: values['log-level'] as LogLevel,
     logFormat: values['log-format'] as LogFormat,
   };

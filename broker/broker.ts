@@ -22,6 +22,7 @@ import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { MetricsStore } from './metrics/metrics-store.ts';
+import { Notifier } from './notify/notifier.ts';
 import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { openSharedAuthority } from './pki/shared-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
@@ -118,6 +119,8 @@ export class Broker {
       index.start();
       const metrics = new MetricsStore(store, registry, log);
       metrics.start();
+      const notifier = new Notifier({ notify: options.notify, registry, index, log });
+      notifier.start();
       const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       const runner = new ActionRunner({
         registry,
@@ -125,6 +128,8 @@ export class Broker {
         log,
         index,
         metrics,
+        notifier,
+        wakeTargets: options.wakeTargets,
         operationsLevel: options.operationsLevel,
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
@@ -218,6 +223,7 @@ export class Broker {
     await this.cluster?.stop();
     await this.mcp.stop();
     this.index.stop();
+    this.runner.notifier.stop();
     await this.runner.metrics.stop();
     await this.registry.stop();
     await this.mesh.stop();

@@ -81,7 +81,21 @@ describe('tool surfaces', () => {
 
   it('projects the one catalog three ways', () => {
     expect(tools.individual).toEqual(CATALOG.map((a) => a.tool).sort());
-    expect(tools.meta).toEqual(['agent', 'backup', 'checkup', 'docker', 'fleet', 'install', 'proxmox', 'sandbox', 'swarm', 'system']);
+    expect(tools.meta).toEqual([
+      'agent',
+      'backup',
+      'checkup',
+      'docker',
+      'fleet',
+      'install',
+      'network',
+      'notify',
+      'proxmox',
+      'sandbox',
+      'swarm',
+      'system',
+      'watch',
+    ]);
     expect(tools.dynamic).toEqual(['execute_action', 'find_action']);
   });
 

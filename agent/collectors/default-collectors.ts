@@ -9,12 +9,14 @@ import type { Collector, Report } from './collector.ts';
 import { createDockerApi } from './docker/docker-api.ts';
 import { DockerCollector } from './docker/docker-collector.ts';
 import { InstallCollector } from './install/install-collector.ts';
+import { NetworkCollector } from './network/network-collector.ts';
 import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
 import { SandboxCollector } from './sandbox/sandbox-collector.ts';
 import { SwarmCollector } from './swarm/swarm-collector.ts';
 import { ownsPidNamespace } from './system/own-pid-namespace.ts';
 import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
+import { WatchCollector } from './watch/watch-collector.ts';
 
 export interface CollectorHooks {
   /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
@@ -27,8 +29,9 @@ export interface CollectorHooks {
 
 /**
  * The collectors every agent runs: system (always), docker (where an engine answers), swarm (where that
- * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured), and
- * backup and install (where an engine answers).
+ * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured), watch (restarts of
+ * the containers it is asked to watch), network (local subnets: scan and Wake-on-LAN), and backup and install
+ * (where an engine answers).
  */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
   const dockerApi = createDockerApi(options.dockerAddress);
@@ -58,6 +61,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
     containers: docker,
     hostProc: options.hostProc,
     containerOnly: options.hostProc === undefined && ownsPidNamespace(),
+    report: hooks.report,
   });
   sampler.addContributor(() => docker.lastCounts());
   const proxmox = new ProxmoxCollector({
@@ -76,5 +80,7 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
   });
   const install = new InstallCollector({ docker: dockerApi, address: options.dockerAddress, appCatalogDir: options.appCatalogDir });
   const checkup = new CheckupCollector({ dataDir: options.dataDir, backupDir, configPath: options.configPath });
-  return [system, docker, swarm, sandbox, proxmox, checkup, backup, install];
+  const watch = new WatchCollector({ docker: dockerApi, dataDir: options.dataDir, log: log.child({ collector: 'watch' }), report: hooks.report });
+  const network = new NetworkCollector({ reverseDns: options.scanReverseDns ?? true });
+  return [system, docker, swarm, sandbox, proxmox, checkup, watch, network, backup, install];
 }

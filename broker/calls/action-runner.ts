@@ -6,7 +6,9 @@ import type { Identity } from '../auth/identities.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { MetricsStore } from '../metrics/metrics-store.ts';
+import type { Notifier } from '../notify/notifier.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { WakeTarget } from '../wake/wake-targets.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
@@ -26,6 +28,9 @@ export interface ActionRunnerOptions {
   operationsLevel: Level;
   index: FleetIndex;
   metrics: MetricsStore;
+  notifier: Notifier;
+  /** The machines wake knows by name (--wake-target). */
+  wakeTargets: readonly WakeTarget[];
   brokerActions: readonly BrokerActionHandler[];
   /** Told how every call ended and how long it took (metrics). */
   recorder: CallRecorder;
@@ -64,6 +69,14 @@ export class ActionRunner {
 
   get metrics(): MetricsStore {
     return this.options.metrics;
+  }
+
+  get notifier(): Notifier {
+    return this.options.notifier;
+  }
+
+  get wakeTargets(): readonly WakeTarget[] {
+    return this.options.wakeTargets;
   }
 
   get refusals(): RefusalAudit {
@@ -131,6 +144,8 @@ export class ActionRunner {
       store: options.store,
       index: options.index,
       metrics: options.metrics,
+      notifier: options.notifier,
+      wakeTargets: options.wakeTargets,
       log: options.log,
       signal: call.context.signal,
       visibleHosts: () => this.visibleHosts(call.identity),

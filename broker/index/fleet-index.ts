@@ -9,6 +9,8 @@ import { DockerIndexer, type InventoryEntry } from './docker-indexer.ts';
 import type { IndexContext, Indexer } from './indexer.ts';
 import { type GuestEntry, ProxmoxIndexer } from './proxmox-indexer.ts';
 import { type SwarmEntry, SwarmIndexer } from './swarm-indexer.ts';
+import { SystemIndexer } from './system-indexer.ts';
+import { WatchIndexer } from './watch-indexer.ts';
 
 /** Why a report was dropped, for /metrics. */
 export type DropReason = 'malformed' | 'not_role_holder' | 'unknown_kind';
@@ -39,6 +41,10 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly docker: DockerIndexer;
   private readonly swarms: SwarmIndexer;
   private readonly proxmox: ProxmoxIndexer;
+  /** Restart incidents of watched containers, as agents report them. */
+  readonly watch: WatchIndexer;
+  /** Alert crossings of hosts' CPU, memory and disks, as agents report them. */
+  readonly system = new SystemIndexer();
   /** Each report kind's indexer, from the kinds its domain declares. */
   private readonly byKind = new Map<string, Indexer>();
   private readonly warnedAt = new Map<string, number>();
@@ -61,11 +67,12 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     this.docker = new DockerIndexer(context);
     this.swarms = new SwarmIndexer(context);
     this.proxmox = new ProxmoxIndexer(context);
+    this.watch = new WatchIndexer(context);
     for (const indexer of this.indexers()) for (const kind of Object.keys(indexer.domain.reports)) this.byKind.set(kind, indexer);
   }
 
   private indexers(): Indexer[] {
-    return [this.docker, this.swarms, this.proxmox];
+    return [this.docker, this.swarms, this.proxmox, this.watch, this.system];
   }
 
   start(): void {

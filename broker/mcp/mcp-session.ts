@@ -124,6 +124,8 @@ export class McpSession {
       store: this.options.store,
       index: this.options.runner.index,
       metrics: this.options.runner.metrics,
+      notifier: this.options.runner.notifier,
+      wakeTargets: this.options.runner.wakeTargets,
       log: this.options.log,
       signal,
       visibleHosts: () => this.options.runner.visibleHosts(this.options.identity),

@@ -5,10 +5,13 @@ import { dockerDomain } from './docker/docker-domain.ts';
 import type { Domain } from './domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
 import { installDomain } from './install/install-domain.ts';
+import { networkDomain } from './network/network-domain.ts';
+import { notifyDomain } from './notify/notify-domain.ts';
 import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
 import { systemDomain } from './system/system-domain.ts';
+import { watchDomain } from './watch/watch-domain.ts';
 
 /** Every domain fleetmesh has, in the order docs and surfaces list them. Adding a domain: declare it in its folder, list it here. */
 export const DOMAINS = [
@@ -20,6 +23,9 @@ export const DOMAINS = [
   sandboxDomain,
   proxmoxDomain,
   checkupDomain,
+  watchDomain,
+  networkDomain,
+  notifyDomain,
   backupDomain,
   installDomain,
 ] as const satisfies readonly Domain[];

@@ -11,6 +11,8 @@ import { FleetIndex } from '../../broker/index/fleet-index.ts';
 import { errorStructure } from '../../broker/mcp/mcp-session.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';
 import { MetricsStore } from '../../broker/metrics/metrics-store.ts';
+import { Notifier } from '../../broker/notify/notifier.ts';
+import { NO_NOTIFICATIONS } from '../../broker/notify/notify-options.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import type { Action, Level } from '../../shared/catalog/action.ts';
 import { type ErrorInfo, toFleetError } from '../../shared/errors/fleet-error.ts';
@@ -61,12 +63,15 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
   const log = silentLogger;
   const registry = new AgentRegistry(store, { heartbeatIntervalMs: 60_000, staleAfterMissed: 3, storePollMs: 60_000 }, log);
   const recorder = new BrokerMetrics();
+  const index = new FleetIndex(registry, store, log, recorder);
   const runner = new ActionRunner({
     registry,
     store,
     log,
     operationsLevel: options.operationsLevel ?? 3,
-    index: new FleetIndex(registry, store, log, recorder),
+    index,
+    notifier: new Notifier({ notify: NO_NOTIFICATIONS, registry, index, log }),
+    wakeTargets: [],
     metrics: new MetricsStore(store, registry, log),
     brokerActions: BROKER_ACTIONS,
     recorder,

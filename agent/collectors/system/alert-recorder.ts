@@ -73,6 +73,8 @@ export class AlertRecorder {
   constructor(
     dataDir: string | undefined,
     private readonly thresholds: Thresholds,
+    /** Told of each crossing as it is recorded (the agent reports it to the broker). */
+    private readonly onCrossing: (crossing: Crossing) => void = () => undefined,
   ) {
     this.file = dataDir ? join(dataDir, FILE) : undefined;
     if (this.file && existsSync(this.file)) {
@@ -107,7 +109,15 @@ export class AlertRecorder {
       this.crossings.push(crossing);
       if (this.crossings.length > KEEP) this.crossings.splice(0, this.crossings.length - KEEP);
       if (this.file) appendFileSync(this.file, `${JSON.stringify(crossing)}\n`);
+      this.onCrossing(crossing);
     }
+  }
+
+  /** The latest crossing of each figure now in warning or critical: what a broker that just (re)connected should know. */
+  active(): Crossing[] {
+    const latest = new Map<string, Crossing>();
+    for (const crossing of this.crossings) latest.set(`${crossing.metric}:${crossing.mount ?? ''}`, crossing);
+    return [...latest.values()].filter((crossing) => crossing.state !== 'ok');
   }
 
   history(sinceUnixMs: number, limit: number): Crossing[] {

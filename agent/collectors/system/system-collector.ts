@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import type { Collector, CollectorStatus } from '../collector.ts';
+import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
 import { HostProcesses, type ProcessTable } from './host-processes.ts';
 import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
@@ -35,6 +35,8 @@ export interface SystemCollectorOptions {
    * /proc: processes and open_ports refuse rather than describe the container.
    */
   containerOnly?: boolean;
+  /** Sends each alert crossing to the broker as an `alert_crossing` report. */
+  report?: Report;
 }
 
 /** Why the host's /proc gave less than everything, as the answer's errors. */
@@ -70,9 +72,14 @@ export class SystemCollector implements Collector {
   private readonly hostProcesses: HostProcesses | undefined;
 
   constructor(private readonly options: SystemCollectorOptions) {
-    this.recorder = new AlertRecorder(options.dataDir, options.thresholds);
+    this.recorder = new AlertRecorder(options.dataDir, options.thresholds, (crossing) => options.report?.('alert_crossing', crossing));
     this.hostProcesses = options.hostProc === undefined ? undefined : new HostProcesses(options.hostProc, options.procFiles);
     options.sampler.onSample((figures) => this.recorder.observe(figures));
+  }
+
+  /** Alerts still on are sent again when the stream comes up: a crossing seen while disconnected would be lost otherwise. */
+  onConnected(): void {
+    for (const crossing of this.recorder.active()) this.options.report?.('alert_crossing', crossing);
   }
 
   async probe(): Promise<CollectorStatus> {

@@ -4,7 +4,9 @@ import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
 import type { MetricsStore } from '../../metrics/metrics-store.ts';
+import type { Notifier } from '../../notify/notifier.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
+import type { WakeTarget } from '../../wake/wake-targets.ts';
 
 export interface BrokerActionContext {
   identity: Identity;
@@ -12,6 +14,10 @@ export interface BrokerActionContext {
   store: BrokerStore;
   index: FleetIndex;
   metrics: MetricsStore;
+  /** The notification channels (notify_test). */
+  notifier: Notifier;
+  /** The machines wake knows by name (--wake-target). */
+  wakeTargets: readonly WakeTarget[];
   log: Logger;
   signal: AbortSignal;
   /** The hosts this identity may see. */

@@ -3,8 +3,10 @@ import { describeHandler, findHandler } from './find-describe.ts';
 import { fleetStatusHandler } from './fleet-status.ts';
 import { getMetricsHandler } from './get-metrics.ts';
 import { listAgentsHandler } from './list-agents.ts';
+import { notifyTestHandler } from './notify-test.ts';
 import { recommendationsHandler } from './recommendations.ts';
 import { revokeAgentsHandler } from './revoke-agents.ts';
+import { wakeHandler } from './wake.ts';
 
 /** Every action the broker answers itself. */
 export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
@@ -15,4 +17,6 @@ export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
   describeHandler,
   getMetricsHandler,
   recommendationsHandler,
+  notifyTestHandler,
+  wakeHandler,
 ];

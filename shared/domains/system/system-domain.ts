@@ -1,4 +1,5 @@
 import type { Domain } from '../domain.ts';
+import { alertCrossingSchema } from './alert-crossing.ts';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from './system-actions.ts';
 
 /** Where docker-compose.yml and the Helm chart mount the host's /proc: used when it is there and nothing names another. */
@@ -8,7 +9,7 @@ export const DEFAULT_HOST_PROC = '/host/proc';
 export const systemDomain = {
   name: 'system',
   actions: [systemStatus, processes, openPorts, alerts, alertsHistory],
-  reports: {},
+  reports: { alert_crossing: alertCrossingSchema },
   flags: {
     'host-proc': {
       type: 'string',

@@ -1,0 +1,38 @@
+import { EventEmitter } from 'node:events';
+import { watchDomain } from '../../shared/domains/watch/watch-domain.ts';
+import type { Incident } from '../../shared/domains/watch/watch-incident.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import type { IndexContext, Indexer } from './indexer.ts';
+
+/** Incidents kept per host: the latest, for whoever follows the fleet's restarts. */
+const KEEP_PER_HOST = 50;
+
+interface WatchEvents {
+  /** A watched container restarted on a host (the agent's report, checked against its schema). */
+  incident: [host: Host, incident: Incident];
+}
+
+/** The watch domain's index: each host's latest restart incidents, told to listeners (notifications) as they come. */
+export class WatchIndexer extends EventEmitter<WatchEvents> implements Indexer {
+  readonly domain = watchDomain;
+  private readonly incidents = new Map<string, Incident[]>();
+
+  constructor(private readonly context: IndexContext) {
+    super();
+  }
+
+  take(host: Host, _kind: string, payload: unknown): void {
+    const incident = payload as Incident;
+    const list = this.incidents.get(host.id) ?? [];
+    if (list.some((known) => known.id === incident.id)) return;
+    list.push(incident);
+    if (list.length > KEEP_PER_HOST) list.splice(0, list.length - KEEP_PER_HOST);
+    this.incidents.set(host.id, list);
+    this.context.changed('incidents', host.id);
+    this.emit('incident', host, incident);
+  }
+
+  forget(hostId: string): void {
+    this.incidents.delete(hostId);
+  }
+}

@@ -1,0 +1,16 @@
+import type { Domain } from '../domain.ts';
+import { networkScan, wake } from './network-actions.ts';
+
+/** Each host's local networks: what is on them, and waking machines there. */
+export const networkDomain = {
+  name: 'network',
+  actions: [networkScan, wake],
+  reports: {},
+  flags: {
+    'scan-reverse-dns': {
+      type: 'boolean',
+      description: "ask the system's DNS resolver for the names of devices network_scan finds (multicast DNS asks only the devices)",
+      default: true,
+    },
+  },
+} as const satisfies Domain;

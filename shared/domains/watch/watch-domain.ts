@@ -1,0 +1,10 @@
+import type { Domain } from '../domain.ts';
+import { watchAdd, watchCheck, watchHistory, watchList, watchRemove } from './watch-actions.ts';
+import { incidentSchema } from './watch-incident.ts';
+
+/** Restart detection: each agent follows its engine's events for the containers it watches and records incidents. */
+export const watchDomain = {
+  name: 'watch',
+  actions: [watchList, watchAdd, watchRemove, watchCheck, watchHistory],
+  reports: { watch_incident: incidentSchema },
+} as const satisfies Domain;
