@@ -11,6 +11,12 @@ import type { WatchStore } from './watch-store.ts';
 
 /** Log lines an incident keeps on each side of the restart. */
 const LOG_LINES = 20;
+/**
+ * How much earlier than the engine's recorded start a run's first line may
+ * be: the engine stamps StartedAt after the process is already running, so a
+ * busy host sees a line or two written before it.
+ */
+const START_STAMP_SLACK_MS = 500;
 const LOG_LINE_CHARS = 4096;
 
 /** What the events said of a container's current run before it ended. */
@@ -98,7 +104,9 @@ export class RestartWatcher {
     const now = Date.now();
     const restartsInWindow = store.incidents({ container, sinceUnixMs: now - FLAPPING_WINDOW_MS, limit: 1000 }).length + 1;
     const flapping = restartsInWindow >= FLAPPING_RESTARTS;
-    const logs = await this.logsAround(info.Id, previousStart, currentStart).catch(() => ({ before: [], after: [] }));
+    // The previous run ended when the engine says the container last finished: after that, the lines are the new run's.
+    const previousEnd = unixMs(info.State.FinishedAt) ?? currentStart;
+    const logs = await this.logsAround(info.Id, previousStart, Math.min(previousEnd, currentStart)).catch(() => ({ before: [], after: [] }));
     const incident: Incident = {
       id: incidentId,
       container,
@@ -134,7 +142,7 @@ export class RestartWatcher {
   }
 
   /** The last lines of the previous run and the first of the new one, told apart by the engine's timestamps. */
-  private async logsAround(containerId: string, previousStart: number, currentStart: number): Promise<Record<'before' | 'after', Incident['logs_before']>> {
+  private async logsAround(containerId: string, previousStart: number, previousEnd: number): Promise<Record<'before' | 'after', Incident['logs_before']>> {
     const handle = this.options.docker.getContainer(containerId);
     const tty = (await handle.inspect()).Config.Tty;
     const raw = (await handle.logs({ follow: false, stdout: true, stderr: true, timestamps: true, tail: 500 })) as unknown as Buffer;
@@ -146,8 +154,8 @@ export class RestartWatcher {
       const at = timestamp ? Date.parse(timestamp) : Number.NaN;
       if (Number.isNaN(at)) continue;
       const entry = { stream: line.stream, text: text.slice(0, LOG_LINE_CHARS) };
-      if (at >= currentStart) after.push(entry);
-      else if (at >= previousStart) before.push(entry);
+      if (at > previousEnd) after.push(entry);
+      else if (at >= previousStart - START_STAMP_SLACK_MS) before.push(entry);
     }
     return { before: before.slice(-LOG_LINES), after: after.slice(0, LOG_LINES) };
   }
