@@ -6,6 +6,7 @@ import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
+import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
@@ -111,6 +112,13 @@ export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS & typeof BROKER_BOO
  * DaemonSet's rollout). An agent refused for the rate is told when to retry.
  */
 const DEFAULT_ENROLL_LIMITS = { perSource: { burst: 30, perMinute: 30 }, perToken: { burst: 200, perMinute: 120 } } as const;
+/**
+ * Agent streams taken on: 100 at once, 200 a second after that (an mTLS
+ * handshake and a Hello cost the broker about 3 ms of CPU, so a restarted
+ * broker spends at most about two thirds of a core on a returning fleet, and
+ * 2,000 agents are back within about 10 s).
+ */
+const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
 /** Refusals audited per identity or source: 20 at once, 10 a minute sustained. */
 const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
 
@@ -140,6 +148,10 @@ export interface BrokerOptions {
   certLifetimeMs: number;
   /** Heartbeats missed before a connected agent is stale. */
   staleAfterMissed: number;
+  /** Heartbeats missed before the broker ends a silent agent's stream and the agent is offline (the grace after stale). */
+  offlineAfterMissed: number;
+  /** How fast agent streams are taken on; those past it are told when to come back. */
+  admissionRate: AdmissionRate;
   storePollMs: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -169,6 +181,8 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     heartbeatIntervalMs: 5000,
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,
+    offlineAfterMissed: 6,
+    admissionRate: DEFAULT_ADMISSION_RATE,
     storePollMs: 250,
     logLevel: 'error',
     logFormat: 'text',
@@ -203,6 +217,8 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     heartbeatIntervalMs: values['heartbeat-interval'],
     certLifetimeMs: values['cert-lifetime'],
     staleAfterMissed: 3,
+    offlineAfterMissed: 6,
+    admissionRate: DEFAULT_ADMISSION_RATE,
     storePollMs: 250,
     logLevel: values['log-level'] as LogLevel,
     logFormat: values['log-format'] as LogFormat,

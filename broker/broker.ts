@@ -64,7 +64,12 @@ export class Broker {
       const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(
         store,
-        { heartbeatIntervalMs: options.heartbeatIntervalMs, staleAfterMissed: options.staleAfterMissed, storePollMs: options.storePollMs },
+        {
+          heartbeatIntervalMs: options.heartbeatIntervalMs,
+          staleAfterMissed: options.staleAfterMissed,
+          offlineAfterMissed: options.offlineAfterMissed,
+          storePollMs: options.storePollMs,
+        },
         log,
       );
       registry.start();
@@ -76,6 +81,8 @@ export class Broker {
         registry,
         enrollment,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
+        offlineAfterMissed: options.offlineAfterMissed,
+        admissionRate: options.admissionRate,
         enrollLimits: options.enrollLimits,
         log,
       });
@@ -189,6 +196,8 @@ export class Broker {
     await this.mcp.stop();
     this.index.stop();
     this.runner.metrics.stop();
+    // Agents are told when to come back before their streams close, so a restart brings them back spread out.
+    this.mesh.drain();
     this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

@@ -41,6 +41,8 @@ export interface AgentRegistryOptions {
   heartbeatIntervalMs: number;
   /** Heartbeats missed before a connected host is `stale`. */
   staleAfterMissed: number;
+  /** Heartbeats missed before the broker ends a silent host's stream, so it is `offline` (always after `stale`). */
+  offlineAfterMissed: number;
   /** How often to look for admin commands' changes (revocations, enrollments) in the store. */
   storePollMs: number;
 }
@@ -101,7 +103,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     const roles = this.store.roles.all();
     for (const row of this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
     this.lastDataVersion = this.store.dataVersion();
-    const sweepMs = Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2));
+    const sweepMs = Math.max(25, Math.floor(this.options.heartbeatIntervalMs / 4));
     this.timers = [
       setInterval(() => this.sweep(Date.now()), sweepMs),
       setInterval(() => this.flushSeen(), Math.max(1000, this.options.heartbeatIntervalMs)),
@@ -234,13 +236,26 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     return serials;
   }
 
-  /** Marks connected hosts stale when their heartbeats stop. */
+  /**
+   * Marks connected hosts stale when their heartbeats stop, and ends the
+   * stream of a host silent past the grace. The broker's own heartbeat clock
+   * decides both, in that order: a silent agent is never offline before it
+   * was stale (gRPC keepalive, which once raced this, waits longer; see mesh-server.ts).
+   */
   sweep(now: number): void {
     const staleAfterMs = this.options.heartbeatIntervalMs * this.options.staleAfterMissed;
+    const offlineAfterMs = this.options.heartbeatIntervalMs * Math.max(this.options.offlineAfterMissed, this.options.staleAfterMissed + 1);
     for (const host of this.hosts.values()) {
-      if (host.state === 'online' && host.session && host.lastHeartbeatAt !== null && now - host.lastHeartbeatAt > staleAfterMs) {
-        this.log.warn('agent stale: heartbeats missed', { agent: host.name, silent_ms: now - host.lastHeartbeatAt });
+      const session = host.session;
+      if (!session || host.lastHeartbeatAt === null) continue;
+      const silentMs = now - host.lastHeartbeatAt;
+      if (host.state === 'online' && silentMs >= staleAfterMs) {
+        this.log.warn('agent stale: heartbeats missed', { agent: host.name, silent_ms: silentMs });
         this.setState(host, 'stale', 'online');
+      } else if (host.state === 'stale' && silentMs >= offlineAfterMs) {
+        const reason = `no heartbeat for ${silentMs} ms`;
+        session.close({ code: grpc.status.UNAVAILABLE, details: reason });
+        this.detach(session, reason);
       }
     }
   }

@@ -59,7 +59,7 @@ export function startLinkedFleet(options: { operationsLevel?: Level; mutationsMa
   const temp = makeTempDir('fleetmesh-linked-');
   const store = BrokerStore.open(temp.path);
   const log = silentLogger;
-  const registry = new AgentRegistry(store, { heartbeatIntervalMs: 60_000, staleAfterMissed: 3, storePollMs: 60_000 }, log);
+  const registry = new AgentRegistry(store, { heartbeatIntervalMs: 60_000, staleAfterMissed: 3, offlineAfterMissed: 6, storePollMs: 60_000 }, log);
   const recorder = new BrokerMetrics();
   const runner = new ActionRunner({
     registry,

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fleetmesh/v1/mesh.proto.
  */
 export const file_fleetmesh_v1_mesh: GenFile = /*@__PURE__*/
-  fileDesc("ChdmbGVldG1lc2gvdjEvbWVzaC5wcm90bxIMZmxlZXRtZXNoLnYxIm8KDUVucm9sbFJlcXVlc3QSDQoFdG9rZW4YASABKAkSDwoHY3NyX3BlbRgCIAEoCRIMCgRuYW1lGAMgASgJEhkKEXByZXZpb3VzX2FnZW50X2lkGAQgASgJEhUKDWFnZW50X3ZlcnNpb24YBSABKAki6QEKDkVucm9sbFJlc3BvbnNlEhAKCGFnZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSFwoPY2VydGlmaWNhdGVfcGVtGAMgASgJEhoKEmNhX2NlcnRpZmljYXRlX3BlbRgEIAEoCRIZChFub3RfYWZ0ZXJfdW5peF9tcxgFIAEoAxI4CgZsYWJlbHMYBiADKAsyKC5mbGVldG1lc2gudjEuRW5yb2xsUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKUAgoKQWdlbnRGcmFtZRIkCgVoZWxsbxgBIAEoCzITLmZsZWV0bWVzaC52MS5IZWxsb0gAEiwKCWhlYXJ0YmVhdBgCIAEoCzIXLmZsZWV0bWVzaC52MS5IZWFydGJlYXRIABImCgZyZXN1bHQYAyABKAsyFC5mbGVldG1lc2gudjEuUmVzdWx0SAASJAoFY2h1bmsYBCABKAsyEy5mbGVldG1lc2gudjEuQ2h1bmtIABIzCg1yZW5ld19yZXF1ZXN0GAUgASgLMhouZmxlZXRtZXNoLnYxLlJlbmV3UmVxdWVzdEgAEiYKBnJlcG9ydBgGIAEoCzIULmZsZWV0bWVzaC52MS5SZXBvcnRIAEIHCgVmcmFtZSLDAQoLQnJva2VyRnJhbWUSKAoHd2VsY29tZRgBIAEoCzIVLmZsZWV0bWVzaC52MS5XZWxjb21lSAASIgoEY2FsbBgCIAEoCzISLmZsZWV0bWVzaC52MS5DYWxsSAASJgoGY2FuY2VsGAMgASgLMhQuZmxlZXRtZXNoLnYxLkNhbmNlbEgAEjUKDnJlbmV3X3Jlc3BvbnNlGAQgASgLMhsuZmxlZXRtZXNoLnYxLlJlbmV3UmVzcG9uc2VIAEIHCgVmcmFtZSKnAgoFSGVsbG8SFQoNYWdlbnRfdmVyc2lvbhgBIAEoCRIYChBwcm90b2NvbF92ZXJzaW9uGAIgASgNEg8KB2FjdGlvbnMYAyADKAkSMQoKY29sbGVjdG9ycxgEIAMoCzIdLmZsZWV0bWVzaC52MS5Db2xsZWN0b3JTdGF0dXMSLwoGbGFiZWxzGAUgAygLMh8uZmxlZXRtZXNoLnYxLkhlbGxvLkxhYmVsc0VudHJ5EiIKBWZhY3RzGAYgASgLMhMuZmxlZXRtZXNoLnYxLkZhY3RzEgwKBG5hbWUYByABKAkSFwoPc3RhcnRlZF91bml4X21zGAggASgDGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQgoPQ29sbGVjdG9yU3RhdHVzEgwKBG5hbWUYASABKAkSEQoJYXZhaWxhYmxlGAIgASgIEg4KBnJlYXNvbhgDIAEoCSKkAgoFRmFjdHMSEAoIaG9zdG5hbWUYASABKAkSCgoCb3MYAiABKAkSDgoGa2VybmVsGAMgASgJEgwKBGFyY2gYBCABKAkSEQoJY3B1X2NvcmVzGAUgASgNEhoKEm1lbW9yeV90b3RhbF9ieXRlcxgGIAEoBBIWCg5kb2NrZXJfdmVyc2lvbhgHIAEoCRISCgpzd2FybV9yb2xlGAggASgJEhAKCHN3YXJtX2lkGAkgASgJEhUKDXN3YXJtX25vZGVfaWQYCiABKAkSFAoMcHJveG1veF9ub2RlGAsgASgJEhcKD3Byb3htb3hfY2x1c3RlchgMIAEoCRIYChBwcm94bW94X2luc2VjdXJlGA0gASgIEhIKCnN3YXJtX25hbWUYDiABKAkieQoHV2VsY29tZRISCgpzZXNzaW9uX2lkGAEgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgCIAEoDRIQCghhZ2VudF9pZBgDIAEoCRIMCgRuYW1lGAQgASgJEhsKE3NlcnZlcl90aW1lX3VuaXhfbXMYBSABKAMiRwoJSGVhcnRiZWF0EhQKDHNlbnRfdW5peF9tcxgBIAEoAxIkCgZzYW1wbGUYAiABKAsyFC5mbGVldG1lc2gudjEuU2FtcGxlIokECgZTYW1wbGUSGAoLY3B1X3BlcmNlbnQYASABKAFIAIgBARIbCg5tZW1vcnlfcGVyY2VudBgCIAEoAUgBiAEBEhkKDGRpc2tfcGVyY2VudBgDIAEoAUgCiAEBEhIKCmRpc2tfbW91bnQYBCABKAkSHwoSY29udGFpbmVyc19ydW5uaW5nGAUgASgNSAOIAQESHQoQY29udGFpbmVyc190b3RhbBgGIAEoDUgEiAEBEhMKBmxvYWRfMRgHIAEoAUgFiAEBEhkKEW1lbW9yeV91c2VkX2J5dGVzGAggASgEEhoKEm1lbW9yeV90b3RhbF9ieXRlcxgJIAEoBBIXCg9zYW1wbGVkX3VuaXhfbXMYCiABKAMSMQoKY29udGFpbmVycxgLIAMoCzIdLmZsZWV0bWVzaC52MS5Db250YWluZXJTYW1wbGUSGQoMbmV0X3J4X2J5dGVzGAwgASgESAaIAQESGQoMbmV0X3R4X2J5dGVzGA0gASgESAeIAQFCDgoMX2NwdV9wZXJjZW50QhEKD19tZW1vcnlfcGVyY2VudEIPCg1fZGlza19wZXJjZW50QhUKE19jb250YWluZXJzX3J1bm5pbmdCEwoRX2NvbnRhaW5lcnNfdG90YWxCCQoHX2xvYWRfMUIPCg1fbmV0X3J4X2J5dGVzQg8KDV9uZXRfdHhfYnl0ZXMi9gEKD0NvbnRhaW5lclNhbXBsZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2NwdV9wZXJjZW50GAMgASgBSACIAQESHwoSbWVtb3J5X3VzYWdlX2J5dGVzGAQgASgESAGIAQESGQoMbmV0X3J4X2J5dGVzGAUgASgESAKIAQESGQoMbmV0X3R4X2J5dGVzGAYgASgESAOIAQESDwoHc2VydmljZRgHIAEoCUIOCgxfY3B1X3BlcmNlbnRCFQoTX21lbW9yeV91c2FnZV9ieXRlc0IPCg1fbmV0X3J4X2J5dGVzQg8KDV9uZXRfdHhfYnl0ZXMifAoEQ2FsbBIPCgdjYWxsX2lkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRITCgtwYXJhbXNfanNvbhgDIAEoDBIYChBkZWFkbGluZV91bml4X21zGAQgASgDEg4KBmNhbGxlchgFIAEoCRIUCgxjYWxsZXJfbGV2ZWwYBiABKA0icwoGUmVzdWx0Eg8KB2NhbGxfaWQYASABKAkSFAoMcGF5bG9hZF9qc29uGAIgASgMEhkKEWZhaWxlZF9jb2xsZWN0b3JzGAMgAygJEicKBmVycm9ycxgEIAMoCzIXLmZsZWV0bWVzaC52MS5DYWxsRXJyb3IiSwoJQ2FsbEVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIMCgRoaW50GAMgASgJEhEKCWNvbGxlY3RvchgEIAEoCSI7CgVDaHVuaxIPCgdjYWxsX2lkGAEgASgJEgsKA3NlcRgCIAEoDRIUCgxwYXlsb2FkX2pzb24YAyABKAwiKQoGQ2FuY2VsEg8KB2NhbGxfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIh8KDFJlbmV3UmVxdWVzdBIPCgdjc3JfcGVtGAEgASgJIlIKDVJlbmV3UmVzcG9uc2USFwoPY2VydGlmaWNhdGVfcGVtGAEgASgJEhkKEW5vdF9hZnRlcl91bml4X21zGAIgASgDEg0KBWVycm9yGAMgASgJIkYKBlJlcG9ydBIMCgRraW5kGAEgASgJEhQKDHBheWxvYWRfanNvbhgCIAEoDBIYChBvYnNlcnZlZF91bml4X21zGAMgASgDMo8BCgRNZXNoEkMKBkVucm9sbBIbLmZsZWV0bWVzaC52MS5FbnJvbGxSZXF1ZXN0GhwuZmxlZXRtZXNoLnYxLkVucm9sbFJlc3BvbnNlEkIKB0Nvbm5lY3QSGC5mbGVldG1lc2gudjEuQWdlbnRGcmFtZRoZLmZsZWV0bWVzaC52MS5Ccm9rZXJGcmFtZSgBMAFiBnByb3RvMw");
+  fileDesc("ChdmbGVldG1lc2gvdjEvbWVzaC5wcm90bxIMZmxlZXRtZXNoLnYxIm8KDUVucm9sbFJlcXVlc3QSDQoFdG9rZW4YASABKAkSDwoHY3NyX3BlbRgCIAEoCRIMCgRuYW1lGAMgASgJEhkKEXByZXZpb3VzX2FnZW50X2lkGAQgASgJEhUKDWFnZW50X3ZlcnNpb24YBSABKAki6QEKDkVucm9sbFJlc3BvbnNlEhAKCGFnZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSFwoPY2VydGlmaWNhdGVfcGVtGAMgASgJEhoKEmNhX2NlcnRpZmljYXRlX3BlbRgEIAEoCRIZChFub3RfYWZ0ZXJfdW5peF9tcxgFIAEoAxI4CgZsYWJlbHMYBiADKAsyKC5mbGVldG1lc2gudjEuRW5yb2xsUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKUAgoKQWdlbnRGcmFtZRIkCgVoZWxsbxgBIAEoCzITLmZsZWV0bWVzaC52MS5IZWxsb0gAEiwKCWhlYXJ0YmVhdBgCIAEoCzIXLmZsZWV0bWVzaC52MS5IZWFydGJlYXRIABImCgZyZXN1bHQYAyABKAsyFC5mbGVldG1lc2gudjEuUmVzdWx0SAASJAoFY2h1bmsYBCABKAsyEy5mbGVldG1lc2gudjEuQ2h1bmtIABIzCg1yZW5ld19yZXF1ZXN0GAUgASgLMhouZmxlZXRtZXNoLnYxLlJlbmV3UmVxdWVzdEgAEiYKBnJlcG9ydBgGIAEoCzIULmZsZWV0bWVzaC52MS5SZXBvcnRIAEIHCgVmcmFtZSLxAQoLQnJva2VyRnJhbWUSKAoHd2VsY29tZRgBIAEoCzIVLmZsZWV0bWVzaC52MS5XZWxjb21lSAASIgoEY2FsbBgCIAEoCzISLmZsZWV0bWVzaC52MS5DYWxsSAASJgoGY2FuY2VsGAMgASgLMhQuZmxlZXRtZXNoLnYxLkNhbmNlbEgAEjUKDnJlbmV3X3Jlc3BvbnNlGAQgASgLMhsuZmxlZXRtZXNoLnYxLlJlbmV3UmVzcG9uc2VIABIsCglyZWNvbm5lY3QYBSABKAsyFy5mbGVldG1lc2gudjEuUmVjb25uZWN0SABCBwoFZnJhbWUipwIKBUhlbGxvEhUKDWFnZW50X3ZlcnNpb24YASABKAkSGAoQcHJvdG9jb2xfdmVyc2lvbhgCIAEoDRIPCgdhY3Rpb25zGAMgAygJEjEKCmNvbGxlY3RvcnMYBCADKAsyHS5mbGVldG1lc2gudjEuQ29sbGVjdG9yU3RhdHVzEi8KBmxhYmVscxgFIAMoCzIfLmZsZWV0bWVzaC52MS5IZWxsby5MYWJlbHNFbnRyeRIiCgVmYWN0cxgGIAEoCzITLmZsZWV0bWVzaC52MS5GYWN0cxIMCgRuYW1lGAcgASgJEhcKD3N0YXJ0ZWRfdW5peF9tcxgIIAEoAxotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKD0NvbGxlY3RvclN0YXR1cxIMCgRuYW1lGAEgASgJEhEKCWF2YWlsYWJsZRgCIAEoCBIOCgZyZWFzb24YAyABKAkipAIKBUZhY3RzEhAKCGhvc3RuYW1lGAEgASgJEgoKAm9zGAIgASgJEg4KBmtlcm5lbBgDIAEoCRIMCgRhcmNoGAQgASgJEhEKCWNwdV9jb3JlcxgFIAEoDRIaChJtZW1vcnlfdG90YWxfYnl0ZXMYBiABKAQSFgoOZG9ja2VyX3ZlcnNpb24YByABKAkSEgoKc3dhcm1fcm9sZRgIIAEoCRIQCghzd2FybV9pZBgJIAEoCRIVCg1zd2FybV9ub2RlX2lkGAogASgJEhQKDHByb3htb3hfbm9kZRgLIAEoCRIXCg9wcm94bW94X2NsdXN0ZXIYDCABKAkSGAoQcHJveG1veF9pbnNlY3VyZRgNIAEoCBISCgpzd2FybV9uYW1lGA4gASgJInkKB1dlbGNvbWUSEgoKc2Vzc2lvbl9pZBgBIAEoCRIdChVoZWFydGJlYXRfaW50ZXJ2YWxfbXMYAiABKA0SEAoIYWdlbnRfaWQYAyABKAkSDAoEbmFtZRgEIAEoCRIbChNzZXJ2ZXJfdGltZV91bml4X21zGAUgASgDIj4KCVJlY29ubmVjdBIQCghkZWxheV9tcxgBIAEoDRIPCgdhZGRyZXNzGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJHCglIZWFydGJlYXQSFAoMc2VudF91bml4X21zGAEgASgDEiQKBnNhbXBsZRgCIAEoCzIULmZsZWV0bWVzaC52MS5TYW1wbGUiiQQKBlNhbXBsZRIYCgtjcHVfcGVyY2VudBgBIAEoAUgAiAEBEhsKDm1lbW9yeV9wZXJjZW50GAIgASgBSAGIAQESGQoMZGlza19wZXJjZW50GAMgASgBSAKIAQESEgoKZGlza19tb3VudBgEIAEoCRIfChJjb250YWluZXJzX3J1bm5pbmcYBSABKA1IA4gBARIdChBjb250YWluZXJzX3RvdGFsGAYgASgNSASIAQESEwoGbG9hZF8xGAcgASgBSAWIAQESGQoRbWVtb3J5X3VzZWRfYnl0ZXMYCCABKAQSGgoSbWVtb3J5X3RvdGFsX2J5dGVzGAkgASgEEhcKD3NhbXBsZWRfdW5peF9tcxgKIAEoAxIxCgpjb250YWluZXJzGAsgAygLMh0uZmxlZXRtZXNoLnYxLkNvbnRhaW5lclNhbXBsZRIZCgxuZXRfcnhfYnl0ZXMYDCABKARIBogBARIZCgxuZXRfdHhfYnl0ZXMYDSABKARIB4gBAUIOCgxfY3B1X3BlcmNlbnRCEQoPX21lbW9yeV9wZXJjZW50Qg8KDV9kaXNrX3BlcmNlbnRCFQoTX2NvbnRhaW5lcnNfcnVubmluZ0ITChFfY29udGFpbmVyc190b3RhbEIJCgdfbG9hZF8xQg8KDV9uZXRfcnhfYnl0ZXNCDwoNX25ldF90eF9ieXRlcyL2AQoPQ29udGFpbmVyU2FtcGxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSGAoLY3B1X3BlcmNlbnQYAyABKAFIAIgBARIfChJtZW1vcnlfdXNhZ2VfYnl0ZXMYBCABKARIAYgBARIZCgxuZXRfcnhfYnl0ZXMYBSABKARIAogBARIZCgxuZXRfdHhfYnl0ZXMYBiABKARIA4gBARIPCgdzZXJ2aWNlGAcgASgJQg4KDF9jcHVfcGVyY2VudEIVChNfbWVtb3J5X3VzYWdlX2J5dGVzQg8KDV9uZXRfcnhfYnl0ZXNCDwoNX25ldF90eF9ieXRlcyJ8CgRDYWxsEg8KB2NhbGxfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEhMKC3BhcmFtc19qc29uGAMgASgMEhgKEGRlYWRsaW5lX3VuaXhfbXMYBCABKAMSDgoGY2FsbGVyGAUgASgJEhQKDGNhbGxlcl9sZXZlbBgGIAEoDSJzCgZSZXN1bHQSDwoHY2FsbF9pZBgBIAEoCRIUCgxwYXlsb2FkX2pzb24YAiABKAwSGQoRZmFpbGVkX2NvbGxlY3RvcnMYAyADKAkSJwoGZXJyb3JzGAQgAygLMhcuZmxlZXRtZXNoLnYxLkNhbGxFcnJvciJLCglDYWxsRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEgwKBGhpbnQYAyABKAkSEQoJY29sbGVjdG9yGAQgASgJIjsKBUNodW5rEg8KB2NhbGxfaWQYASABKAkSCwoDc2VxGAIgASgNEhQKDHBheWxvYWRfanNvbhgDIAEoDCIpCgZDYW5jZWwSDwoHY2FsbF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiHwoMUmVuZXdSZXF1ZXN0Eg8KB2Nzcl9wZW0YASABKAkiUgoNUmVuZXdSZXNwb25zZRIXCg9jZXJ0aWZpY2F0ZV9wZW0YASABKAkSGQoRbm90X2FmdGVyX3VuaXhfbXMYAiABKAMSDQoFZXJyb3IYAyABKAkiRgoGUmVwb3J0EgwKBGtpbmQYASABKAkSFAoMcGF5bG9hZF9qc29uGAIgASgMEhgKEG9ic2VydmVkX3VuaXhfbXMYAyABKAMyjwEKBE1lc2gSQwoGRW5yb2xsEhsuZmxlZXRtZXNoLnYxLkVucm9sbFJlcXVlc3QaHC5mbGVldG1lc2gudjEuRW5yb2xsUmVzcG9uc2USQgoHQ29ubmVjdBIYLmZsZWV0bWVzaC52MS5BZ2VudEZyYW1lGhkuZmxlZXRtZXNoLnYxLkJyb2tlckZyYW1lKAEwAWIGcHJvdG8z");
 
 /**
  * @generated from message fleetmesh.v1.EnrollRequest
@@ -195,6 +195,12 @@ export type BrokerFrame = Message<"fleetmesh.v1.BrokerFrame"> & {
      */
     value: RenewResponse;
     case: "renewResponse";
+  } | {
+    /**
+     * @generated from field: fleetmesh.v1.Reconnect reconnect = 5;
+     */
+    value: Reconnect;
+    case: "reconnect";
   } | { case: undefined; value?: undefined };
 };
 
@@ -420,6 +426,45 @@ export const WelcomeSchema: GenMessage<Welcome> = /*@__PURE__*/
   messageDesc(file_fleetmesh_v1_mesh, 7);
 
 /**
+ * The broker asks the agent to end this stream and dial again after delay_ms:
+ * sent to every agent when the broker shuts down (each told a different
+ * delay, so the fleet does not come back in the same second) and to agents
+ * past the broker's admission rate. The stream ends right after it; a
+ * Reconnect is a clean close, so the agent's backoff starts afresh.
+ *
+ * @generated from message fleetmesh.v1.Reconnect
+ */
+export type Reconnect = Message<"fleetmesh.v1.Reconnect"> & {
+  /**
+   * @generated from field: uint32 delay_ms = 1;
+   */
+  delayMs: number;
+
+  /**
+   * Where to dial next ("HOST:PORT", checked against the same CA); empty:
+   * the address the agent used. Lets a draining broker send its agents to
+   * another one.
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * Why, for the agent's log.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message fleetmesh.v1.Reconnect.
+ * Use `create(ReconnectSchema)` to create a new message.
+ */
+export const ReconnectSchema: GenMessage<Reconnect> = /*@__PURE__*/
+  messageDesc(file_fleetmesh_v1_mesh, 8);
+
+/**
  * @generated from message fleetmesh.v1.Heartbeat
  */
 export type Heartbeat = Message<"fleetmesh.v1.Heartbeat"> & {
@@ -439,7 +484,7 @@ export type Heartbeat = Message<"fleetmesh.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 8);
+  messageDesc(file_fleetmesh_v1_mesh, 9);
 
 /**
  * The small system sample every heartbeat carries. A figure the agent could
@@ -523,7 +568,7 @@ export type Sample = Message<"fleetmesh.v1.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 9);
+  messageDesc(file_fleetmesh_v1_mesh, 10);
 
 /**
  * @generated from message fleetmesh.v1.ContainerSample
@@ -572,7 +617,7 @@ export type ContainerSample = Message<"fleetmesh.v1.ContainerSample"> & {
  * Use `create(ContainerSampleSchema)` to create a new message.
  */
 export const ContainerSampleSchema: GenMessage<ContainerSample> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 10);
+  messageDesc(file_fleetmesh_v1_mesh, 11);
 
 /**
  * @generated from message fleetmesh.v1.Call
@@ -619,7 +664,7 @@ export type Call = Message<"fleetmesh.v1.Call"> & {
  * Use `create(CallSchema)` to create a new message.
  */
 export const CallSchema: GenMessage<Call> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 11);
+  messageDesc(file_fleetmesh_v1_mesh, 12);
 
 /**
  * @generated from message fleetmesh.v1.Result
@@ -651,7 +696,7 @@ export type Result = Message<"fleetmesh.v1.Result"> & {
  * Use `create(ResultSchema)` to create a new message.
  */
 export const ResultSchema: GenMessage<Result> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 12);
+  messageDesc(file_fleetmesh_v1_mesh, 13);
 
 /**
  * @generated from message fleetmesh.v1.CallError
@@ -685,7 +730,7 @@ export type CallError = Message<"fleetmesh.v1.CallError"> & {
  * Use `create(CallErrorSchema)` to create a new message.
  */
 export const CallErrorSchema: GenMessage<CallError> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 13);
+  messageDesc(file_fleetmesh_v1_mesh, 14);
 
 /**
  * One piece of a streamed result (log follow, watch); a final Result always
@@ -715,7 +760,7 @@ export type Chunk = Message<"fleetmesh.v1.Chunk"> & {
  * Use `create(ChunkSchema)` to create a new message.
  */
 export const ChunkSchema: GenMessage<Chunk> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 14);
+  messageDesc(file_fleetmesh_v1_mesh, 15);
 
 /**
  * @generated from message fleetmesh.v1.Cancel
@@ -737,7 +782,7 @@ export type Cancel = Message<"fleetmesh.v1.Cancel"> & {
  * Use `create(CancelSchema)` to create a new message.
  */
 export const CancelSchema: GenMessage<Cancel> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 15);
+  messageDesc(file_fleetmesh_v1_mesh, 16);
 
 /**
  * @generated from message fleetmesh.v1.RenewRequest
@@ -754,7 +799,7 @@ export type RenewRequest = Message<"fleetmesh.v1.RenewRequest"> & {
  * Use `create(RenewRequestSchema)` to create a new message.
  */
 export const RenewRequestSchema: GenMessage<RenewRequest> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 16);
+  messageDesc(file_fleetmesh_v1_mesh, 17);
 
 /**
  * @generated from message fleetmesh.v1.RenewResponse
@@ -783,7 +828,7 @@ export type RenewResponse = Message<"fleetmesh.v1.RenewResponse"> & {
  * Use `create(RenewResponseSchema)` to create a new message.
  */
 export const RenewResponseSchema: GenMessage<RenewResponse> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 17);
+  messageDesc(file_fleetmesh_v1_mesh, 18);
 
 /**
  * Something the agent saw happen that the broker indexes (container state
@@ -813,7 +858,7 @@ export type Report = Message<"fleetmesh.v1.Report"> & {
  * Use `create(ReportSchema)` to create a new message.
  */
 export const ReportSchema: GenMessage<Report> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 18);
+  messageDesc(file_fleetmesh_v1_mesh, 19);
 
 /**
  * @generated from service fleetmesh.v1.Mesh
