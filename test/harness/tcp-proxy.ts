@@ -11,9 +11,8 @@ interface Link {
 /**
  * A userspace TCP proxy between an agent and the broker (tc netem does not
  * work on these machines): it forwards bytes both ways and can add latency,
- * stall every connection, or make them half-open: the broker's side closed
- * while the agent's side stays open and silently swallows what it is sent,
- * as when a NAT or a firewall forgets a connection.
+ * stall every connection, or make them half-open (the agent's side closed,
+ * the broker's side open and silent).
  */
 export class TcpProxy {
   private server: Server | undefined;
@@ -61,18 +60,19 @@ export class TcpProxy {
   }
 
   /**
-   * Closes the broker's side of every connection and leaves the agent's side
-   * open, swallowing whatever it sends; new connections are treated the same
-   * until `heal()`.
+   * Closes the agent's side of every connection and leaves the broker's side
+   * open and silent (what the broker sends is swallowed), as when a NAT or a
+   * firewall forgets a connection; until `heal()`, new connections are closed
+   * as soon as they are accepted.
    */
   breakHalfOpen(): void {
     this.halfOpen = true;
-    for (const link of this.links) this.swallow(link);
+    for (const link of this.links) this.silence(link);
   }
 
   heal(): void {
     this.halfOpen = false;
-    for (const link of this.links) link.client.destroy();
+    for (const link of this.links) link.upstream.destroy();
     this.links.clear();
   }
 
@@ -93,6 +93,10 @@ export class TcpProxy {
   }
 
   private accept(client: Socket): void {
+    if (this.halfOpen) {
+      client.destroy();
+      return;
+    }
     const upstream = tcpConnect(this.upstream.port, this.upstream.host);
     const link: Link = { client, upstream };
     this.links.add(link);
@@ -103,10 +107,6 @@ export class TcpProxy {
     };
     client.on('error', drop);
     upstream.on('error', drop);
-    if (this.halfOpen) {
-      this.swallow(link);
-      return;
-    }
     client.on('close', drop);
     upstream.on('close', drop);
     this.forward(client, upstream, link);
@@ -125,12 +125,11 @@ export class TcpProxy {
     });
   }
 
-  private swallow(link: Link): void {
+  private silence(link: Link): void {
     link.upstream.removeAllListeners('close');
     link.client.removeAllListeners('close');
-    link.upstream.destroy();
-    link.client.resume();
-    link.client.on('data', () => {});
-    link.client.on('close', () => this.links.delete(link));
+    link.client.destroy();
+    link.upstream.resume();
+    link.upstream.on('close', () => this.links.delete(link));
   }
 }
