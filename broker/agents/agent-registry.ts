@@ -120,7 +120,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
       host.session = undefined;
     }
     this.flushSeen();
-    this.store.agents.markAllOffline();
+    this.record('agent states', () => this.store.agents.markAllOffline());
   }
 
   list(): Host[] {
@@ -177,7 +177,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     host.certNotAfter = row.certNotAfter;
     host.lastHeartbeatAt = now;
     host.lastSeenAt = now;
-    this.store.agents.recordHello(row.id, { version: hello.agent_version, hello, reportedLabels, now });
+    this.record('an agent hello', () => this.store.agents.recordHello(row.id, { version: hello.agent_version, hello, reportedLabels, now }));
     if (previousSession && previousSession !== session) {
       this.log.info('agent stream replaced by a newer one', { agent: host.name });
       previousSession.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
@@ -193,7 +193,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     const row = this.store.agents.get(host.id);
     host.hello = hello;
     host.labels = { ...reportedLabels, ...(row?.tokenLabels ?? {}) };
-    this.store.agents.recordHello(host.id, { version: hello.agent_version, hello, reportedLabels, now: Date.now() });
+    this.record('an agent hello', () => this.store.agents.recordHello(host.id, { version: hello.agent_version, hello, reportedLabels, now: Date.now() }));
     this.emit('state', host, host.state);
   }
 
@@ -264,8 +264,21 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     host.state = state;
     if (state !== previous) {
       host.stateSince = Date.now();
-      this.store.agents.setState(host.id, state, host.lastSeenAt);
+      this.record('an agent state', () => this.store.agents.setState(host.id, state, host.lastSeenAt));
       this.emit('state', host, previous);
+    }
+  }
+
+  /**
+   * Mirrors the live view into the store for other processes to read. The
+   * live view is the truth: a write the store refuses (its disk is full) is
+   * logged and the fleet goes on being served.
+   */
+  private record(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.log.warn(`could not record ${what} in the store`, { error: (error as Error).message });
     }
   }
 

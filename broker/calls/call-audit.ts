@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../../shared/catalog/action.ts';
-import type { ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -41,6 +41,19 @@ export class CallAudit {
   /** Records that the call is about to go out to these targets. */
   readonly begin = (targets: string[]): void => {
     if (!this.audited) return;
+    try {
+      this.writeBegin(targets);
+    } catch (error) {
+      // No row, no change: a change the audit cannot record is not made (reads, which write nothing, go on).
+      throw new FleetError('internal', `the audit log cannot be written, so the change was not made: ${(error as Error).message}`, {
+        hint: "Free space on the broker's data dir (or fix its store); reads still work, and changes go through again once the audit can be written.",
+        cause: error,
+      });
+    }
+    this.begun = true;
+  };
+
+  private writeBegin(targets: string[]): void {
     const { options } = this;
     options.store.audit.begin({
       callId: this.callId,
@@ -55,11 +68,12 @@ export class CallAudit {
       outcome: 'pending',
       errorCode: null,
     });
-    this.begun = true;
-  };
+  }
 
   complete(outcome: AuditOutcome, errorCode: string | null): void {
-    if (this.begun) this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() });
+    if (!this.begun) return;
+    // A completion the store refuses leaves the row pending, marked interrupted at the next start; the caller still gets the answer.
+    bestEffort(() => this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() }));
   }
 
   /** Where answers past the call's end are audited; undefined for calls without a row. */
@@ -76,15 +90,26 @@ export class CallAudit {
   refused(failure: FleetError): void {
     const { options } = this;
     if (!this.audited && failure.code !== 'forbidden') return;
-    options.refusals.record({
-      identity: options.identity,
-      tool: options.tool,
-      action: options.action.id,
-      level: options.action.level,
-      arguments: this.arguments_,
-      errorCode: failure.code,
-      reason: failure.message.slice(0, 500),
-    });
+    // A refusal the store cannot record is still a refusal: the caller hears why, not that the disk is full.
+    bestEffort(() =>
+      options.refusals.record({
+        identity: options.identity,
+        tool: options.tool,
+        action: options.action.id,
+        level: options.action.level,
+        arguments: this.arguments_,
+        errorCode: failure.code,
+        reason: failure.message.slice(0, 500),
+      }),
+    );
+  }
+}
+
+function bestEffort(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // See the callers: the store refused a write that must not replace the answer.
   }
 }
 
