@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
@@ -150,6 +150,8 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
         broker_cpu_s_during_storm: stormCpuMs / 1000,
         broker_cpu_pct_of_core_during_storm: (stormCpuMs / Math.max(1, stormMs)) * 100,
         broker_cpu_ms_per_agent_back: stormCpuMs / Math.max(1, backAt.length),
+        // Wall times stretch with whatever else the machine runs: the figures above are only comparable at a similar load.
+        machine_load_1m_at_end: loadavg()[0] ?? Number.NaN,
       },
     };
   } finally {
