@@ -129,9 +129,11 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
     const downAt = performance.now();
     broker = new BrokerProcess(dataDir, port ?? 0);
     const listening = await broker.listening;
+    const agentsCpuAtListening = process.cpuUsage();
     const timeout = setTimeout(allBack, 180_000);
     await everyoneBack;
     clearTimeout(timeout);
+    const agentsCpu = process.cpuUsage(agentsCpuAtListening);
     const after = await broker.stats();
     const backMs = backAt.map((at) => at - listening.at).sort((a, b) => a - b);
     const stormMs = backMs.at(-1) ?? 0;
@@ -150,6 +152,9 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
         broker_cpu_s_during_storm: stormCpuMs / 1000,
         broker_cpu_pct_of_core_during_storm: (stormCpuMs / Math.max(1, stormMs)) * 100,
         broker_cpu_ms_per_agent_back: stormCpuMs / Math.max(1, backAt.length),
+        broker_online_at_end: after.online ?? Number.NaN,
+        // The simulated fleet shares one process: when this nears 100 %, it, not the broker, sets the pace.
+        agents_process_cpu_pct_of_core_during_storm: ((agentsCpu.user + agentsCpu.system) / 1000 / Math.max(1, stormMs)) * 100,
         // Wall times stretch with whatever else the machine runs: the figures above are only comparable at a similar load.
         machine_load_1m_at_end: loadavg()[0] ?? Number.NaN,
       },

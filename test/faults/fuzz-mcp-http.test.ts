@@ -129,6 +129,6 @@ describe('fuzzed MCP HTTP bodies', () => {
         await client.close();
       }
     },
-    fuzzTimeoutMs(RUNS, 400),
+    fuzzTimeoutMs(RUNS, 1500),
   );
 });
