@@ -149,7 +149,9 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
       insecure: values['proxmox-insecure'],
     }),
     backoffBaseMs: 500,
-    backoffCapMs: 30_000,
+    // The cap bounds how long a fleet stays away once its broker is back (about half of it on average); the herd is
+    // kept off by the jitter and the broker's admission pacing, and a refused dial to a broker that is down costs it nothing.
+    backoffCapMs: 15_000,
     sampleIntervalMs: 5000,
     healthListen: values['health-listen'],
     logLevel: values['log-level'] as LogLevel,

@@ -4,11 +4,13 @@
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
+ *   npm run bench -- --only reconnect --reconnect-agents 2000
  */
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
+import { reconnectScenario } from './reconnect/reconnect-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
 import { tokensScenario } from './tokens/tokens-bench.ts';
 
@@ -21,10 +23,11 @@ const { values } = parseArgs({
     'idle-seconds': { type: 'string', default: '60' },
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
+    'reconnect-agents': { type: 'string', default: '2000' },
   },
 });
 
-const selected = new Set((values.only ?? 'mesh,docker,tokens,cli').split(','));
+const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,reconnect').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').map(Number)) {
@@ -43,6 +46,10 @@ if (selected.has('tokens')) {
 if (selected.has('cli')) {
   process.stderr.write('cli\n');
   results.push(await cliScenario({ runs: Number(values.runs) }));
+}
+if (selected.has('reconnect')) {
+  process.stderr.write(`reconnect: ${values['reconnect-agents']} agents\n`);
+  results.push(await reconnectScenario(Number(values['reconnect-agents'])));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

@@ -11,6 +11,7 @@ import { parseHostPort } from '../shared/options/values.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { ClusterOptions } from './cluster/broker-cluster.ts';
 import { parseBusUrl } from './cluster/bus.ts';
+import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
@@ -132,6 +133,13 @@ export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS & typeof BROKER_BOO
  * DaemonSet's rollout). An agent refused for the rate is told when to retry.
  */
 const DEFAULT_ENROLL_LIMITS = { perSource: { burst: 30, perMinute: 30 }, perToken: { burst: 200, perMinute: 120 } } as const;
+/**
+ * Agent streams taken on: 100 at once, 200 a second after that (an mTLS
+ * handshake and a Hello cost the broker about 3 ms of CPU, so a restarted
+ * broker spends at most about two thirds of a core on a returning fleet, and
+ * 2,000 agents are back within about 10 s).
+ */
+const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
 /** Refusals audited per identity or source: 20 at once, 10 a minute sustained. */
 const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
 
@@ -165,6 +173,10 @@ export interface BrokerOptions {
   certLifetimeMs: number;
   /** Heartbeats missed before a connected agent is stale. */
   staleAfterMissed: number;
+  /** Heartbeats missed before the broker ends a silent agent's stream and the agent is offline (the grace after stale). */
+  offlineAfterMissed: number;
+  /** How fast agent streams are taken on; those past it are told when to come back. */
+  admissionRate: AdmissionRate;
   storePollMs: number;
   /** Notification channels, the offline threshold and the repeat window. */
   notify: NotifyOptions;
@@ -200,6 +212,8 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     heartbeatIntervalMs: 5000,
     certLifetimeMs: 30 * 86_400_000,
     staleAfterMissed: 3,
+    offlineAfterMissed: 6,
+    admissionRate: DEFAULT_ADMISSION_RATE,
     storePollMs: 250,
     notify: NO_NOTIFICATIONS,
     wakeTargets: [],
@@ -268,6 +282,8 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     heartbeatIntervalMs: values['heartbeat-interval'],
     certLifetimeMs: values['cert-lifetime'],
     staleAfterMissed: 3,
+    offlineAfterMissed: 6,
+    admissionRate: DEFAULT_ADMISSION_RATE,
     storePollMs: 250,
     notify: resolveNotifyOptions(values),
     wakeTargets: parseWakeTargets(values['wake-target']),

@@ -72,6 +72,7 @@ export class Broker {
         {
           heartbeatIntervalMs: options.heartbeatIntervalMs,
           staleAfterMissed: options.staleAfterMissed,
+          offlineAfterMissed: options.offlineAfterMissed,
           storePollMs: options.storePollMs,
           sharedStore: options.cluster !== undefined,
         },
@@ -93,6 +94,8 @@ export class Broker {
         registry,
         enrollment,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
+        offlineAfterMissed: options.offlineAfterMissed,
+        admissionRate: options.admissionRate,
         enrollLimits: options.enrollLimits,
         log,
       });
@@ -225,6 +228,8 @@ export class Broker {
     this.index.stop();
     this.runner.notifier.stop();
     await this.runner.metrics.stop();
+    // Agents are told when to come back before their streams close, so a restart brings them back spread out.
+    this.mesh.drain();
     await this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

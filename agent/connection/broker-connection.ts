@@ -55,10 +55,14 @@ interface StreamEnd {
   status: Partial<grpc.StatusObject>;
   welcomed: boolean;
   livedMs: number;
+  /** The broker asked this agent to come back later (shutdown, admission pacing). */
+  reconnect?: { delayMs: number; address: string };
 }
 
 /** A stream that lived this long counts as a success: the next failure starts the backoff afresh. */
 const HEALTHY_SESSION_MS = 10_000;
+/** The longest wait a broker's Reconnect can impose; past it the agent dials anyway. */
+const MAX_RECONNECT_DELAY_MS = 5 * 60_000;
 
 /**
  * The agent's side of the Connect stream: dials out, says Hello, sends
@@ -78,6 +82,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private clockSkewMs = 0;
   /** Which of the identity's broker addresses the next stream dials. */
   private addressTurn = 0;
+  /** Where the next dial goes when a broker's Reconnect named another address (once; then back to our own). */
+  private redirectAddress: string | undefined;
   /** Settles when the connection gives up for good (revoked, or expired without a token). */
   readonly fatal: Promise<FleetError>;
 
@@ -163,9 +169,23 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
         this.emit('fatal', fatal);
         return;
       }
-      failures = end.welcomed && end.livedMs >= HEALTHY_SESSION_MS ? 1 : failures + 1;
       // With several brokers (a cluster), the next attempt dials the next one.
       this.addressTurn += 1;
+      if (end.reconnect) {
+        // A clean close: the broker chose when this agent comes back, and the next failure starts the backoff afresh.
+        failures = 0;
+        this.redirectAddress = end.reconnect.address || undefined;
+        const delayMs = Math.min(end.reconnect.delayMs, MAX_RECONNECT_DELAY_MS);
+        log.info('the broker asked this agent to reconnect later', {
+          reason: end.status.details,
+          retry_in_ms: delayMs,
+          address: end.reconnect.address || undefined,
+        });
+        await sleep(delayMs, stopped);
+        continue;
+      }
+      const clean = end.status.code === grpc.status.OK;
+      failures = clean || (end.welcomed && end.livedMs >= HEALTHY_SESSION_MS) ? 1 : failures + 1;
       const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, this.options.backoffCapMs);
       log.warn('not connected to the broker; retrying', { reason: end.status.details ?? 'stream ended', retry_in_ms: delayMs, attempt: failures });
       await sleep(delayMs, stopped);
@@ -211,16 +231,18 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private runStream(): Promise<StreamEnd> {
     const { log, dispatcher } = this.options;
     const identity = this.identity;
+    const addresses = parseBrokerAddresses(identity.brokerAddress);
+    const address = this.redirectAddress ?? (addresses[this.addressTurn % addresses.length] as string);
+    this.redirectAddress = undefined;
     const openedAt = Date.now();
     return new Promise<StreamEnd>((resolve) => {
-      const addresses = parseBrokerAddresses(identity.brokerAddress);
-      const brokerAddress = addresses[this.addressTurn % addresses.length] as string;
-      const client = createMeshClient(brokerAddress, identity);
+      const client = createMeshClient(address, identity);
       const stream = client.connect();
       this.current = { client, stream };
       let welcomed = false;
       let heartbeat: NodeJS.Timeout | undefined;
       let settled = false;
+      let reconnect: StreamEnd['reconnect'];
       const write = (frame: AgentFrame['frame']) => {
         if (!settled) stream.write(create(AgentFrameSchema, { frame }));
       };
@@ -252,7 +274,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
           this.isConnected = false;
           this.emit('disconnected', status.details ?? 'stream ended');
         }
-        resolve({ status, welcomed, livedMs: Date.now() - openedAt });
+        resolve({ status, welcomed, livedMs: Date.now() - openedAt, ...(reconnect ? { reconnect } : {}) });
       };
       stream.on('error', (error: grpc.ServiceError) => finish({ code: error.code, details: error.details || error.message }));
       stream.on('status', (status: grpc.StatusObject) => finish(status));
@@ -277,7 +299,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
               });
             sendHeartbeat();
             heartbeat = setInterval(sendHeartbeat, Math.max(100, welcome.heartbeatIntervalMs || 5000));
-            log.info('connected to the broker', { broker: brokerAddress, name: welcome.name, session: welcome.sessionId });
+            log.info('connected to the broker', { broker: address, name: welcome.name, session: welcome.sessionId });
             this.scheduleRenewal(write);
             this.emit('connected', { sessionId: welcome.sessionId, name: welcome.name, agentId: welcome.agentId });
             return;
@@ -303,6 +325,13 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
           case 'renewResponse':
             this.onRenewResponse(frame.frame.value, write);
             return;
+          case 'reconnect': {
+            const { delayMs, address: next, reason } = frame.frame.value;
+            reconnect = { delayMs, address: next };
+            finish({ code: grpc.status.OK, details: reason || 'the broker asked this agent to reconnect' });
+            stream.cancel();
+            return;
+          }
           default:
             return;
         }

@@ -41,6 +41,8 @@ export interface AgentRegistryOptions {
   heartbeatIntervalMs: number;
   /** Heartbeats missed before a connected host is `stale`. */
   staleAfterMissed: number;
+  /** Heartbeats missed before the broker ends a silent host's stream, so it is `offline` (always after `stale`). */
+  offlineAfterMissed: number;
   /** How often to look for admin commands' changes (revocations, enrollments) in the store. */
   storePollMs: number;
   /**
@@ -119,7 +121,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     const roles = await this.store.roles.all();
     for (const row of await this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
     this.lastDataVersion = await this.store.dataVersion();
-    const sweepMs = Math.max(50, Math.floor(this.options.heartbeatIntervalMs / 2));
+    const sweepMs = Math.max(25, Math.floor(this.options.heartbeatIntervalMs / 4));
     this.timers = [
       setInterval(() => this.sweep(Date.now()), sweepMs),
       setInterval(() => this.flushSeen(), Math.max(1000, this.options.heartbeatIntervalMs)),
@@ -150,6 +152,11 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   /** The hosts whose agent's stream this broker holds. */
   held(): Host[] {
     return [...this.hosts.values()].filter((host) => host.session !== undefined && host.session.heldBy === undefined);
+  }
+
+  /** The open streams this broker holds (a session no other broker holds is one of ours). */
+  localSessions(): AgentSession[] {
+    return this.held().flatMap((host) => (host.session?.isOpen ? [host.session as AgentSession] : []));
   }
 
   /**
@@ -329,19 +336,28 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     return serials;
   }
 
-  /** Marks connected hosts stale when their heartbeats stop. */
+  /**
+   * Marks connected hosts stale when their heartbeats stop, and ends the
+   * stream of a host silent past the grace. The broker's own heartbeat clock
+   * decides both, in that order: a silent agent is never offline before it
+   * was stale (gRPC keepalive, which once raced this, waits longer; see mesh-server.ts).
+   */
   sweep(now: number): void {
     const staleAfterMs = this.options.heartbeatIntervalMs * this.options.staleAfterMissed;
+    const offlineAfterMs = this.options.heartbeatIntervalMs * Math.max(this.options.offlineAfterMissed, this.options.staleAfterMissed + 1);
     for (const host of this.hosts.values()) {
-      if (
-        host.state === 'online' &&
-        host.session &&
-        host.session.heldBy === undefined &&
-        host.lastHeartbeatAt !== null &&
-        now - host.lastHeartbeatAt > staleAfterMs
-      ) {
-        this.log.warn('agent stale: heartbeats missed', { agent: host.name, silent_ms: now - host.lastHeartbeatAt });
+      const session = host.session;
+      // Another broker sweeps the agents it holds.
+      if (!session || session.heldBy !== undefined || host.lastHeartbeatAt === null) continue;
+      const local = session as AgentSession;
+      const silentMs = now - host.lastHeartbeatAt;
+      if (host.state === 'online' && silentMs >= staleAfterMs) {
+        this.log.warn('agent stale: heartbeats missed', { agent: host.name, silent_ms: silentMs });
         this.setState(host, 'stale', 'online');
+      } else if (host.state === 'stale' && silentMs >= offlineAfterMs) {
+        const reason = `no heartbeat for ${silentMs} ms`;
+        local.close({ code: grpc.status.UNAVAILABLE, details: reason });
+        this.detach(local, reason);
       }
     }
   }

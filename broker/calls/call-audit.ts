@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../../shared/catalog/action.ts';
-import type { ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { AuditOutcome } from '../store/audit-table.ts';
@@ -40,10 +40,21 @@ export class CallAudit {
     this.arguments_ = redactArguments(options.args, options.action.sensitive);
   }
 
-  /** Records that the call is about to go out to these targets. */
-  /** Resolves once the row is committed: nothing goes out before (a store that does not answer refuses the call). */
+  /** Records that the call is about to go out to these targets. Resolves once the row is committed: nothing goes out before (a store that does not answer refuses the call). */
   readonly begin = async (targets: string[]): Promise<void> => {
     if (!this.audited) return;
+    await this.writeBegin(targets).catch((error: unknown) => {
+      if (error instanceof FleetError && error.code === 'unavailable') throw error;
+      // No row, no change: a change the audit cannot record is not made (reads, which write nothing, go on).
+      throw new FleetError('internal', `the audit log cannot be written, so the change was not made: ${(error as Error).message}`, {
+        hint: "Free space on the broker's data dir (or fix its store); reads still work, and changes go through again once the audit can be written.",
+        cause: error,
+      });
+    });
+    this.begun = true;
+  };
+
+  private async writeBegin(targets: string[]): Promise<void> {
     const { options } = this;
     await options.store.audit.begin({
       callId: this.callId,
@@ -58,8 +69,7 @@ export class CallAudit {
       outcome: 'pending',
       errorCode: null,
     });
-    this.begun = true;
-  };
+  }
 
   async complete(outcome: AuditOutcome, errorCode: string | null): Promise<void> {
     if (this.begun) await this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() }).catch(this.lost);

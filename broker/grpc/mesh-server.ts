@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
-import { EnrollResponseSchema, Mesh } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { EnrollResponseSchema, Mesh, ReconnectSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import { addService } from '../../shared/grpc/service-adapter.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -13,6 +13,7 @@ import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import type { ServerIdentity } from '../pki/broker-authority.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { AdmissionPacer, type AdmissionRate } from './admission-pacer.ts';
 import { createConnectHandler } from './connect-handler.ts';
 import { StaticCertificateProvider } from './static-certificate-provider.ts';
 
@@ -24,6 +25,10 @@ export interface MeshServerOptions {
   registry: AgentRegistry;
   enrollment: Enrollment;
   heartbeatIntervalMs: number;
+  /** Heartbeats missed before the registry ends a silent agent's stream. */
+  offlineAfterMissed: number;
+  /** How fast agent streams are taken on; the excess is told when to come back. */
+  admissionRate: AdmissionRate;
   /** Enroll attempts allowed per source address and per join token id. */
   enrollLimits: { perSource: RateLimit; perToken: RateLimit };
   log: Logger;
@@ -56,8 +61,10 @@ export class MeshServer {
   private readonly enrollsByToken: RateLimiter;
   /** Refused enrollments are logged, at most 20 lines at once and 6 a minute. */
   private readonly refusals: ThrottledWarnings;
+  private readonly admissions: AdmissionPacer;
 
   constructor(private readonly options: MeshServerOptions) {
+    this.admissions = new AdmissionPacer(options.admissionRate);
     this.enrollsBySource = new RateLimiter(options.enrollLimits.perSource);
     this.enrollsByToken = new RateLimiter(options.enrollLimits.perToken);
     this.refusals = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
@@ -81,7 +88,10 @@ export class MeshServer {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
       'grpc.keepalive_time_ms': 20_000,
-      'grpc.keepalive_timeout_ms': 10_000,
+      // A silent agent is the registry's to judge by its heartbeats (stale, then offline after the grace): a keepalive
+      // ping unanswered by a stopped agent process must not end its stream first, which once sent SIGSTOPped agents
+      // straight to offline without ever being stale.
+      'grpc.keepalive_timeout_ms': Math.max(10_000, options.heartbeatIntervalMs * (options.offlineAfterMissed + 2)),
       'grpc.keepalive_permit_without_calls': 1,
       'grpc.enable_channelz': 0,
     });
@@ -122,7 +132,7 @@ export class MeshServer {
           callback(toGrpcStatus(failure));
         }
       },
-      connect: createConnectHandler(options),
+      connect: createConnectHandler({ ...options, admissions: this.admissions }),
     });
     // The chain carries the CA too, so an enrolling agent can read it and check it against its pin.
     const certificates = new StaticCertificateProvider(Buffer.from(options.caCertificatePem), {
@@ -135,6 +145,20 @@ export class MeshServer {
     });
     this.server = server;
     return port;
+  }
+
+  /**
+   * Tells every connected agent to come back later, each after its own wait
+   * spread over the time the admission rate needs to take them all back, and
+   * ends their streams: a restarted broker sees its fleet return spread out.
+   */
+  drain(): void {
+    const sessions = this.options.registry.localSessions();
+    const waits = this.admissions.spread(sessions.length);
+    sessions.forEach((session, i) => {
+      session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs: waits[i] ?? 0, reason: 'the broker is shutting down' }) });
+      session.close();
+    });
   }
 
   async stop(): Promise<void> {

@@ -39,7 +39,7 @@ describe('the fleet index as reports arrive', () => {
       await store.agents.insert({ id, name: id, tokenLabels: {}, publicKeySha256: id, enrolledAt: 0, tokenId: 't' });
     }
     await store.roles.grant('approved', { role: 'swarm-manager', scope: 'swarm-1', grantedAt: 0, grantedBy: 'operator' });
-    const registry = new AgentRegistry(store, { heartbeatIntervalMs: 1000, staleAfterMissed: 3, storePollMs: 60_000 }, silentLogger);
+    const registry = new AgentRegistry(store, { heartbeatIntervalMs: 1000, staleAfterMissed: 3, offlineAfterMissed: 6, storePollMs: 60_000 }, silentLogger);
     await registry.start();
     const metrics = new BrokerMetrics();
     const index = new FleetIndex(registry, store, silentLogger, metrics);

@@ -12,9 +12,13 @@ export class CliProcess {
   readonly exited: Promise<number | null>;
   exitCode: number | null | undefined;
 
-  /** `entry`: another build of the CLI to run (the benchmarks run the compiled dist/). */
-  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string } = {}) {
-    this.child = spawn(process.execPath, [options.entry ?? FLEETMESH_BIN, ...args], {
+  /**
+   * `entry`: another build of the CLI to run (the benchmarks run the compiled dist/); `prefix`: a command that runs
+   * it (`ip netns exec NS`), which must exec it in place so signals reach the CLI itself.
+   */
+  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string; prefix?: string[] } = {}) {
+    const [command = process.execPath, ...before] = [...(options.prefix ?? []), process.execPath];
+    this.child = spawn(command, [...before, options.entry ?? FLEETMESH_BIN, ...args], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -61,7 +61,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
   const temp = makeTempDir('fleetmesh-linked-');
   const store = await BrokerStore.open(temp.path);
   const log = silentLogger;
-  const registry = new AgentRegistry(store, { heartbeatIntervalMs: 60_000, staleAfterMissed: 3, storePollMs: 60_000 }, log);
+  const registry = new AgentRegistry(store, { heartbeatIntervalMs: 60_000, staleAfterMissed: 3, offlineAfterMissed: 6, storePollMs: 60_000 }, log);
   const recorder = new BrokerMetrics();
   const index = new FleetIndex(registry, store, log, recorder);
   const runner = new ActionRunner({

@@ -35,8 +35,9 @@ export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions>
   return inProcessBrokerOptions(dataDir, { operationsLevel: 3, heartbeatIntervalMs: 200, storePollMs: 100, ...overrides });
 }
 
-export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?: Logger } = {}): Promise<TestFleet> {
-  const temp = makeTempDir();
+/** `root`: a directory to hold the broker's and agents' data dirs (a small file system, say) instead of a fresh temp dir. */
+export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?: Logger; root?: string } = {}): Promise<TestFleet> {
+  const temp = overrides.root ? { path: overrides.root, remove: () => {} } : makeTempDir();
   const brokerDir = join(temp.path, 'broker');
   const log = overrides.log ?? silentLogger;
   let options = brokerOptions(brokerDir, overrides);

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fleetmesh/v1/mesh.proto.
  */
 export const file_fleetmesh_v1_mesh: GenFile = /*@__PURE__*/
-  fileDesc("ChdmbGVldG1lc2gvdjEvbWVzaC5wcm90bxIMZmxlZXRtZXNoLnYxIm8KDUVucm9sbFJlcXVlc3QSDQoFdG9rZW4YASABKAkSDwoHY3NyX3BlbRgCIAEoCRIMCgRuYW1lGAMgASgJEhkKEXByZXZpb3VzX2FnZW50X2lkGAQgASgJEhUKDWFnZW50X3ZlcnNpb24YBSABKAki6QEKDkVucm9sbFJlc3BvbnNlEhAKCGFnZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSFwoPY2VydGlmaWNhdGVfcGVtGAMgASgJEhoKEmNhX2NlcnRpZmljYXRlX3BlbRgEIAEoCRIZChFub3RfYWZ0ZXJfdW5peF9tcxgFIAEoAxI4CgZsYWJlbHMYBiADKAsyKC5mbGVldG1lc2gudjEuRW5yb2xsUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKUAgoKQWdlbnRGcmFtZRIkCgVoZWxsbxgBIAEoCzITLmZsZWV0bWVzaC52MS5IZWxsb0gAEiwKCWhlYXJ0YmVhdBgCIAEoCzIXLmZsZWV0bWVzaC52MS5IZWFydGJlYXRIABImCgZyZXN1bHQYAyABKAsyFC5mbGVldG1lc2gudjEuUmVzdWx0SAASJAoFY2h1bmsYBCABKAsyEy5mbGVldG1lc2gudjEuQ2h1bmtIABIzCg1yZW5ld19yZXF1ZXN0GAUgASgLMhouZmxlZXRtZXNoLnYxLlJlbmV3UmVxdWVzdEgAEiYKBnJlcG9ydBgGIAEoCzIULmZsZWV0bWVzaC52MS5SZXBvcnRIAEIHCgVmcmFtZSLDAQoLQnJva2VyRnJhbWUSKAoHd2VsY29tZRgBIAEoCzIVLmZsZWV0bWVzaC52MS5XZWxjb21lSAASIgoEY2FsbBgCIAEoCzISLmZsZWV0bWVzaC52MS5DYWxsSAASJgoGY2FuY2VsGAMgASgLMhQuZmxlZXRtZXNoLnYxLkNhbmNlbEgAEjUKDnJlbmV3X3Jlc3BvbnNlGAQgASgLMhsuZmxlZXRtZXNoLnYxLlJlbmV3UmVzcG9uc2VIAEIHCgVmcmFtZSKnAgoFSGVsbG8SFQoNYWdlbnRfdmVyc2lvbhgBIAEoCRIYChBwcm90b2NvbF92ZXJzaW9uGAIgASgNEg8KB2FjdGlvbnMYAyADKAkSMQoKY29sbGVjdG9ycxgEIAMoCzIdLmZsZWV0bWVzaC52MS5Db2xsZWN0b3JTdGF0dXMSLwoGbGFiZWxzGAUgAygLMh8uZmxlZXRtZXNoLnYxLkhlbGxvLkxhYmVsc0VudHJ5EiIKBWZhY3RzGAYgASgLMhMuZmxlZXRtZXNoLnYxLkZhY3RzEgwKBG5hbWUYByABKAkSFwoPc3RhcnRlZF91bml4X21zGAggASgDGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQgoPQ29sbGVjdG9yU3RhdHVzEgwKBG5hbWUYASABKAkSEQoJYXZhaWxhYmxlGAIgASgIEg4KBnJlYXNvbhgDIAEoCSK7AgoFRmFjdHMSEAoIaG9zdG5hbWUYASABKAkSCgoCb3MYAiABKAkSDgoGa2VybmVsGAMgASgJEgwKBGFyY2gYBCABKAkSEQoJY3B1X2NvcmVzGAUgASgNEhoKEm1lbW9yeV90b3RhbF9ieXRlcxgGIAEoBBIWCg5kb2NrZXJfdmVyc2lvbhgHIAEoCRISCgpzd2FybV9yb2xlGAggASgJEhAKCHN3YXJtX2lkGAkgASgJEhUKDXN3YXJtX25vZGVfaWQYCiABKAkSFAoMcHJveG1veF9ub2RlGAsgASgJEhcKD3Byb3htb3hfY2x1c3RlchgMIAEoCRIYChBwcm94bW94X2luc2VjdXJlGA0gASgIEhIKCnN3YXJtX25hbWUYDiABKAkSFQoNaXB2NF9uZXR3b3JrcxgPIAEoCSJ5CgdXZWxjb21lEhIKCnNlc3Npb25faWQYASABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAIgASgNEhAKCGFnZW50X2lkGAMgASgJEgwKBG5hbWUYBCABKAkSGwoTc2VydmVyX3RpbWVfdW5peF9tcxgFIAEoAyJHCglIZWFydGJlYXQSFAoMc2VudF91bml4X21zGAEgASgDEiQKBnNhbXBsZRgCIAEoCzIULmZsZWV0bWVzaC52MS5TYW1wbGUiiQQKBlNhbXBsZRIYCgtjcHVfcGVyY2VudBgBIAEoAUgAiAEBEhsKDm1lbW9yeV9wZXJjZW50GAIgASgBSAGIAQESGQoMZGlza19wZXJjZW50GAMgASgBSAKIAQESEgoKZGlza19tb3VudBgEIAEoCRIfChJjb250YWluZXJzX3J1bm5pbmcYBSABKA1IA4gBARIdChBjb250YWluZXJzX3RvdGFsGAYgASgNSASIAQESEwoGbG9hZF8xGAcgASgBSAWIAQESGQoRbWVtb3J5X3VzZWRfYnl0ZXMYCCABKAQSGgoSbWVtb3J5X3RvdGFsX2J5dGVzGAkgASgEEhcKD3NhbXBsZWRfdW5peF9tcxgKIAEoAxIxCgpjb250YWluZXJzGAsgAygLMh0uZmxlZXRtZXNoLnYxLkNvbnRhaW5lclNhbXBsZRIZCgxuZXRfcnhfYnl0ZXMYDCABKARIBogBARIZCgxuZXRfdHhfYnl0ZXMYDSABKARIB4gBAUIOCgxfY3B1X3BlcmNlbnRCEQoPX21lbW9yeV9wZXJjZW50Qg8KDV9kaXNrX3BlcmNlbnRCFQoTX2NvbnRhaW5lcnNfcnVubmluZ0ITChFfY29udGFpbmVyc190b3RhbEIJCgdfbG9hZF8xQg8KDV9uZXRfcnhfYnl0ZXNCDwoNX25ldF90eF9ieXRlcyL2AQoPQ29udGFpbmVyU2FtcGxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSGAoLY3B1X3BlcmNlbnQYAyABKAFIAIgBARIfChJtZW1vcnlfdXNhZ2VfYnl0ZXMYBCABKARIAYgBARIZCgxuZXRfcnhfYnl0ZXMYBSABKARIAogBARIZCgxuZXRfdHhfYnl0ZXMYBiABKARIA4gBARIPCgdzZXJ2aWNlGAcgASgJQg4KDF9jcHVfcGVyY2VudEIVChNfbWVtb3J5X3VzYWdlX2J5dGVzQg8KDV9uZXRfcnhfYnl0ZXNCDwoNX25ldF90eF9ieXRlcyJ8CgRDYWxsEg8KB2NhbGxfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEhMKC3BhcmFtc19qc29uGAMgASgMEhgKEGRlYWRsaW5lX3VuaXhfbXMYBCABKAMSDgoGY2FsbGVyGAUgASgJEhQKDGNhbGxlcl9sZXZlbBgGIAEoDSJzCgZSZXN1bHQSDwoHY2FsbF9pZBgBIAEoCRIUCgxwYXlsb2FkX2pzb24YAiABKAwSGQoRZmFpbGVkX2NvbGxlY3RvcnMYAyADKAkSJwoGZXJyb3JzGAQgAygLMhcuZmxlZXRtZXNoLnYxLkNhbGxFcnJvciJLCglDYWxsRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEgwKBGhpbnQYAyABKAkSEQoJY29sbGVjdG9yGAQgASgJIjsKBUNodW5rEg8KB2NhbGxfaWQYASABKAkSCwoDc2VxGAIgASgNEhQKDHBheWxvYWRfanNvbhgDIAEoDCIpCgZDYW5jZWwSDwoHY2FsbF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiHwoMUmVuZXdSZXF1ZXN0Eg8KB2Nzcl9wZW0YASABKAkiUgoNUmVuZXdSZXNwb25zZRIXCg9jZXJ0aWZpY2F0ZV9wZW0YASABKAkSGQoRbm90X2FmdGVyX3VuaXhfbXMYAiABKAMSDQoFZXJyb3IYAyABKAkiRgoGUmVwb3J0EgwKBGtpbmQYASABKAkSFAoMcGF5bG9hZF9qc29uGAIgASgMEhgKEG9ic2VydmVkX3VuaXhfbXMYAyABKAMyjwEKBE1lc2gSQwoGRW5yb2xsEhsuZmxlZXRtZXNoLnYxLkVucm9sbFJlcXVlc3QaHC5mbGVldG1lc2gudjEuRW5yb2xsUmVzcG9uc2USQgoHQ29ubmVjdBIYLmZsZWV0bWVzaC52MS5BZ2VudEZyYW1lGhkuZmxlZXRtZXNoLnYxLkJyb2tlckZyYW1lKAEwAWIGcHJvdG8z");
+  fileDesc("ChdmbGVldG1lc2gvdjEvbWVzaC5wcm90bxIMZmxlZXRtZXNoLnYxIm8KDUVucm9sbFJlcXVlc3QSDQoFdG9rZW4YASABKAkSDwoHY3NyX3BlbRgCIAEoCRIMCgRuYW1lGAMgASgJEhkKEXByZXZpb3VzX2FnZW50X2lkGAQgASgJEhUKDWFnZW50X3ZlcnNpb24YBSABKAki6QEKDkVucm9sbFJlc3BvbnNlEhAKCGFnZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSFwoPY2VydGlmaWNhdGVfcGVtGAMgASgJEhoKEmNhX2NlcnRpZmljYXRlX3BlbRgEIAEoCRIZChFub3RfYWZ0ZXJfdW5peF9tcxgFIAEoAxI4CgZsYWJlbHMYBiADKAsyKC5mbGVldG1lc2gudjEuRW5yb2xsUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKUAgoKQWdlbnRGcmFtZRIkCgVoZWxsbxgBIAEoCzITLmZsZWV0bWVzaC52MS5IZWxsb0gAEiwKCWhlYXJ0YmVhdBgCIAEoCzIXLmZsZWV0bWVzaC52MS5IZWFydGJlYXRIABImCgZyZXN1bHQYAyABKAsyFC5mbGVldG1lc2gudjEuUmVzdWx0SAASJAoFY2h1bmsYBCABKAsyEy5mbGVldG1lc2gudjEuQ2h1bmtIABIzCg1yZW5ld19yZXF1ZXN0GAUgASgLMhouZmxlZXRtZXNoLnYxLlJlbmV3UmVxdWVzdEgAEiYKBnJlcG9ydBgGIAEoCzIULmZsZWV0bWVzaC52MS5SZXBvcnRIAEIHCgVmcmFtZSLxAQoLQnJva2VyRnJhbWUSKAoHd2VsY29tZRgBIAEoCzIVLmZsZWV0bWVzaC52MS5XZWxjb21lSAASIgoEY2FsbBgCIAEoCzISLmZsZWV0bWVzaC52MS5DYWxsSAASJgoGY2FuY2VsGAMgASgLMhQuZmxlZXRtZXNoLnYxLkNhbmNlbEgAEjUKDnJlbmV3X3Jlc3BvbnNlGAQgASgLMhsuZmxlZXRtZXNoLnYxLlJlbmV3UmVzcG9uc2VIABIsCglyZWNvbm5lY3QYBSABKAsyFy5mbGVldG1lc2gudjEuUmVjb25uZWN0SABCBwoFZnJhbWUipwIKBUhlbGxvEhUKDWFnZW50X3ZlcnNpb24YASABKAkSGAoQcHJvdG9jb2xfdmVyc2lvbhgCIAEoDRIPCgdhY3Rpb25zGAMgAygJEjEKCmNvbGxlY3RvcnMYBCADKAsyHS5mbGVldG1lc2gudjEuQ29sbGVjdG9yU3RhdHVzEi8KBmxhYmVscxgFIAMoCzIfLmZsZWV0bWVzaC52MS5IZWxsby5MYWJlbHNFbnRyeRIiCgVmYWN0cxgGIAEoCzITLmZsZWV0bWVzaC52MS5GYWN0cxIMCgRuYW1lGAcgASgJEhcKD3N0YXJ0ZWRfdW5peF9tcxgIIAEoAxotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKD0NvbGxlY3RvclN0YXR1cxIMCgRuYW1lGAEgASgJEhEKCWF2YWlsYWJsZRgCIAEoCBIOCgZyZWFzb24YAyABKAkiuwIKBUZhY3RzEhAKCGhvc3RuYW1lGAEgASgJEgoKAm9zGAIgASgJEg4KBmtlcm5lbBgDIAEoCRIMCgRhcmNoGAQgASgJEhEKCWNwdV9jb3JlcxgFIAEoDRIaChJtZW1vcnlfdG90YWxfYnl0ZXMYBiABKAQSFgoOZG9ja2VyX3ZlcnNpb24YByABKAkSEgoKc3dhcm1fcm9sZRgIIAEoCRIQCghzd2FybV9pZBgJIAEoCRIVCg1zd2FybV9ub2RlX2lkGAogASgJEhQKDHByb3htb3hfbm9kZRgLIAEoCRIXCg9wcm94bW94X2NsdXN0ZXIYDCABKAkSGAoQcHJveG1veF9pbnNlY3VyZRgNIAEoCBISCgpzd2FybV9uYW1lGA4gASgJEhUKDWlwdjRfbmV0d29ya3MYDyABKAkieQoHV2VsY29tZRISCgpzZXNzaW9uX2lkGAEgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgCIAEoDRIQCghhZ2VudF9pZBgDIAEoCRIMCgRuYW1lGAQgASgJEhsKE3NlcnZlcl90aW1lX3VuaXhfbXMYBSABKAMiPgoJUmVjb25uZWN0EhAKCGRlbGF5X21zGAEgASgNEg8KB2FkZHJlc3MYAiABKAkSDgoGcmVhc29uGAMgASgJIkcKCUhlYXJ0YmVhdBIUCgxzZW50X3VuaXhfbXMYASABKAMSJAoGc2FtcGxlGAIgASgLMhQuZmxlZXRtZXNoLnYxLlNhbXBsZSKJBAoGU2FtcGxlEhgKC2NwdV9wZXJjZW50GAEgASgBSACIAQESGwoObWVtb3J5X3BlcmNlbnQYAiABKAFIAYgBARIZCgxkaXNrX3BlcmNlbnQYAyABKAFIAogBARISCgpkaXNrX21vdW50GAQgASgJEh8KEmNvbnRhaW5lcnNfcnVubmluZxgFIAEoDUgDiAEBEh0KEGNvbnRhaW5lcnNfdG90YWwYBiABKA1IBIgBARITCgZsb2FkXzEYByABKAFIBYgBARIZChFtZW1vcnlfdXNlZF9ieXRlcxgIIAEoBBIaChJtZW1vcnlfdG90YWxfYnl0ZXMYCSABKAQSFwoPc2FtcGxlZF91bml4X21zGAogASgDEjEKCmNvbnRhaW5lcnMYCyADKAsyHS5mbGVldG1lc2gudjEuQ29udGFpbmVyU2FtcGxlEhkKDG5ldF9yeF9ieXRlcxgMIAEoBEgGiAEBEhkKDG5ldF90eF9ieXRlcxgNIAEoBEgHiAEBQg4KDF9jcHVfcGVyY2VudEIRCg9fbWVtb3J5X3BlcmNlbnRCDwoNX2Rpc2tfcGVyY2VudEIVChNfY29udGFpbmVyc19ydW5uaW5nQhMKEV9jb250YWluZXJzX3RvdGFsQgkKB19sb2FkXzFCDwoNX25ldF9yeF9ieXRlc0IPCg1fbmV0X3R4X2J5dGVzIvYBCg9Db250YWluZXJTYW1wbGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIYCgtjcHVfcGVyY2VudBgDIAEoAUgAiAEBEh8KEm1lbW9yeV91c2FnZV9ieXRlcxgEIAEoBEgBiAEBEhkKDG5ldF9yeF9ieXRlcxgFIAEoBEgCiAEBEhkKDG5ldF90eF9ieXRlcxgGIAEoBEgDiAEBEg8KB3NlcnZpY2UYByABKAlCDgoMX2NwdV9wZXJjZW50QhUKE19tZW1vcnlfdXNhZ2VfYnl0ZXNCDwoNX25ldF9yeF9ieXRlc0IPCg1fbmV0X3R4X2J5dGVzInwKBENhbGwSDwoHY2FsbF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSEwoLcGFyYW1zX2pzb24YAyABKAwSGAoQZGVhZGxpbmVfdW5peF9tcxgEIAEoAxIOCgZjYWxsZXIYBSABKAkSFAoMY2FsbGVyX2xldmVsGAYgASgNInMKBlJlc3VsdBIPCgdjYWxsX2lkGAEgASgJEhQKDHBheWxvYWRfanNvbhgCIAEoDBIZChFmYWlsZWRfY29sbGVjdG9ycxgDIAMoCRInCgZlcnJvcnMYBCADKAsyFy5mbGVldG1lc2gudjEuQ2FsbEVycm9yIksKCUNhbGxFcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDAoEaGludBgDIAEoCRIRCgljb2xsZWN0b3IYBCABKAkiOwoFQ2h1bmsSDwoHY2FsbF9pZBgBIAEoCRILCgNzZXEYAiABKA0SFAoMcGF5bG9hZF9qc29uGAMgASgMIikKBkNhbmNlbBIPCgdjYWxsX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIfCgxSZW5ld1JlcXVlc3QSDwoHY3NyX3BlbRgBIAEoCSJSCg1SZW5ld1Jlc3BvbnNlEhcKD2NlcnRpZmljYXRlX3BlbRgBIAEoCRIZChFub3RfYWZ0ZXJfdW5peF9tcxgCIAEoAxINCgVlcnJvchgDIAEoCSJGCgZSZXBvcnQSDAoEa2luZBgBIAEoCRIUCgxwYXlsb2FkX2pzb24YAiABKAwSGAoQb2JzZXJ2ZWRfdW5peF9tcxgDIAEoAzKPAQoETWVzaBJDCgZFbnJvbGwSGy5mbGVldG1lc2gudjEuRW5yb2xsUmVxdWVzdBocLmZsZWV0bWVzaC52MS5FbnJvbGxSZXNwb25zZRJCCgdDb25uZWN0EhguZmxlZXRtZXNoLnYxLkFnZW50RnJhbWUaGS5mbGVldG1lc2gudjEuQnJva2VyRnJhbWUoATABYgZwcm90bzM");
 
 /**
  * @generated from message fleetmesh.v1.EnrollRequest
@@ -195,6 +195,12 @@ export type BrokerFrame = Message<"fleetmesh.v1.BrokerFrame"> & {
      */
     value: RenewResponse;
     case: "renewResponse";
+  } | {
+    /**
+     * @generated from field: fleetmesh.v1.Reconnect reconnect = 5;
+     */
+    value: Reconnect;
+    case: "reconnect";
   } | { case: undefined; value?: undefined };
 };
 
@@ -428,6 +434,45 @@ export const WelcomeSchema: GenMessage<Welcome> = /*@__PURE__*/
   messageDesc(file_fleetmesh_v1_mesh, 7);
 
 /**
+ * The broker asks the agent to end this stream and dial again after delay_ms:
+ * sent to every agent when the broker shuts down (each told a different
+ * delay, so the fleet does not come back in the same second) and to agents
+ * past the broker's admission rate. The stream ends right after it; a
+ * Reconnect is a clean close, so the agent's backoff starts afresh.
+ *
+ * @generated from message fleetmesh.v1.Reconnect
+ */
+export type Reconnect = Message<"fleetmesh.v1.Reconnect"> & {
+  /**
+   * @generated from field: uint32 delay_ms = 1;
+   */
+  delayMs: number;
+
+  /**
+   * Where to dial next ("HOST:PORT", checked against the same CA); empty:
+   * the address the agent used. Lets a draining broker send its agents to
+   * another one.
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * Why, for the agent's log.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message fleetmesh.v1.Reconnect.
+ * Use `create(ReconnectSchema)` to create a new message.
+ */
+export const ReconnectSchema: GenMessage<Reconnect> = /*@__PURE__*/
+  messageDesc(file_fleetmesh_v1_mesh, 8);
+
+/**
  * @generated from message fleetmesh.v1.Heartbeat
  */
 export type Heartbeat = Message<"fleetmesh.v1.Heartbeat"> & {
@@ -447,7 +492,7 @@ export type Heartbeat = Message<"fleetmesh.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 8);
+  messageDesc(file_fleetmesh_v1_mesh, 9);
 
 /**
  * The small system sample every heartbeat carries. A figure the agent could
@@ -531,7 +576,7 @@ export type Sample = Message<"fleetmesh.v1.Sample"> & {
  * Use `create(SampleSchema)` to create a new message.
  */
 export const SampleSchema: GenMessage<Sample> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 9);
+  messageDesc(file_fleetmesh_v1_mesh, 10);
 
 /**
  * @generated from message fleetmesh.v1.ContainerSample
@@ -580,7 +625,7 @@ export type ContainerSample = Message<"fleetmesh.v1.ContainerSample"> & {
  * Use `create(ContainerSampleSchema)` to create a new message.
  */
 export const ContainerSampleSchema: GenMessage<ContainerSample> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 10);
+  messageDesc(file_fleetmesh_v1_mesh, 11);
 
 /**
  * @generated from message fleetmesh.v1.Call
@@ -627,7 +672,7 @@ export type Call = Message<"fleetmesh.v1.Call"> & {
  * Use `create(CallSchema)` to create a new message.
  */
 export const CallSchema: GenMessage<Call> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 11);
+  messageDesc(file_fleetmesh_v1_mesh, 12);
 
 /**
  * @generated from message fleetmesh.v1.Result
@@ -659,7 +704,7 @@ export type Result = Message<"fleetmesh.v1.Result"> & {
  * Use `create(ResultSchema)` to create a new message.
  */
 export const ResultSchema: GenMessage<Result> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 12);
+  messageDesc(file_fleetmesh_v1_mesh, 13);
 
 /**
  * @generated from message fleetmesh.v1.CallError
@@ -693,7 +738,7 @@ export type CallError = Message<"fleetmesh.v1.CallError"> & {
  * Use `create(CallErrorSchema)` to create a new message.
  */
 export const CallErrorSchema: GenMessage<CallError> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 13);
+  messageDesc(file_fleetmesh_v1_mesh, 14);
 
 /**
  * One piece of a streamed result (log follow, watch); a final Result always
@@ -723,7 +768,7 @@ export type Chunk = Message<"fleetmesh.v1.Chunk"> & {
  * Use `create(ChunkSchema)` to create a new message.
  */
 export const ChunkSchema: GenMessage<Chunk> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 14);
+  messageDesc(file_fleetmesh_v1_mesh, 15);
 
 /**
  * @generated from message fleetmesh.v1.Cancel
@@ -745,7 +790,7 @@ export type Cancel = Message<"fleetmesh.v1.Cancel"> & {
  * Use `create(CancelSchema)` to create a new message.
  */
 export const CancelSchema: GenMessage<Cancel> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 15);
+  messageDesc(file_fleetmesh_v1_mesh, 16);
 
 /**
  * @generated from message fleetmesh.v1.RenewRequest
@@ -762,7 +807,7 @@ export type RenewRequest = Message<"fleetmesh.v1.RenewRequest"> & {
  * Use `create(RenewRequestSchema)` to create a new message.
  */
 export const RenewRequestSchema: GenMessage<RenewRequest> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 16);
+  messageDesc(file_fleetmesh_v1_mesh, 17);
 
 /**
  * @generated from message fleetmesh.v1.RenewResponse
@@ -791,7 +836,7 @@ export type RenewResponse = Message<"fleetmesh.v1.RenewResponse"> & {
  * Use `create(RenewResponseSchema)` to create a new message.
  */
 export const RenewResponseSchema: GenMessage<RenewResponse> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 17);
+  messageDesc(file_fleetmesh_v1_mesh, 18);
 
 /**
  * Something the agent saw happen that the broker indexes (container state
@@ -821,7 +866,7 @@ export type Report = Message<"fleetmesh.v1.Report"> & {
  * Use `create(ReportSchema)` to create a new message.
  */
 export const ReportSchema: GenMessage<Report> = /*@__PURE__*/
-  messageDesc(file_fleetmesh_v1_mesh, 18);
+  messageDesc(file_fleetmesh_v1_mesh, 19);
 
 /**
  * @generated from service fleetmesh.v1.Mesh

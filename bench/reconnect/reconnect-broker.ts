@@ -1,0 +1,23 @@
+/**
+ * The broker of the reconnect benchmark, in a process of its own so its CPU
+ * time is its own: listens on the port given (0 the first time), says when it
+ * is listening, answers `stats` over IPC, and stops cleanly on SIGTERM (which
+ * is what tells its agents when to come back).
+ */
+import { Broker } from '../../broker/broker.ts';
+import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
+import { silentLogger } from '../../shared/log/logger.ts';
+
+const [dataDir = '', port = '0'] = process.argv.slice(2);
+const broker = await Broker.start(inProcessBrokerOptions(dataDir, { grpcListen: `127.0.0.1:${port}` }), silentLogger);
+
+process.on('message', (message: { id: number; type: 'stats' }) => {
+  const cpu = process.cpuUsage();
+  const online = broker.registry.list().filter((host) => host.state === 'online').length;
+  process.send?.({ id: message.id, cpu_us: cpu.user + cpu.system, online });
+});
+process.once('SIGTERM', () => {
+  void broker.stop().then(() => process.exit(0));
+});
+const cpu = process.cpuUsage();
+process.send?.({ id: 0, port: broker.grpcPort, cpu_us: cpu.user + cpu.system });
