@@ -5,6 +5,8 @@
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
  */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
@@ -21,15 +23,23 @@ const { values } = parseArgs({
     'idle-seconds': { type: 'string', default: '60' },
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
+    profile: { type: 'boolean', default: false },
   },
 });
+
+/** Where --profile writes CPU profiles and heap snapshots (git-ignored with the results). */
+function profileDir(): string {
+  const dir = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 const selected = new Set((values.only ?? 'mesh,docker,tokens,cli').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').map(Number)) {
     process.stderr.write(`mesh: ${count} agents\n`);
-    results.push(await meshScenario(count, Number(values.rounds)));
+    results.push(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined));
   }
 }
 if (selected.has('docker')) {

@@ -1,4 +1,3 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,45 +8,11 @@ import type { HostSample } from '../../shared/catalog/sample.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
+import { BrokerProcess } from '../fleet/broker-process.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
 
-const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const BROKER_HOST = fileURLToPath(new URL('./broker-host.ts', import.meta.url));
-
-/** A broker child process and a request/response channel to it. */
-class BrokerProcess {
-  private nextId = 1;
-  private readonly waiting = new Map<number, (value: Record<string, number>) => void>();
-  readonly ready: Promise<{ port: number }>;
-  private readonly child: ChildProcess;
-
-  constructor(dataDir: string) {
-    this.child = fork(RUN_TS, [BROKER_HOST, dataDir], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.ready = new Promise((resolve, reject) => {
-      this.child.once('exit', (code) => reject(new Error(`broker exited with ${code}`)));
-      this.waiting.set(0, (value) => resolve(value as unknown as { port: number }));
-    });
-    this.child.on('message', (message: { id: number } & Record<string, number>) => {
-      this.waiting.get(message.id)?.(message);
-      this.waiting.delete(message.id);
-    });
-  }
-
-  request(type: string, extra: Record<string, unknown> = {}): Promise<Record<string, number>> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.child.send({ id, type, ...extra });
-    });
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    await this.request('stop');
-    await exited;
-  }
-}
 
 const SAMPLE: HostSample = {
   cpu_percent: 12.5,
@@ -114,15 +79,15 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
  * N simulated agents, each with its own channel and TLS connection, connect to
  * a broker in its own process; then rounds of agent.info to all of them.
  */
-export async function meshScenario(agentCount: number, rounds: number): Promise<ScenarioResult> {
+export async function meshScenario(agentCount: number, rounds: number, profileDir?: string): Promise<ScenarioResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mesh-'));
   const connections: BrokerConnection[] = [];
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   // Enrolled before the broker starts, as they would be after a restart.
   const enrolled = await preEnroll(dataDir, agentCount);
-  const broker = new BrokerProcess(dataDir);
+  const broker = new BrokerProcess(BROKER_HOST, dataDir);
   try {
-    const { port } = await broker.ready;
+    const { port } = (await broker.ready) as { port: number };
     const idle = await broker.request('stats');
 
     process.stderr.write(`  connecting ${agentCount} agents over mTLS…\n`);
@@ -138,6 +103,8 @@ export async function meshScenario(agentCount: number, rounds: number): Promise<
 
     process.stderr.write(`  ${rounds} fan-out rounds…\n`);
     for (let i = 0; i < 3; i++) await broker.request('fanout', { timeoutMs: 30_000 });
+    if (profileDir) await broker.request('heap-snapshot', { path: join(profileDir, `broker-${agentCount}-agents.heapsnapshot`) });
+    if (profileDir) await broker.request('profile-start');
     const durations: number[] = [];
     const cpu: number[] = [];
     let failures = 0;
@@ -147,6 +114,7 @@ export async function meshScenario(agentCount: number, rounds: number): Promise<
       cpu.push(round.cpu_us ?? 0);
       failures += (round.total ?? 0) - (round.ok ?? 0);
     }
+    if (profileDir) await broker.request('profile-stop', { path: join(profileDir, `broker-${agentCount}-agents-fanout.cpuprofile`) });
     const connectCpuUs = (connected.cpu_us ?? 0) - (idle.cpu_us ?? 0);
     return {
       scenario: `mesh, ${agentCount} agents`,
