@@ -4,6 +4,7 @@
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
+ *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
+import { sshScenario } from './ssh/ssh-bench.ts';
 import { tokensScenario } from './tokens/tokens-bench.ts';
 
 const { values } = parseArgs({
@@ -23,6 +25,8 @@ const { values } = parseArgs({
     'idle-seconds': { type: 'string', default: '60' },
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
+    'ssh-hosts': { type: 'string', default: '50' },
+    'ssh-rounds': { type: 'string', default: '3' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -34,7 +38,7 @@ function profileDir(): string {
   return dir;
 }
 
-const selected = new Set((values.only ?? 'mesh,docker,tokens,cli').split(','));
+const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,ssh').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').map(Number)) {
@@ -49,6 +53,10 @@ if (selected.has('docker')) {
 if (selected.has('tokens')) {
   process.stderr.write(`tokens: ${values.hosts} agents\n`);
   results.push(await tokensScenario(Number(values.hosts)));
+}
+if (selected.has('ssh')) {
+  process.stderr.write(`ssh: ${values['ssh-hosts']} hosts\n`);
+  results.push(await sshScenario({ hosts: Number(values['ssh-hosts']), rounds: Number(values.rounds), sshRounds: Number(values['ssh-rounds']) }));
 }
 if (selected.has('cli')) {
   process.stderr.write('cli\n');
