@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark scenario, or those named with --only.
- *   npm run bench -- --only mesh --agents 500,2000 --rounds 50
+ *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--profile]
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
+import { idleAgentScenario } from './mesh/idle-agent.ts';
+import { mcpOverheadScenario } from './mesh/mcp-overhead.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
 import { sshScenario } from './ssh/ssh-bench.ts';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     'idle-seconds': { type: 'string', default: '60' },
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
+    calls: { type: 'string', default: '200' },
     'ssh-hosts': { type: 'string', default: '50' },
     'ssh-rounds': { type: 'string', default: '3' },
     profile: { type: 'boolean', default: false },
@@ -45,6 +48,10 @@ if (selected.has('mesh')) {
     process.stderr.write(`mesh: ${count} agents\n`);
     results.push(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined));
   }
+  process.stderr.write('mesh: MCP overhead on a local agent\n');
+  results.push(await mcpOverheadScenario(Number(values.calls)));
+  process.stderr.write('mesh: idle agent\n');
+  results.push(await idleAgentScenario(Number(values['idle-seconds'])));
 }
 if (selected.has('docker')) {
   process.stderr.write('docker\n');

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createIdentity } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
@@ -10,6 +9,7 @@ import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { call, mcpClient } from '../../test/harness/mcp-client.ts';
+import { buildDist, DIST_MAIN } from '../fleet/build-dist.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { BROKER_NAME, TestHosts } from './test-hosts.ts';
 
@@ -17,6 +17,10 @@ const run = promisify(execFile);
 
 /** What system_status reports, printed the way a script over SSH gets it: one command per figure. */
 const SSH_STATUS_COMMAND = 'hostname; uname -sr; cat /proc/uptime; cat /proc/loadavg; nproc; grep -E "^(MemTotal|MemAvailable):" /proc/meminfo; df -P -B1 /';
+
+function hostName(index: number): string {
+  return `host-${String(index).padStart(2, '0')}`;
+}
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -41,12 +45,7 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
   try {
-    process.stderr.write('  building dist/…\n');
-    await run(process.execPath, [
-      fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)),
-      '-p',
-      fileURLToPath(new URL('../../tsconfig.build.json', import.meta.url)),
-    ]);
+    await buildDist();
     process.stderr.write(`  ${options.hosts} network namespaces with sshd…\n`);
     await hosts.create(options.hosts);
     const { clientKey } = await hosts.startSshd();
@@ -54,13 +53,12 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
     broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker'), { grpcListen: '0.0.0.0:0', advertiseNames: [BROKER_NAME] }), silentLogger);
     const joinToken = createJoinToken(broker.store, { ttlMs: 600_000, uses: options.hosts, labels: {} }).token;
     process.stderr.write(`  ${options.hosts} agents (dist/), one per namespace…\n`);
-    const main = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
     for (const host of hosts.hosts) {
       hosts.spawnIn(
         host,
         process.execPath,
         [
-          main,
+          DIST_MAIN,
           'agent',
           '--broker',
           `${BROKER_NAME}:${broker.grpcPort}`,
@@ -69,7 +67,7 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
           '--ca-pin',
           broker.authority.pin,
           '--name',
-          `host-${String(host.index).padStart(2, '0')}`,
+          hostName(host.index),
           '--data-dir',
           join(root, `agent-${host.index}`),
           '--docker-socket',
@@ -83,7 +81,11 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
     const current = broker;
     const until = Date.now() + 300_000;
     while (current.registry.list().filter((h) => h.state === 'online').length < options.hosts) {
-      if (Date.now() > until) throw new Error(`agents did not all connect within 5 minutes (see ${root}/agent-*.log)`);
+      if (Date.now() > until) {
+        const missing = hosts.hosts.filter((h) => current.registry.find(hostName(h.index))?.state !== 'online');
+        const log = missing[0] ? readFileSync(join(root, `agent-${missing[0].index}.log`), { encoding: 'utf8', flag: 'a+' }).slice(-1500) : '';
+        throw new Error(`${missing.length} agents did not connect within 5 minutes; ${missing[0] ? hostName(missing[0].index) : ''} said: ${log}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 
