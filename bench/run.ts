@@ -44,7 +44,7 @@ function profileDir(): string {
 const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,ssh').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
-  for (const count of (values.agents ?? '').split(',').map(Number)) {
+  for (const count of (values.agents ?? '').split(',').filter(Boolean).map(Number)) {
     process.stderr.write(`mesh: ${count} agents\n`);
     results.push(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined));
   }
