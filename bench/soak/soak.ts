@@ -157,8 +157,10 @@ try {
     connection.start();
   });
   const connectDeadline = Date.now() + 600_000;
-  while ((await broker.request<BrokerSample>('sample')).online < agentCount) {
-    if (Date.now() > connectDeadline) throw new Error('the simulated agents did not all connect within 10 minutes');
+  for (;;) {
+    const { online } = await broker.request<BrokerSample>('sample');
+    if (online === agentCount) break;
+    if (Date.now() > connectDeadline) throw new Error(`${online} of ${agentCount} simulated agents connected within 10 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   const names = enrolled.agents.map((a) => a.name);
