@@ -79,12 +79,12 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
       );
     }
     const current = broker;
-    const until = Date.now() + 300_000;
+    const until = Date.now() + 600_000;
     while (current.registry.list().filter((h) => h.state === 'online').length < options.hosts) {
       if (Date.now() > until) {
         const missing = hosts.hosts.filter((h) => current.registry.find(hostName(h.index))?.state !== 'online');
         const log = missing[0] ? readFileSync(join(root, `agent-${missing[0].index}.log`), { encoding: 'utf8', flag: 'a+' }).slice(-1500) : '';
-        throw new Error(`${missing.length} agents did not connect within 5 minutes; ${missing[0] ? hostName(missing[0].index) : ''} said: ${log}`);
+        throw new Error(`${missing.length} agents did not connect within 10 minutes; ${missing[0] ? hostName(missing[0].index) : ''} said: ${log}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
