@@ -42,8 +42,14 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
     process.stderr.write(`ssh: ${signal}, cleaning up…\n`);
     void hosts.destroy().finally(() => process.exit(130));
   };
+  // A crash anywhere (the broker's own shutdown included) still takes the namespaces and their processes down.
+  const stopOnCrash = (error: Error) => {
+    process.stderr.write(`ssh: ${error.stack ?? error.message}\ncleaning up…\n`);
+    void hosts.destroy().finally(() => process.exit(1));
+  };
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
+  process.once('uncaughtException', stopOnCrash);
   try {
     await buildDist();
     process.stderr.write(`  ${options.hosts} network namespaces with sshd…\n`);
@@ -163,10 +169,12 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
       },
     };
   } finally {
+    // Agents first: a broker that stops under connected agents still hears their streams end.
+    await hosts.destroy();
+    await broker?.stop();
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);
-    await broker?.stop();
-    await hosts.destroy();
+    process.off('uncaughtException', stopOnCrash);
     rmSync(root, { recursive: true, force: true });
   }
 }
