@@ -1,17 +1,23 @@
 /**
  * `npm run bench`: every benchmark scenario, or those named with --only.
- *   npm run bench -- --only mesh --agents 500,2000 --rounds 50
+ *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--profile]
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
  *   npm run bench -- --only reconnect --reconnect-agents 2000
+ *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
  */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
+import { idleAgentScenario } from './mesh/idle-agent.ts';
+import { mcpOverheadScenario } from './mesh/mcp-overhead.ts';
 import { meshScenario } from './mesh/mesh-bench.ts';
 import { reconnectScenario } from './reconnect/reconnect-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
+import { sshScenario } from './ssh/ssh-bench.ts';
 import { tokensScenario } from './tokens/tokens-bench.ts';
 
 const { values } = parseArgs({
@@ -24,16 +30,31 @@ const { values } = parseArgs({
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
     'reconnect-agents': { type: 'string', default: '2000' },
+    calls: { type: 'string', default: '200' },
+    'ssh-hosts': { type: 'string', default: '50' },
+    'ssh-rounds': { type: 'string', default: '3' },
+    profile: { type: 'boolean', default: false },
   },
 });
 
-const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,reconnect').split(','));
+/** Where --profile writes CPU profiles and heap snapshots (git-ignored with the results). */
+function profileDir(): string {
+  const dir = fileURLToPath(new URL('./results/profiles/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,reconnect,ssh').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
-  for (const count of (values.agents ?? '').split(',').map(Number)) {
+  for (const count of (values.agents ?? '').split(',').filter(Boolean).map(Number)) {
     process.stderr.write(`mesh: ${count} agents\n`);
-    results.push(await meshScenario(count, Number(values.rounds)));
+    results.push(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined));
   }
+  process.stderr.write('mesh: MCP overhead on a local agent\n');
+  results.push(await mcpOverheadScenario(Number(values.calls)));
+  process.stderr.write('mesh: idle agent\n');
+  results.push(await idleAgentScenario(Number(values['idle-seconds'])));
 }
 if (selected.has('docker')) {
   process.stderr.write('docker\n');
@@ -42,6 +63,10 @@ if (selected.has('docker')) {
 if (selected.has('tokens')) {
   process.stderr.write(`tokens: ${values.hosts} agents\n`);
   results.push(await tokensScenario(Number(values.hosts)));
+}
+if (selected.has('ssh')) {
+  process.stderr.write(`ssh: ${values['ssh-hosts']} hosts\n`);
+  results.push(await sshScenario({ hosts: Number(values['ssh-hosts']), rounds: Number(values.rounds), sshRounds: Number(values['ssh-rounds']) }));
 }
 if (selected.has('cli')) {
   process.stderr.write('cli\n');

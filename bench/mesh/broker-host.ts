@@ -2,11 +2,20 @@
  * The broker under benchmark, in a process of its own so that its CPU time and
  * memory are its own. Driven over IPC by bench/mesh/mesh-bench.ts.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { writeHeapSnapshot } from 'node:v8';
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 
-type Request = { id: number; type: 'stats' } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
+type Request =
+  | { id: number; type: 'stats' }
+  | { id: number; type: 'fanout'; timeoutMs: number }
+  | { id: number; type: 'profile-start' }
+  | { id: number; type: 'profile-stop'; path: string }
+  | { id: number; type: 'heap-snapshot'; path: string }
+  | { id: number; type: 'stop' };
 
 const dataDir = process.argv[2] ?? '';
 const broker = await Broker.start(inProcessBrokerOptions(dataDir), silentLogger);
@@ -23,8 +32,23 @@ function stats() {
   };
 }
 
+/** CPU profiles cover only what the bench asks for (the fan-out rounds), not start-up and connects. */
+const inspector = new Session();
+inspector.connect();
+
 process.on('message', async (message: Request) => {
-  if (message.type === 'stats') {
+  if (message.type === 'profile-start') {
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.start');
+    process.send?.({ id: message.id });
+  } else if (message.type === 'profile-stop') {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(message.path, JSON.stringify(profile));
+    process.send?.({ id: message.id });
+  } else if (message.type === 'heap-snapshot') {
+    writeHeapSnapshot(message.path);
+    process.send?.({ id: message.id });
+  } else if (message.type === 'stats') {
     process.send?.({ id: message.id, ...stats() });
   } else if (message.type === 'fanout') {
     const targets = broker.registry.list().filter((h) => h.session);

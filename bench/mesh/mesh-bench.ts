@@ -1,53 +1,22 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import type { HostSample } from '../../shared/catalog/sample.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
+import { BrokerProcess } from '../fleet/broker-process.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
+import { ECHO_REPLY_BYTES, ECHO_SERVICE } from './echo-service.ts';
 
-const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const BROKER_HOST = fileURLToPath(new URL('./broker-host.ts', import.meta.url));
-
-/** A broker child process and a request/response channel to it. */
-class BrokerProcess {
-  private nextId = 1;
-  private readonly waiting = new Map<number, (value: Record<string, number>) => void>();
-  readonly ready: Promise<{ port: number }>;
-  private readonly child: ChildProcess;
-
-  constructor(dataDir: string) {
-    this.child = fork(RUN_TS, [BROKER_HOST, dataDir], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.ready = new Promise((resolve, reject) => {
-      this.child.once('exit', (code) => reject(new Error(`broker exited with ${code}`)));
-      this.waiting.set(0, (value) => resolve(value as unknown as { port: number }));
-    });
-    this.child.on('message', (message: { id: number } & Record<string, number>) => {
-      this.waiting.get(message.id)?.(message);
-      this.waiting.delete(message.id);
-    });
-  }
-
-  request(type: string, extra: Record<string, unknown> = {}): Promise<Record<string, number>> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.child.send({ id, type, ...extra });
-    });
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    await this.request('stop');
-    await exited;
-  }
-}
+const ECHO_HOST = fileURLToPath(new URL('./echo-host.ts', import.meta.url));
+const EchoClient = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'Echo');
 
 const SAMPLE: HostSample = {
   cpu_percent: 12.5,
@@ -110,58 +79,141 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
   }
 }
 
+interface RoundFigures {
+  rssKibPerConnection: number;
+  cpuMsPerConnect: number;
+  connectWallS: number;
+  roundP50Ms: number;
+  roundP99Ms: number;
+  cpuMsPerRound: number;
+  failures: number;
+}
+
+/** Connects, then warm-up rounds and measured rounds, against a broker or the echo baseline alike. */
+async function measureRounds(
+  server: BrokerProcess,
+  count: number,
+  rounds: number,
+  connect: () => void,
+  profile?: { dir: string; name: string },
+): Promise<RoundFigures> {
+  const idle = await server.request('stats');
+  const connectStarted = performance.now();
+  connect();
+  await waitUntil(async () => (await server.request('stats')).online === count, 300_000);
+  const connectWallMs = performance.now() - connectStarted;
+  const connected = await server.request('stats');
+  for (let i = 0; i < 3; i++) await server.request('fanout', { timeoutMs: 30_000 });
+  if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
+  if (profile) await server.request('profile-start');
+  const durations: number[] = [];
+  const cpu: number[] = [];
+  let failures = 0;
+  for (let i = 0; i < rounds; i++) {
+    const round = await server.request('fanout', { timeoutMs: 30_000 });
+    durations.push(round.duration_ms ?? 0);
+    cpu.push(round.cpu_us ?? 0);
+    failures += (round.total ?? 0) - (round.ok ?? 0);
+  }
+  if (profile) await server.request('profile-stop', { path: join(profile.dir, `${profile.name}-fanout.cpuprofile`) });
+  return {
+    rssKibPerConnection: ((connected.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / count,
+    cpuMsPerConnect: ((connected.cpu_us ?? 0) - (idle.cpu_us ?? 0)) / 1000 / count,
+    connectWallS: connectWallMs / 1000,
+    roundP50Ms: percentile(durations, 50),
+    roundP99Ms: percentile(durations, 99),
+    cpuMsPerRound: percentile(cpu, 50) / 1000,
+    failures,
+  };
+}
+
+/** The bare baseline: N echo streams over mutual TLS, each on its own channel, answering every message with a reply. */
+async function echoBaseline(dataDir: string, enrolled: Awaited<ReturnType<typeof preEnroll>>, rounds: number): Promise<RoundFigures> {
+  const server = new BrokerProcess(ECHO_HOST, dataDir);
+  const clients: grpc.Client[] = [];
+  try {
+    const { port } = (await server.ready) as { port: number };
+    const reply = Buffer.alloc(ECHO_REPLY_BYTES, 2);
+    return await measureRounds(server, enrolled.agents.length, rounds, () => {
+      for (const agent of enrolled.agents) {
+        const credentials = grpc.credentials.createSsl(
+          Buffer.from(enrolled.caCertificatePem),
+          Buffer.from(enrolled.keys.privateKeyPem),
+          Buffer.from(agent.certificatePem),
+        );
+        const client = new EchoClient(`localhost:${port}`, credentials, {
+          'grpc.use_local_subchannel_pool': 1,
+          'grpc.enable_retries': 0,
+          'grpc.keepalive_time_ms': 20_000,
+          'grpc.keepalive_timeout_ms': 10_000,
+          'grpc.keepalive_permit_without_calls': 1,
+          'grpc.enable_channelz': 0,
+        });
+        clients.push(client);
+        const stream = (client as unknown as { stream: () => grpc.ClientDuplexStream<Buffer, Buffer> }).stream();
+        stream.on('error', () => {});
+        stream.on('data', () => stream.write(reply));
+        // The stream opens on the first message: announce ourselves as an agent's Hello does.
+        stream.write(Buffer.alloc(1));
+      }
+    });
+  } finally {
+    for (const client of clients) client.close();
+    await server.stop().catch(() => {});
+  }
+}
+
 /**
  * N simulated agents, each with its own channel and TLS connection, connect to
  * a broker in its own process; then rounds of agent.info to all of them.
  */
-export async function meshScenario(agentCount: number, rounds: number): Promise<ScenarioResult> {
+export async function meshScenario(agentCount: number, rounds: number, profileDir?: string): Promise<ScenarioResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mesh-'));
   const connections: BrokerConnection[] = [];
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   // Enrolled before the broker starts, as they would be after a restart.
   const enrolled = await preEnroll(dataDir, agentCount);
-  const broker = new BrokerProcess(dataDir);
+  process.stderr.write(`  baseline: ${agentCount} bare grpc-js echo streams over mTLS…\n`);
+  const bare = await echoBaseline(dataDir, enrolled, rounds);
+  const broker = new BrokerProcess(BROKER_HOST, dataDir);
   try {
-    const { port } = await broker.ready;
-    const idle = await broker.request('stats');
-
-    process.stderr.write(`  connecting ${agentCount} agents over mTLS…\n`);
-    const connectStarted = performance.now();
-    for (const identity of enrolled.agents) {
-      const connection = simulatedAgent(identity, enrolled, `localhost:${port}`);
-      connections.push(connection);
-      connection.start();
-    }
-    await waitUntil(async () => (await broker.request('stats')).online === agentCount, 300_000);
-    const connectWallMs = performance.now() - connectStarted;
-    const connected = await broker.request('stats');
-
-    process.stderr.write(`  ${rounds} fan-out rounds…\n`);
-    for (let i = 0; i < 3; i++) await broker.request('fanout', { timeoutMs: 30_000 });
-    const durations: number[] = [];
-    const cpu: number[] = [];
-    let failures = 0;
-    for (let i = 0; i < rounds; i++) {
-      const round = await broker.request('fanout', { timeoutMs: 30_000 });
-      durations.push(round.duration_ms ?? 0);
-      cpu.push(round.cpu_us ?? 0);
-      failures += (round.total ?? 0) - (round.ok ?? 0);
-    }
-    const connectCpuUs = (connected.cpu_us ?? 0) - (idle.cpu_us ?? 0);
+    const { port } = (await broker.ready) as { port: number };
+    process.stderr.write(`  broker: ${agentCount} agents over mTLS, ${rounds} fan-out rounds…\n`);
+    const mesh = await measureRounds(
+      broker,
+      agentCount,
+      rounds,
+      () => {
+        for (const identity of enrolled.agents) {
+          const connection = simulatedAgent(identity, enrolled, `localhost:${port}`);
+          connections.push(connection);
+          connection.start();
+        }
+      },
+      profileDir ? { dir: profileDir, name: `broker-${agentCount}-agents` } : undefined,
+    );
+    const cpuUsPerAgentRound = (mesh.cpuMsPerRound * 1000) / agentCount;
+    const bareCpuUsPerAgentRound = (bare.cpuMsPerRound * 1000) / agentCount;
     return {
-      scenario: `mesh, ${agentCount} agents`,
+      scenario: `mesh, ${agentCount} agents (bare: grpc-js mTLS echo streams, same process layout, same run)`,
       figures: {
         agents: agentCount,
-        broker_cpu_ms_per_connect: connectCpuUs / 1000 / agentCount,
-        connect_wall_s: connectWallMs / 1000,
-        broker_rss_idle_mib: (idle.rss_bytes ?? 0) / 2 ** 20,
-        broker_rss_connected_mib: (connected.rss_bytes ?? 0) / 2 ** 20,
-        broker_rss_kib_per_agent: ((connected.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / agentCount,
-        fanout_round_p50_ms: percentile(durations, 50),
-        fanout_round_p99_ms: percentile(durations, 99),
-        broker_cpu_ms_per_round: percentile(cpu, 50) / 1000,
         rounds,
-        failed_host_calls: failures,
+        broker_rss_kib_per_agent: mesh.rssKibPerConnection,
+        bare_rss_kib_per_stream: bare.rssKibPerConnection,
+        'target: broker RSS per agent': '≤ 64 KiB',
+        broker_cpu_us_per_agent_per_round: cpuUsPerAgentRound,
+        bare_cpu_us_per_stream_per_round: bareCpuUsPerAgentRound,
+        ratio_cpu_broker_over_bare: cpuUsPerAgentRound / bareCpuUsPerAgentRound,
+        'target: broker CPU per agent per round': '≤ 50 µs and ≤ 1.5× bare',
+        fanout_round_p50_ms: mesh.roundP50Ms,
+        fanout_round_p99_ms: mesh.roundP99Ms,
+        bare_round_p50_ms: bare.roundP50Ms,
+        bare_round_p99_ms: bare.roundP99Ms,
+        broker_cpu_ms_per_connect: mesh.cpuMsPerConnect,
+        bare_cpu_ms_per_connect: bare.cpuMsPerConnect,
+        connect_wall_s: mesh.connectWallS,
+        failed_host_calls: mesh.failures,
       },
     };
   } finally {

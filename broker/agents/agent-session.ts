@@ -7,6 +7,8 @@ import { type BrokerFrame, BrokerFrameSchema, CallSchema, CancelSchema, type Chu
 export interface CallRequest {
   action: string;
   params: unknown;
+  /** `params` already encoded as JSON: a fan-out encodes them once for every host. */
+  paramsJson?: Uint8Array;
   deadlineUnixMs: number;
   caller: string;
   /** The caller's effective operations level, for actions whose rules depend on it. */
@@ -45,6 +47,10 @@ const LATE_ANSWER_WINDOW_MS = 10 * 60_000;
 
 const textDecoder = new TextDecoder();
 const textEncoder = new TextEncoder();
+
+export function encodeParams(params: unknown): Uint8Array {
+  return textEncoder.encode(JSON.stringify(params ?? {}));
+}
 
 function parsePayload(bytes: Uint8Array): unknown {
   return bytes.length === 0 ? null : JSON.parse(textDecoder.decode(bytes));
@@ -163,7 +169,7 @@ export class AgentSession implements HostSession {
         value: create(CallSchema, {
           callId,
           action: request.action,
-          paramsJson: textEncoder.encode(JSON.stringify(request.params ?? {})),
+          paramsJson: request.paramsJson ?? encodeParams(request.params),
           deadlineUnixMs: BigInt(request.deadlineUnixMs),
           caller: request.caller,
           callerLevel: request.callerLevel ?? 0,

@@ -1,6 +1,6 @@
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
-import type { CallOutcome } from '../agents/agent-session.ts';
+import { type CallOutcome, encodeParams } from '../agents/agent-session.ts';
 
 export interface FanOutRequest {
   action: string;
@@ -55,26 +55,63 @@ function refuseLocally(host: Host, action: string): CallOutcome | undefined {
  */
 export async function fanOut(targets: readonly Host[], request: FanOutRequest): Promise<HostOutcome[]> {
   const deadlineUnixMs = Date.now() + request.timeoutMs;
+  // The same bytes go to every host: encoded once, not once per host.
+  const paramsJson = encodeParams(request.params);
+  const cancellation = request.signal && targets.length > 1 ? new RoundCancellation(request.signal) : undefined;
   let done = 0;
-  return Promise.all(
-    targets.map(async (host): Promise<HostOutcome> => {
-      const started = performance.now();
-      const outcome =
-        refuseLocally(host, request.action) ??
-        (await (host.session as NonNullable<Host['session']>).call({
-          action: request.action,
-          params: request.params,
-          deadlineUnixMs,
-          caller: request.caller,
-          ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
-          ...(request.signal ? { signal: request.signal } : {}),
-          ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
-          ...(request.onLate ? { onLate: (late: CallOutcome) => request.onLate?.({ host, outcome: late, durationMs: performance.now() - started }) } : {}),
-        }));
-      const result = { host, outcome, durationMs: performance.now() - started };
-      done += 1;
-      request.onHostDone?.(result, done, targets.length);
-      return result;
-    }),
-  );
+  try {
+    return await Promise.all(targets.map(callOne));
+  } finally {
+    cancellation?.dispose();
+  }
+
+  async function callOne(host: Host): Promise<HostOutcome> {
+    const started = performance.now();
+    const signal = cancellation ? cancellation.signalFor() : request.signal;
+    const outcome =
+      refuseLocally(host, request.action) ??
+      (await (host.session as NonNullable<Host['session']>).call({
+        action: request.action,
+        params: request.params,
+        paramsJson,
+        deadlineUnixMs,
+        caller: request.caller,
+        ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
+        ...(signal ? { signal } : {}),
+        ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
+        ...(request.onLate ? { onLate: (late: CallOutcome) => request.onLate?.({ host, outcome: late, durationMs: performance.now() - started }) } : {}),
+      }));
+    const result = { host, outcome, durationMs: performance.now() - started };
+    done += 1;
+    request.onHostDone?.(result, done, targets.length);
+    return result;
+  }
+}
+
+/**
+ * One listener on the caller's signal for a whole round, relayed to a signal per
+ * host: an EventTarget scans its listeners on every add and remove, so a
+ * listener per host made a fleet-wide call quadratic in the fleet's size (and
+ * warned past ten listeners).
+ */
+class RoundCancellation {
+  private readonly controllers: AbortController[] = [];
+  private readonly onAbort = () => {
+    for (const controller of this.controllers) controller.abort();
+  };
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  signalFor(): AbortSignal {
+    const controller = new AbortController();
+    if (this.signal.aborted) controller.abort();
+    this.controllers.push(controller);
+    return controller.signal;
+  }
+
+  dispose(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+  }
 }

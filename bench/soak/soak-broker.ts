@@ -1,0 +1,47 @@
+/**
+ * The broker under soak, in a process of its own so that its memory, handles
+ * and event loop are its own. Driven over IPC by bench/soak/soak.ts.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createIdentity } from '../../broker/auth/identities.ts';
+import { Broker } from '../../broker/broker.ts';
+import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
+import { silentLogger } from '../../shared/log/logger.ts';
+
+type Request = { id: number; type: 'sample' } | { id: number; type: 'identity'; name: string } | { id: number; type: 'stop' };
+
+const dataDir = process.argv[2] ?? '';
+const broker = await Broker.start(inProcessBrokerOptions(dataDir), silentLogger);
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
+/** Memory after a full collection (so growth is what stays), the loop's delay since the last sample, and live handles. */
+function sample() {
+  (globalThis as { gc?: () => void }).gc?.();
+  const memory = process.memoryUsage();
+  const loopP99Ms = loopDelay.percentile(99) / 1e6;
+  loopDelay.reset();
+  return {
+    rss_bytes: memory.rss,
+    heap_used_bytes: memory.heapUsed,
+    loop_delay_p99_ms: loopP99Ms,
+    open_handles: process.getActiveResourcesInfo().length,
+    online: broker.registry.list().filter((h) => h.state === 'online').length,
+  };
+}
+
+process.on('message', async (message: Request) => {
+  if (message.type === 'sample') {
+    process.send?.({ id: message.id, ...sample() });
+  } else if (message.type === 'identity') {
+    process.send?.({ id: message.id, token: (await createIdentity(broker.store, { name: message.name, level: 1 })).token });
+  } else if (message.type === 'stop') {
+    loopDelay.disable();
+    await broker.stop();
+    process.send?.({ id: message.id });
+    process.exit(0);
+  }
+});
+// The bench that started us is gone: nothing else would stop this broker.
+process.on('disconnect', () => process.exit(1));
+process.send?.({ id: 0, ready: true, mcp_url: broker.mcpUrl, port: broker.grpcPort });

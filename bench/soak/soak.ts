@@ -1,0 +1,253 @@
+/**
+ * `npm run soak -- --minutes 10`: N simulated agents on a broker in its own
+ * process and M MCP clients calling a mix of tools, for a while. Samples the
+ * broker's RSS and heap (after a GC), event-loop delay p99, open handles, calls
+ * and errors over time; writes them as a CSV and a PNG chart under
+ * bench/results/, and exits 1 when there were errors or RSS grew past the
+ * target after warm-up (CI runs a 2-minute version).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BrokerProcess } from '../fleet/broker-process.ts';
+import { simulatedAgent } from '../fleet/simulated-agent.ts';
+import { preEnroll } from '../mesh/bench-fleet.ts';
+import { percentile } from '../report.ts';
+import { pngChart } from './png-chart.ts';
+
+const SOAK_BROKER = fileURLToPath(new URL('./soak-broker.ts', import.meta.url));
+/** RSS may grow this much from the end of warm-up to the end of the run. */
+const RSS_GROWTH_TARGET_PERCENT = 10;
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    agents: { type: 'string', default: '2000' },
+    clients: { type: 'string', default: '50' },
+    'sample-seconds': { type: 'string', default: '10' },
+    /** Each client waits this long between its calls (a model reads its answer before the next one). */
+    'think-ms': { type: 'string', default: '500' },
+  },
+});
+const minutes = Number(values.minutes);
+const agentCount = Number(values.agents);
+const clientCount = Number(values.clients);
+const sampleMs = Number(values['sample-seconds']) * 1000;
+const thinkMs = Number(values['think-ms']);
+const durationMs = minutes * 60_000;
+/** Growth is measured from here: caches, pools and the JIT have settled. */
+const warmUpMs = Math.max(30_000, durationMs * 0.2);
+
+/** What bench/soak/soak-broker.ts answers to 'sample'. */
+interface BrokerSample {
+  rss_bytes: number;
+  heap_used_bytes: number;
+  loop_delay_p99_ms: number;
+  open_handles: number;
+  online: number;
+}
+
+interface Row {
+  elapsed_s: number;
+  rss_mib: number;
+  heap_used_mib: number;
+  loop_delay_p99_ms: number;
+  open_handles: number;
+  online_agents: number;
+  calls: number;
+  errors: number;
+  call_p50_ms: number;
+  call_p99_ms: number;
+}
+
+/** The mix a model's session makes: mostly one host at a time, now and then the whole fleet. */
+function nextCall(i: number, hostName: (n: number) => string): [string, Record<string, unknown>] {
+  const host = hostName(Math.floor(Math.random() * agentCount));
+  const roll = i % 20;
+  if (roll < 6) return ['system_status', { host }];
+  if (roll < 10) return ['agent_info', { host }];
+  if (roll < 13) return ['docker_list', { host }];
+  if (roll < 15) return ['describe', { type: 'host', id: host }];
+  if (roll < 16) return ['find', { type: 'container', query: host, limit: 20 }];
+  if (roll < 17) return ['list_agents', { state: 'online' }];
+  if (roll < 18) return ['get_fleet_status', {}];
+  if (roll < 19) return ['system_status', { selector: `zone=zone-${i % 3}`, timeout_ms: 30_000 }];
+  return ['docker_list', { hosts: [host, hostName((i * 7) % agentCount)] }];
+}
+
+/** A call counts as an error when it throws, is a tool error, or any host in its answer failed. */
+function failed(result: CallToolResult): string | undefined {
+  if (result.isError)
+    return result.content
+      .map((c) => (c.type === 'text' ? c.text : ''))
+      .join(' ')
+      .slice(0, 200);
+  const errors = (result.structuredContent as { errors?: unknown[] } | undefined)?.errors;
+  if (Array.isArray(errors) && errors.length > 0) return JSON.stringify(errors[0]).slice(0, 200);
+  return undefined;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'fm-soak-'));
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+mkdirSync(resultsDir, { recursive: true });
+const stamp = new Date().toISOString().replaceAll(':', '-');
+let broker: BrokerProcess | undefined;
+const connections: ReturnType<typeof simulatedAgent>[] = [];
+const clients: Client[] = [];
+let stopping = false;
+const latencies: number[] = [];
+let calls = 0;
+let errors = 0;
+const firstErrors: string[] = [];
+
+function noteError(what: string): void {
+  errors += 1;
+  if (firstErrors.length < 10) firstErrors.push(what);
+}
+
+async function clientLoop(client: Client, index: number, hostName: (n: number) => string): Promise<void> {
+  let i = index;
+  while (!stopping) {
+    const [name, args] = nextCall(i, hostName);
+    i += 1;
+    const started = performance.now();
+    try {
+      const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const failure = failed(result);
+      if (failure) noteError(`${name}: ${failure}`);
+    } catch (error) {
+      if (!stopping) noteError(`${name}: ${(error as Error).message}`);
+    }
+    calls += 1;
+    latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, thinkMs));
+  }
+}
+
+async function cleanUp(): Promise<void> {
+  stopping = true;
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await Promise.all(connections.map((c) => c.stop()));
+  await broker?.stop().catch(() => {});
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`soak: ${signal}, stopping…\n`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+let exitCode = 1;
+try {
+  process.stderr.write(`soak: enrolling ${agentCount} simulated agents…\n`);
+  const enrolled = await preEnroll(dataDir, agentCount);
+  broker = new BrokerProcess(SOAK_BROKER, dataDir);
+  const ready = (await broker.ready) as { port: number; mcp_url: string };
+  process.stderr.write(`soak: connecting ${agentCount} agents over mTLS…\n`);
+  enrolled.agents.forEach((identity, i) => {
+    const connection = simulatedAgent(identity, i, enrolled, `localhost:${ready.port}`, { allDockerUp: true });
+    connections.push(connection);
+    connection.start();
+  });
+  const connectDeadline = Date.now() + 600_000;
+  for (;;) {
+    const { online } = await broker.request<BrokerSample>('sample');
+    if (online === agentCount) break;
+    if (Date.now() > connectDeadline) throw new Error(`${online} of ${agentCount} simulated agents connected within 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const names = enrolled.agents.map((a) => a.name);
+  const hostName = (n: number) => names[n] ?? '';
+  process.stderr.write(`soak: ${clientCount} MCP clients for ${minutes} min (warm-up ${warmUpMs / 1000} s)…\n`);
+  for (let c = 0; c < clientCount; c++) {
+    const { token } = await broker.request<{ token: string }>('identity', { name: `soak-${c}` });
+    const client = new Client({ name: `fleetmesh-soak-${c}`, version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(ready.mcp_url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+  }
+  const started = performance.now();
+  const loops = clients.map((client, c) => clientLoop(client, c, hostName));
+
+  const rows: Row[] = [];
+  while (performance.now() - started < durationMs) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(sampleMs, durationMs - (performance.now() - started))));
+    const sample = await broker.request<BrokerSample>('sample');
+    const window = latencies.splice(0);
+    const row: Row = {
+      elapsed_s: Math.round((performance.now() - started) / 1000),
+      rss_mib: sample.rss_bytes / 2 ** 20,
+      heap_used_mib: sample.heap_used_bytes / 2 ** 20,
+      loop_delay_p99_ms: sample.loop_delay_p99_ms,
+      open_handles: sample.open_handles,
+      online_agents: sample.online,
+      calls,
+      errors,
+      call_p50_ms: percentile(window, 50),
+      call_p99_ms: percentile(window, 99),
+    };
+    rows.push(row);
+    process.stderr.write(
+      `  ${row.elapsed_s} s: rss ${row.rss_mib.toFixed(0)} MiB, heap ${row.heap_used_mib.toFixed(0)} MiB, loop p99 ${row.loop_delay_p99_ms.toFixed(0)} ms, handles ${row.open_handles}, online ${row.online_agents}, calls ${calls}, errors ${errors}\n`,
+    );
+  }
+  stopping = true;
+  await Promise.all(loops);
+
+  const columns = Object.keys(rows[0] ?? {}) as (keyof Row)[];
+  const csv = [columns.join(','), ...rows.map((r) => columns.map((k) => (Number.isInteger(r[k]) ? r[k] : r[k].toFixed(3))).join(','))].join('\n');
+  writeFileSync(join(resultsDir, `soak-${stamp}.csv`), `${csv}\n`);
+  const elapsed = rows.map((r) => r.elapsed_s);
+  writeFileSync(
+    join(resultsDir, `soak-${stamp}.png`),
+    pngChart(elapsed, [
+      { title: 'broker RSS MiB', values: rows.map((r) => r.rss_mib), color: [200, 60, 40] },
+      { title: 'broker heap used MiB', values: rows.map((r) => r.heap_used_mib), color: [40, 110, 200] },
+      { title: 'event loop delay p99 ms', values: rows.map((r) => r.loop_delay_p99_ms), color: [120, 60, 170] },
+      { title: 'open handles', values: rows.map((r) => r.open_handles), color: [40, 150, 80] },
+      { title: 'call p99 ms', values: rows.map((r) => r.call_p99_ms), color: [200, 140, 20] },
+      { title: 'errors', values: rows.map((r) => r.errors), color: [220, 0, 0] },
+    ]),
+  );
+
+  const warm = rows.find((r) => r.elapsed_s * 1000 >= warmUpMs) ?? rows[0];
+  const last = rows.at(-1);
+  if (!warm || !last || warm === last) throw new Error('the run was too short to measure growth after warm-up');
+  const rssGrowthPercent = ((last.rss_mib - warm.rss_mib) / warm.rss_mib) * 100;
+  const heapGrowthPercent = ((last.heap_used_mib - warm.heap_used_mib) / warm.heap_used_mib) * 100;
+  const lines = [
+    `Command: \`npm run soak -- ${process.argv.slice(2).join(' ')}\``.replace(' -- `', '`'),
+    `Machine: ${process.platform} ${process.arch}, Node ${process.version}`,
+    '',
+    `### soak, ${agentCount} agents, ${clientCount} MCP clients, ${minutes} min`,
+    '',
+    '| figure | value |',
+    '| --- | --- |',
+    `| calls | ${calls} |`,
+    `| errors | ${errors} |`,
+    `| broker RSS after warm-up (${warm.elapsed_s} s) → end, MiB | ${warm.rss_mib.toFixed(1)} → ${last.rss_mib.toFixed(1)} |`,
+    `| RSS growth after warm-up | ${rssGrowthPercent.toFixed(1)} % (target < ${RSS_GROWTH_TARGET_PERCENT} %) |`,
+    `| heap growth after warm-up | ${heapGrowthPercent.toFixed(1)} % (${warm.heap_used_mib.toFixed(1)} → ${last.heap_used_mib.toFixed(1)} MiB) |`,
+    `| event loop delay p99, worst sample | ${Math.max(...rows.map((r) => r.loop_delay_p99_ms)).toFixed(1)} ms |`,
+    `| open handles after warm-up → end | ${warm.open_handles} → ${last.open_handles} |`,
+    `| call latency p50 / p99 (last sample) | ${last.call_p50_ms.toFixed(1)} / ${last.call_p99_ms.toFixed(1)} ms |`,
+    `| CSV and chart | bench/results/soak-${stamp}.csv, .png |`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (firstErrors.length) process.stdout.write(`First errors:\n${firstErrors.map((e) => `- ${e}`).join('\n')}\n`);
+  const passed = errors === 0 && rssGrowthPercent < RSS_GROWTH_TARGET_PERCENT;
+  process.stdout.write(passed ? 'soak: passed\n' : `soak: FAILED (${errors} errors, RSS growth ${rssGrowthPercent.toFixed(1)} %)\n`);
+  exitCode = passed ? 0 : 1;
+} catch (error) {
+  process.stderr.write(`soak: ${(error as Error).stack ?? error}\n`);
+} finally {
+  await cleanUp();
+}
+process.exit(exitCode);
