@@ -21,7 +21,7 @@ import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
-import { MetricsStore } from './metrics/metrics-store.ts';
+import { UsageHistory } from './metrics/usage-history.ts';
 import { Notifier } from './notify/notifier.ts';
 import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { openSharedAuthority } from './pki/shared-authority.ts';
@@ -120,7 +120,7 @@ export class Broker {
       const callMetrics = new BrokerMetrics();
       const index = new FleetIndex(registry, store, log, callMetrics);
       index.start();
-      const metrics = new MetricsStore(store, registry, log);
+      const metrics = new UsageHistory(store, registry, log);
       metrics.start();
       const notifier = new Notifier({ notify: options.notify, registry, index, log });
       notifier.start();

@@ -5,7 +5,7 @@ import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
-import type { MetricsStore } from '../metrics/metrics-store.ts';
+import type { UsageHistory } from '../metrics/usage-history.ts';
 import type { Notifier } from '../notify/notifier.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { WakeTarget } from '../wake/wake-targets.ts';
@@ -27,7 +27,7 @@ export interface ActionRunnerOptions {
   /** The broker's cap on every identity's level. */
   operationsLevel: Level;
   index: FleetIndex;
-  metrics: MetricsStore;
+  metrics: UsageHistory;
   notifier: Notifier;
   /** The machines wake knows by name (--wake-target). */
   wakeTargets: readonly WakeTarget[];
@@ -67,7 +67,7 @@ export class ActionRunner {
     return this.options.index;
   }
 
-  get metrics(): MetricsStore {
+  get metrics(): UsageHistory {
     return this.options.metrics;
   }
 

@@ -12,7 +12,7 @@ import type {
 } from '../../shared/domains/swarm/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from './fleet-index.ts';
-import { agentOnNode, type Resource } from './resource-catalog.ts';
+import { agentOnNode, type Resource } from './index-resources.ts';
 
 type Related = { type: string; id: string; name: string; relation?: string; host?: string };
 

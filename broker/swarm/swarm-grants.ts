@@ -2,7 +2,7 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Identity } from '../auth/identities.ts';
 import { mayRead } from '../auth/visibility.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
-import { allResources, visible } from '../index/resource-catalog.ts';
+import { allResources, visible } from '../index/index-resources.ts';
 
 /**
  * What of one swarm an identity may read, decided resource by resource with

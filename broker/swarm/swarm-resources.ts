@@ -1,6 +1,6 @@
 import type { Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
-import { agentOnNode } from '../index/resource-catalog.ts';
+import { agentOnNode } from '../index/index-resources.ts';
 
 /** The name grants match for a swarm resource named by id or name. */
 export function swarmResourceName(index: FleetIndex, clusterId: string, kind: string, value: string): string {

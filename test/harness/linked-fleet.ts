@@ -10,7 +10,7 @@ import { RefusalAudit } from '../../broker/calls/refusal-audit.ts';
 import { FleetIndex } from '../../broker/index/fleet-index.ts';
 import { errorStructure } from '../../broker/mcp/mcp-session.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';
-import { MetricsStore } from '../../broker/metrics/metrics-store.ts';
+import { UsageHistory } from '../../broker/metrics/usage-history.ts';
 import { Notifier } from '../../broker/notify/notifier.ts';
 import { NO_NOTIFICATIONS } from '../../broker/notify/notify-options.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
@@ -72,7 +72,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
     index,
     notifier: new Notifier({ notify: NO_NOTIFICATIONS, registry, index, log }),
     wakeTargets: [],
-    metrics: new MetricsStore(store, registry, log),
+    metrics: new UsageHistory(store, registry, log),
     brokerActions: BROKER_ACTIONS,
     recorder,
     refusals: new RefusalAudit(store, { burst: 1000, perMinute: 1000 }),

@@ -3,7 +3,7 @@ import type { Logger } from '../../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
-import type { MetricsStore } from '../../metrics/metrics-store.ts';
+import type { UsageHistory } from '../../metrics/usage-history.ts';
 import type { Notifier } from '../../notify/notifier.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { WakeTarget } from '../../wake/wake-targets.ts';
@@ -13,7 +13,7 @@ export interface BrokerActionContext {
   registry: AgentRegistry;
   store: BrokerStore;
   index: FleetIndex;
-  metrics: MetricsStore;
+  metrics: UsageHistory;
   /** The notification channels (notify_test). */
   notifier: Notifier;
   /** The machines wake knows by name (--wake-target). */

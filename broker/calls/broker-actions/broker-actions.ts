@@ -1,5 +1,5 @@
 import type { BrokerActionHandler } from './broker-action.ts';
-import { describeHandler, findHandler } from './find-describe.ts';
+import { describeResourceHandler, findResourcesHandler } from './find-describe.ts';
 import { fleetStatusHandler } from './fleet-status.ts';
 import { getMetricsHandler } from './get-metrics.ts';
 import { listAgentsHandler } from './list-agents.ts';
@@ -13,8 +13,8 @@ export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [
   listAgentsHandler,
   fleetStatusHandler,
   revokeAgentsHandler,
-  findHandler,
-  describeHandler,
+  findResourcesHandler,
+  describeResourceHandler,
   getMetricsHandler,
   recommendationsHandler,
   notifyTestHandler,

@@ -3,7 +3,7 @@ import { RESOURCE_TYPES, type ResourceType } from '../../../shared/domains/fleet
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { digestOf } from '../../index/digests.ts';
-import { allResources, type Resource, visible } from '../../index/resource-catalog.ts';
+import { allResources, type Resource, visible } from '../../index/index-resources.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
 const typeRank = (resource: Resource) => RESOURCE_TYPES.indexOf(resource.row.type as ResourceType);
@@ -14,7 +14,7 @@ function matchesLabel(resource: Resource, label: string): boolean {
   return resource.labels[label.slice(0, eq)] === label.slice(eq + 1);
 }
 
-export const findHandler = defineBrokerAction({
+export const findResourcesHandler = defineBrokerAction({
   action: findAction,
   async run(params, context) {
     const type = params.type?.replace(/s$/, '');
@@ -46,7 +46,7 @@ export const findHandler = defineBrokerAction({
   },
 });
 
-export const describeHandler = defineBrokerAction({
+export const describeResourceHandler = defineBrokerAction({
   action: describeAction,
   async run(params, context) {
     const hosts = context.registry.list();

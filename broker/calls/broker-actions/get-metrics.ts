@@ -2,7 +2,7 @@ import { getMetrics } from '../../../shared/domains/fleet/index-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import type { MetricRow } from '../../metrics/metrics-store.ts';
+import type { MetricRow } from '../../metrics/usage-history.ts';
 import { knownSwarms } from '../swarm-routing.ts';
 import { defineBrokerAction } from './broker-action.ts';
 

@@ -3,7 +3,7 @@ import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/c
 import { restartCounts } from '../../../shared/domains/swarm/convergence.ts';
 import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import { agentOnNode } from '../../index/resource-catalog.ts';
+import { agentOnNode } from '../../index/index-resources.ts';
 import type { BrokerActionContext } from './broker-action.ts';
 import { defineBrokerAction } from './broker-action.ts';
 

@@ -1,7 +1,7 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
-import { searchCatalog } from './catalog-search.ts';
+import { searchActions } from './action-search.ts';
 import type { Surface, ToolDefinition } from './surface.ts';
 import { parameterSummary, requiredParameters, toolInputSchema } from './tool-schemas.ts';
 
@@ -78,7 +78,7 @@ export const dynamicSurface: Surface = {
       if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 50) {
         throw new FleetError('invalid_argument', 'find_action: limit must be a whole number from 1 to 50', { hint: 'Leave it out for 10.' });
       }
-      const found = searchCatalog(query, visible, limit);
+      const found = searchActions(query, visible, limit);
       return { kind: 'local', structured: { query, count: found.length, matches: found.map((entry, i) => match(entry.action, i)) } };
     }
     if (tool === 'execute_action') {

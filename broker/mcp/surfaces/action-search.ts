@@ -26,7 +26,7 @@ function near(query: string, word: string): boolean {
  * id, tool and title weigh most, its description less; prefixes and small
  * typos still match. Nothing leaves the broker.
  */
-export function searchCatalog(query: string, actions: readonly Action[], limit: number): { action: Action; score: number }[] {
+export function searchActions(query: string, actions: readonly Action[], limit: number): { action: Action; score: number }[] {
   const index: Indexed[] = actions.map((action) => ({
     action,
     strong: new Set([...words(action.id), ...words(action.tool), ...words(action.title)]),

@@ -5,14 +5,14 @@ import type { MetricKind, MetricRow } from '../store/metrics-table.ts';
 
 export type { MetricRow };
 
-export interface MetricsStoreOptions {
+export interface UsageHistoryOptions {
   retentionMs: number;
   /** The table never holds more rows than this; the oldest go first. */
   maxRows: number;
   flushIntervalMs: number;
 }
 
-export const DEFAULT_METRICS_OPTIONS: MetricsStoreOptions = { retentionMs: 7 * 86_400_000, maxRows: 5_000_000, flushIntervalMs: 15_000 };
+export const DEFAULT_USAGE_HISTORY_OPTIONS: UsageHistoryOptions = { retentionMs: 7 * 86_400_000, maxRows: 5_000_000, flushIntervalMs: 15_000 };
 
 const MINUTE = 60_000;
 
@@ -22,7 +22,7 @@ const MINUTE = 60_000;
  * Writes are buffered and flushed together; history of a host that went
  * offline stays readable until it ages out (7 days).
  */
-export class MetricsStore {
+export class UsageHistory {
   private readonly pending = new Map<string, MetricRow>();
   private readonly counters = new Map<string, { at: number; bytes: number }>();
   private timers: NodeJS.Timeout[] = [];
@@ -31,7 +31,7 @@ export class MetricsStore {
     private readonly store: BrokerStore,
     private readonly registry: AgentRegistry,
     private readonly log: Logger,
-    private readonly options: MetricsStoreOptions = DEFAULT_METRICS_OPTIONS,
+    private readonly options: UsageHistoryOptions = DEFAULT_USAGE_HISTORY_OPTIONS,
   ) {}
 
   start(): void {
