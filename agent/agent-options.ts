@@ -40,7 +40,7 @@ export const AGENT_FLAGS = {
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
-export type AgentFlagValues = FlagValues<typeof AGENT_FLAGS>;
+type AgentFlagValues = FlagValues<typeof AGENT_FLAGS>;
 
 export const AGENT_COMMAND: CommandSpec<typeof AGENT_FLAGS> = {
   name: 'agent',
@@ -92,7 +92,7 @@ export interface AgentOptions {
 }
 
 /** The Docker engine address when nothing names one. */
-export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
+const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 
 /**
  * The host's /proc to read, checked now so a wrong path stops the agent at

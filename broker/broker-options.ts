@@ -108,14 +108,14 @@ export const BROKER_FLAGS = {
  * and Kubernetes secrets). `fleetmesh up` keeps its own admin token and does
  * not take these.
  */
-export const BROKER_BOOTSTRAP_FLAGS = {
+const BROKER_BOOTSTRAP_FLAGS = {
   'ca-cert-file': { type: 'string', description: 'use this CA certificate instead of creating one in the data dir (with --ca-key-file)', placeholder: 'FILE' },
   'ca-key-file': { type: 'string', description: 'the private key of --ca-cert-file', placeholder: 'FILE' },
   'join-token-file': { type: 'string', description: 'a reusable join token (fm1.…) to accept, registered at start', placeholder: 'FILE' },
   'admin-token-file': { type: 'string', description: 'a bearer token (fmc1.…) registered at start as identity admin, level 3', placeholder: 'FILE' },
 } as const satisfies Record<string, FlagSpec>;
 
-export type BrokerFlagValues = FlagValues<typeof BROKER_FLAGS> & Partial<FlagValues<typeof BROKER_BOOTSTRAP_FLAGS>>;
+type BrokerFlagValues = FlagValues<typeof BROKER_FLAGS> & Partial<FlagValues<typeof BROKER_BOOTSTRAP_FLAGS>>;
 
 export const BROKER_COMMAND: CommandSpec<typeof BROKER_FLAGS & typeof BROKER_BOOTSTRAP_FLAGS> = {
   name: 'broker',

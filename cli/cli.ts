@@ -9,7 +9,7 @@ import type { CliIo, Command } from './command.ts';
  * `fleetmesh call` should not pay for the others. Each summary is the one its
  * command's spec carries (cli.test.ts checks that they agree).
  */
-export interface CommandEntry {
+interface CommandEntry {
   name: string;
   summary: string;
   load(): Promise<Command<FlagSpecs>>;

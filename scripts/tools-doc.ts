@@ -17,7 +17,7 @@ function argumentsOf(action: Action): string {
   return properties.map((name) => (required.has(name) ? `**${name}**` : name)).join(', ') || '-';
 }
 
-export function renderToolsDoc(): string {
+function renderToolsDoc(): string {
   const lines = [
     '# Tools',
     '',

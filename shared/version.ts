@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repo or package root: the nearest folder above this file holding fleetmesh's package.json (works from source and from dist/). */
-export const PACKAGE_ROOT: string = (() => {
+const PACKAGE_ROOT: string = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'package.json');

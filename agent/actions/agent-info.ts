@@ -5,7 +5,7 @@ import { sleep } from '../connection/backoff.ts';
 import type { ActionHandler } from '../dispatcher/dispatcher.ts';
 
 /** What agent.info reports, read fresh at each call. */
-export interface AgentInfoSource {
+interface AgentInfoSource {
   describe(): Omit<ActionOutput<typeof agentInfo>, 'sample' | 'uptime_s'>;
   sample(): HostSample;
 }

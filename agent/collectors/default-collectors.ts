@@ -18,7 +18,7 @@ import { SystemCollector } from './system/system-collector.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
 import { WatchCollector } from './watch/watch-collector.ts';
 
-export interface CollectorHooks {
+interface CollectorHooks {
   /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
   report: Report;
   /** A collector became available or unavailable. */

@@ -27,7 +27,7 @@ import { createMeshClient, type MeshClient } from './mesh-client.ts';
 
 export type HelloInit = MessageInitShape<typeof HelloSchema>;
 
-export interface BrokerConnectionOptions {
+interface BrokerConnectionOptions {
   dataDir: string;
   identity: AgentIdentity;
   dispatcher: Dispatcher;

@@ -11,7 +11,7 @@ import { createMeshClient } from '../connection/mesh-client.ts';
 import { type AgentIdentity, saveIdentity } from '../identity/agent-identity.ts';
 import { fetchBrokerCa } from './fetch-broker-ca.ts';
 
-export interface EnrollOptions {
+interface EnrollOptions {
   brokerAddress: string;
   token: string;
   caPin: string;

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
 
-export interface HealthServerOptions {
+interface HealthServerOptions {
   /** HOST:PORT; port 0 picks a free one. */
   listen: string;
   /** Whether the broker has welcomed this agent on a live stream. */

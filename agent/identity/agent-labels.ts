@@ -5,9 +5,9 @@ import { writeFileAtomic } from '../../shared/pki/key-files.ts';
 const LABELS_FILE = 'labels.json';
 
 /** A merge patch of labels: a string sets, null removes. */
-export type LabelPatch = Record<string, string | null>;
+type LabelPatch = Record<string, string | null>;
 
-export function applyLabelPatch(labels: Record<string, string>, patch: LabelPatch): Record<string, string> {
+function applyLabelPatch(labels: Record<string, string>, patch: LabelPatch): Record<string, string> {
   const result = { ...labels };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];

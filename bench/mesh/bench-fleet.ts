@@ -2,7 +2,7 @@ import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createKeyPair, type KeyPair, publicKeyFingerprint } from '../../shared/pki/certificates.ts';
 
-export interface BenchAgentIdentity {
+interface BenchAgentIdentity {
   agentId: string;
   name: string;
   certificatePem: string;

@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 
 /** One panel of the chart: a series over time, drawn in its own band with its title and range. */
-export interface ChartPanel {
+interface ChartPanel {
   title: string;
   values: number[];
   color: [number, number, number];

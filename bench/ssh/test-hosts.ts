@@ -8,7 +8,7 @@ const run = promisify(execFile);
 /** The name agents dial: each namespace's own hosts file points it at the broker's end of its link. */
 export const BROKER_NAME = 'fleetmesh-bench-broker';
 
-export interface TestHost {
+interface TestHost {
   index: number;
   namespace: string;
   /** This host's address (sshd listens here). */

@@ -4,7 +4,7 @@ import { AGENT_ROLES, type AgentRole, type RoleGrant } from '../store/agent-role
 import type { BrokerStore } from '../store/broker-store.ts';
 import { findAgent } from './revoke-agent.ts';
 
-export interface ApproveRequest {
+interface ApproveRequest {
   /** Agent name or id. */
   agent: string;
   /** Only this role; default: every role the agent claims. */

@@ -37,7 +37,7 @@ export interface Host {
   stateSince: number;
 }
 
-export interface AgentRegistryOptions {
+interface AgentRegistryOptions {
   heartbeatIntervalMs: number;
   /** Heartbeats missed before a connected host is `stale`. */
   staleAfterMissed: number;
@@ -53,7 +53,7 @@ export interface AgentRegistryOptions {
 }
 
 /** What the broker holding an agent's stream says about it (broker/cluster/presence.ts). */
-export interface RemotePresence {
+interface RemotePresence {
   state: AgentState;
   hello: StoredHello | null;
   labels: Record<string, string>;

@@ -9,7 +9,7 @@ import type { Host } from './agent-registry.ts';
  * confirmed it (a trusted manager's snapshot, a trusted member's guest
  * report), or nothing yet (the agent is served as a plain host).
  */
-export type ClaimStatus = 'approved' | 'proven' | 'pending';
+type ClaimStatus = 'approved' | 'proven' | 'pending';
 
 /** One statement of an agent that would carry power over a shared object (docs/claims.md). */
 export interface Claim {

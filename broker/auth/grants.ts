@@ -7,7 +7,7 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
  * or `*:*=write`. Patterns are globs (`*`, `?`). Resources that live on a host
  * are named `HOST/NAME`; a grant on a host covers everything on it.
  */
-export type Access = 'read' | 'write';
+type Access = 'read' | 'write';
 
 export interface Grant {
   kind: string;

@@ -5,7 +5,7 @@ import type { Identity } from './identities.ts';
  * on (containers, volumes, sandboxes, guests reported by a host), the service
  * a task belongs to, the services a stack holds.
  */
-export interface VisibleRef {
+interface VisibleRef {
   type: string;
   name: string;
   host?: string;

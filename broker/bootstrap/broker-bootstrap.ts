@@ -14,7 +14,7 @@ export const BOOTSTRAP_ADMIN_NAME = 'admin';
  * as the deployment that mounts them, and `fleetmesh token revoke` or
  * `fleetmesh identity revoke` ends them for good.
  */
-export const BOOTSTRAP_TOKEN_TTL_MS = 365 * 86_400_000;
+const BOOTSTRAP_TOKEN_TTL_MS = 365 * 86_400_000;
 
 /**
  * What an operator can hand a broker instead of creating it on the broker's

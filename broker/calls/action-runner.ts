@@ -20,7 +20,7 @@ import { runOnSwarm } from './swarm-route.ts';
 
 export type { RunContext, RunResult } from './call-route.ts';
 
-export interface ActionRunnerOptions {
+interface ActionRunnerOptions {
   registry: AgentRegistry;
   store: BrokerStore;
   log: Logger;

@@ -5,10 +5,10 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 
 const targetArgumentsSchema = z.object(hostTargetShape).strict();
 
-export type HostTargetArguments = z.infer<typeof targetArgumentsSchema>;
+type HostTargetArguments = z.infer<typeof targetArgumentsSchema>;
 
 /** A call's arguments split into what picks hosts, what the action takes, and the confirmation. */
-export interface CallArguments {
+interface CallArguments {
   targets: Record<string, unknown>;
   params: Record<string, unknown>;
   confirm: boolean;
@@ -40,7 +40,7 @@ export function parseTargets(action: Action, targets: Record<string, unknown>): 
 }
 
 /** An invalid_argument naming the offending parameter, with everything the tool accepts. */
-export function describeIssue(action: Action, issue: z.core.$ZodIssue | undefined): FleetError {
+function describeIssue(action: Action, issue: z.core.$ZodIssue | undefined): FleetError {
   const shape = action.input.shape as Record<string, z.ZodType>;
   // Everything the tool takes: its own parameters, then what the broker adds (targets, confirm).
   const accepted = [

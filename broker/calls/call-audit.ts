@@ -11,7 +11,7 @@ import type { RefusalAudit } from './refusal-audit.ts';
 /** Completes an audit row again with what an agent answered after the call gave up on it. */
 export type LateAudit = (outcome: AuditOutcome, errorCode: string | null, note: string) => void;
 
-export interface CallAuditOptions {
+interface CallAuditOptions {
   store: BrokerStore;
   registry: AgentRegistry;
   refusals: RefusalAudit;

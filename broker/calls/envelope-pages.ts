@@ -10,7 +10,7 @@ const PAGE_TOKENS = 24_000;
 /** Below this many characters of JSON an answer cannot reach PAGE_TOKENS, so nothing is counted. */
 const SURELY_FITS_CHARS = PAGE_TOKENS;
 
-export interface EnvelopePage {
+interface EnvelopePage {
   number: number;
   of: number;
   /** The first and last host of this page. */
@@ -18,7 +18,7 @@ export interface EnvelopePage {
   last_host: string;
 }
 
-export type PagedEnvelope = FleetEnvelope & { page?: EnvelopePage; next_cursor?: string };
+type PagedEnvelope = FleetEnvelope & { page?: EnvelopePage; next_cursor?: string };
 
 /** A cursor names the host a page starts after, so pages stay put when hosts come and go. */
 function cursorAfter(host: string): string {

@@ -8,7 +8,7 @@ import { forbidden } from './authorization.ts';
 import type { ResolvedTargets } from './targets.ts';
 
 /** The targeted hosts split by the identity's grants: the ones asked, and the answers of the ones hidden. */
-export interface HostVisibility {
+interface HostVisibility {
   live: Host[];
   hidden: HostOutcome[];
 }

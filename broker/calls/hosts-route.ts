@@ -12,7 +12,7 @@ import { pageOfEnvelope } from './envelope-pages.ts';
 import { locateResource, partitionByGrants } from './host-visibility.ts';
 import { type ResolvedTargets, resolveTargets } from './targets.ts';
 
-export interface HostsRouteDeps extends RouteDeps {
+interface HostsRouteDeps extends RouteDeps {
   mutationsMatchAgentLabels: boolean;
   visibleHosts(): Host[];
   /** Whether the caller may run this action (for hints offering another tool). */

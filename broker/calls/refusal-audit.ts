@@ -3,7 +3,7 @@ import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 
 /** Something the broker refused, as the audit records it. */
-export interface Refusal {
+interface Refusal {
   /** The identity that was refused, when it proved one. */
   identity?: string;
   /** Where a stranger (no identity proven) came from. */

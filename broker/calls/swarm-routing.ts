@@ -4,7 +4,7 @@ import type { Host } from '../agents/agent-registry.ts';
 import { assessClaims } from '../agents/claims.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 
-export interface SwarmRoute {
+interface SwarmRoute {
   clusterId: string;
   clusterName: string;
   /** The manager agents to try, healthiest first. */
@@ -28,7 +28,7 @@ function serving(host: Host): boolean {
  * flight, then the freshest heartbeat, then the longest-lived stream. Never by
  * name: a name is the agent's to choose, and must not buy it the secrets.
  */
-export function byHealth(a: Host, b: Host): number {
+function byHealth(a: Host, b: Host): number {
   const state = (h: Host) => (h.state === 'online' ? 0 : 1);
   return (
     state(a) - state(b) ||

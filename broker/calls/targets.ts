@@ -5,7 +5,7 @@ import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import { parseSelector } from './selector.ts';
 
-export interface TargetArguments {
+interface TargetArguments {
   host?: string;
   server?: string;
   hosts?: string[];
@@ -29,7 +29,7 @@ function unknownHost(names: string[], visible: Host[]): FleetError {
 }
 
 /** Whether a host runs (or, offline, last reported running) the collector an action needs. */
-export function hostHasCollector(host: Host, action: Action): boolean {
+function hostHasCollector(host: Host, action: Action): boolean {
   if (action.collector === null || action.collector === 'agent') return true;
   return host.hello?.collectors.some((c) => c.name === action.collector) ?? false;
 }

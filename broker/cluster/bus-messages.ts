@@ -34,7 +34,7 @@ const errorInfo = z.object({
   collector: z.string().optional(),
 });
 
-export const callOutcomeSchema = z.union([
+const callOutcomeSchema = z.union([
   z.object({ ok: z.literal(true), payload: z.unknown(), failedCollectors: z.array(z.string()), errors: z.array(errorInfo) }),
   z.object({ ok: z.literal(false), error: errorInfo }),
 ]);

@@ -9,7 +9,7 @@ import { redeemJoinToken } from './join-tokens.ts';
 
 const AGENT_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 
-export function checkAgentName(name: string): void {
+function checkAgentName(name: string): void {
   if (!AGENT_NAME.test(name)) {
     throw new FleetError('invalid_argument', `"${name}" is not a valid agent name`, {
       hint: 'An agent name is 1-63 letters, digits, ".", "_" or "-", starting and ending with a letter or digit; pass one with --name.',
@@ -33,7 +33,7 @@ const FIELD_NAMES: Record<keyof typeof ENROLL_FIELD_LIMITS, string> = {
 };
 
 /** Refuses an oversized field without echoing it. */
-export function checkEnrollmentSizes(request: Pick<EnrollmentRequest, keyof typeof ENROLL_FIELD_LIMITS>): void {
+function checkEnrollmentSizes(request: Pick<EnrollmentRequest, keyof typeof ENROLL_FIELD_LIMITS>): void {
   for (const [field, limit] of Object.entries(ENROLL_FIELD_LIMITS) as [keyof typeof ENROLL_FIELD_LIMITS, number][]) {
     const length = request[field].length;
     if (length > limit) {
@@ -50,7 +50,7 @@ function requestPublicKey(csrPem: string): string {
   return readCertificateRequest(csrPem).publicKeyPem;
 }
 
-export interface EnrollmentRequest {
+interface EnrollmentRequest {
   token: string;
   csrPem: string;
   name: string;
@@ -58,7 +58,7 @@ export interface EnrollmentRequest {
   agentVersion: string;
 }
 
-export interface EnrollmentResult {
+interface EnrollmentResult {
   agentId: string;
   name: string;
   certificatePem: string;
@@ -67,7 +67,7 @@ export interface EnrollmentResult {
   labels: Record<string, string>;
 }
 
-export interface RenewalResult {
+interface RenewalResult {
   certificatePem: string;
   notAfter: Date;
 }

@@ -17,7 +17,7 @@ export interface JoinTokenOptions {
   now?: number;
 }
 
-export interface CreatedJoinToken {
+interface CreatedJoinToken {
   token: string;
   id: string;
   expiresAt: number;

@@ -24,7 +24,7 @@ import type { AdmissionPacer } from './admission-pacer.ts';
 /** An agent that opens a stream and sends no Hello within this time is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
 
-export interface ConnectHandlerOptions {
+interface ConnectHandlerOptions {
   store: BrokerStore;
   registry: AgentRegistry;
   enrollment: Enrollment;

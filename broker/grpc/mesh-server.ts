@@ -17,7 +17,7 @@ import { AdmissionPacer, type AdmissionRate } from './admission-pacer.ts';
 import { createConnectHandler } from './connect-handler.ts';
 import { StaticCertificateProvider } from './static-certificate-provider.ts';
 
-export interface MeshServerOptions {
+interface MeshServerOptions {
   listen: string;
   caCertificatePem: string;
   serverIdentity: ServerIdentity;
@@ -35,7 +35,7 @@ export interface MeshServerOptions {
 }
 
 /** The address of a peer as grpc-js spells it (`ADDRESS:PORT`), without the port. */
-export function peerAddress(peer: string): string {
+function peerAddress(peer: string): string {
   return peer.replace(/:\d+$/, '');
 }
 

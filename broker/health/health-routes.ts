@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type Route = (req: IncomingMessage, res: ServerResponse) => void;
+type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
-export interface HealthSources {
+interface HealthSources {
   /** Readiness checks by name: undefined when the part is up, else why it is not. */
   readiness(): Record<string, string | undefined> | Promise<Record<string, string | undefined>>;
   /** The Prometheus text exposition of the broker's metrics. */

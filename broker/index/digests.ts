@@ -16,7 +16,7 @@ import { agentOnNode, type Resource } from './index-resources.ts';
 
 type Related = { type: string; id: string; name: string; relation?: string; host?: string };
 
-export interface Digest {
+interface Digest {
   id: string;
   name: string;
   type: string;

@@ -6,7 +6,7 @@ export interface RateLimit {
 }
 
 /** Whether an attempt may go ahead, and if not, when the next one would. */
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 interface Bucket {
   tokens: number;

@@ -33,7 +33,7 @@ import type { Surface } from './surfaces/surface.ts';
 
 export type TextFormat = 'markdown' | 'json';
 
-export interface McpSessionOptions {
+interface McpSessionOptions {
   identity: Identity;
   surface: Surface;
   textFormat: TextFormat;

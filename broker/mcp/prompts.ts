@@ -1,6 +1,6 @@
 import type { Level } from '../../shared/catalog/action.ts';
 
-export interface PromptDefinition {
+interface PromptDefinition {
   name: string;
   title: string;
   description: string;

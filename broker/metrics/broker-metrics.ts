@@ -7,7 +7,7 @@ import type { AuditOutcome } from '../store/audit-table.ts';
 export type CallOutcome = Exclude<AuditOutcome, 'pending' | 'interrupted'>;
 
 /** What the action runner reports when a call is over. */
-export interface FinishedCall {
+interface FinishedCall {
   tool: string;
   action: Action;
   outcome: CallOutcome;
@@ -20,7 +20,7 @@ export interface CallRecorder {
 }
 
 /** Upper bounds of the fan-out latency buckets, in seconds: from a LAN round trip to the 60 s timeout cap. */
-export const FANOUT_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
+const FANOUT_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
 
 const AGENT_STATES: readonly AgentState[] = ['online', 'stale', 'offline'];
 

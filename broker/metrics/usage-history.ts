@@ -5,14 +5,14 @@ import type { MetricKind, MetricRow } from '../store/metrics-table.ts';
 
 export type { MetricRow };
 
-export interface UsageHistoryOptions {
+interface UsageHistoryOptions {
   retentionMs: number;
   /** The table never holds more rows than this; the oldest go first. */
   maxRows: number;
   flushIntervalMs: number;
 }
 
-export const DEFAULT_USAGE_HISTORY_OPTIONS: UsageHistoryOptions = { retentionMs: 7 * 86_400_000, maxRows: 5_000_000, flushIntervalMs: 15_000 };
+const DEFAULT_USAGE_HISTORY_OPTIONS: UsageHistoryOptions = { retentionMs: 7 * 86_400_000, maxRows: 5_000_000, flushIntervalMs: 15_000 };
 
 const MINUTE = 60_000;
 

@@ -21,7 +21,7 @@ export interface Delivery {
 /** A channel that does not answer within this is a failed delivery, and the next one is not held up. */
 const SEND_TIMEOUT_MS = 10_000;
 
-export interface NotifierOptions {
+interface NotifierOptions {
   notify: NotifyOptions;
   registry: AgentRegistry;
   index: FleetIndex;

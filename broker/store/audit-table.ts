@@ -2,7 +2,7 @@ import type { SqlEngine, SqlValue } from './sql-engine.ts';
 
 export type AuditOutcome = 'pending' | 'ok' | 'partial' | 'error' | 'refused' | 'cancelled' | 'interrupted';
 
-export interface AuditRow {
+interface AuditRow {
   seq: number;
   callId: string;
   startedAt: number;

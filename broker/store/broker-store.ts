@@ -17,7 +17,7 @@ import { TaskFailuresTable } from './task-failures-table.ts';
 
 export const STORE_FILE = 'fleetmesh.db';
 
-export interface StoreOpenOptions {
+interface StoreOpenOptions {
   /** Create the data dir and database when missing (the broker); admin commands want an existing one. */
   create?: boolean;
   /** `sqlite:PATH` or `postgres://…`; default: the SQLite file in the data dir. */

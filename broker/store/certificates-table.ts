@@ -1,6 +1,6 @@
 import type { SqlEngine } from './sql-engine.ts';
 
-export interface CertificateRow {
+interface CertificateRow {
   serial: string;
   agentId: string;
   issuedAt: number;
@@ -10,7 +10,7 @@ export interface CertificateRow {
   issuedBy: 'enroll' | 'renew';
 }
 
-export interface RevocationRow {
+interface RevocationRow {
   serial: string;
   agentId: string;
   revokedAt: number;

@@ -1,7 +1,7 @@
 import type { Level } from '../../shared/catalog/action.ts';
 import type { SqlEngine } from './sql-engine.ts';
 
-export interface IdentityRow {
+interface IdentityRow {
   id: string;
   name: string;
   secretSha256: string;

@@ -1,6 +1,6 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 
-export type StoreLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+type StoreLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
 /** The value of `--store`: `sqlite:PATH`, or a `postgres://` (or `postgresql://`) URL; nothing means `defaultPath`. */
 export function parseStoreLocation(value: string | undefined, defaultPath: string): StoreLocation {

@@ -7,7 +7,7 @@ import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
 
 /** Exit code of an agent that cannot go on by itself (revoked, or expired with no token). */
-export const AGENT_FATAL_EXIT = 3;
+const AGENT_FATAL_EXIT = 3;
 
 export const agentCommand = defineCommand({
   spec: AGENT_COMMAND,

@@ -2,7 +2,7 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../shared/format/closest-names.ts';
 
 /** One entry of `fleet://actions` as the broker publishes it for its surface. */
-export interface PublishedAction {
+interface PublishedAction {
   id: string;
   /** The action's own tool name (`get_fleet_status`), whatever the surface. */
   name: string;

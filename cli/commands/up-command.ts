@@ -18,7 +18,7 @@ import { defineCommand } from '../command.ts';
 import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
 
-export const ADMIN_TOKEN_FILE = 'admin.token';
+const ADMIN_TOKEN_FILE = 'admin.token';
 
 /**
  * The agent flags `up` passes on to its local agent: all of them but those `up`

@@ -1,17 +1,17 @@
 import type { z } from 'zod';
 
 /** homebutler's classes: what an action may do to the machine it runs on. */
-export type Risk = 'read' | 'write' | 'destructive';
+type Risk = 'read' | 'write' | 'destructive';
 /** Cetacean's operations levels: 0 read-only, 1 operational, 2 configuration, 3 impactful. */
 export type Level = 0 | 1 | 2 | 3;
 /** Who answers: the agents (fan-out), one manager agent of a swarm, or the broker itself. */
-export type RunsOn = 'host' | 'swarm' | 'broker';
+type RunsOn = 'host' | 'swarm' | 'broker';
 /**
  * Which agent of a swarm answers a swarm action: any manager (healthiest
  * first, with failover), or the agent on the node that runs the task named by
  * the action's resource parameter (a task's container lives on one engine).
  */
-export type AnsweredBy = 'manager' | 'task_node';
+type AnsweredBy = 'manager' | 'task_node';
 
 /**
  * One capability, declared once. The MCP surfaces, the `fleetmesh call` CLI, the
@@ -69,7 +69,7 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
  * (`web-1/nginx`) for kinds that live on a host, so grants such as
  * `container:web-1/nginx*` apply.
  */
-export interface ResourceScope {
+interface ResourceScope {
   readonly kind: string;
   /** The parameter naming one resource (docker_logs' `name`). */
   readonly param?: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../errors/fleet-error.ts';
 
 /** An error as results carry it (DESIGN §5). */
-export const errorShape = z.object({
+const errorShape = z.object({
   code: z.enum(ERROR_CODES),
   message: z.string(),
   hint: z.string(),
@@ -10,10 +10,10 @@ export const errorShape = z.object({
   collector: z.string().optional(),
 });
 
-export const availabilityShape = z.enum(['available', 'partial', 'unavailable']);
+const availabilityShape = z.enum(['available', 'partial', 'unavailable']);
 
 /** The fields every host's answer has, beside the action's own. */
-export const nodeShape = {
+const nodeShape = {
   host: z.string().describe('The agent name.'),
   availability: availabilityShape.describe('available: everything collected; partial: some collectors failed; unavailable: no answer.'),
   sampled_at_unix_ms: z.number(),

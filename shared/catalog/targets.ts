@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The longest a fan-out may wait for its hosts (DESIGN §5). */
-export const MAX_TIMEOUT_MS = 60_000;
+const MAX_TIMEOUT_MS = 60_000;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**

@@ -55,7 +55,7 @@ const NEXT_STEP: Record<ErrorCode, string> = {
   internal: 'This is a bug or an unexpected condition; the broker and agent logs have details.',
 };
 
-export interface FleetErrorOptions {
+interface FleetErrorOptions {
   hint?: string;
   host?: string;
   collector?: string;

@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 type Input<M> = M extends { input: infer I extends DescMessage } ? MessageShape<I> : never;
 type Output<M> = M extends { output: infer O extends DescMessage } ? MessageShape<O> : never;
 
-export type ServiceImplementation<T extends GenServiceMethods> = {
+type ServiceImplementation<T extends GenServiceMethods> = {
   [K in keyof T]: T[K]['methodKind'] extends 'unary'
     ? grpc.handleUnaryCall<Input<T[K]>, Output<T[K]>>
     : T[K]['methodKind'] extends 'server_streaming'
@@ -43,7 +43,7 @@ function deserializer<D extends DescMessage>(desc: D): (bytes: Buffer) => Messag
 }
 
 /** The grpc-js service definition of a generated service. */
-export function serviceDefinition(service: DescService): grpc.ServiceDefinition {
+function serviceDefinition(service: DescService): grpc.ServiceDefinition {
   const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   for (const method of service.methods) {
     const streamsIn = method.methodKind === 'client_streaming' || method.methodKind === 'bidi_streaming';

@@ -18,7 +18,7 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   level: LogLevel;
   format: LogFormat;
   /** Where lines go; stderr by default. */

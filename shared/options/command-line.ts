@@ -13,7 +13,7 @@ import { parseDurationMs, parseLabels } from './values.ts';
  * key at fault, before anything starts.
  */
 
-export type FlagType = 'string' | 'boolean' | 'integer' | 'duration' | 'labels' | 'list';
+type FlagType = 'string' | 'boolean' | 'integer' | 'duration' | 'labels' | 'list';
 
 type FlagValue<T extends FlagType> = T extends 'string'
   ? string

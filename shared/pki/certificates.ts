@@ -38,7 +38,7 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 function backdateMs(lifetimeMs: number): number {
   return Math.min(5 * 60_000, Math.floor(lifetimeMs / 10));
 }
-export const AGENT_URI_PREFIX = 'spiffe://fleetmesh/agent/';
+const AGENT_URI_PREFIX = 'spiffe://fleetmesh/agent/';
 
 export async function createKeyPair(): Promise<KeyPair> {
   const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
@@ -55,7 +55,7 @@ export function keyPairOf(privateKeyPem: string): KeyPair {
 }
 
 /** A random positive serial number as lower-case hex (16 bytes, high bit clear). */
-export function newSerial(): string {
+function newSerial(): string {
   const bytes = randomBytes(16);
   // 0x10..0x7f: positive, and no leading zero nibble for peers to strip.
   bytes[0] = 0x10 + ((bytes[0] ?? 0) % 0x70);
@@ -195,7 +195,7 @@ export function issueAgentCertificate(
   return issued(cert, serial);
 }
 
-export interface CertificateFacts {
+interface CertificateFacts {
   serial: string;
   notBefore: Date;
   notAfter: Date;

@@ -10,7 +10,7 @@ import { registerBackupRestore } from './backup-restore.ts';
 import { BackupStore } from './backup-store.ts';
 import { OWNER_LABEL } from './volume-helper.ts';
 
-export interface BackupCollectorOptions {
+interface BackupCollectorOptions {
   docker: EngineApi;
   /** Where the engine is, for messages. */
   address: string;

@@ -5,7 +5,7 @@ import type { EngineApi } from '../docker/engine-access.ts';
 import type { AppRecord, Manifest } from './backup-store.ts';
 
 /** What a backup of a container or a compose project holds, and what it leaves out. */
-export interface BackupSource {
+interface BackupSource {
   source: string;
   kind: 'container' | 'project';
   volumes: Manifest['volumes'];

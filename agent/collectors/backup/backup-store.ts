@@ -43,7 +43,7 @@ const manifestSchema = z.object({
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type AppRecord = z.infer<typeof appShape>;
-export type BackupRow = z.infer<typeof backupRowShape>;
+type BackupRow = z.infer<typeof backupRowShape>;
 
 /** The folder inside helper containers where each volume is mounted by its name, and the archive's top folder. */
 export const VOLUMES_ROOT = 'fleetmesh-volumes';

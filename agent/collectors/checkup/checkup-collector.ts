@@ -12,7 +12,7 @@ import { LocalCalls } from './local-calls.ts';
 import { createReportHandler } from './report-handler.ts';
 import { SnapshotStore } from './snapshot-store.ts';
 
-export interface CheckupCollectorOptions {
+interface CheckupCollectorOptions {
   /** The agent's data dir: report snapshots go to `reports/`. */
   dataDir: string;
   /** Where backup_create writes its archives, for doctor's backup age. */

@@ -3,7 +3,7 @@ import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 
 /** One action's answer on this host: its payload (null when it gave none), and what failed. */
-export interface LocalAnswer<A extends Action> {
+interface LocalAnswer<A extends Action> {
   payload: ActionOutput<A> | null;
   failedCollectors: string[];
   errors: ErrorInfo[];

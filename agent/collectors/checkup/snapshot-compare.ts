@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { attentionShape, notableChangeShape, suggestedActionShape } from '../../../shared/domains/checkup/report-action.ts';
 import type { HostSnapshot, SnapshotContainer, SnapshotSection } from './host-snapshot.ts';
 
-export type NotableChange = z.infer<typeof notableChangeShape>;
-export type Attention = z.infer<typeof attentionShape>;
-export type SuggestedAction = z.infer<typeof suggestedActionShape>;
+type NotableChange = z.infer<typeof notableChangeShape>;
+type Attention = z.infer<typeof attentionShape>;
+type SuggestedAction = z.infer<typeof suggestedActionShape>;
 
 /** A disk whose usage moved by at least this many points since the previous report is a notable change. */
 const DISK_CHANGE_POINTS = 5;

@@ -21,7 +21,7 @@ import { registerDockerTop } from './docker-top.ts';
 import { EventFollower } from './event-follower.ts';
 import { type EngineStats, figuresOf, StatsStreams } from './stats-streams.ts';
 
-export interface DockerCollectorOptions {
+interface DockerCollectorOptions {
   docker: DockerApi;
   /** Where the engine is, for messages. */
   address: string;

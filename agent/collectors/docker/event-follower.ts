@@ -29,7 +29,7 @@ interface RawEvent {
   Actor?: { ID?: string; Attributes?: Record<string, string> };
 }
 
-export type EventType = 'container' | 'service' | 'node' | 'config' | 'secret' | 'network' | 'volume';
+type EventType = 'container' | 'service' | 'node' | 'config' | 'secret' | 'network' | 'volume';
 
 const KEEP = 1000;
 const REPLAY_MS = 15 * 60_000;

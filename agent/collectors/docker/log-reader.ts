@@ -3,7 +3,7 @@ import { parseDurationMs } from '../../../shared/options/values.ts';
 
 export type LogStream = 'stdout' | 'stderr';
 
-export interface LogLine {
+interface LogLine {
   stream: LogStream;
   timestamp?: string;
   text: string;

@@ -13,7 +13,7 @@ export interface EngineStats {
   pids_stats?: { current?: number };
 }
 
-export interface StatsFigures {
+interface StatsFigures {
   cpu_percent: number | null;
   memory_usage_bytes: number;
   memory_limit_bytes: number;

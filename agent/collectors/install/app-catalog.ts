@@ -5,7 +5,7 @@ import { type ErrorInfo, FleetError } from '../../../shared/errors/fleet-error.t
 import builtin from './app-catalog.json' with { type: 'json' };
 import { type AppDefinition, appDefinitionSchema } from './app-definition.ts';
 
-export interface CatalogEntry {
+interface CatalogEntry {
   app: AppDefinition;
   source: 'builtin' | 'site';
 }

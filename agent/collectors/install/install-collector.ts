@@ -8,7 +8,7 @@ import { registerInstallList } from './install-list.ts';
 import { registerInstallRemoval } from './install-removal.ts';
 import { registerInstallStatus } from './install-status.ts';
 
-export interface InstallCollectorOptions {
+interface InstallCollectorOptions {
   docker: EngineApi;
   /** Where the engine is, for messages. */
   address: string;

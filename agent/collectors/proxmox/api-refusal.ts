@@ -3,7 +3,7 @@ import type { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { ApiToken } from './api-token.ts';
 import { proxmoxFailure } from './proxmox-failure.ts';
 
-export interface RefusedRequest {
+interface RefusedRequest {
   method: string;
   path: string;
   token: ApiToken;

@@ -3,7 +3,7 @@ import { closestNames } from '../../../shared/format/closest-names.ts';
 import { failureClassOf, proxmoxFailure } from './proxmox-failure.ts';
 import type { PveApi, PveClusterMember } from './pve-api.ts';
 
-export interface ClusterNode {
+interface ClusterNode {
   name: string;
   nodeId: number | null;
   online: boolean;

@@ -15,7 +15,7 @@ const helperScriptShape = z
   })
   .strict();
 
-export type HelperScript = z.infer<typeof helperScriptShape>;
+type HelperScript = z.infer<typeof helperScriptShape>;
 
 /** Where a person runs these commands; fleetmesh only hands out their text. */
 export const RUNS_WHERE = 'a root shell on the Proxmox VE node (console or SSH); fleetmesh never runs it';
@@ -25,7 +25,7 @@ export const RUNS_WHERE = 'a root shell on the Proxmox VE node (console or SSH);
  * checked when the agent loads. They are data: nothing here fetches from the
  * network or runs a command.
  */
-export const HELPER_SCRIPTS: readonly HelperScript[] = z.array(helperScriptShape).parse(entries);
+const HELPER_SCRIPTS: readonly HelperScript[] = z.array(helperScriptShape).parse(entries);
 
 export function scriptCategories(): string[] {
   return [...new Set(HELPER_SCRIPTS.map((script) => script.category))].sort();

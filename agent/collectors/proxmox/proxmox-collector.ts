@@ -16,7 +16,7 @@ import { type CallBounds, PveApi } from './pve-api.ts';
 import { PveClient } from './pve-client.ts';
 import { registerTaskReads } from './task-reads.ts';
 
-export interface ProxmoxCollectorOptions {
+interface ProxmoxCollectorOptions {
   /** Undefined: the agent was not asked for Proxmox VE, and the API tools say so. */
   config: ProxmoxOptions | undefined;
   log: Logger;

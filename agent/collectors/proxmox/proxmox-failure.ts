@@ -26,7 +26,7 @@ const CODES: Record<FailureClass, ErrorCode> = {
 /** Classes after which asking the same API again in the same call is pointless. */
 export const CONNECTION_CLASSES: ReadonlySet<FailureClass> = new Set(['configuration', 'tls', 'transport', 'authentication']);
 
-export interface ProxmoxFailureOptions {
+interface ProxmoxFailureOptions {
   hint: string;
   /** Overrides the class's code where the API's answer says more (not_found, conflict). */
   code?: ErrorCode;

@@ -3,10 +3,10 @@ import { DEFAULT_PROXMOX_ENDPOINT } from '../../../shared/domains/proxmox/proxmo
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 
 /** DESIGN §6: no API call may hold a handler longer than this. */
-export const DEFAULT_PROXMOX_TIMEOUT_MS = 10_000;
+const DEFAULT_PROXMOX_TIMEOUT_MS = 10_000;
 /** The largest answer read from the API; /cluster/resources of a big cluster is well under it. */
-export const DEFAULT_PROXMOX_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-export const DEFAULT_PROXMOX_INVENTORY_INTERVAL_MS = 60_000;
+const DEFAULT_PROXMOX_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_PROXMOX_INVENTORY_INTERVAL_MS = 60_000;
 
 /** How the API's certificate is trusted. `system` (none of the flags) uses Node's CA store and the host name. */
 export type ProxmoxTrust = { kind: 'fingerprint'; sha256Hex: string } | { kind: 'ca'; caFile: string } | { kind: 'insecure' } | { kind: 'system' };

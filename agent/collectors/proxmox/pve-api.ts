@@ -87,12 +87,12 @@ const taskStatusShape = z
 
 const logLineShape = z.object({ n: count, t: z.string() }).loose();
 
-export type PveVersion = z.infer<typeof versionShape>;
+type PveVersion = z.infer<typeof versionShape>;
 export type PveClusterMember = z.infer<typeof clusterMemberShape>;
 export type PveResource = z.infer<typeof resourceShape>;
-export type PveNodeStatus = z.infer<typeof nodeStatusShape>;
+type PveNodeStatus = z.infer<typeof nodeStatusShape>;
 export type PveTask = z.infer<typeof taskShape>;
-export type PveTaskStatus = z.infer<typeof taskStatusShape>;
+type PveTaskStatus = z.infer<typeof taskStatusShape>;
 export type GuestType = 'qemu' | 'lxc';
 export type PowerAction = 'start' | 'reboot' | 'shutdown';
 
@@ -102,7 +102,7 @@ export interface CallBounds {
   deadlineUnixMs: number;
 }
 
-export interface PveSession extends CallBounds {
+interface PveSession extends CallBounds {
   client: PveClient;
   token: ApiToken;
   caPem: string | undefined;

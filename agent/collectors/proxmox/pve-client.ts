@@ -6,7 +6,7 @@ import { proxmoxFailure } from './proxmox-failure.ts';
 import type { ProxmoxTrust } from './proxmox-options.ts';
 import { openTlsConnection, socketFailureClass } from './tls-connection.ts';
 
-export interface PveClientOptions {
+interface PveClientOptions {
   /** `https://host:port`. */
   endpoint: string;
   trust: ProxmoxTrust;
@@ -17,7 +17,7 @@ export interface PveClientOptions {
 
 export type PveParams = Record<string, string | number | boolean | undefined>;
 
-export interface PveRequest {
+interface PveRequest {
   method: 'GET' | 'POST';
   /** Below /api2/json, with each variable segment already URI-encoded. */
   path: string;
@@ -32,7 +32,7 @@ export interface PveRequest {
 }
 
 /** What the API answered: its `data`, and the envelope's `total` when it sends one (task logs do). */
-export interface PveAnswer {
+interface PveAnswer {
   data: unknown;
   total: number | undefined;
 }

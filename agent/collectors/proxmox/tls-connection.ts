@@ -3,7 +3,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { type FailureClass, proxmoxFailure } from './proxmox-failure.ts';
 import type { ProxmoxTrust } from './proxmox-options.ts';
 
-export interface TlsTarget {
+interface TlsTarget {
   host: string;
   port: number;
   trust: ProxmoxTrust;

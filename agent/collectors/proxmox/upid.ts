@@ -1,7 +1,7 @@
 import { UPID_PATTERN } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 
-export interface Upid {
+interface Upid {
   node: string;
   pid: number;
   pstart: number;

@@ -11,7 +11,7 @@ interface Cached {
 }
 
 /** The first file of a tar archive (what the engine's archive endpoint returns for one file). */
-export function firstTarFile(tar: Buffer): Buffer {
+function firstTarFile(tar: Buffer): Buffer {
   let offset = 0;
   while (offset + 512 <= tar.length) {
     const header = tar.subarray(offset, offset + 512);

@@ -10,14 +10,14 @@ import type { EngineStats } from '../docker/stats-streams.ts';
 import { ContainerFiles } from './container-files.ts';
 import { parseTelemetry, type Telemetry, traceForest } from './telemetry.ts';
 
-export const DEFAULT_SANDBOX_LABEL = 'fleetmesh.sandbox';
-export const DEFAULT_RUNTIME_DIR = '/run/ephemeral-os';
+const DEFAULT_SANDBOX_LABEL = 'fleetmesh.sandbox';
+const DEFAULT_RUNTIME_DIR = '/run/ephemeral-os';
 /** Each sandbox of a fleet snapshot gets this long; a slow one is reported, not waited for. */
 const PER_SANDBOX_MS = 5000;
 const CONCURRENCY = 4;
 const HISTORY_MS = 600_000;
 
-export interface SandboxCollectorOptions {
+interface SandboxCollectorOptions {
   docker: DockerApi;
   log: Logger;
   /** The label marking a sandbox container; its value is the sandbox id. */

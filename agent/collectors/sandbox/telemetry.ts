@@ -1,7 +1,7 @@
 /** The largest telemetry line the daemon writes; anything longer was cut and is dropped whole. */
-export const MAX_TELEMETRY_LINE_BYTES = 16 * 1024;
+const MAX_TELEMETRY_LINE_BYTES = 16 * 1024;
 
-export interface SpanRecord {
+interface SpanRecord {
   ts: number;
   trace: string;
   span: string;
@@ -12,7 +12,7 @@ export interface SpanRecord {
   attrs: Record<string, unknown>;
 }
 
-export interface EventRecord {
+interface EventRecord {
   ts: number;
   trace?: string;
   parent?: string;
@@ -20,7 +20,7 @@ export interface EventRecord {
   attrs: Record<string, unknown>;
 }
 
-export interface SampleRecord {
+interface SampleRecord {
   ts: number;
   scope: string;
   metrics: Record<string, unknown>;

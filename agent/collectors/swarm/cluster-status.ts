@@ -2,7 +2,7 @@ import { restartCounts, serviceProgress } from '../../../shared/domains/swarm/co
 import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 
 /** A service restarting at least this often in the last hour is in a loop. */
-export const LOOP_RESTARTS_PER_HOUR = 3;
+const LOOP_RESTARTS_PER_HOUR = 3;
 
 /** get_cluster_status from one snapshot: what is wrong, worst first. */
 export function clusterStatus(snapshot: SwarmSnapshot, now = Date.now()) {

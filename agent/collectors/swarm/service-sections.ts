@@ -62,7 +62,7 @@ const SECTION_VALUES = {
   command: z.object({ command: z.array(z.string()).optional(), args: z.array(z.string()).optional() }).strict(),
 } as const;
 
-export type Section = keyof typeof SECTION_VALUES;
+type Section = keyof typeof SECTION_VALUES;
 
 const ELSEWHERE: Record<string, string> = { secrets: 'update_service_secrets', configs: 'update_service_configs', mounts: 'update_service_mounts' };
 

@@ -14,7 +14,7 @@ import { registerSwarmMutations, waitForConvergence } from './swarm-mutations.ts
 import { SwarmReader } from './swarm-reader.ts';
 import { topology } from './topology.ts';
 
-export interface SwarmCollectorOptions {
+interface SwarmCollectorOptions {
   docker: DockerApi;
   log: Logger;
   /** The name the operator gave this swarm (--swarm-name); the swarm id when empty. */

@@ -10,7 +10,7 @@ const MAX_SERVICES = 25;
 const MAX_LINES = 5000;
 
 /** The level a log line states, when it states one (level=warn, [ERROR], "level":"info", WARN:…). */
-export function lineLevel(text: string): Level | undefined {
+function lineLevel(text: string): Level | undefined {
   const match = /(?:level"?\s*[=:]\s*"?|\[|^|\s)(debug|info|warn(?:ing)?|error|err|fatal|panic|crit(?:ical)?)(?:"|\]|:|\s|$)/i.exec(text) ?? undefined;
   if (!match) return undefined;
   const word = (match[1] ?? '').toLowerCase();
@@ -20,7 +20,7 @@ export function lineLevel(text: string): Level | undefined {
   return word as Level;
 }
 
-export interface SwarmLogRequest {
+interface SwarmLogRequest {
   service?: string;
   task?: string;
   stack?: string;

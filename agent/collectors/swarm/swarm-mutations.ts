@@ -31,7 +31,7 @@ import type { SwarmReader } from './swarm-reader.ts';
 /** How long a mutation with wait: true blocks at most. */
 const WAIT_MS = 60_000;
 
-export interface SwarmTools {
+interface SwarmTools {
   engine: SwarmEngine;
   reader: SwarmReader;
   /** The node id of this engine, to know which tasks are local. */

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import type { CheapFigures } from './system-sampler.ts';
 
-export type AlertState = 'ok' | 'warning' | 'critical';
+type AlertState = 'ok' | 'warning' | 'critical';
 export type Metric = 'cpu' | 'memory' | 'disk';
 
 export interface Thresholds {
@@ -11,7 +11,7 @@ export interface Thresholds {
   disk: number;
 }
 
-export interface AlertReading {
+interface AlertReading {
   metric: Metric;
   mount?: string;
   state: AlertState;
@@ -19,7 +19,7 @@ export interface AlertReading {
   threshold_percent: number;
 }
 
-export interface Crossing {
+interface Crossing {
   timestamp_unix_ms: number;
   metric: Metric;
   mount?: string;

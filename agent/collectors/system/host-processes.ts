@@ -2,7 +2,7 @@ import { basename, join } from 'node:path';
 import { type ProcFiles, procFiles } from './proc-files.ts';
 
 /** One process as the processes tool reports it (the fields systeminformation's `processes` gives it). */
-export interface ProcessRow {
+interface ProcessRow {
   pid: number;
   name: string;
   user: string;
@@ -44,7 +44,7 @@ const STATES: Record<string, string> = {
 };
 
 /** The sum of every CPU's time in the first line of /proc/stat, in clock ticks. */
-export function totalCpuTicks(statText: string): number {
+function totalCpuTicks(statText: string): number {
   const first = statText.split('\n', 1)[0] ?? '';
   return first
     .trim()

@@ -55,7 +55,7 @@ function formatIpv6(bytes: Buffer): string {
 }
 
 /** The listening rows of one of /proc/PID/net/{tcp,tcp6,udp,udp6}. */
-export function parseSocketTable(text: string, protocol: 'tcp' | 'udp'): TableRow[] {
+function parseSocketTable(text: string, protocol: 'tcp' | 'udp'): TableRow[] {
   const rows: TableRow[] = [];
   for (const line of text.split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);

@@ -16,7 +16,7 @@ export interface ContainerFacts {
   publishedPorts(): Promise<Map<string, string>>;
 }
 
-export interface SystemCollectorOptions {
+interface SystemCollectorOptions {
   sampler: SystemSampler;
   si: SystemInfo;
   thresholds: Thresholds;

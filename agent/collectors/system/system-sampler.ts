@@ -43,7 +43,7 @@ export interface CheapFigures {
 }
 
 /** Extra figures another collector adds to every heartbeat sample (container counts…). */
-export type SampleContributor = () => Partial<HostSample>;
+type SampleContributor = () => Partial<HostSample>;
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 

@@ -26,7 +26,7 @@ interface RunEvents {
   healthFailures: number;
 }
 
-export interface RestartWatcherOptions {
+interface RestartWatcherOptions {
   docker: DockerApi;
   store: WatchStore;
   log: Logger;

@@ -12,7 +12,7 @@ import { registerWatchRemove } from './watch-remove.ts';
 import type { WatchContext } from './watch-status.ts';
 import { WatchStore } from './watch-store.ts';
 
-export interface WatchCollectorOptions {
+interface WatchCollectorOptions {
   docker: DockerApi;
   /** Where watches and incidents are kept across restarts; undefined keeps them in memory. */
   dataDir: string | undefined;

@@ -3,7 +3,7 @@ import { assessClaims } from '../../agents/claims.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
-export const DEFAULT_THRESHOLDS = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
+const DEFAULT_THRESHOLDS = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
 const CERT_WARNING_MS = 7 * 86_400_000;
 
 /** The "start here" answer, from what heartbeats already told the broker: no fan-out. */

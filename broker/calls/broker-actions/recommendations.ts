@@ -161,7 +161,7 @@ function nodeFindings(snapshot: SwarmSnapshot, context: BrokerActionContext): Fi
 }
 
 /** Every finding the caller may read, most severe first. */
-export async function computeFindings(context: BrokerActionContext, now = Date.now()): Promise<Finding[]> {
+async function computeFindings(context: BrokerActionContext, now = Date.now()): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const { snapshot } of context.index.swarmEntries()) {
     for (const service of snapshot.services) {

@@ -10,7 +10,7 @@ import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpSession } from '../mcp-session.ts';
 
-export interface McpHttpServerOptions {
+interface McpHttpServerOptions {
   host: string;
   port: number;
   /** Host header values accepted (host:port); `*` accepts any. */

@@ -27,7 +27,7 @@ function secondsText(seconds: number): string {
 }
 
 /** A number as people read it, by the unit its key names (`memory_used_bytes` → `1.2 GiB`); structuredContent keeps the raw number. */
-export function numberText(key: string, value: number): string {
+function numberText(key: string, value: number): string {
   if (key.endsWith('_unix_ms')) return value > 0 ? new Date(value).toISOString() : String(value);
   if (key.endsWith('_bytes')) return bytesText(value);
   if (key.endsWith('percent') || key.endsWith('_threshold')) return `${Math.round(value * 10) / 10} %`;
@@ -336,7 +336,7 @@ function renderBroker(action: Action, result: Record<string, unknown>): string {
   return lines.join('\n');
 }
 
-export function renderError(error: ErrorInfo & Record<string, unknown>, targets?: { host: string; resource?: string }[]): string {
+function renderError(error: ErrorInfo & Record<string, unknown>, targets?: { host: string; resource?: string }[]): string {
   const lines = [`**Error: ${error.code}**: ${quoted(error.message)}`];
   if (targets?.length) lines.push('', 'Would act on:', ...targets.map((t) => `- ${cell(t.resource ?? t.host)}`));
   if (error.hint) lines.push('', `Next: ${quoted(error.hint)}`);

@@ -12,7 +12,7 @@ import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
 import { requiredParameters, toolInputSchema, toolOutputSchema } from '../surfaces/tool-schemas.ts';
 
-export interface ResourceDescriptor {
+interface ResourceDescriptor {
   uri: string;
   name: string;
   title: string;
@@ -20,7 +20,7 @@ export interface ResourceDescriptor {
   mimeType: 'application/json';
 }
 
-export interface ResourceTemplateDescriptor {
+interface ResourceTemplateDescriptor {
   uriTemplate: string;
   name: string;
   title: string;
@@ -43,7 +43,7 @@ export interface ResourceContext {
  * Resource reads answer this for anything the caller may not see, exactly like
  * for what does not exist; `known` (what the caller may see) gives the closest URIs.
  */
-export function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
+function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
   const closest = closestNames(uri, known);
   return new FleetError('not_found', `no resource ${uri}`, {
     hint: closest.length

@@ -40,7 +40,7 @@ export interface Surface {
  * tool's own `title`; destructiveHint and idempotentHint only mean something
  * for a tool that writes.
  */
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint?: true;
   destructiveHint?: boolean;
   idempotentHint?: true;

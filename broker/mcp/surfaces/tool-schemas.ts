@@ -14,7 +14,7 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 /** The full parameters of an action as its tool takes them: its own, targets for host actions, confirm for destructive ones. */
-export function toolInputShape(action: Action): z.ZodObject {
+function toolInputShape(action: Action): z.ZodObject {
   let shape = action.input;
   if (action.runsOn === 'host') shape = shape.extend(hostTargetShape);
   if (action.risk === 'destructive' && !('confirm' in shape.shape)) shape = shape.extend(confirmShape);

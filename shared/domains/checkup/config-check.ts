@@ -8,7 +8,7 @@ import type { configIssueShape } from './config-validate-action.ts';
 
 export type ConfigIssue = z.infer<typeof configIssueShape>;
 
-export interface ConfigCheckOptions {
+interface ConfigCheckOptions {
   flags: FlagSpecs;
   /** Runs the program's own start checks on the file (keys that exclude each other, files it reads); throws what the program would stop on. */
   resolve?(): void;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
 
 /** What is wrong with a config key: a vocabulary, to branch on. */
-export const CONFIG_ISSUE_CODES = [
+const CONFIG_ISSUE_CODES = [
   'yaml_syntax',
   'not_a_mapping',
   'unknown_key',

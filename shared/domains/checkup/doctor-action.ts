@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
 
 /** What a finding is about: a vocabulary, to branch on. */
-export const FINDING_CATEGORIES = ['security', 'exposure', 'backup', 'collectors', 'certificate', 'proxmox', 'watch', 'resources'] as const;
+const FINDING_CATEGORIES = ['security', 'exposure', 'backup', 'collectors', 'certificate', 'proxmox', 'watch', 'resources'] as const;
 
 export const findingShape = z.object({
   check: z.string().describe('The check that found it (docker_socket_mount, public_port, backup_age…).'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
 import { inventoryGraph } from './inventory-graph.ts';
 
-export const publishedPortShape = z.object({
+const publishedPortShape = z.object({
   ip: z.string().nullable(),
   public_port: z.number(),
   private_port: z.number(),

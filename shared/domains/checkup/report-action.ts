@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
 
-/** The parts of a report, each collected by a collector that may not answer (homebutler's failed_collectors). */
-export const REPORT_SECTIONS = ['docker', 'ports', 'processes', 'disks'] as const;
-
 /** What changed since the previous snapshot: a vocabulary, to branch on. */
-export const CHANGE_KINDS = [
+const CHANGE_KINDS = [
   'container_gone',
   'container_new',
   'container_replaced',

@@ -10,7 +10,7 @@ const portShape = z.object({
   ip: z.string().nullable(),
 });
 
-export const containerRowShape = z.object({
+const containerRowShape = z.object({
   id: z.string(),
   name: z.string(),
   image: z.string(),
@@ -48,7 +48,7 @@ export const dockerList = defineAction({
   related: ['docker.inspect', 'docker.stats'],
 });
 
-export const containerStatsShape = z.object({
+const containerStatsShape = z.object({
   id: z.string(),
   name: z.string(),
   cpu_percent: z.number().nullable(),
@@ -180,7 +180,7 @@ export const dockerInspect = defineAction({
   table: { columns: ['name', 'image', 'state.status', 'state.exit_code', 'state.restart_count', 'health.status', 'state.started_at_unix_ms'] },
 });
 
-export const containerStateShape = z.object({
+const containerStateShape = z.object({
   id: z.string(),
   name: z.string(),
   state: z.string(),
@@ -254,7 +254,7 @@ export const dockerStop = defineAction({
   waitsMs: stopGraceMs,
 });
 
-export const containerEventShape = z.object({
+const containerEventShape = z.object({
   time_unix_ms: z.number(),
   action: z.string(),
   id: z.string(),

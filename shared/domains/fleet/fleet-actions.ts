@@ -4,7 +4,7 @@ import { collectorStatusShape, hostSampleShape } from '../../domains/agent/agent
 
 const agentStateShape = z.enum(['online', 'stale', 'offline']);
 
-export const agentRowShape = z.object({
+const agentRowShape = z.object({
   name: z.string(),
   id: z.string(),
   state: agentStateShape,

@@ -41,7 +41,7 @@ export const rowShape = z.object({
   cluster: z.string().optional().describe('The swarm it belongs to, or for guests the Proxmox VE cluster.'),
 });
 
-export const relatedShape = z.object({
+const relatedShape = z.object({
   type: z.string(),
   id: z.string(),
   name: z.string(),
@@ -49,7 +49,7 @@ export const relatedShape = z.object({
   host: z.string().optional(),
 });
 
-export const failureShape = z.object({
+const failureShape = z.object({
   task: z.string(),
   task_id: z.string(),
   node: z.string(),

@@ -139,7 +139,7 @@ export const proxmoxNode = defineAction({
   table: { columns: ['node', 'pve_version', 'uptime_s', 'cpu', 'memory'] },
 });
 
-export const taskRowShape = z.object({
+const taskRowShape = z.object({
   upid: z.string(),
   node: z.string(),
   type: z.string().describe('What the task does, such as qmstart, vzshutdown or vzdump.'),

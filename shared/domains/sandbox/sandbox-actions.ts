@@ -4,7 +4,7 @@ import { defineAction } from '../../catalog/action.ts';
 const sandboxId = z.string().min(1).max(256);
 const sandboxResources = { kind: 'sandbox', param: 'sandbox_id', locate: true } as const;
 
-export const sandboxNodeShape = z.object({
+const sandboxNodeShape = z.object({
   sandbox_id: z.string(),
   lifecycle_state: z.string().describe('ready, starting, paused or stopped, from its container.'),
   availability: z.enum(['available', 'partial', 'unavailable']),

@@ -6,7 +6,7 @@ import type { NodeRecord } from './records.ts';
  * `node.labels.KEY` and `engine.labels.KEY`, with == or !=. A label a node lacks
  * never equals anything.
  */
-export function constraintHolds(constraint: string, node: NodeRecord): boolean {
+function constraintHolds(constraint: string, node: NodeRecord): boolean {
   const match = /^\s*([\w.-]+)\s*(==|!=)\s*(.*?)\s*$/.exec(constraint);
   if (!match) return false;
   const [, key = '', op, wanted = ''] = match;

@@ -6,7 +6,7 @@ const STUCK = new Set(['paused', 'rollback_paused']);
 /** Task states that end a task against the orchestrator's wish. */
 const INVOLUNTARY = new Set(['failed', 'rejected', 'orphaned', 'complete']);
 
-export interface ServiceProgress {
+interface ServiceProgress {
   running: number;
   desired: number;
   converged: boolean;

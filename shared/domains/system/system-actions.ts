@@ -3,7 +3,7 @@ import { defineAction } from '../../catalog/action.ts';
 
 const percent = z.number().nullable();
 
-export const diskShape = z.object({
+const diskShape = z.object({
   mount: z.string(),
   fs_type: z.string(),
   total_bytes: z.number(),
@@ -40,7 +40,7 @@ export const systemStatus = defineAction({
   related: ['system.alerts', 'system.processes'],
 });
 
-export const processShape = z.object({
+const processShape = z.object({
   pid: z.number(),
   name: z.string(),
   user: z.string(),
@@ -105,7 +105,7 @@ const thresholdsInput = {
   disk_threshold: z.number().min(1).max(100).optional().describe('Percent (default 90).'),
 };
 
-export const alertStateShape = z.enum(['ok', 'warning', 'critical']);
+const alertStateShape = z.enum(['ok', 'warning', 'critical']);
 
 export const alerts = defineAction({
   id: 'system.alerts',
