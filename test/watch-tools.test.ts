@@ -131,7 +131,9 @@ describe('watching containers for restarts on a real engine', () => {
     const envelope = result.structuredContent as { hosts: { host: string; availability: string; errors: { code: string }[] }[] };
     const byHost = Object.fromEntries(envelope.hosts.map((node) => [node.host, node]));
     expect(byHost.watcher?.availability).toBe('available');
-    expect(byHost.frozen).toMatchObject({ availability: 'unavailable', errors: [{ code: 'deadline_exceeded' }] });
+    // Past its deadline, or cut off by the broker once silent past the grace: either way named, not waited for.
+    expect(byHost.frozen?.availability).toBe('unavailable');
+    expect(['deadline_exceeded', 'agent_disconnected']).toContain(byHost.frozen?.errors[0]?.code);
     frozen.signal('SIGCONT');
   });
 });

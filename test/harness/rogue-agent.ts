@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { enrollAgent } from '../../agent/enrollment/enroll-agent.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
-import { AgentFrameSchema, type Call, FactsSchema, HelloSchema, ReportSchema, ResultSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { AgentFrameSchema, type Call, FactsSchema, HeartbeatSchema, HelloSchema, ReportSchema, ResultSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { PROTOCOL_VERSION } from '../../shared/version.ts';
 import { openRawStream, type RawStream } from './raw-stream.ts';
 import type { TestFleet } from './test-fleet.ts';
@@ -15,7 +15,11 @@ export interface RogueHello {
   labels?: Record<string, string>;
 }
 
-/** An enrolled agent that speaks the raw protocol: it says what a test tells it to, and answers nothing unless told. */
+/**
+ * An enrolled agent that speaks the raw protocol: it says what a test tells it
+ * to, and answers nothing unless told. It beats like a live agent (the broker
+ * ends the stream of one that falls silent).
+ */
 export interface RogueAgent {
   name: string;
   agentId: string;
@@ -28,6 +32,8 @@ export interface RogueAgent {
 }
 
 const encoder = new TextEncoder();
+/** Under the test brokers' 200 ms heartbeat interval. */
+const HEARTBEAT_MS = 100;
 
 /** Enrolls `name` with a real join token and connects it with the given Hello. */
 export async function startRogueAgent(fleet: TestFleet, name: string, hello: RogueHello = {}, presetToken?: string): Promise<RogueAgent> {
@@ -51,6 +57,8 @@ export async function startRogueAgent(fleet: TestFleet, name: string, hello: Rog
     },
   });
   await waitFor(() => raw.frames.some((f) => f.frame.case === 'welcome'), { what: `the welcome of ${name}` });
+  const beat = setInterval(() => send({ frame: { case: 'heartbeat', value: create(HeartbeatSchema, { sentUnixMs: BigInt(Date.now()) }) } }), HEARTBEAT_MS);
+  beat.unref();
   return {
     name,
     agentId: identity.agentId,
@@ -65,6 +73,9 @@ export async function startRogueAgent(fleet: TestFleet, name: string, hello: Rog
       }),
     answer: (callId, payload) =>
       send({ frame: { case: 'result', value: create(ResultSchema, { callId, payloadJson: encoder.encode(JSON.stringify(payload)) }) } }),
-    close: () => raw.close(),
+    close: () => {
+      clearInterval(beat);
+      raw.close();
+    },
   };
 }
