@@ -96,28 +96,41 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   const log = join(root, 'dockerd.log');
   const { name: bridge, octet } = createBridge();
   const gatewayBridge = `fmg${octet}`;
-  const child = spawn(
-    'dockerd',
-    [
-      '--data-root',
-      join(root, 'data'),
-      '--exec-root',
-      join(root, 'exec'),
-      '--pidfile',
-      join(root, 'docker.pid'),
-      '-H',
-      `unix://${socket}`,
-      '--bridge',
-      bridge,
-      // Networks the tests create (compose projects) get subnets of the run's own too.
-      '--default-address-pool',
-      `base=10.233.${octet}.0/24,size=28`,
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')], detached: false },
-  );
-  await waitForSocket(socket, log, child);
+  const startEngine = () =>
+    spawn(
+      'dockerd',
+      [
+        '--data-root',
+        join(root, 'data'),
+        '--exec-root',
+        join(root, 'exec'),
+        '--pidfile',
+        join(root, 'docker.pid'),
+        '-H',
+        `unix://${socket}`,
+        '--bridge',
+        bridge,
+        // Networks the tests create (compose projects) get subnets of the run's own too.
+        '--default-address-pool',
+        `base=10.233.${octet}.0/24,size=28`,
+        '--log-level',
+        'warn',
+      ],
+      { stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')], detached: false },
+    );
+  let child = startEngine();
+  // Two runs whose engines start at the same moment race on the host's shared iptables
+  // chains: one engine fails to start, and a second try a moment later does not.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await waitForSocket(socket, log, child);
+      break;
+    } catch (error) {
+      if (attempt >= 3 || child.exitCode === null || !/iptables/.test((error as Error).message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 + Math.random() * 1500));
+      child = startEngine();
+    }
+  }
   const env = { ...process.env, DOCKER_HOST: `unix://${socket}` };
   importBusybox(root, env);
   // Swarm containers reach the host through the network named docker_gwbridge, whose Linux
