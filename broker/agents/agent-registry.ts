@@ -11,6 +11,13 @@ import { effectiveLabels } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { AgentSession, HostSession } from './agent-session.ts';
 
+/**
+ * The shortest silence after which the broker ends an agent's stream, whatever
+ * the heartbeat interval: a garbage collection or a busy event loop on either
+ * side can hold heartbeats back for a second or two.
+ */
+const MIN_OFFLINE_GRACE_MS = 3000;
+
 /** Everything the broker knows about one enrolled agent, connected or not. */
 export interface Host {
   id: string;
@@ -122,8 +129,17 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     for (const row of await this.store.agents.list()) this.hosts.set(row.id, hostFromRow(row, roles.get(row.id) ?? []));
     this.lastDataVersion = await this.store.dataVersion();
     const sweepMs = Math.max(25, Math.floor(this.options.heartbeatIntervalMs / 4));
+    let sweptAt = Date.now();
     this.timers = [
-      setInterval(() => this.sweep(Date.now()), sweepMs),
+      setInterval(() => {
+        const now = Date.now();
+        const late = now - sweptAt > 2 * sweepMs;
+        sweptAt = now;
+        // Timers run before the I/O that queued while the broker's own event loop was busy: after
+        // such a stall, the heartbeats waiting in the sockets are read before any agent is judged.
+        if (late) setImmediate(() => this.sweep(Date.now()));
+        else this.sweep(now);
+      }, sweepMs),
       setInterval(() => this.flushSeen(), Math.max(1000, this.options.heartbeatIntervalMs)),
       setInterval(() => void this.pollStore(), this.options.storePollMs),
     ];
@@ -344,7 +360,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
    */
   sweep(now: number): void {
     const staleAfterMs = this.options.heartbeatIntervalMs * this.options.staleAfterMissed;
-    const offlineAfterMs = this.options.heartbeatIntervalMs * Math.max(this.options.offlineAfterMissed, this.options.staleAfterMissed + 1);
+    const offlineAfterMs = Math.max(
+      this.options.heartbeatIntervalMs * Math.max(this.options.offlineAfterMissed, this.options.staleAfterMissed + 1),
+      MIN_OFFLINE_GRACE_MS,
+    );
     for (const host of this.hosts.values()) {
       const session = host.session;
       // Another broker sweeps the agents it holds.
