@@ -130,15 +130,15 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.lastDataVersion = await this.store.dataVersion();
     const sweepMs = Math.max(25, Math.floor(this.options.heartbeatIntervalMs / 4));
     let sweptAt = Date.now();
+    let judgeFrom = 0;
     this.timers = [
       setInterval(() => {
         const now = Date.now();
-        const late = now - sweptAt > 2 * sweepMs;
+        // After the broker's own event loop stalled for a whole heartbeat interval, every agent gets
+        // one more interval to be heard before it is judged: its beats may wait in a socket unread.
+        if (now - sweptAt > this.options.heartbeatIntervalMs) judgeFrom = now + this.options.heartbeatIntervalMs;
         sweptAt = now;
-        // Timers run before the I/O that queued while the broker's own event loop was busy: after
-        // such a stall, the heartbeats waiting in the sockets are read before any agent is judged.
-        if (late) setImmediate(() => this.sweep(Date.now()));
-        else this.sweep(now);
+        if (now >= judgeFrom) this.sweep(now);
       }, sweepMs),
       setInterval(() => this.flushSeen(), Math.max(1000, this.options.heartbeatIntervalMs)),
       setInterval(() => void this.pollStore(), this.options.storePollMs),

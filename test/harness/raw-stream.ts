@@ -2,7 +2,14 @@ import { create } from '@bufbuild/protobuf';
 import type * as grpc from '@grpc/grpc-js';
 import { Metadata } from '@grpc/grpc-js';
 import { createMeshClient, type MeshClientCredentials } from '../../agent/connection/mesh-client.ts';
-import { type AgentFrame, AgentFrameSchema, type BrokerFrame, EnrollRequestSchema, HelloSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import {
+  type AgentFrame,
+  AgentFrameSchema,
+  type BrokerFrame,
+  EnrollRequestSchema,
+  HeartbeatSchema,
+  HelloSchema,
+} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { PROTOCOL_VERSION } from '../../shared/version.ts';
 
 /** A Connect stream opened by hand, to present credentials no well-behaved agent would. */
@@ -20,18 +27,27 @@ export function openRawStream(address: string, credentials: MeshClientCredential
   stream.on('data', (frame: BrokerFrame) => frames.push(frame));
   stream.on('error', () => {});
   const status = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+  let beat: NodeJS.Timeout | undefined;
   if (options.hello !== false) {
     stream.write(
       create(AgentFrameSchema, {
         frame: { case: 'hello', value: create(HelloSchema, { agentVersion: 'raw', protocolVersion: PROTOCOL_VERSION, actions: options.actions ?? [] }) },
       }),
     );
+    // Beats like a live agent, under the test brokers' 200 ms interval: the broker ends a silent agent's stream.
+    beat = setInterval(
+      () => stream.write(create(AgentFrameSchema, { frame: { case: 'heartbeat', value: create(HeartbeatSchema, { sentUnixMs: BigInt(Date.now()) }) } })),
+      100,
+    );
+    beat.unref();
+    void status.then(() => clearInterval(beat));
   }
   return {
     frames,
     status,
     stream,
     close: () => {
+      clearInterval(beat);
       stream.cancel();
       client.close();
     },
