@@ -35,6 +35,9 @@ export class PostgresEngine implements SqlEngine {
     this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, types: TYPES });
     // An idle connection the server dropped: the pool discards it and opens another when asked.
     this.pool.on('error', () => {});
+    // A connection the server drops while it is checked out (PostgreSQL restarting mid-query) fails
+    // that query; without a listener its 'error' event would take the whole broker down.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
