@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
-import type { HostSample } from '../../shared/catalog/sample.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
+import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import { BrokerProcess } from '../fleet/broker-process.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
@@ -17,21 +17,6 @@ import { ECHO_REPLY_BYTES, ECHO_SERVICE } from './echo-service.ts';
 const BROKER_HOST = fileURLToPath(new URL('./broker-host.ts', import.meta.url));
 const ECHO_HOST = fileURLToPath(new URL('./echo-host.ts', import.meta.url));
 const EchoClient = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'Echo');
-
-const SAMPLE: HostSample = {
-  cpu_percent: 12.5,
-  memory_percent: 41.2,
-  memory_used_bytes: 3_400_000_000,
-  memory_total_bytes: 8_200_000_000,
-  disk_percent: 55.1,
-  disk_mount: '/',
-  load_1: 0.42,
-  containers_running: 7,
-  containers_total: 9,
-  net_rx_bytes: 123_456_789,
-  net_tx_bytes: 98_765_432,
-  sampled_at_unix_ms: Date.now(),
-};
 
 /** A simulated agent: the real connection loop and dispatcher, answering agent.info from memory. */
 function simulatedAgent(
@@ -55,7 +40,7 @@ function simulatedAgent(
       ],
       labels: { role: 'sim', zone: 'bench' },
       facts: { hostname: identity.name, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0', arch: 'x64', cpu_cores: 8, memory_total_bytes: 8_200_000_000 },
-      sample: SAMPLE,
+      sample: BENCH_SAMPLE,
       certificate_not_after_unix_ms: identity.notAfter.getTime(),
     },
   }));
@@ -64,7 +49,7 @@ function simulatedAgent(
     identity: { ...identity, brokerAddress: address, caCertificatePem: shared.caCertificatePem, privateKeyPem: shared.keys.privateKeyPem },
     dispatcher,
     hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: dispatcher.actions(), name: identity.name }),
-    sample: () => SAMPLE,
+    sample: () => BENCH_SAMPLE,
     log: silentLogger,
     backoffBaseMs: 500,
     backoffCapMs: 30_000,

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
-import type { HostSample } from '../../shared/catalog/sample.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
+import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 
@@ -53,21 +53,6 @@ class BrokerProcess {
   }
 }
 
-const SAMPLE: HostSample = {
-  cpu_percent: 12.5,
-  memory_percent: 41.2,
-  memory_used_bytes: 3_400_000_000,
-  memory_total_bytes: 8_200_000_000,
-  disk_percent: 55.1,
-  disk_mount: '/',
-  load_1: 0.42,
-  containers_running: 7,
-  containers_total: 9,
-  net_rx_bytes: 123_456_789,
-  net_tx_bytes: 98_765_432,
-  sampled_at_unix_ms: Date.now(),
-};
-
 /**
  * N simulated agents (the real connection loop, backoff and all, each with its
  * own channel and TLS connection) connect to a broker process; the broker is
@@ -102,7 +87,7 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
           },
           dispatcher: new Dispatcher(silentLogger),
           hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: [], name: identity.name }),
-          sample: () => SAMPLE,
+          sample: () => BENCH_SAMPLE,
           log: silentLogger,
           backoffBaseMs: 500,
           backoffCapMs: 15_000,
