@@ -11,7 +11,7 @@ import { freePort } from './free-port.ts';
 import { NatsServer } from './nats-server.ts';
 import { freshDatabase } from './postgres-server.ts';
 import { makeTempDir } from './temp-dir.ts';
-import { brokerOptions } from './test-fleet.ts';
+import { brokerOptions, TEST_AGENT_DEFAULTS } from './test-fleet.ts';
 import { waitFor } from './wait.ts';
 
 export type BrokerName = 'a' | 'b' | 'c';
@@ -105,17 +105,7 @@ export async function startTestCluster(): Promise<TestCluster> {
           token: (await createJoinToken(a.store, { ttlMs: 60_000, uses: 1, labels: {} })).token,
           caPin: a.authority.pin,
           name,
-          labels: {},
-          dockerAddress: '/nonexistent/docker.sock',
-          sandboxLabel: 'fleetmesh.sandbox',
-          alertThresholds: { cpu: 90, memory: 85, disk: 90 },
-          proxmox: undefined,
-          backoffBaseMs: 100,
-          backoffCapMs: 1000,
-          sampleIntervalMs: 1000,
-          healthListen: undefined,
-          logLevel: 'error',
-          logFormat: 'text',
+          ...TEST_AGENT_DEFAULTS,
         },
         silentLogger,
         [],

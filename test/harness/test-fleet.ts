@@ -31,6 +31,21 @@ export interface TestFleet {
   stop(): Promise<void>;
 }
 
+/** What an in-process test agent runs with unless a test says otherwise: no engine, fast backoff, quiet. */
+export const TEST_AGENT_DEFAULTS = {
+  labels: {},
+  dockerAddress: '/nonexistent/docker.sock',
+  sandboxLabel: 'fleetmesh.sandbox',
+  alertThresholds: { cpu: 90, memory: 85, disk: 90 },
+  proxmox: undefined,
+  backoffBaseMs: 100,
+  backoffCapMs: 1000,
+  sampleIntervalMs: 1000,
+  healthListen: undefined,
+  logLevel: 'error',
+  logFormat: 'text',
+} as const;
+
 export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return inProcessBrokerOptions(dataDir, { operationsLevel: 3, heartbeatIntervalMs: 200, storePollMs: 100, ...overrides });
 }
@@ -76,17 +91,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
           token: await fleet.token(),
           caPin: fleet.pin,
           name,
-          labels: {},
-          dockerAddress: '/nonexistent/docker.sock',
-          sandboxLabel: 'fleetmesh.sandbox',
-          alertThresholds: { cpu: 90, memory: 85, disk: 90 },
-          proxmox: undefined,
-          backoffBaseMs: 100,
-          backoffCapMs: 1000,
-          sampleIntervalMs: 1000,
-          healthListen: undefined,
-          logLevel: 'error',
-          logFormat: 'text',
+          ...TEST_AGENT_DEFAULTS,
           ...rest,
         },
         agentLog ?? silentLogger,
