@@ -1,0 +1,166 @@
+import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { ErrorCode, ListResourcesRequestSchema, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { fleetNames, matching } from '../completion/fleet-names.ts';
+import { DOMAIN_RESOURCES, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
+import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './fleet-resources.ts';
+import { ResourceSubscriptions } from './resource-subscriptions.ts';
+
+/** Resources per resources/list page: a fleet of thousands of containers and tasks pages. */
+const PAGE_SIZE = 200;
+
+/** A Resource-level error (-32002) for what the identity may not see or what does not exist: the same answer for both. */
+function asResourceError(error: unknown): unknown {
+  if (error instanceof FleetError && error.code === 'not_found') {
+    return new McpError(-32002, `Resource not found: ${error.message}${error.hint ? `. Next: ${error.hint}` : ''}`, { hint: error.hint });
+  }
+  return error;
+}
+
+const DOMAIN_TEMPLATES = DOMAIN_RESOURCES.map((declaration) => ({ declaration, template: new UriTemplate(uriTemplateOf(declaration)) }));
+
+/** The declaration and variables a URI matches, if a domain template matches it. */
+function matchDomain(uri: string) {
+  for (const { declaration, template } of DOMAIN_TEMPLATES) {
+    const variables = template.match(uri);
+    if (variables) return { declaration, variables: variables as Record<string, string> };
+  }
+  return undefined;
+}
+
+/** Reads any fleet:// resource as the identity may see it. */
+async function readAny(uri: string, context: ResourceContext): Promise<{ mimeType: string; text: string }> {
+  const domain = matchDomain(uri);
+  if (domain) return readDomainResource(domain.declaration, uri, domain.variables, context);
+  try {
+    return { mimeType: 'application/json', text: JSON.stringify(await readResource(uri, context), null, 2) };
+  } catch (error) {
+    throw asResourceError(error);
+  }
+}
+
+/** Every resource the identity may read, in a stable order: the fleet documents, then each domain template's things. */
+function everyResource(context: ResourceContext) {
+  const view = context.view();
+  return [...listResources(context), ...DOMAIN_RESOURCES.flatMap((declaration) => entriesOf(declaration, view))];
+}
+
+/**
+ * Registers the fleet:// resources on a session's server: the fleet
+ * documents, each domain's templates (with completion of their variables),
+ * a paged resources/list, and subscriptions. Everything is read as the
+ * session's identity through its view of the fleet; the answer tells the
+ * session what to call when the fleet changes.
+ */
+export function registerResources(server: McpServer, contextOf: (signal: AbortSignal) => ResourceContext): (what: string, key: string) => void {
+  const now = () => contextOf(new AbortController().signal);
+  const read = async (uri: URL, signal: AbortSignal) => {
+    const { mimeType, text } = await readAny(uri.href, contextOf(signal));
+    return { contents: [{ uri: uri.href, mimeType, text }] };
+  };
+  for (const resource of listResources(now())) {
+    const { uri, name, ...metadata } = resource;
+    server.registerResource(name, uri, metadata, (url, extra) => read(url, extra.signal));
+  }
+  const [actionTemplate, agentTemplate] = RESOURCE_TEMPLATES;
+  for (const [descriptor, complete] of [
+    [
+      actionTemplate,
+      {
+        id: (typed: string) =>
+          matching(
+            now().visibleActions.map((a) => a.id),
+            typed,
+          ),
+      },
+    ],
+    [agentTemplate, { name: (typed: string) => fleetNames(now().view(), 'host', typed) }],
+  ] as const) {
+    if (!descriptor) continue;
+    const { uriTemplate, name, ...metadata } = descriptor;
+    server.registerResource(name, new ResourceTemplate(uriTemplate, { list: undefined, complete }), metadata, (url, _variables, extra) =>
+      read(url, extra.signal),
+    );
+  }
+  for (const declaration of DOMAIN_RESOURCES) {
+    const type = declaration.type;
+    const complete = {
+      cluster: (typed: string) => {
+        const view = now().view();
+        return type === 'guest'
+          ? matching(
+              view.ofType('guest').map((r) => r.row.cluster ?? r.row.host ?? ''),
+              typed,
+            )
+          : fleetNames(view, 'cluster', typed);
+      },
+      host: (typed: string) =>
+        matching(
+          now()
+            .view()
+            .ofType(type ?? 'host')
+            .map((r) => r.row.host ?? ''),
+          typed,
+        ),
+      name: (typed: string, context?: { arguments?: Record<string, string> }) =>
+        type ? fleetNames(now().view(), type, typed, { cluster: context?.arguments?.cluster, host: context?.arguments?.host }, declaration.key) : [],
+    };
+    server.registerResource(
+      declaration.name,
+      new ResourceTemplate(uriTemplateOf(declaration), { list: undefined, complete }),
+      { title: declaration.title, description: declaration.description, mimeType: declaration.content === 'compose' ? 'application/yaml' : 'application/json' },
+      (url, _variables, extra) => read(url, extra.signal),
+    );
+  }
+
+  // resources/list in pages, each resource the identity may read once (the SDK's own list does not page).
+  server.server.removeRequestHandler('resources/list');
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const all = everyResource(contextOf(extra.signal));
+    const cursor = request.params?.cursor;
+    const offset = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString());
+    if (!Number.isInteger(offset) || offset < 0 || offset > all.length)
+      throw new McpError(ErrorCode.InvalidParams, 'resources/list: that cursor is not one this server gave');
+    const next = offset + PAGE_SIZE;
+    return { resources: all.slice(offset, next), ...(next < all.length ? { nextCursor: Buffer.from(String(next)).toString('base64url') } : {}) };
+  });
+
+  const subscriptions = new ResourceSubscriptions(
+    async (uri) => {
+      try {
+        return (await readAny(uri, now())).text;
+      } catch {
+        return undefined;
+      }
+    },
+    () => everyResource(now()).map((r) => r.uri),
+    { updated: (uri) => server.server.sendResourceUpdated({ uri }), listChanged: () => server.server.sendResourceListChanged() },
+  );
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const live = typeof matchDomain(uri)?.declaration.content === 'object';
+    // A subscription to what the identity may not read is refused exactly like one to nothing.
+    const { text } = await readAny(uri, contextOf(extra.signal));
+    subscriptions.subscribe(uri, live, text);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.unsubscribe(request.params.uri);
+    return {};
+  });
+
+  return (what, key) => {
+    const context = now();
+    if (what === 'swarm') {
+      const swarm = context.view().swarms.find((s) => s.id === key);
+      if (!swarm) return;
+      const prefix = `fleet://swarms/${encodeURIComponent(swarm.key)}`;
+      subscriptions.changed((uri) => uri === prefix || uri.startsWith(`${prefix}/`));
+      return;
+    }
+    // Everything else is about one host (`host`: its state, by name; the index's kinds: by id): only a host the identity reaches counts.
+    const name = what === 'host' ? key : context.registry.list().find((h) => h.id === key)?.name;
+    if (name !== undefined && context.identity.grants.reachesHost(name)) subscriptions.changed();
+  };
+}
