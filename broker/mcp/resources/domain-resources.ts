@@ -93,10 +93,12 @@ function resolve(declaration: DomainResource, uri: string, variables: Record<str
       if (resource.snapshot ? view.swarm(wanted.cluster)?.id !== resource.snapshot.cluster_id : (row.cluster ?? row.host) !== wanted.cluster) return false;
     }
     if (wanted.host !== undefined && row.host !== wanted.host) return false;
-    const name = wanted.name ?? '';
+    // A host's own resource names it by {host}.
+    const name = wanted.name ?? wanted.host ?? '';
     return row.id === name || row.name === name || (name.length >= 6 && row.id.startsWith(name));
   });
-  const exact = candidates.filter((r) => r.row.id === wanted.name || (declaration.key === 'id' ? false : r.row.name === wanted.name));
+  const key = wanted.name ?? wanted.host;
+  const exact = candidates.filter((r) => r.row.id === key || (declaration.key !== 'id' && r.row.name === key));
   const chosen = exact.length === 1 ? exact : candidates;
   if (chosen.length === 1) return chosen[0] as Resource;
   if (chosen.length > 1) {
