@@ -1,6 +1,13 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, ListResourcesRequestSchema, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { fleetNames, matching } from '../completion/fleet-names.ts';
 import { DOMAIN_RESOURCES, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
@@ -55,13 +62,13 @@ function everyResource(context: ResourceContext) {
  */
 export function registerResources(server: McpServer, contextOf: (signal: AbortSignal) => ResourceContext): (what: string, key: string) => void {
   const now = () => contextOf(new AbortController().signal);
-  const read = async (uri: URL, signal: AbortSignal) => {
-    const { mimeType, text } = await readAny(uri.href, contextOf(signal));
-    return { contents: [{ uri: uri.href, mimeType, text }] };
+  const read = async (uri: string, signal: AbortSignal) => {
+    const { mimeType, text } = await readAny(uri, contextOf(signal));
+    return { contents: [{ uri, mimeType, text }] };
   };
   for (const resource of listResources(now())) {
     const { uri, name, ...metadata } = resource;
-    server.registerResource(name, uri, metadata, (url, extra) => read(url, extra.signal));
+    server.registerResource(name, uri, metadata, (url, extra) => read(url.href, extra.signal));
   }
   const [actionTemplate, agentTemplate] = RESOURCE_TEMPLATES;
   for (const [descriptor, complete] of [
@@ -110,7 +117,7 @@ export function registerResources(server: McpServer, contextOf: (signal: AbortSi
       declaration.name,
       new ResourceTemplate(uriTemplateOf(declaration), { list: undefined, complete }),
       { title: declaration.title, description: declaration.description, mimeType: declaration.content === 'compose' ? 'application/yaml' : 'application/json' },
-      (url, _variables, extra) => read(url, extra.signal),
+      (url, _variables, extra) => read(url.href, extra.signal),
     );
   }
 
@@ -125,6 +132,10 @@ export function registerResources(server: McpServer, contextOf: (signal: AbortSi
     const next = offset + PAGE_SIZE;
     return { resources: all.slice(offset, next), ...(next < all.length ? { nextCursor: Buffer.from(String(next)).toString('base64url') } : {}) };
   });
+
+  // resources/read by the same dispatch as everything here, so that a URI no template matches is answered like a hidden one (-32002).
+  server.server.removeRequestHandler('resources/read');
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => read(request.params.uri, extra.signal));
 
   const subscriptions = new ResourceSubscriptions(
     async (uri) => {
