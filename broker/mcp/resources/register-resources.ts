@@ -87,7 +87,7 @@ export function registerResources(server: McpServer, contextOf: (signal: AbortSi
     if (!descriptor) continue;
     const { uriTemplate, name, ...metadata } = descriptor;
     server.registerResource(name, new ResourceTemplate(uriTemplate, { list: undefined, complete }), metadata, (url, _variables, extra) =>
-      read(url, extra.signal),
+      read(url.href, extra.signal),
     );
   }
   for (const declaration of DOMAIN_RESOURCES) {
