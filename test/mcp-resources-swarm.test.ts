@@ -106,12 +106,13 @@ describe('the swarm as resources', () => {
     expect(await readJson(admin, SWARM)).toHaveProperty('nodes');
   });
 
-  it('tells a subscriber when the service changes', async () => {
+  it('tells a subscriber when the service changes, and when the swarm it reads through an agent changes', async () => {
     const updated: string[] = [];
     admin.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updated.push(n.params.uri);
     });
     await admin.subscribeResource({ uri: `${SWARM}/services/rs-other` });
+    await admin.subscribeResource({ uri: `${SWARM}/history` });
     const described = await call(admin, 'describe', { type: 'service', id: 'rs-other' });
     const scaled = await call(admin, 'scale_service', {
       id: 'rs-other',
@@ -119,8 +120,12 @@ describe('the swarm as resources', () => {
       version: (described.structuredContent.details as { version: number }).version,
     });
     expect(scaled.isError).toBeFalsy();
-    await waitFor(() => updated.includes(`${SWARM}/services/rs-other`), { timeoutMs: 30_000, what: 'rs-other resource updated' });
+    await waitFor(() => updated.includes(`${SWARM}/services/rs-other`) && updated.includes(`${SWARM}/history`), {
+      timeoutMs: 30_000,
+      what: 'rs-other and the history updated',
+    });
     await admin.unsubscribeResource({ uri: `${SWARM}/services/rs-other` });
+    await admin.unsubscribeResource({ uri: `${SWARM}/history` });
   });
 
   it('links find and describe answers to the resources', async () => {

@@ -1,7 +1,7 @@
+import { createHash } from 'node:crypto';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
-  ErrorCode,
   ListResourcesRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -12,6 +12,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { fleetNames, matching } from '../completion/fleet-names.ts';
 import { DOMAIN_RESOURCES, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './fleet-resources.ts';
+import { pageOf } from './resource-page.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
 
 /** Resources per resources/list page: a fleet of thousands of containers and tasks pages. */
@@ -125,12 +126,8 @@ export function registerResources(server: McpServer, contextOf: (signal: AbortSi
   server.server.removeRequestHandler('resources/list');
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
     const all = everyResource(contextOf(extra.signal));
-    const cursor = request.params?.cursor;
-    const offset = cursor === undefined ? 0 : Number(Buffer.from(cursor, 'base64url').toString());
-    if (!Number.isInteger(offset) || offset < 0 || offset > all.length)
-      throw new McpError(ErrorCode.InvalidParams, 'resources/list: that cursor is not one this server gave');
-    const next = offset + PAGE_SIZE;
-    return { resources: all.slice(offset, next), ...(next < all.length ? { nextCursor: Buffer.from(String(next)).toString('base64url') } : {}) };
+    const { items, nextCursor } = pageOf(all, request.params?.cursor, PAGE_SIZE);
+    return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
   });
 
   // resources/read by the same dispatch as everything here, so that a URI no template matches is answered like a hidden one (-32002).
@@ -161,11 +158,22 @@ export function registerResources(server: McpServer, contextOf: (signal: AbortSi
     return {};
   });
 
+  /** Per swarm, what the identity saw of it when last told: agent-answered resources are told only when that changed. */
+  const swarmSeen = new Map<string, string>();
   return (what, key) => {
     const context = now();
     if (what === 'swarm') {
-      const swarm = context.view().swarms.find((s) => s.id === key);
+      const view = context.view();
+      const swarm = view.swarms.find((s) => s.id === key);
       if (!swarm) return;
+      const seen = createHash('sha256');
+      for (const resource of view.resources) if (resource.snapshot?.cluster_id === key) seen.update(JSON.stringify(resource.record));
+      const digest = seen.digest('base64');
+      if (swarmSeen.get(key) === digest) {
+        subscriptions.changed();
+        return;
+      }
+      swarmSeen.set(key, digest);
       const prefix = `fleet://swarms/${encodeURIComponent(swarm.key)}`;
       subscriptions.changed((uri) => uri === prefix || uri.startsWith(`${prefix}/`));
       return;

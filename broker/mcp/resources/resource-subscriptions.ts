@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** How long changes gather before subscribers hear of them: a burst of reports is one notification. */
-const DEBOUNCE_MS = 250;
+const DEBOUNCE_MS = 500;
 
 /** What a subscribed resource's content is now: its text, or undefined once it is gone or hidden. */
 type Reader = (uri: string) => Promise<string | undefined>;
