@@ -87,7 +87,10 @@ describe('the swarm as resources', () => {
     );
     expect(uris.some((uri) => uri.startsWith(`${SWARM}/tasks/`))).toBe(true);
     expect(uris.some((uri) => uri.startsWith(`${SWARM}/nodes/`))).toBe(true);
-    expect(uris.some((uri) => uri.startsWith('fleet://hosts/rs-host/containers/rs-api.1.'))).toBe(true);
+    const container = uris.find((uri) => uri.startsWith('fleet://hosts/rs-host/containers/rs-api.1.')) as string;
+    expect(await readJson(admin, container)).toMatchObject({ type: 'container', state: 'running' });
+    const task = uris.find((uri) => uri.startsWith(`${SWARM}/tasks/`)) as string;
+    expect(await readJson(admin, task)).toMatchObject({ type: 'task' });
 
     const described = await call(admin, 'describe', { type: 'service', id: 'rs-api' });
     const digest = await readJson(admin, `${SWARM}/services/rs-api`);
