@@ -1,14 +1,12 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Domain, DomainResource } from '../../../shared/domains/domain.ts';
 import { DOMAINS } from '../../../shared/domains/domains.ts';
 import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
-import { FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
-import { closestNames } from '../../../shared/format/closest-names.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { digestOf } from '../../index/digests.ts';
 import type { Resource } from '../../index/index-resources.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
 import { composeFile } from './compose-file.ts';
-import type { ResourceContext } from './fleet-resources.ts';
+import { type ResourceContext, resourceNotFound } from './fleet-resources.ts';
 import type { FleetView } from './fleet-view.ts';
 
 /** Every resource template the domains declare, in domain order. */
@@ -20,6 +18,15 @@ const variablesOf = (declaration: DomainResource) => [...declaration.template.ma
 
 const fill = (declaration: DomainResource, values: Record<string, string>) =>
   `fleet://${declaration.template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''))}`;
+
+/** A URI variable as written: percent-decoded when it decodes, else as it is (it then names nothing). */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
 
 /** The variables of a thing's URI: its swarm (or PVE cluster), its host, its key. */
 function valuesOf(declaration: DomainResource, resource: Resource, view: FleetView): Record<string, string> {
@@ -76,17 +83,9 @@ export function extraUrisOf(resource: Resource, view: FleetView): { uri: string;
   }));
 }
 
-function notFound(uri: string, known: readonly string[]): McpError {
-  const closest = closestNames(uri, known);
-  return new McpError(
-    -32002,
-    `Resource not found: no resource ${uri}. Next: ${closest.length ? `Closest: ${closest.join(', ')}. ` : ''}resources/list shows what this identity may read.`,
-  );
-}
-
 /** The thing a URI's variables name, among what the view shows: by key, name, id or id prefix; in the swarm or on the host it names. */
 function resolve(declaration: DomainResource, uri: string, variables: Record<string, string>, view: FleetView): Resource {
-  const wanted = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, decodeURIComponent(value)]));
+  const wanted = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, decoded(value)]));
   const candidates = view.ofType(declaration.type as string).filter((resource) => {
     const { row } = resource;
     if (wanted.cluster !== undefined) {
@@ -102,12 +101,11 @@ function resolve(declaration: DomainResource, uri: string, variables: Record<str
   const chosen = exact.length === 1 ? exact : candidates;
   if (chosen.length === 1) return chosen[0] as Resource;
   if (chosen.length > 1) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `${uri} names ${chosen.length} ${declaration.type}s; use one of ${chosen.map((r) => fill(declaration, { ...valuesOf(declaration, r, view), name: r.row.id })).join(', ')}`,
-    );
+    throw new FleetError('ambiguous', `${uri} names ${chosen.length} ${declaration.type}s`, {
+      hint: `Read one of ${chosen.map((r) => fill(declaration, { ...valuesOf(declaration, r, view), name: r.row.id })).join(', ')}.`,
+    });
   }
-  throw notFound(
+  throw resourceNotFound(
     uri,
     entriesOf(declaration, view).map((e) => e.uri),
   );
@@ -138,9 +136,9 @@ export async function readDomainResource(
     resource = resolve(declaration, uri, variables, view);
     target = { id: resource.row.id, name: resource.row.name, ...(resource.snapshot ? { clusterId: resource.snapshot.cluster_id } : {}) };
   } else {
-    const swarm = view.swarm(decodeURIComponent(variables.cluster ?? ''));
+    const swarm = view.swarm(decoded(variables.cluster ?? ''));
     if (!swarm)
-      throw notFound(
+      throw resourceNotFound(
         uri,
         entriesOf(declaration, view).map((e) => e.uri),
       );
@@ -155,14 +153,9 @@ export async function readDomainResource(
     return { mimeType: 'application/yaml', text: composeFile(services, resource.snapshot) };
   }
   if (typeof content === 'object') {
-    try {
-      const result = await context.runner.run(context.identity, content.action, content.args(target), { tool: content.action.tool, signal: context.signal });
-      return { mimeType: 'application/json', text: JSON.stringify(result.structured, null, 2) };
-    } catch (error) {
-      const failure = toFleetError(error);
-      if (failure.code === 'not_found') throw notFound(uri, []);
-      throw new McpError(ErrorCode.InternalError, `${uri}: ${failure.message}${failure.hint ? `. Next: ${failure.hint}` : ''}`);
-    }
+    // A refusal or failure is the runner's FleetError, answered as the read's error (register-resources.ts).
+    const result = await context.runner.run(context.identity, content.action, content.args(target), { tool: content.action.tool, signal: context.signal });
+    return { mimeType: 'application/json', text: JSON.stringify(result.structured, null, 2) };
   }
   throw new FleetError('internal', `${uri} has no content`);
 }

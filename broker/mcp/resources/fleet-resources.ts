@@ -50,7 +50,7 @@ export interface ResourceContext {
  * Resource reads answer this for anything the caller may not see, exactly like
  * for what does not exist; `known` (what the caller may see) gives the closest URIs.
  */
-function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
+export function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
   const closest = closestNames(uri, known);
   return new FleetError('not_found', `no resource ${uri}`, {
     hint: closest.length

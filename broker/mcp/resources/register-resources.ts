@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
+  ErrorCode,
   ListResourcesRequestSchema,
   McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { fleetNames, matching } from '../completion/fleet-names.ts';
 import { DOMAIN_RESOURCES, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './fleet-resources.ts';
@@ -18,12 +19,18 @@ import { ResourceSubscriptions } from './resource-subscriptions.ts';
 /** Resources per resources/list page: a fleet of thousands of containers and tasks pages. */
 const PAGE_SIZE = 200;
 
-/** A Resource-level error (-32002) for what the identity may not see or what does not exist: the same answer for both. */
-function asResourceError(error: unknown): unknown {
-  if (error instanceof FleetError && error.code === 'not_found') {
-    return new McpError(-32002, `Resource not found: ${error.message}${error.hint ? `. Next: ${error.hint}` : ''}`, { hint: error.hint });
-  }
-  return error;
+/**
+ * A failed read as MCP answers it: not found (-32002) for what the identity
+ * may not see and for what does not exist alike; a refused argument as
+ * invalid params; anything else an internal error, with the hint.
+ */
+function asResourceError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  const failure = toFleetError(error);
+  const text = `${failure.message}${failure.hint ? `. Next: ${failure.hint}` : ''}`;
+  if (failure.code === 'not_found') return new McpError(-32002, `Resource not found: ${text}`, { hint: failure.hint });
+  const invalid = failure.code === 'invalid_argument' || failure.code === 'ambiguous';
+  return new McpError(invalid ? ErrorCode.InvalidParams : ErrorCode.InternalError, text);
 }
 
 const DOMAIN_TEMPLATES = DOMAIN_RESOURCES.map((declaration) => ({ declaration, template: new UriTemplate(uriTemplateOf(declaration)) }));
@@ -40,8 +47,8 @@ function matchDomain(uri: string) {
 /** Reads any fleet:// resource as the identity may see it. */
 async function readAny(uri: string, context: ResourceContext): Promise<{ mimeType: string; text: string }> {
   const domain = matchDomain(uri);
-  if (domain) return readDomainResource(domain.declaration, uri, domain.variables, context);
   try {
+    if (domain) return await readDomainResource(domain.declaration, uri, domain.variables, context);
     return { mimeType: 'application/json', text: JSON.stringify(await readResource(uri, context), null, 2) };
   } catch (error) {
     throw asResourceError(error);
