@@ -123,6 +123,9 @@ describe('grants on every route', () => {
     const { prompts } = await limited.listPrompts();
     // Grants that show no service offer no service prompt.
     expect(prompts.map((p) => p.name).sort()).toEqual(['fleet_health_check', 'investigate_host']);
+    const nothing = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, ['secret:none-such']));
+    expect((await nothing.listPrompts()).prompts).toEqual([]);
+    await nothing.close();
     const prompt = await limited.getPrompt({ name: 'investigate_host', arguments: { host: 'web-1' } });
     expect(prompt.messages[0]?.content).toMatchObject({ type: 'text', text: expect.stringContaining('host: "web-1"') });
     expect(await refusal(limited.getPrompt({ name: 'investigate_host', arguments: { host: 'db-1' } }), 'db-1')).toBe(

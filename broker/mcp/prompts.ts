@@ -1,6 +1,6 @@
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Level } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
@@ -236,8 +236,16 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
     return action !== undefined && runner.allows(identity, action);
   };
   const level = runner.effectiveLevel(identity);
-  for (const prompt of PROMPTS) {
-    if (prompt.level > level || !prompt.tools.every(offers) || !prompt.reads.every((type) => mayReadSome(identity, type))) continue;
+  const offered = PROMPTS.filter((prompt) => prompt.level <= level && prompt.tools.every(offers) && prompt.reads.every((type) => mayReadSome(identity, type)));
+  if (offered.length === 0) {
+    // The SDK answers prompts/list only once a prompt is registered; an identity offered none gets an empty menu.
+    server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
+    server.server.setRequestHandler(GetPromptRequestSchema, (request) => {
+      throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
+    });
+    return;
+  }
+  for (const prompt of offered) {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((argument) => [argument.name, argumentSchema(argument, (typed) => fleetNames(now().view(), argument.names, typed))]),
     );
