@@ -216,9 +216,10 @@ const PROMPTS: PromptDefinition[] = [
   },
 ];
 
-const argumentSchema = (argument: PromptArgument, names: (typed: string, values?: Record<string, string>) => string[]) => {
+/** A prompt argument's schema, completed by `names` from what the identity may see. */
+const argumentSchema = (argument: PromptArgument, names: (typed: string) => string[]) => {
   const base = z.string().max(256).describe(argument.description);
-  return completable(argument.required ? base : base.optional(), (typed, context) => names(typed ?? '', context?.arguments));
+  return completable(argument.required ? base : base.optional(), (typed) => names(typed ?? ''));
 };
 
 /**
