@@ -177,22 +177,15 @@ export class Broker {
           },
         );
       }
+      // Each session hears of what its identity may see, and re-reads what it subscribed to (resources/register-resources.ts).
       registry.on('state', (host) => {
-        for (const session of mcp.liveSessions()) {
-          session.notifyUpdated('fleet://agents');
-          session.notifyUpdated('fleet://status');
-          session.notifyUpdated(`fleet://agents/${host.name}`);
-        }
+        for (const session of mcp.liveSessions()) session.fleetChanged('host', host.name);
       });
-      registry.on('revoked', () => {
-        for (const session of mcp.liveSessions()) session.notifyListChanged();
+      registry.on('revoked', (host) => {
+        for (const session of mcp.liveSessions()) session.fleetChanged('host', host.name);
       });
-      // What the index learns (an inventory, a snapshot, a container's crash) changes what the index-backed resources say.
-      index.on('changed', () => {
-        for (const session of mcp.liveSessions()) {
-          session.notifyUpdated('fleet://status');
-          session.notifyUpdated('fleet://recommendations');
-        }
+      index.on('changed', (what, key) => {
+        for (const session of mcp.liveSessions()) session.fleetChanged(what, key);
       });
       const dialName = options.advertiseNames[0] ?? 'localhost';
       await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);

@@ -162,12 +162,21 @@ describe('the docker and system collectors through MCP', () => {
   it("describes a container's failures and restarts from the engine's events, and tells subscribers", async () => {
     const subscriber = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
     const notifiedAt: number[] = [];
+    const uri = 'fleet://hosts/engine-1/containers/fm-exit7';
     subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      if (notification.params.uri === 'fleet://status') notifiedAt.push(Date.now());
+      if (notification.params.uri === uri) notifiedAt.push(Date.now());
     });
-    await subscriber.subscribeResource({ uri: 'fleet://status' });
     // Started once the agent watches the engine: it fails, is restarted once by its policy, and fails again.
     await runContainer(docker, { name: 'fm-exit7', command: ['sh', '-c', 'sleep 2; exit 7'], restart: { Name: 'on-failure', MaximumRetryCount: 1 } });
+    // Its resource exists once the engine's start event reached the index, seconds before its second failure.
+    await waitFor(
+      () =>
+        subscriber.subscribeResource({ uri }).then(
+          () => true,
+          () => false,
+        ),
+      { what: `a subscription to ${uri}` },
+    );
     const digest = await waitFor(
       async () => {
         const described = await call(client, 'describe', { type: 'container', id: 'fm-exit7' });
@@ -185,7 +194,7 @@ describe('the docker and system collectors through MCP', () => {
     // The last failure reached the index as an event, and the index told the subscriber after it.
     const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-exit7', types: ['die'] });
     const lastDie = (events.structuredContent.events as { time_unix_ms: number }[])[0]?.time_unix_ms ?? Number.POSITIVE_INFINITY;
-    await waitFor(() => notifiedAt.some((at) => at >= lastDie), { what: 'a fleet://status update after the last failure' });
+    await waitFor(() => notifiedAt.some((at) => at >= lastDie), { what: `an update of ${uri} after the last failure` });
     await subscriber.close();
   });
 

@@ -39,3 +39,27 @@ export function mayRead(identity: Identity, ref: VisibleRef): boolean {
       return grants.resource(ref.type, ref.name);
   }
 }
+
+/** The grant kinds that can show a thing of each type, as `mayRead` decides it. */
+const KINDS_THAT_SHOW: Record<string, readonly string[]> = {
+  host: ['host'],
+  container: ['host', 'container'],
+  volume: ['host', 'volume'],
+  sandbox: ['host', 'sandbox'],
+  task: ['task', 'service'],
+  guest: ['host', 'guest'],
+  stack: ['stack', 'service'],
+};
+
+/**
+ * Whether an identity may read anything at all of a type, by the kinds of its
+ * grants and the same rules as `mayRead`: a prompt that reads services is
+ * offered only to an identity that may see some.
+ */
+export function mayReadSome(identity: Identity, type: string): boolean {
+  const kinds = KINDS_THAT_SHOW[type] ?? [type];
+  return identity.grants.texts.some((text) => {
+    const kind = text.slice(0, text.indexOf(':'));
+    return kind === '*' || kinds.includes(kind);
+  });
+}

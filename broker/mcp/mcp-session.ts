@@ -1,23 +1,10 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Action } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
-import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
+import { type FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
@@ -26,9 +13,12 @@ import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import { PROMPTS } from './prompts.ts';
+import { registerPrompts } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
-import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './resources/fleet-resources.ts';
+import type { ResourceContext } from './resources/fleet-resources.ts';
+import { FleetView } from './resources/fleet-view.ts';
+import { registerResources } from './resources/register-resources.ts';
+import { resourceLinks } from './resources/resource-links.ts';
 import type { Surface } from './surfaces/surface.ts';
 
 export type TextFormat = 'markdown' | 'json';
@@ -72,11 +62,6 @@ const CallToolRequestWithAnyArguments = CallToolRequestSchema.extend({
   }),
 });
 
-/** A Resource-level McpError (-32002) for what the identity may not see or what does not exist. */
-function resourceError(error: FleetError): McpError {
-  return new McpError(-32002, `Resource not found: ${error.message}${error.hint ? `. Next: ${error.hint}` : ''}`, { hint: error.hint });
-}
-
 /** The structured content of a failed call: the error with its details, and for confirm_required the targets. */
 /** The structured form of a failure, as the tools/call edge answers it. */
 export function errorStructure(error: FleetError): Record<string, unknown> {
@@ -91,10 +76,12 @@ export function errorStructure(error: FleetError): Record<string, unknown> {
  */
 export class McpSession {
   readonly server: Server;
-  readonly subscriptions = new Set<string>();
+  /** Tells the session's resources and prompts that something in the fleet changed (the index's `changed`, or a host's state). */
+  readonly fleetChanged: (what: string, key: string) => void;
+  private readonly mcp: McpServer;
 
   constructor(private readonly options: McpSessionOptions) {
-    this.server = new Server(
+    this.mcp = new McpServer(
       { name: 'fleetmesh', title: 'fleetmesh', version: FLEETMESH_VERSION },
       {
         capabilities: {
@@ -106,7 +93,10 @@ export class McpSession {
         instructions: INSTRUCTIONS,
       },
     );
+    this.server = this.mcp.server;
     this.registerHandlers();
+    this.fleetChanged = registerResources(this.mcp, (signal) => this.resourceContext(signal));
+    registerPrompts(this.mcp, (signal) => this.resourceContext(signal));
   }
 
   get identity(): Identity {
@@ -141,7 +131,14 @@ export class McpSession {
       store: this.options.store,
       brokerContext: this.brokerContext(signal),
       level: this.options.runner.effectiveLevel(this.options.identity),
+      runner: this.options.runner,
+      signal,
+      view: () => this.view(),
     };
+  }
+
+  private view(): FleetView {
+    return new FleetView(this.options.identity, this.options.runner.index, this.options.registry.list());
   }
 
   private text(action: Action | undefined, shape: Parameters<typeof renderMarkdown>[1], structured: Record<string, unknown>): string {
@@ -212,7 +209,10 @@ export class McpSession {
             : {}),
         });
         return {
-          content: [{ type: 'text', text: this.text(result.action, result.shape, result.structured) }],
+          content: [
+            { type: 'text', text: this.text(result.action, result.shape, result.structured) },
+            ...resourceLinks(result.action, result.structured, () => this.view()),
+          ],
           structuredContent: result.structured,
           ...(result.isError ? { isError: true } : {}),
         };
@@ -222,66 +222,5 @@ export class McpSession {
         return { content: [{ type: 'text', text: this.text(undefined, 'error', structured) }], structuredContent: structured, isError: true };
       }
     });
-
-    server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: listResources(this.resourceContext(extra.signal)) }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-      try {
-        const value = await readResource(request.params.uri, this.resourceContext(extra.signal));
-        return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
-      } catch (error) {
-        if (error instanceof FleetError && error.code === 'not_found') throw resourceError(error);
-        throw error;
-      }
-    });
-    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-      try {
-        await readResource(request.params.uri, this.resourceContext(extra.signal));
-      } catch (error) {
-        if (error instanceof FleetError) throw resourceError(error);
-        throw error;
-      }
-      this.subscriptions.add(request.params.uri);
-      return {};
-    });
-    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-      this.subscriptions.delete(request.params.uri);
-      return {};
-    });
-
-    const prompts = () => PROMPTS.filter((prompt) => prompt.level <= options.runner.effectiveLevel(options.identity));
-    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-      prompts: prompts().map((p) => ({ name: p.name, title: p.title, description: p.description, arguments: p.arguments })),
-    }));
-    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-      const prompt = prompts().find((p) => p.name === request.params.name);
-      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `unknown prompt: ${request.params.name}`);
-      const args = (request.params.arguments ?? {}) as Record<string, string>;
-      const missing = prompt.arguments.filter((a) => a.required && !args[a.name]).map((a) => a.name);
-      if (missing.length) throw new McpError(ErrorCode.InvalidParams, `prompt ${prompt.name} needs ${missing.join(', ')}`);
-      return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }] };
-    });
-
-    server.setRequestHandler(CompleteRequestSchema, async (request) => {
-      const value = request.params.argument.value.toLowerCase();
-      const ref = request.params.ref;
-      let candidates: string[] = [];
-      if ((ref.type === 'ref/prompt' && request.params.argument.name === 'host') || (ref.type === 'ref/resource' && ref.uri === 'fleet://agents/{name}')) {
-        candidates = options.runner.visibleHosts(options.identity).map((h) => h.name);
-      } else if (ref.type === 'ref/resource' && ref.uri === 'fleet://actions/{id}') {
-        candidates = this.visibleActions().map((a) => a.id);
-      }
-      const values = candidates.filter((c) => c.toLowerCase().includes(value)).sort();
-      return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
-    });
-  }
-
-  /** Tells the client a subscribed resource changed (it re-reads it). */
-  notifyUpdated(uri: string): void {
-    if (this.subscriptions.has(uri)) void this.server.sendResourceUpdated({ uri }).catch(() => {});
-  }
-
-  notifyListChanged(): void {
-    void this.server.sendResourceListChanged().catch(() => {});
   }
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Action } from '../catalog/action.ts';
 import type { FlagSpecs } from '../options/command-line.ts';
+import type { ResourceType } from './fleet/index-shapes.ts';
 
 /**
  * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in
@@ -21,4 +22,39 @@ export interface Domain {
   readonly reports: Readonly<Record<string, z.ZodType>>;
   /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
   readonly flags?: FlagSpecs;
+  /** The `fleet://` resources it offers MCP clients, beside its actions. */
+  readonly resources?: readonly DomainResource[];
+}
+
+/** What a resource of a domain names: one swarm, or one thing of a type the fleet index holds. */
+export interface ResourceTarget {
+  /** The swarm's id (for swarm resources). */
+  clusterId?: string;
+  /** The thing's id and name in the index (absent for a swarm-wide resource). */
+  id?: string;
+  name?: string;
+}
+
+/**
+ * One `fleet://` resource template a domain offers. Variables: `{cluster}` a
+ * swarm (its name as swarm tools take it, or its id), `{host}` the agent a
+ * thing lives on, `{name}` the thing (by `key`). Grants, completion and the
+ * list of concrete resources follow `type`, the fleet index's type it shows.
+ */
+export interface DomainResource {
+  /** The URI template after `fleet://`. */
+  readonly template: string;
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** The index type it shows; absent for a resource of a whole swarm. */
+  readonly type?: ResourceType;
+  /** Which of the thing's names its URI carries: its name, or its id where names repeat (tasks, guests). */
+  readonly key?: 'name' | 'id';
+  /**
+   * What a read answers: the index's digest (what describe answers), the
+   * thing as a Compose file built from the index, or an action run as a tool
+   * call would run it (levels, grants, audit) with these arguments.
+   */
+  readonly content: 'digest' | 'compose' | { readonly action: Action; args(target: ResourceTarget): Record<string, unknown> };
 }

@@ -4,6 +4,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { digestOf } from '../../index/digests.ts';
 import { allResources, type Resource, visible } from '../../index/index-resources.ts';
+import { visibleRelated } from '../../index/visible-related.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
 const typeRank = (resource: Resource) => RESOURCE_TYPES.indexOf(resource.row.type as ResourceType);
@@ -78,7 +79,7 @@ export const describeResourceHandler = defineBrokerAction({
       });
     }
     const resource = matches[0] as Resource;
-    const digest = digestOf(resource, hosts, context.index);
+    const digest = visibleRelated(context.identity, digestOf(resource, hosts, context.index));
     return { ...digest, ...(params.raw ? { raw: resource.record } : {}) };
   },
 });

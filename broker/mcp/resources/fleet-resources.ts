@@ -4,6 +4,7 @@ import { closestNames } from '../../../shared/format/closest-names.ts';
 import type { AgentRegistry } from '../../agents/agent-registry.ts';
 import { assessClaims } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';
+import type { ActionRunner } from '../../calls/action-runner.ts';
 import type { BrokerActionContext } from '../../calls/broker-actions/broker-action.ts';
 import { fleetStatusHandler } from '../../calls/broker-actions/fleet-status.ts';
 import { agentRow } from '../../calls/broker-actions/list-agents.ts';
@@ -11,6 +12,7 @@ import { recommendationsHandler } from '../../calls/broker-actions/recommendatio
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
 import { requiredParameters, toolInputSchema, toolOutputSchema } from '../surfaces/tool-schemas.ts';
+import type { FleetView } from './fleet-view.ts';
 
 interface ResourceDescriptor {
   uri: string;
@@ -37,13 +39,18 @@ export interface ResourceContext {
   brokerContext: BrokerActionContext;
   /** The identity's effective level, for level-3-only resources. */
   level: number;
+  runner: ActionRunner;
+  /** The request's cancellation, passed to what a read runs. */
+  signal: AbortSignal;
+  /** The fleet index as this identity may see it. */
+  view(): FleetView;
 }
 
 /**
  * Resource reads answer this for anything the caller may not see, exactly like
  * for what does not exist; `known` (what the caller may see) gives the closest URIs.
  */
-function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
+export function resourceNotFound(uri: string, known: readonly string[] = []): FleetError {
   const closest = closestNames(uri, known);
   return new FleetError('not_found', `no resource ${uri}`, {
     hint: closest.length

@@ -8,6 +8,24 @@ export const dockerDomain = {
   name: 'docker',
   actions: [dockerList, dockerStats, dockerLogs, dockerTop, dockerInspect, dockerStart, dockerRestart, dockerStop, dockerEvents],
   reports: { container_inventory: containerInventorySchema, container_event: containerEventSchema },
+  resources: [
+    {
+      template: 'hosts/{host}/containers/{name}',
+      name: 'container',
+      title: 'Container',
+      description: 'A container digest: state, image, restarts and failures, what it belongs to.',
+      type: 'container',
+      content: 'digest',
+    },
+    {
+      template: 'hosts/{host}/volumes/{name}',
+      name: 'volume',
+      title: 'Volume',
+      description: "A volume digest on one host's engine.",
+      type: 'volume',
+      content: 'digest',
+    },
+  ],
   flags: {
     'docker-socket': {
       type: 'string',

@@ -7,4 +7,14 @@ export const fleetDomain = {
   name: 'fleet',
   actions: [fleetStatus, listAgents, revokeAgent, find, describe, getMetrics, getRecommendations],
   reports: {},
+  resources: [
+    {
+      template: 'hosts/{host}',
+      name: 'host',
+      title: 'Host',
+      description: 'A host digest: state, facts, collectors, its latest sample.',
+      type: 'host',
+      content: 'digest',
+    },
+  ],
 } as const satisfies Domain;

@@ -6,6 +6,16 @@ export const sandboxDomain = {
   name: 'sandbox',
   actions: [sandbox.snapshot, sandbox.trace, sandbox.events, sandbox.cgroup, sandbox.layerstack],
   reports: {},
+  resources: [
+    {
+      template: 'hosts/{host}/sandboxes/{name}',
+      name: 'sandbox',
+      title: 'Sandbox',
+      description: 'A sandbox digest: its container and state.',
+      type: 'sandbox',
+      content: 'digest',
+    },
+  ],
   flags: {
     'sandbox-label': {
       type: 'string',

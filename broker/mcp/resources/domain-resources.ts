@@ -1,0 +1,161 @@
+import type { Domain, DomainResource } from '../../../shared/domains/domain.ts';
+import { DOMAINS } from '../../../shared/domains/domains.ts';
+import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { digestOf } from '../../index/digests.ts';
+import type { Resource } from '../../index/index-resources.ts';
+import { visibleRelated } from '../../index/visible-related.ts';
+import { composeFile } from './compose-file.ts';
+import { type ResourceContext, resourceNotFound } from './fleet-resources.ts';
+import type { FleetView } from './fleet-view.ts';
+
+/** Every resource template the domains declare, in domain order. */
+export const DOMAIN_RESOURCES: readonly DomainResource[] = DOMAINS.flatMap((domain: Domain) => domain.resources ?? []);
+
+export const uriTemplateOf = (declaration: DomainResource) => `fleet://${declaration.template}`;
+
+const variablesOf = (declaration: DomainResource) => [...declaration.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+
+const fill = (declaration: DomainResource, values: Record<string, string>) =>
+  `fleet://${declaration.template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''))}`;
+
+/** A URI variable as written: percent-decoded when it decodes, else as it is (it then names nothing). */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** The variables of a thing's URI: its swarm (or PVE cluster), its host, its key. */
+function valuesOf(declaration: DomainResource, resource: Resource, view: FleetView): Record<string, string> {
+  const { row } = resource;
+  return {
+    cluster: resource.snapshot ? view.swarmKey(resource.snapshot.cluster_id) : (row.cluster ?? row.host ?? ''),
+    host: row.host ?? '',
+    name: declaration.key === 'id' ? row.id : row.name,
+  };
+}
+
+/** One concrete resource of a template, as resources/list shows it. */
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  title: string;
+  mimeType: string;
+}
+
+const mimeTypeOf = (declaration: DomainResource) => (declaration.content === 'compose' ? 'application/yaml' : 'application/json');
+
+/** The concrete resources of one template this view shows. */
+export function entriesOf(declaration: DomainResource, view: FleetView): ResourceEntry[] {
+  const mimeType = mimeTypeOf(declaration);
+  if (!declaration.type) {
+    return view.swarms.map((swarm) => ({
+      uri: fill(declaration, { cluster: swarm.key }),
+      name: `${declaration.name}:${swarm.key}`,
+      title: `${declaration.title} ${swarm.key}`,
+      mimeType,
+    }));
+  }
+  return view.ofType(declaration.type).map((resource) => {
+    const values = valuesOf(declaration, resource, view);
+    const label = [values.cluster && variablesOf(declaration).includes('cluster') ? values.cluster : undefined, resource.row.host, resource.row.name]
+      .filter(Boolean)
+      .join('/');
+    return { uri: fill(declaration, values), name: `${declaration.name}:${label}`, title: `${declaration.title} ${label}`, mimeType };
+  });
+}
+
+/** The URI of a thing's own resource (its digest), when a domain offers one for its type. */
+export function uriOf(resource: Resource, view: FleetView): string | undefined {
+  const declaration = DOMAIN_RESOURCES.find((d) => d.type === resource.row.type && d.content === 'digest');
+  return declaration ? fill(declaration, valuesOf(declaration, resource, view)) : undefined;
+}
+
+/** The URIs a service or stack also has beside its digest (logs, compose). */
+export function extraUrisOf(resource: Resource, view: FleetView): { uri: string; title: string; mimeType: string }[] {
+  return DOMAIN_RESOURCES.filter((d) => d.type === resource.row.type && d.content !== 'digest').map((d) => ({
+    uri: fill(d, valuesOf(d, resource, view)),
+    title: `${d.title} ${resource.row.name}`,
+    mimeType: mimeTypeOf(d),
+  }));
+}
+
+/** The thing a URI's variables name, among what the view shows: by key, name, id or id prefix; in the swarm or on the host it names. */
+function resolve(declaration: DomainResource, uri: string, variables: Record<string, string>, view: FleetView): Resource {
+  const wanted = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, decoded(value)]));
+  const candidates = view.ofType(declaration.type as string).filter((resource) => {
+    const { row } = resource;
+    if (wanted.cluster !== undefined) {
+      if (resource.snapshot ? view.swarm(wanted.cluster)?.id !== resource.snapshot.cluster_id : (row.cluster ?? row.host) !== wanted.cluster) return false;
+    }
+    if (wanted.host !== undefined && row.host !== wanted.host) return false;
+    // A host's own resource names it by {host}.
+    const name = wanted.name ?? wanted.host ?? '';
+    return row.id === name || row.name === name || (name.length >= 6 && row.id.startsWith(name));
+  });
+  const key = wanted.name ?? wanted.host;
+  const exact = candidates.filter((r) => r.row.id === key || (declaration.key !== 'id' && r.row.name === key));
+  const chosen = exact.length === 1 ? exact : candidates;
+  if (chosen.length === 1) return chosen[0] as Resource;
+  if (chosen.length > 1) {
+    throw new FleetError('ambiguous', `${uri} names ${chosen.length} ${declaration.type}s`, {
+      hint: `Read one of ${chosen.map((r) => fill(declaration, { ...valuesOf(declaration, r, view), name: r.row.id })).join(', ')}.`,
+    });
+  }
+  throw resourceNotFound(
+    uri,
+    entriesOf(declaration, view).map((e) => e.uri),
+  );
+}
+
+const servicesOfStack = (view: FleetView, snapshot: SwarmSnapshot, stack: string): ServiceRecord[] =>
+  view
+    .ofType('service')
+    .filter((r) => r.snapshot?.cluster_id === snapshot.cluster_id && r.row.stack === stack)
+    .map((r) => r.record as ServiceRecord);
+
+/**
+ * Reads one resource of a domain template as the identity may see it: from
+ * the index (digest, Compose), or by running the declared action through the
+ * runner as a tool call runs (levels, grants, audit).
+ */
+export async function readDomainResource(
+  declaration: DomainResource,
+  uri: string,
+  variables: Record<string, string>,
+  context: ResourceContext,
+): Promise<{ mimeType: string; text: string }> {
+  const view = context.view();
+  const { content } = declaration;
+  let target: { clusterId?: string; id?: string; name?: string };
+  let resource: Resource | undefined;
+  if (declaration.type) {
+    resource = resolve(declaration, uri, variables, view);
+    target = { id: resource.row.id, name: resource.row.name, ...(resource.snapshot ? { clusterId: resource.snapshot.cluster_id } : {}) };
+  } else {
+    const swarm = view.swarm(decoded(variables.cluster ?? ''));
+    if (!swarm)
+      throw resourceNotFound(
+        uri,
+        entriesOf(declaration, view).map((e) => e.uri),
+      );
+    target = { clusterId: swarm.id };
+  }
+  if (content === 'digest' && resource) {
+    const digest = visibleRelated(context.identity, digestOf(resource, view.hosts, view.index));
+    return { mimeType: 'application/json', text: JSON.stringify(digest, null, 2) };
+  }
+  if (content === 'compose' && resource?.snapshot) {
+    const services = resource.row.type === 'stack' ? servicesOfStack(view, resource.snapshot, resource.row.name) : [resource.record as ServiceRecord];
+    return { mimeType: 'application/yaml', text: composeFile(services, resource.snapshot) };
+  }
+  if (typeof content === 'object') {
+    // A refusal or failure is the runner's FleetError, answered as the read's error (register-resources.ts).
+    const result = await context.runner.run(context.identity, content.action, content.args(target), { tool: content.action.tool, signal: context.signal });
+    return { mimeType: 'application/json', text: JSON.stringify(result.structured, null, 2) };
+  }
+  throw new FleetError('internal', `${uri} has no content`);
+}

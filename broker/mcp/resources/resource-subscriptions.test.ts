@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ResourceSubscriptions } from './resource-subscriptions.ts';
+
+describe("a session's subscriptions", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function setup() {
+    vi.useFakeTimers();
+    const contents = new Map<string, string | undefined>([['fleet://a', 'one']]);
+    let listed = ['fleet://a'];
+    const sent: string[] = [];
+    const subscriptions = new ResourceSubscriptions(
+      async (uri) => contents.get(uri),
+      () => listed,
+      {
+        updated: async (uri) => {
+          sent.push(`updated ${uri}`);
+        },
+        listChanged: async () => {
+          sent.push('list_changed');
+        },
+      },
+    );
+    return { subscriptions, contents, sent, setList: (uris: string[]) => (listed = uris) };
+  }
+
+  it('tells a subscriber once per burst of changes, and only when what it reads changed', async () => {
+    const { subscriptions, contents, sent } = setup();
+    subscriptions.subscribe('fleet://a', false, 'one');
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual([]);
+    contents.set('fleet://a', 'two');
+    subscriptions.changed();
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual(['updated fleet://a']);
+    contents.set('fleet://a', undefined);
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual(['updated fleet://a', 'updated fleet://a']);
+  });
+
+  it('tells list_changed when the set of readable resources changes', async () => {
+    const { subscriptions, sent, setList } = setup();
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual([]);
+    setList(['fleet://a', 'fleet://b']);
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual(['list_changed']);
+  });
+
+  it('tells agent-answered subscriptions on a change in their scope without re-reading them, and forgets an unsubscribed one', async () => {
+    const { subscriptions, sent } = setup();
+    subscriptions.subscribe('fleet://swarms/prod/history', true, '{}');
+    subscriptions.changed((uri) => uri.startsWith('fleet://swarms/lab/'));
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual([]);
+    subscriptions.changed((uri) => uri.startsWith('fleet://swarms/prod/'));
+    await vi.runAllTimersAsync();
+    expect(sent).toEqual(['updated fleet://swarms/prod/history']);
+    subscriptions.unsubscribe('fleet://swarms/prod/history');
+    subscriptions.changed((uri) => uri.startsWith('fleet://swarms/prod/'));
+    await vi.runAllTimersAsync();
+    expect(sent).toHaveLength(1);
+  });
+});

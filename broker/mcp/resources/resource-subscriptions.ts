@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+
+/** How long changes gather before subscribers hear of them: a burst of reports is one notification. */
+const DEBOUNCE_MS = 500;
+
+/** What a subscribed resource's content is now: its text, or undefined once it is gone or hidden. */
+type Reader = (uri: string) => Promise<string | undefined>;
+
+interface Sender {
+  updated(uri: string): Promise<void>;
+  listChanged(): Promise<void>;
+}
+
+const digest = (text: string | undefined) => (text === undefined ? 'gone' : createHash('sha256').update(text).digest('base64'));
+
+/**
+ * One session's subscriptions. A change of the fleet the identity may see
+ * (the caller decides that) re-reads each subscribed resource as the
+ * identity, after a short debounce, and notifies the ones whose content
+ * changed; the set of resources it may read is compared the same way for
+ * list_changed. Content read as the identity can only say what the identity
+ * may see, so no notification speaks of anything hidden.
+ */
+export class ResourceSubscriptions {
+  /** Each subscribed URI with its content's hash when last told (or subscribed). */
+  private readonly subscribed = new Map<string, string>();
+  /** Subscribed URIs whose content an agent answers (logs, history): told on any visible change of their swarm, not re-read. */
+  private readonly live = new Set<string>();
+  private listDigest: string;
+  private timer: NodeJS.Timeout | undefined;
+  private pending = new Set<string>();
+
+  constructor(
+    private readonly read: Reader,
+    private readonly listed: () => string[],
+    private readonly send: Sender,
+    /** Runs with every debounced change, for what else follows the fleet (prompts offered). */
+    private readonly onChange: () => void = () => {},
+  ) {
+    this.listDigest = digest(listed().join('\n'));
+  }
+
+  /** Subscribes to a resource just read as the identity (its text is where changes count from). */
+  subscribe(uri: string, live: boolean, text: string): void {
+    if (live) this.live.add(uri);
+    this.subscribed.set(uri, digest(text));
+  }
+
+  unsubscribe(uri: string): void {
+    this.subscribed.delete(uri);
+    this.live.delete(uri);
+  }
+
+  has(uri: string): boolean {
+    return this.subscribed.has(uri);
+  }
+
+  /**
+   * Something the identity may see changed; `liveScope` (such as a swarm's
+   * URIs) says which agent-answered subscriptions it touches.
+   */
+  changed(liveScope?: (uri: string) => boolean): void {
+    if (liveScope) for (const uri of this.live) if (liveScope(uri)) this.pending.add(uri);
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.flush(), DEBOUNCE_MS);
+    this.timer.unref();
+  }
+
+  private async flush(): Promise<void> {
+    this.timer = undefined;
+    const live = [...this.pending];
+    this.pending.clear();
+    for (const uri of live) if (this.live.has(uri)) await this.send.updated(uri).catch(() => {});
+    for (const [uri, before] of this.subscribed) {
+      if (this.live.has(uri)) continue;
+      const now = digest(await this.read(uri).catch(() => undefined));
+      if (now === before || !this.subscribed.has(uri)) continue;
+      this.subscribed.set(uri, now);
+      await this.send.updated(uri).catch(() => {});
+    }
+    const list = digest(this.listed().join('\n'));
+    if (list !== this.listDigest) {
+      this.listDigest = list;
+      await this.send.listChanged().catch(() => {});
+    }
+    this.onChange();
+  }
+}
