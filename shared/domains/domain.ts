@@ -4,13 +4,16 @@ import type { FlagSpecs } from '../options/command-line.ts';
 
 /**
  * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in
- * its folder of `shared/domains/`. Generic code (catalog, surfaces, docs, the
- * broker's report validation) reads these declarations and never names what
- * a domain declares.
+ * its folder of `shared/domains/` as `<folder>/<folder>-domain.ts` exporting
+ * `<folder>Domain`; `npm run gen` lists every folder in `domains.gen.ts`.
+ * Generic code (catalog, surfaces, docs, the broker's report validation) reads
+ * these declarations and never names what a domain declares.
  */
 export interface Domain {
   /** The prefix of its action ids and the name of its meta tool. */
   readonly name: string;
+  /** Where it is listed among the domains (docs, tool surfaces, token audit): lower first. */
+  readonly rank: number;
   /** Its actions, in the order docs and surfaces list them. */
   readonly actions: readonly Action[];
   /**

@@ -5,6 +5,7 @@ import { swarmSnapshotSchema } from './swarm-reports.ts';
 /** Docker Swarm clusters, through one manager agent each. */
 export const swarmDomain = {
   name: 'swarm',
+  rank: 50,
   actions: [
     swarm.getClusterStatus,
     swarm.getTopology,
