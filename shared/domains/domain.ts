@@ -24,4 +24,10 @@ export interface Domain {
   readonly reports: Readonly<Record<string, z.ZodType>>;
   /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
   readonly flags?: FlagSpecs;
+  /**
+   * Host facts its collector states (`Collector.facts`) that the proto's Facts
+   * message has no field for, by snake_case name, each with what it says. They
+   * travel as strings in `domain_facts`; the broker keeps no undeclared name.
+   */
+  readonly facts?: Readonly<Record<string, string>>;
 }
