@@ -42,7 +42,11 @@ describe('domain registries', () => {
   it('answer each broker action of the catalog once', () => {
     const answered = BROKER_ACTIONS.map((handler) => handler.action.id).sort();
     expect(new Set(answered).size).toBe(answered.length);
-    expect(answered).toEqual(CATALOG.filter((action) => action.runsOn === 'broker').map((action) => action.id).sort());
+    expect(answered).toEqual(
+      CATALOG.filter((action) => action.runsOn === 'broker')
+        .map((action) => action.id)
+        .sort(),
+    );
   });
 
   it('refuse a domain folder that does not declare its domain, naming the file it lacks', () => {
