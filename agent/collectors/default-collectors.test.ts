@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DOMAINS } from '../../shared/domains/domains.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from '../../test/harness/temp-dir.ts';
-import { TEST_AGENT_DEFAULTS } from '../../test/harness/test-fleet.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
 import { defaultCollectors } from './default-collectors.ts';
@@ -17,7 +16,24 @@ describe('the default collectors', () => {
   it('are one per collector folder, made once each, in their domains’ order', () => {
     const temp = makeTempDir();
     temps.push(temp);
-    const options: AgentOptions = { ...TEST_AGENT_DEFAULTS, dataDir: temp.path, brokerAddress: undefined, token: undefined, caPin: undefined, name: 'h1' };
+    const options: AgentOptions = {
+      dataDir: temp.path,
+      brokerAddress: undefined,
+      token: undefined,
+      caPin: undefined,
+      name: 'h1',
+      labels: {},
+      dockerAddress: '/nonexistent/docker.sock',
+      sandboxLabel: 'fleetmesh.sandbox',
+      alertThresholds: { cpu: 90, memory: 85, disk: 90 },
+      proxmox: undefined,
+      backoffBaseMs: 100,
+      backoffCapMs: 1000,
+      sampleIntervalMs: 1000,
+      healthListen: undefined,
+      logLevel: 'error',
+      logFormat: 'text',
+    };
     const contributors: unknown[] = [];
     const sampler = { addContributor: (c: unknown) => contributors.push(c), onSample: () => undefined } as unknown as SystemSampler;
     const hooks = { report: () => undefined, onAvailabilityChange: () => undefined, onFactsChange: () => undefined };
