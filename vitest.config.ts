@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'shared/**/*.test.ts', 'broker/**/*.test.ts', 'agent/**/*.test.ts', 'cli/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'shared/**/*.test.ts', 'broker/**/*.test.ts', 'agent/**/*.test.ts', 'cli/**/*.test.ts', 'scripts/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_BACKUP_FOLDER } from '../shared/domains/backup/backup-domain.ts';
-import { DOMAIN_FLAGS } from '../shared/domains/domains.ts';
+import { DOMAIN_FLAGS, type DomainFlagValues } from '../shared/domains/domains.ts';
 import { DEFAULT_HOST_PROC } from '../shared/domains/system/system-domain.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
@@ -80,6 +80,8 @@ export interface AgentOptions {
   backupDir?: string | undefined;
   /** A site's own app definitions for install_app, besides the built-in catalog. */
   appCatalogDir?: string | undefined;
+  /** The domains' flags as given (a collector reads its own here; the declared default stands for one not given). */
+  domainFlags?: Partial<DomainFlagValues>;
   /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
   proxmox: ProxmoxOptions | undefined;
   backoffBaseMs: number;
@@ -140,6 +142,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     backupDir: resolve(values['backup-dir'] ?? join(values['data-dir'], DEFAULT_BACKUP_FOLDER)),
     appCatalogDir: resolveAppCatalog(values['app-catalog']),
     scanReverseDns: values['scan-reverse-dns'],
+    domainFlags: Object.fromEntries(Object.keys(DOMAIN_FLAGS).map((flag) => [flag, values[flag as keyof DomainFlagValues]])),
     proxmox: resolveProxmoxOptions({
       endpoint: values['proxmox-endpoint'],
       tokenFile: values['proxmox-token-file'],

@@ -8,7 +8,7 @@ import { AgentRegistry } from './agents/agent-registry.ts';
 import { applyBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { BrokerOptions } from './broker-options.ts';
 import { ActionRunner } from './calls/action-runner.ts';
-import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.ts';
+import { BROKER_ACTIONS } from './calls/broker-actions/broker-actions.gen.ts';
 import { RefusalAudit } from './calls/refusal-audit.ts';
 import { BrokerCluster } from './cluster/broker-cluster.ts';
 import { clusterMetrics } from './cluster/cluster-metrics.ts';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
-import { CATALOG } from '../shared/catalog/catalog.ts';
+import { CATALOG, domains } from '../shared/catalog/catalog.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { nextEvent } from './harness/wait.ts';
@@ -81,21 +81,8 @@ describe('tool surfaces', () => {
 
   it('projects the one catalog three ways', () => {
     expect(tools.individual).toEqual(CATALOG.map((a) => a.tool).sort());
-    expect(tools.meta).toEqual([
-      'agent',
-      'backup',
-      'checkup',
-      'docker',
-      'fleet',
-      'install',
-      'network',
-      'notify',
-      'proxmox',
-      'sandbox',
-      'swarm',
-      'system',
-      'watch',
-    ]);
+    // One tool per domain: every folder of shared/domains.
+    expect(tools.meta).toEqual(domains().sort());
     expect(tools.dynamic).toEqual(['execute_action', 'find_action']);
   });
 

@@ -1,86 +1,49 @@
-import { join } from 'node:path';
-import si from 'systeminformation';
-import { DEFAULT_BACKUP_FOLDER } from '../../shared/domains/backup/backup-domain.ts';
+import { DOMAIN_FLAGS, DOMAINS, type DomainFlagValues } from '../../shared/domains/domains.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
-import { BackupCollector } from './backup/backup-collector.ts';
-import { CheckupCollector } from './checkup/checkup-collector.ts';
-import type { Collector, Report } from './collector.ts';
-import { createDockerApi } from './docker/docker-api.ts';
-import { DockerCollector } from './docker/docker-collector.ts';
-import { InstallCollector } from './install/install-collector.ts';
-import { NetworkCollector } from './network/network-collector.ts';
-import { ProxmoxCollector } from './proxmox/proxmox-collector.ts';
-import { SandboxCollector } from './sandbox/sandbox-collector.ts';
-import { SwarmCollector } from './swarm/swarm-collector.ts';
-import { ownsPidNamespace } from './system/own-pid-namespace.ts';
-import { SystemCollector } from './system/system-collector.ts';
+import type { Collector } from './collector.ts';
+import type { CollectorContext, CollectorHooks, CollectorPlugin } from './collector-plugin.ts';
+import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
 import type { SystemSampler } from './system/system-sampler.ts';
-import { WatchCollector } from './watch/watch-collector.ts';
 
-interface CollectorHooks {
-  /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
-  report: Report;
-  /** A collector became available or unavailable. */
-  onAvailabilityChange(): void;
-  /** A collector learned new host facts (the Proxmox VE node name). */
-  onFactsChange(): void;
+/** Each domain flag's declared default, under the values the agent was given. */
+function domainFlagValues(options: AgentOptions): DomainFlagValues {
+  const defaults = Object.fromEntries(Object.entries(DOMAIN_FLAGS).map(([flag, spec]) => [flag, (spec as { default?: unknown }).default]));
+  return { ...defaults, ...options.domainFlags } as DomainFlagValues;
+}
+
+function rankOf(plugin: CollectorPlugin): number {
+  return DOMAINS.findIndex((domain) => domain.name === plugin.domain.name);
 }
 
 /**
- * The collectors every agent runs: system (always), docker (where an engine answers), swarm (where that
- * engine is a manager), sandbox (containers labelled as sandboxes), proxmox (when configured), watch (restarts of
- * the containers it is asked to watch), network (local subnets: scan and Wake-on-LAN), and backup and install
- * (where an engine answers).
+ * The collectors every agent runs: one per folder of agent/collectors/ (each
+ * plug-in decides from the options whether its collector has work here), in
+ * their domains' order.
  */
 export function defaultCollectors(options: AgentOptions, sampler: SystemSampler, log: Logger, hooks: CollectorHooks): Collector[] {
-  const dockerApi = createDockerApi(options.dockerAddress);
-  const docker = new DockerCollector({
-    docker: dockerApi,
-    address: options.dockerAddress,
-    log: log.child({ collector: 'docker' }),
-    report: hooks.report,
-    sandboxLabel: options.sandboxLabel,
-    ...(options.containerSampleIntervalMs ? { metricsIntervalMs: options.containerSampleIntervalMs } : {}),
-    onAvailabilityChange: hooks.onAvailabilityChange,
-  });
-  const swarm = new SwarmCollector({
-    docker: dockerApi,
-    log: log.child({ collector: 'swarm' }),
-    clusterName: options.swarmName ?? '',
-    report: hooks.report,
-    ...(options.swarmSnapshotIntervalMs ? { snapshotIntervalMs: options.swarmSnapshotIntervalMs } : {}),
-    onAvailabilityChange: hooks.onAvailabilityChange,
-  });
-  const sandbox = new SandboxCollector({ docker: dockerApi, log: log.child({ collector: 'sandbox' }), label: options.sandboxLabel });
-  const system = new SystemCollector({
-    sampler,
-    si,
-    thresholds: options.alertThresholds,
-    dataDir: options.dataDir,
-    containers: docker,
-    hostProc: options.hostProc,
-    containerOnly: options.hostProc === undefined && ownsPidNamespace(),
-    report: hooks.report,
-  });
-  sampler.addContributor(() => docker.lastCounts());
-  const proxmox = new ProxmoxCollector({
-    config: options.proxmox,
-    log: log.child({ collector: 'proxmox' }),
-    onFactsChange: hooks.onFactsChange,
-    report: hooks.report,
-  });
-  const backupDir = options.backupDir ?? join(options.dataDir, DEFAULT_BACKUP_FOLDER);
-  const backup = new BackupCollector({
-    docker: dockerApi,
-    address: options.dockerAddress,
-    backupDir,
-    owner: options.name,
-    log: log.child({ collector: 'backup' }),
-  });
-  const install = new InstallCollector({ docker: dockerApi, address: options.dockerAddress, appCatalogDir: options.appCatalogDir });
-  const checkup = new CheckupCollector({ dataDir: options.dataDir, backupDir, configPath: options.configPath });
-  const watch = new WatchCollector({ docker: dockerApi, dataDir: options.dataDir, log: log.child({ collector: 'watch' }), report: hooks.report });
-  const network = new NetworkCollector({ reverseDns: options.scanReverseDns ?? true });
-  return [system, docker, swarm, sandbox, proxmox, checkup, watch, network, backup, install];
+  const made = new Map<CollectorPlugin, Collector>();
+  const values = new Map<string, unknown>();
+  const flags = domainFlagValues(options);
+  const make = <C extends Collector>(plugin: CollectorPlugin<C>): C => {
+    let collector = made.get(plugin) as C | undefined;
+    if (!collector) {
+      const context: CollectorContext = {
+        options,
+        flags,
+        sampler,
+        log: log.child({ collector: plugin.domain.name }),
+        hooks,
+        use: make,
+        shared: <T>(key: string, create: () => T): T => {
+          if (!values.has(key)) values.set(key, create());
+          return values.get(key) as T;
+        },
+      };
+      collector = plugin.create(context);
+      made.set(plugin, collector);
+    }
+    return collector;
+  };
+  return [...COLLECTOR_PLUGINS].sort((a, b) => rankOf(a) - rankOf(b)).map((plugin) => make(plugin));
 }

@@ -6,7 +6,8 @@ import { assessClaims } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { ContainerEvents } from './container-events.ts';
 import { DockerIndexer, type InventoryEntry } from './docker-indexer.ts';
-import type { IndexContext, Indexer } from './indexer.ts';
+import type { IndexContext, Indexer, IndexerClass } from './indexer.ts';
+import { INDEXERS } from './indexers.gen.ts';
 import { type GuestEntry, ProxmoxIndexer } from './proxmox-indexer.ts';
 import { type SwarmEntry, SwarmIndexer } from './swarm-indexer.ts';
 import { SystemIndexer } from './system-indexer.ts';
@@ -38,13 +39,8 @@ interface IndexEvents {
  * recommendations read it; nothing here asks an agent.
  */
 export class FleetIndex extends EventEmitter<IndexEvents> {
-  private readonly docker: DockerIndexer;
-  private readonly swarms: SwarmIndexer;
-  private readonly proxmox: ProxmoxIndexer;
-  /** Restart incidents of watched containers, as agents report them. */
-  readonly watch: WatchIndexer;
-  /** Alert crossings of hosts' CPU, memory and disks, as agents report them. */
-  readonly system = new SystemIndexer();
+  /** One of each indexer (every broker/index/*-indexer.ts), by class. */
+  private readonly indexers = new Map<IndexerClass, Indexer>();
   /** Each report kind's indexer, from the kinds its domain declares. */
   private readonly byKind = new Map<string, Indexer>();
   private readonly warnedAt = new Map<string, number>();
@@ -64,21 +60,46 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       changed: (what, key) => this.emit('changed', what, key),
       refuse: (host, kind, why) => this.drop(host, kind, 'not_role_holder', why),
     };
-    this.docker = new DockerIndexer(context);
-    this.swarms = new SwarmIndexer(context);
-    this.proxmox = new ProxmoxIndexer(context);
-    this.watch = new WatchIndexer(context);
-    for (const indexer of this.indexers()) for (const kind of Object.keys(indexer.domain.reports)) this.byKind.set(kind, indexer);
+    for (const Class of INDEXERS) {
+      const indexer = new Class(context);
+      this.indexers.set(Class, indexer);
+      for (const kind of Object.keys(indexer.domain.reports)) this.byKind.set(kind, indexer);
+    }
   }
 
-  private indexers(): Indexer[] {
-    return [this.docker, this.swarms, this.proxmox, this.watch, this.system];
+  /** The fleet index's indexer of this class, for what reads that domain's part. */
+  indexer<I extends Indexer>(Class: IndexerClass<I>): I {
+    const indexer = this.indexers.get(Class as IndexerClass);
+    if (!indexer) throw new Error(`${Class.name} is not in broker/index/indexers.gen.ts: run npm run gen`);
+    return indexer as I;
+  }
+
+  private get docker(): DockerIndexer {
+    return this.indexer(DockerIndexer);
+  }
+
+  private get swarms(): SwarmIndexer {
+    return this.indexer(SwarmIndexer);
+  }
+
+  private get proxmox(): ProxmoxIndexer {
+    return this.indexer(ProxmoxIndexer);
+  }
+
+  /** Restart incidents of watched containers, as agents report them. */
+  get watch(): WatchIndexer {
+    return this.indexer(WatchIndexer);
+  }
+
+  /** Alert crossings of hosts' CPU, memory and disks, as agents report them. */
+  get system(): SystemIndexer {
+    return this.indexer(SystemIndexer);
   }
 
   start(): void {
     this.registry.on('report', (host, kind, payload) => this.onReport(host, kind, payload));
     this.registry.on('revoked', (host) => {
-      for (const indexer of this.indexers()) indexer.forget(host.id);
+      for (const indexer of this.indexers.values()) indexer.forget(host.id);
       this.dropLostRoles();
     });
     // A withdrawn approval, or a Hello that claims another swarm, ends what the agent contributed as a role holder.
@@ -163,11 +184,11 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   /** Removes what agents contributed as holders of a role they no longer hold (revoked, approval withdrawn, claim changed). */
   private dropLostRoles(): void {
     const claims = assessClaims(this.registry.list(), this);
-    for (const indexer of this.indexers()) indexer.dropLostRoles?.(claims);
+    for (const indexer of this.indexers.values()) indexer.dropLostRoles?.(claims);
   }
 
   private prune(): void {
     const now = Date.now();
-    for (const indexer of this.indexers()) indexer.prune?.(now);
+    for (const indexer of this.indexers.values()) indexer.prune?.(now);
   }
 }

@@ -16,7 +16,9 @@ export interface IndexContext {
 }
 
 /**
- * One domain's part of the fleet index: it takes the reports its domain
+ * One domain's part of the fleet index, in `broker/index/<name>-indexer.ts`
+ * exporting class `<Name>Indexer` (`npm run gen` lists each in
+ * `indexers.gen.ts`, and the fleet index makes one of each): it takes the reports its domain
  * declares, already checked against their schemas, and keeps what find,
  * describe and the routes read.
  */
@@ -32,3 +34,6 @@ export interface Indexer {
   /** Drops what is too old to keep (hourly). */
   prune?(now: number): void;
 }
+
+/** An indexer's class: the fleet index makes one with its context. */
+export type IndexerClass<I extends Indexer = Indexer> = new (context: IndexContext) => I;

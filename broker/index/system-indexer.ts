@@ -13,6 +13,12 @@ interface SystemEvents {
 export class SystemIndexer extends EventEmitter<SystemEvents> implements Indexer {
   readonly domain = systemDomain;
 
+  /** Takes nothing from the index's context (not EventEmitter's options). */
+  // biome-ignore lint/complexity/noUselessConstructor: narrows EventEmitter's constructor to the one the index calls
+  constructor() {
+    super();
+  }
+
   take(host: Host, _kind: string, payload: unknown): void {
     this.emit('crossing', host, payload as AlertCrossing);
   }

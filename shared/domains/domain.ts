@@ -5,13 +5,16 @@ import type { ResourceType } from './fleet/index-shapes.ts';
 
 /**
  * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in
- * its folder of `shared/domains/`. Generic code (catalog, surfaces, docs, the
- * broker's report validation) reads these declarations and never names what
- * a domain declares.
+ * its folder of `shared/domains/` as `<folder>/<folder>-domain.ts` exporting
+ * `<folder>Domain`; `npm run gen` lists every folder in `domains.gen.ts`.
+ * Generic code (catalog, surfaces, docs, the broker's report validation) reads
+ * these declarations and never names what a domain declares.
  */
 export interface Domain {
   /** The prefix of its action ids and the name of its meta tool. */
   readonly name: string;
+  /** Where it is listed among the domains (docs, tool surfaces, token audit): lower first. */
+  readonly rank: number;
   /** Its actions, in the order docs and surfaces list them. */
   readonly actions: readonly Action[];
   /**
@@ -24,6 +27,12 @@ export interface Domain {
   readonly flags?: FlagSpecs;
   /** The `fleet://` resources it offers MCP clients, beside its actions. */
   readonly resources?: readonly DomainResource[];
+  /**
+   * Host facts its collector states (`Collector.facts`) that the proto's Facts
+   * message has no field for, by snake_case name, each with what it says. They
+   * travel as strings in `domain_facts`; the broker keeps no undeclared name.
+   */
+  readonly facts?: Readonly<Record<string, string>>;
 }
 
 /** What a resource of a domain names: one swarm, or one thing of a type the fleet index holds. */

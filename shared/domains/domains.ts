@@ -1,39 +1,22 @@
-import { agentDomain } from '../domains/agent/agent-domain.ts';
-import { backupDomain } from './backup/backup-domain.ts';
-import { checkupDomain } from './checkup/checkup-domain.ts';
-import { dockerDomain } from './docker/docker-domain.ts';
+import type { FlagValues } from '../options/command-line.ts';
 import type { Domain } from './domain.ts';
-import { fleetDomain } from './fleet/fleet-domain.ts';
-import { installDomain } from './install/install-domain.ts';
-import { networkDomain } from './network/network-domain.ts';
-import { notifyDomain } from './notify/notify-domain.ts';
-import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
-import { sandboxDomain } from './sandbox/sandbox-domain.ts';
-import { swarmDomain } from './swarm/swarm-domain.ts';
-import { systemDomain } from './system/system-domain.ts';
-import { watchDomain } from './watch/watch-domain.ts';
+import { DOMAIN_FOLDERS } from './domains.gen.ts';
 
-/** Every domain fleetmesh has, in the order docs and surfaces list them. Adding a domain: declare it in its folder, list it here. */
-export const DOMAINS = [
-  fleetDomain,
-  agentDomain,
-  systemDomain,
-  dockerDomain,
-  swarmDomain,
-  sandboxDomain,
-  proxmoxDomain,
-  checkupDomain,
-  watchDomain,
-  networkDomain,
-  notifyDomain,
-  backupDomain,
-  installDomain,
-] as const satisfies readonly Domain[];
+/**
+ * Every domain fleetmesh has, one per folder of shared/domains/ (listed there by
+ * `npm run gen`), in the order docs and surfaces list them: by rank, then name.
+ */
+export const DOMAINS: readonly (typeof DOMAIN_FOLDERS)[number][] = [...DOMAIN_FOLDERS].sort(
+  (a: Domain, b: Domain) => a.rank - b.rank || a.name.localeCompare(b.name),
+);
 
 type FlagsOf<D> = D extends { flags: infer F } ? F : Record<never, never>;
 type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 /** Every domain's agent flags, as one typed set. */
 type DomainFlags = Intersection<FlagsOf<(typeof DOMAINS)[number]>>;
+
+/** The values of every domain's agent flags, by flag name. */
+export type DomainFlagValues = FlagValues<DomainFlags>;
 
 /** The agent flags the domains declare, in domain order: `fleetmesh agent` and `fleetmesh up` take them. */
 export const DOMAIN_FLAGS = Object.assign({}, ...DOMAINS.map((domain: Domain) => domain.flags ?? {})) as DomainFlags;

@@ -7,6 +7,7 @@ export const DEFAULT_BACKUP_FOLDER = 'backups';
 /** Archives of containers' named volumes on each host's disk, rehearsed and restored through the engine. */
 export const backupDomain = {
   name: 'backup',
+  rank: 120,
   actions: [backupList, backupCreate, backupDrill, backupRestore],
   reports: {},
   flags: {

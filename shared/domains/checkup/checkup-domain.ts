@@ -7,6 +7,7 @@ import { report } from './report-action.ts';
 /** A host's check-up, as homebutler groups it: what changed, what is wrong, what runs where, whether its config holds. */
 export const checkupDomain = {
   name: 'checkup',
+  rank: 80,
   actions: [report, doctor, inventoryScan, inventoryExport, configValidate],
   reports: {},
 } as const satisfies Domain;

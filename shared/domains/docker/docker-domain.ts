@@ -6,6 +6,7 @@ import { dockerEvents, dockerInspect, dockerList, dockerLogs, dockerRestart, doc
 /** Each host's Docker engine: its containers, their logs, stats and events. */
 export const dockerDomain = {
   name: 'docker',
+  rank: 40,
   actions: [dockerList, dockerStats, dockerLogs, dockerTop, dockerInspect, dockerStart, dockerRestart, dockerStop, dockerEvents],
   reports: { container_inventory: containerInventorySchema, container_event: containerEventSchema },
   resources: [

@@ -5,6 +5,7 @@ import { describe, find, getMetrics, getRecommendations } from './index-actions.
 /** What the broker answers itself: its agents and its index of the fleet's resources. */
 export const fleetDomain = {
   name: 'fleet',
+  rank: 10,
   actions: [fleetStatus, listAgents, revokeAgent, find, describe, getMetrics, getRecommendations],
   reports: {},
   resources: [

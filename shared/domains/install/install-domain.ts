@@ -4,6 +4,7 @@ import { installApp, installList, installPurge, installStatus, installUninstall 
 /** Apps from a catalog of compose-style definitions, installed on a host through its Docker engine. */
 export const installDomain = {
   name: 'install',
+  rank: 130,
   actions: [installList, installStatus, installApp, installUninstall, installPurge],
   reports: {},
   flags: {

@@ -4,6 +4,7 @@ import { networkScan, wake } from './network-actions.ts';
 /** Each host's local networks: what is on them, and waking machines there. */
 export const networkDomain = {
   name: 'network',
+  rank: 100,
   actions: [networkScan, wake],
   reports: {},
   flags: {

@@ -17,6 +17,7 @@ import { PROXMOX_FLAGS } from './proxmox-flags.ts';
 /** Proxmox VE nodes and their clusters' guests, through each node's API. */
 export const proxmoxDomain = {
   name: 'proxmox',
+  rank: 70,
   actions: [
     proxmoxStatus,
     proxmoxGuests,

@@ -4,6 +4,7 @@ import * as sandbox from './sandbox-actions.ts';
 /** Containers labelled as sandboxes, seen from the host. */
 export const sandboxDomain = {
   name: 'sandbox',
+  rank: 60,
   actions: [sandbox.snapshot, sandbox.trace, sandbox.events, sandbox.cgroup, sandbox.layerstack],
   reports: {},
   resources: [

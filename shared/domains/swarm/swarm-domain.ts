@@ -6,6 +6,7 @@ import { SWARM_RESOURCES } from './swarm-resources.ts';
 /** Docker Swarm clusters, through one manager agent each. */
 export const swarmDomain = {
   name: 'swarm',
+  rank: 50,
   actions: [
     swarm.getClusterStatus,
     swarm.getTopology,

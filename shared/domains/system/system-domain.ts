@@ -8,6 +8,7 @@ export const DEFAULT_HOST_PROC = '/host/proc';
 /** The host: its load, processes, ports and alerts. */
 export const systemDomain = {
   name: 'system',
+  rank: 30,
   actions: [systemStatus, processes, openPorts, alerts, alertsHistory],
   reports: { alert_crossing: alertCrossingSchema },
   flags: {

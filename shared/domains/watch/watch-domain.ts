@@ -5,6 +5,7 @@ import { incidentSchema } from './watch-incident.ts';
 /** Restart detection: each agent follows its engine's events for the containers it watches and records incidents. */
 export const watchDomain = {
   name: 'watch',
+  rank: 90,
   actions: [watchList, watchAdd, watchRemove, watchCheck, watchHistory],
   reports: { watch_incident: incidentSchema },
 } as const satisfies Domain;

@@ -1,0 +1,40 @@
+import type { Domain } from '../../shared/domains/domain.ts';
+import type { DomainFlagValues } from '../../shared/domains/domains.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { AgentOptions } from '../agent-options.ts';
+import type { Collector, Report } from './collector.ts';
+import type { SystemSampler } from './system/system-sampler.ts';
+
+export interface CollectorHooks {
+  /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
+  report: Report;
+  /** A collector became available or unavailable. */
+  onAvailabilityChange(): void;
+  /** A collector learned new host facts (the Proxmox VE node name). */
+  onFactsChange(): void;
+}
+
+/** What an agent gives each collector plug-in to make its collector with. */
+export interface CollectorContext {
+  readonly options: AgentOptions;
+  /** Every flag the domains declare: its value from the command line or config file, else its declared default. */
+  readonly flags: DomainFlagValues;
+  readonly sampler: SystemSampler;
+  /** The agent's logger, naming the collector. */
+  readonly log: Logger;
+  readonly hooks: CollectorHooks;
+  /** The collector another plug-in makes for this agent, made first when need be (system reads docker's containers). */
+  use<C extends Collector>(plugin: CollectorPlugin<C>): C;
+  /** One value per agent, made once for every plug-in that asks with the same key (one engine client for all). */
+  shared<T>(key: string, make: () => T): T;
+}
+
+/**
+ * A domain's collector, as the agent finds it: `agent/collectors/<domain>/<domain>-plugin.ts`
+ * exports `<domain>Plugin`, and `npm run gen` lists every folder's plug-in in
+ * `collector-plugins.gen.ts`. The agent runs the collectors in their domains' rank.
+ */
+export interface CollectorPlugin<C extends Collector = Collector> {
+  readonly domain: Domain;
+  create(context: CollectorContext): C;
+}

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DOMAINS } from '../../shared/domains/domains.ts';
+import { silentLogger } from '../../shared/log/logger.ts';
+import { makeTempDir } from '../../test/harness/temp-dir.ts';
+import type { AgentOptions } from '../agent-options.ts';
+import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
+import { defaultCollectors } from './default-collectors.ts';
+import type { SystemSampler } from './system/system-sampler.ts';
+
+describe('the default collectors', () => {
+  const temps: { remove(): void }[] = [];
+  afterEach(() => {
+    for (const temp of temps.splice(0)) temp.remove();
+  });
+
+  it('are one per collector folder, made once each, in their domains’ order', () => {
+    const temp = makeTempDir();
+    temps.push(temp);
+    const options: AgentOptions = {
+      dataDir: temp.path,
+      brokerAddress: undefined,
+      token: undefined,
+      caPin: undefined,
+      name: 'h1',
+      labels: {},
+      dockerAddress: '/nonexistent/docker.sock',
+      sandboxLabel: 'fleetmesh.sandbox',
+      alertThresholds: { cpu: 90, memory: 85, disk: 90 },
+      proxmox: undefined,
+      backoffBaseMs: 100,
+      backoffCapMs: 1000,
+      sampleIntervalMs: 1000,
+      healthListen: undefined,
+      logLevel: 'error',
+      logFormat: 'text',
+    };
+    const contributors: unknown[] = [];
+    const sampler = { addContributor: (c: unknown) => contributors.push(c), onSample: () => undefined } as unknown as SystemSampler;
+    const hooks = { report: () => undefined, onAvailabilityChange: () => undefined, onFactsChange: () => undefined };
+    const collectors = defaultCollectors(options, sampler, silentLogger, hooks);
+    const ranked = DOMAINS.map((domain) => domain.name).filter((name) => COLLECTOR_PLUGINS.some((plugin) => plugin.domain.name === name));
+    expect(collectors.map((collector) => collector.name)).toEqual(ranked);
+    // system builds on docker's collector: the same one the agent runs, not a second.
+    expect(contributors).toHaveLength(1);
+  });
+});

@@ -1,0 +1,9 @@
+import { proxmoxDomain } from '../../../shared/domains/proxmox/proxmox-domain.ts';
+import type { CollectorPlugin } from '../collector-plugin.ts';
+import { ProxmoxCollector } from './proxmox-collector.ts';
+
+/** A Proxmox VE node's API, when configured. */
+export const proxmoxPlugin: CollectorPlugin<ProxmoxCollector> = {
+  domain: proxmoxDomain,
+  create: ({ options, log, hooks }) => new ProxmoxCollector({ config: options.proxmox, log, onFactsChange: hooks.onFactsChange, report: hooks.report }),
+};

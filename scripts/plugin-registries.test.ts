@@ -1,0 +1,61 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { COLLECTOR_PLUGINS } from '../agent/collectors/collector-plugins.gen.ts';
+import { BROKER_ACTIONS } from '../broker/calls/broker-actions/broker-actions.gen.ts';
+import { CATALOG } from '../shared/catalog/catalog.ts';
+import { DOMAINS } from '../shared/domains/domains.ts';
+import { REGISTRIES, renderRegistries } from './plugin-registries.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function foldersOf(dir: string): string[] {
+  return readdirSync(join(root, dir))
+    .filter((entry) => statSync(join(root, dir, entry)).isDirectory())
+    .sort();
+}
+
+describe('domain registries', () => {
+  const temps: string[] = [];
+  afterEach(() => {
+    for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are what npm run gen writes from the folders as they are now', () => {
+    for (const [path, text] of renderRegistries(root)) {
+      expect(readFileSync(join(root, path), 'utf8'), `${path} is stale: run npm run gen`).toBe(text);
+    }
+  });
+
+  it('hold every domain folder once, named after its folder, and nothing else', () => {
+    expect(DOMAINS.map((domain) => domain.name).sort()).toEqual(foldersOf('shared/domains'));
+    expect(new Set(DOMAINS.map((domain) => domain.rank)).size).toBe(DOMAINS.length);
+  });
+
+  it('hold every collector folder once, each the collector of the declared domain of its name', () => {
+    expect(COLLECTOR_PLUGINS.map((plugin) => plugin.domain.name).sort()).toEqual(foldersOf('agent/collectors'));
+    for (const plugin of COLLECTOR_PLUGINS) expect(DOMAINS).toContain(plugin.domain);
+  });
+
+  it('answer each broker action of the catalog once', () => {
+    const answered = BROKER_ACTIONS.map((handler) => handler.action.id).sort();
+    expect(new Set(answered).size).toBe(answered.length);
+    expect(answered).toEqual(
+      CATALOG.filter((action) => action.runsOn === 'broker')
+        .map((action) => action.id)
+        .sort(),
+    );
+  });
+
+  it('refuse a domain folder that does not declare its domain, naming the file it lacks', () => {
+    const temp = mkdtempSync(join(tmpdir(), 'registries-'));
+    temps.push(temp);
+    mkdirSync(join(temp, 'shared/domains/lights'), { recursive: true });
+    const domains = REGISTRIES.find((registry) => registry.path === 'shared/domains/domains.gen.ts');
+    expect(() => domains?.find(temp)).toThrow('shared/domains/lights has no lights/lights-domain.ts');
+    writeFileSync(join(temp, 'shared/domains/lights/lights-domain.ts'), 'export const lights = {};\n');
+    expect(() => domains?.find(temp)).toThrow('does not export lightsDomain');
+  });
+});
