@@ -149,8 +149,8 @@ export class Broker {
         store,
         log,
         refusals,
-        createSession: (identity) =>
-          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
+        createSession: (identity, era) =>
+          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log, era }),
         routes: createHealthRoutes({
           readiness: async () => ({
             store: await store.problem(),
