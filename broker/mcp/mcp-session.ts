@@ -10,6 +10,7 @@ import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { CallLogSink } from './logging/call-log-sink.ts';
 import { PROMPTS } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './resources/fleet-resources.ts';
@@ -82,6 +83,7 @@ export class McpSession {
           resources: { subscribe: true, listChanged: true },
           prompts: { listChanged: false },
           completions: {},
+          logging: {},
         },
         instructions: INSTRUCTIONS,
       },
@@ -187,17 +189,21 @@ export class McpSession {
           return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
         }
         const progressToken = request.params._meta?.progressToken;
-        const result = await options.runner.run(options.identity, resolution.action, resolution.args, {
-          tool: request.params.name,
-          signal: ctx.mcpReq.signal,
-          ...(progressToken !== undefined
-            ? {
-                onProgress: (progress: number, total: number, message: string) => {
-                  void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-                },
-              }
-            : {}),
-        });
+        const log = new CallLogSink(ctx, options.era === 'legacy' ? server : undefined);
+        const result = await options.runner
+          .run(options.identity, resolution.action, resolution.args, {
+            tool: request.params.name,
+            signal: ctx.mcpReq.signal,
+            onLog: log.log,
+            ...(progressToken !== undefined
+              ? {
+                  onProgress: (progress: number, total: number, message: string) => {
+                    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+                  },
+                }
+              : {}),
+          })
+          .finally(() => log.finish());
         return {
           content: [{ type: 'text', text: this.text(result.action, result.shape, result.structured) }],
           structuredContent: result.structured,
