@@ -1,4 +1,12 @@
-import { type CallToolResult, type InMemoryServerEventBus, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type InMemoryServerEventBus,
+  type ProgressToken,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Action } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
@@ -8,8 +16,10 @@ import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
+import type { RunResult } from '../calls/call-route.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './confirm-by-elicitation.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
 import { PROMPTS } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
@@ -176,39 +186,69 @@ export class McpSession {
     }
   }
 
+  /** Runs a resolved action for this identity, with progress (when asked for) and the call's log on the request. */
+  private run(
+    server: Server,
+    ctx: ServerContext,
+    tool: string,
+    action: Action,
+    args: Record<string, unknown>,
+    progressToken: ProgressToken | undefined,
+  ): Promise<RunResult> {
+    const { options } = this;
+    const log = new CallLogSink(ctx, options.era === 'legacy' ? server : undefined);
+    return options.runner
+      .run(options.identity, action, args, {
+        tool,
+        signal: ctx.mcpReq.signal,
+        onLog: log.log,
+        ...(progressToken !== undefined
+          ? {
+              onProgress: (progress: number, total: number, message: string) => {
+                void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+              },
+            }
+          : {}),
+      })
+      .finally(() => log.finish());
+  }
+
+  /** A call's result as MCP has it: the structured result, its text, and whether it failed. */
+  private toolResult(result: RunResult): CallToolResult {
+    return {
+      content: [{ type: 'text', text: this.text(result.action, result.shape, result.structured) }],
+      structuredContent: result.structured,
+      ...(result.isError ? { isError: true } : {}),
+    };
+  }
+
   private registerHandlers(server: Server): void {
     const { options } = this;
     server.setRequestHandler('tools/list', async () => ({ tools: options.surface.tools(this.visibleActions()) }));
 
-    server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+    server.setRequestHandler('tools/call', async (request, ctx) => {
       // The SDK answers arguments that are not an object with invalid params (-32602) before this runs.
       const args = request.params.arguments ?? {};
+      const tool = request.params.name;
       try {
-        const resolution = this.resolve(request.params.name, args);
+        const resolution = this.resolve(tool, args);
         if (resolution.kind === 'local') {
           return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
         }
-        const progressToken = request.params._meta?.progressToken;
-        const log = new CallLogSink(ctx, options.era === 'legacy' ? server : undefined);
-        const result = await options.runner
-          .run(options.identity, resolution.action, resolution.args, {
-            tool: request.params.name,
-            signal: ctx.mcpReq.signal,
-            onLog: log.log,
-            ...(progressToken !== undefined
-              ? {
-                  onProgress: (progress: number, total: number, message: string) => {
-                    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-                  },
-                }
-              : {}),
-          })
-          .finally(() => log.finish());
-        return {
-          content: [{ type: 'text', text: this.text(result.action, result.shape, result.structured) }],
-          structuredContent: result.structured,
-          ...(result.isError ? { isError: true } : {}),
-        };
+        const run = (runArgs: Record<string, unknown>) => this.run(server, ctx, tool, resolution.action, runArgs, request.params._meta?.progressToken);
+        let result: RunResult;
+        try {
+          result = await run(resolution.args);
+        } catch (error) {
+          const refusal = toFleetError(error);
+          if (refusal.code !== 'confirm_required' || !canElicit(server.getClientCapabilities())) throw refusal;
+          // A client that can ask its user does, showing the exact targets, instead of failing the call.
+          const answer = confirmAnswer(ctx);
+          if (answer === 'declined') throw new FleetError('cancelled', `the user declined ${tool}; nothing was changed`, { details: refusal.details });
+          if (answer !== 'accepted' || !confirmedTargets(ctx, tool, refusal)) return askToConfirm(tool, refusal);
+          result = await run({ ...resolution.args, confirm: true });
+        }
+        return this.toolResult(result);
       } catch (error) {
         // The one place a failed call becomes an MCP tool error: the model reads it and can act on it.
         const structured = errorStructure(toFleetError(error));
