@@ -1,13 +1,5 @@
-import {
-  type CallToolResult,
-  type InMemoryServerEventBus,
-  type ProgressToken,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
-import type { Action } from '../../shared/catalog/action.ts';
+import { type CallToolResult, type InMemoryServerEventBus, ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { type Action, runsAsTask } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -25,6 +17,8 @@ import { PROMPTS } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './resources/fleet-resources.ts';
 import type { Surface } from './surfaces/surface.ts';
+import type { McpTasks } from './tasks/mcp-tasks.ts';
+import { registerTaskHandlers } from './tasks/task-handlers.ts';
 
 export type TextFormat = 'markdown' | 'json';
 
@@ -40,6 +34,7 @@ interface McpSessionOptions {
   store: BrokerStore;
   log: Logger;
   era: McpSessionEra;
+  tasks: McpTasks;
 }
 
 const INSTRUCTIONS = [
@@ -94,6 +89,7 @@ export class McpSession {
           prompts: { listChanged: false },
           completions: {},
           logging: {},
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         },
         instructions: INSTRUCTIONS,
       },
@@ -186,31 +182,68 @@ export class McpSession {
     }
   }
 
-  /** Runs a resolved action for this identity, with progress (when asked for) and the call's log on the request. */
+  /** Runs a resolved action for this identity, with its cancellation, progress and log where the caller wants them. */
   private run(
-    server: Server,
-    ctx: ServerContext,
     tool: string,
     action: Action,
     args: Record<string, unknown>,
-    progressToken: ProgressToken | undefined,
+    signal: AbortSignal,
+    log: CallLogSink,
+    onProgress: ((done: number, total: number, message: string) => void) | undefined,
   ): Promise<RunResult> {
     const { options } = this;
-    const log = new CallLogSink(ctx, options.era === 'legacy' ? server : undefined);
     return options.runner
-      .run(options.identity, action, args, {
-        tool,
-        signal: ctx.mcpReq.signal,
-        onLog: log.log,
-        ...(progressToken !== undefined
-          ? {
-              onProgress: (progress: number, total: number, message: string) => {
-                void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-              },
-            }
-          : {}),
-      })
+      .run(options.identity, action, args, { tool, signal, onLog: log.log, ...(onProgress ? { onProgress } : {}) })
       .finally(() => log.finish());
+  }
+
+  /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. */
+  private runInRequest(server: Server, ctx: ServerContext, tool: string, action: Action, args: Record<string, unknown>): Promise<RunResult> {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    return this.run(
+      tool,
+      action,
+      args,
+      ctx.mcpReq.signal,
+      new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined),
+      progressToken === undefined
+        ? undefined
+        : (progress, total, message) => {
+            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+          },
+    );
+  }
+
+  /**
+   * Runs a resolved action as an MCP task: the client has the task at once;
+   * the call's per-host progress becomes the task's status, and it runs until
+   * done or cancelled, whatever becomes of the connection.
+   */
+  private async runAsTask(server: Server, ctx: ServerContext, tool: string, action: Action, args: Record<string, unknown>, ttlMs: number | undefined) {
+    if (!runsAsTask(action)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${tool} does not run as a task (tools/list shows execution.taskSupport on those that do); call it without task`,
+      );
+    }
+    const log = new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined);
+    log.finish();
+    const task = await this.options.tasks.create(this.options.identity.id, tool, ttlMs, async (signal, onProgress) => {
+      try {
+        return this.toolResult(await this.run(tool, action, args, signal, log, onProgress));
+      } catch (error) {
+        return this.errorResult(error);
+      }
+    });
+    // The task vocabulary's answer (CreateTaskResult), with a line for a reader of the text.
+    const text = `Started as task ${task.taskId}: poll it with tasks/get, fetch the result with tasks/result, stop it with tasks/cancel.`;
+    return { task, content: [{ type: 'text' as const, text }] };
+  }
+
+  /** The one place a failed call becomes an MCP tool error: the model reads it and can act on it. */
+  private errorResult(error: unknown): CallToolResult {
+    const structured = errorStructure(toFleetError(error));
+    return { content: [{ type: 'text', text: this.text(undefined, 'error', structured) }], structuredContent: structured, isError: true };
   }
 
   /** A call's result as MCP has it: the structured result, its text, and whether it failed. */
@@ -232,10 +265,13 @@ export class McpSession {
       const tool = request.params.name;
       try {
         const resolution = this.resolve(tool, args);
+        const taskParams = request.params.task;
         if (resolution.kind === 'local') {
+          if (taskParams) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${tool} does not run as a task; call it without task`);
           return { content: [{ type: 'text', text: this.text(undefined, 'local', resolution.structured) }], structuredContent: resolution.structured };
         }
-        const run = (runArgs: Record<string, unknown>) => this.run(server, ctx, tool, resolution.action, runArgs, request.params._meta?.progressToken);
+        if (taskParams) return await this.runAsTask(server, ctx, tool, resolution.action, resolution.args, taskParams.ttl);
+        const run = (runArgs: Record<string, unknown>) => this.runInRequest(server, ctx, tool, resolution.action, runArgs);
         let result: RunResult;
         try {
           result = await run(resolution.args);
@@ -250,11 +286,11 @@ export class McpSession {
         }
         return this.toolResult(result);
       } catch (error) {
-        // The one place a failed call becomes an MCP tool error: the model reads it and can act on it.
-        const structured = errorStructure(toFleetError(error));
-        return { content: [{ type: 'text', text: this.text(undefined, 'error', structured) }], structuredContent: structured, isError: true };
+        if (error instanceof ProtocolError) throw error;
+        return this.errorResult(error);
       }
     });
+    registerTaskHandlers(server, this.options.tasks, this.options.identity.id);
 
     server.setRequestHandler('resources/list', async (_request, ctx) => ({ resources: listResources(this.resourceContext(ctx.mcpReq.signal)) }));
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));

@@ -15,6 +15,7 @@ import type { RefusalAudit } from '../../calls/refusal-audit.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
+import type { McpTasks } from '../tasks/mcp-tasks.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
 interface McpHttpServerOptions {
@@ -32,6 +33,8 @@ interface McpHttpServerOptions {
   createSession(identity: Identity, era: McpSessionEra): McpSession;
   /** Where refused bearer tokens are audited. */
   refusals: RefusalAudit;
+  /** The MCP tasks of every session, started and stopped with the server. */
+  tasks: McpTasks;
   /** Extra routes (health, metrics) served without a bearer token, behind the same Host and Origin checks as /mcp. */
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
 }
@@ -172,6 +175,7 @@ export class McpHttpServer {
     });
     this.server = server;
     this.port = (server.address() as { port: number }).port;
+    this.options.tasks.start();
     this.sweeper = setInterval(() => this.closeIdle(), 60_000);
     this.sweeper.unref();
     this.revocationChecker = setInterval(() => {
@@ -189,6 +193,7 @@ export class McpHttpServer {
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     clearInterval(this.revocationChecker);
+    await this.options.tasks.stop();
     await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})));
     this.sessions.clear();
     await Promise.all([...this.modern.values()].map((m) => m.handler.close().catch(() => {})));
