@@ -40,6 +40,9 @@ describe('both protocol eras on one broker', () => {
 
       expect((await readJson(legacy, 'fleet://agents/era-web')).name).toBe('era-web');
       expect((await readJsonV2(modern, 'fleet://agents/era-web')).name).toBe('era-web');
+      // Served from the broker's latest state: a 2026-07-28 client may reuse it briefly; a 2025 answer has no such field.
+      expect(await modern.readResource({ uri: 'fleet://agents/era-web' })).toMatchObject({ ttlMs: 5000, cacheScope: 'private' });
+      expect(await legacy.readResource({ uri: 'fleet://agents/era-web' })).not.toHaveProperty('ttlMs');
 
       const legacyUpdates: string[] = [];
       legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {

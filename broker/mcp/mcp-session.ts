@@ -11,6 +11,7 @@ import type { BrokerActionContext } from '../calls/broker-actions/broker-action.
 import type { RunResult } from '../calls/call-route.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { LIST_CACHE_HINTS, readCacheHint } from './cache-hints.ts';
 import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './confirm-by-elicitation.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
 import { PROMPTS } from './prompts.ts';
@@ -92,6 +93,7 @@ export class McpSession {
           tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         },
         instructions: INSTRUCTIONS,
+        cacheHints: LIST_CACHE_HINTS,
       },
     );
     this.registerHandlers(server);
@@ -297,7 +299,10 @@ export class McpSession {
     server.setRequestHandler('resources/read', async (request, ctx) => {
       try {
         const value = await readResource(request.params.uri, this.resourceContext(ctx.mcpReq.signal));
-        return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
+        return {
+          contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
+          ...(options.era === 'modern' ? readCacheHint(request.params.uri) : {}),
+        };
       } catch (error) {
         if (error instanceof FleetError && error.code === 'not_found') throw resourceError(error);
         throw error;
