@@ -85,4 +85,18 @@ describe('both protocol eras on one broker', () => {
       await limited.close();
     }
   });
+
+  it('ends the 2026-07-28 listen stream of an identity revoked while it listens, and refuses its next request', async () => {
+    const token = await identityToken(fleet.broker, 0, undefined, 'era-revocable');
+    const client = await mcpClientV2(fleet.broker, token);
+    try {
+      const subscription = await client.listen({ resourcesListChanged: true });
+      const row = await fleet.broker.store.identities.findLiveByName('era-revocable');
+      await fleet.broker.store.identities.revoke(row?.id ?? '', Date.now());
+      expect(await subscription.closed).not.toBe('local');
+      await expect(client.listTools()).rejects.toThrow(/401|Unauthorized/);
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
 });
