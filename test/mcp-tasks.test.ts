@@ -86,6 +86,8 @@ describe('long calls as MCP tasks', () => {
       await waitFor(async () => /^0 of 1: sent to tk-mgr/.test((await getTask(second, task.taskId)).statusMessage ?? ''), {
         what: 'the task to report its manager',
       });
+      // The change is made; the task now waits for a convergence that cannot come.
+      await waitFor(async () => (await docker.getService('tk-stuck').inspect()).Spec.Labels?.touched === 'yes', { what: 'the label applied' });
       expect((await getTask(second, task.taskId)).status).toBe('working');
       const cancelled = await second.request({ method: 'tasks/cancel', params: { taskId: task.taskId } }, GetTaskResultSchema);
       expect(cancelled.status).toBe('cancelled');
@@ -96,8 +98,6 @@ describe('long calls as MCP tasks', () => {
     } finally {
       await second.close();
     }
-    const service = await docker.getService('tk-stuck').inspect();
-    expect(service.Spec.Labels).toMatchObject({ touched: 'yes' });
   });
 
   it('refuses a task for a tool that does not run as one', async () => {
