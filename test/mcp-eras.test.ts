@@ -68,6 +68,32 @@ describe('both protocol eras on one broker', () => {
     }
   });
 
+  it('shows a grant-limited 2026-07-28 client the resources, completion and prompts its grants allow, as the 2025 era does', async () => {
+    const token = await identityToken(fleet.broker, 1, ['host:era-db']);
+    const modern = await mcpClientV2(fleet.broker, token);
+    const legacy = await mcpClient(fleet.broker, token);
+    try {
+      const listed = (await modern.listResources()).resources.map((r) => r.uri);
+      expect(listed).toEqual((await legacy.listResources()).resources.map((r) => r.uri));
+      expect(listed).toContain('fleet://hosts/era-db');
+      expect(JSON.stringify(listed)).not.toContain('era-web');
+      await expect(modern.readResource({ uri: 'fleet://hosts/era-web' })).rejects.toThrow(/not found/i);
+      // A host's digest is served from the fleet index, so a 2026-07-28 reader may reuse it for a while.
+      expect(await modern.readResource({ uri: 'fleet://hosts/era-db' })).toMatchObject({ ttlMs: 5000, cacheScope: 'private' });
+
+      const completion = await modern.complete({ ref: { type: 'ref/resource', uri: 'fleet://hosts/{host}' }, argument: { name: 'host', value: 'era' } });
+      expect(completion.completion.values).toEqual(['era-db']);
+
+      const prompts = (await modern.listPrompts()).prompts.map((p) => p.name);
+      expect(prompts).toEqual((await legacy.listPrompts()).prompts.map((p) => p.name));
+      expect(prompts).toContain('investigate_host');
+      await expect(modern.getPrompt({ name: 'investigate_host', arguments: { host: 'era-web' } })).rejects.toThrow(/no host "era-web"/);
+    } finally {
+      await legacy.close();
+      await modern.close();
+    }
+  });
+
   it('tells a 2026-07-28 listener nothing about a resource its identity may not read', async () => {
     const limited = await mcpClientV2(fleet.broker, await identityToken(fleet.broker, 0, ['host:era-db']));
     try {
