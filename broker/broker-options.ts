@@ -69,6 +69,13 @@ export const BROKER_FLAGS = {
     description: 'let selectors of write and destructive tools match labels agents declare themselves (default: only join-token labels)',
     default: false,
   },
+  'mcp-task-ttl': {
+    type: 'duration',
+    description: 'how long an MCP task (a long call a client runs in the background) and its result are kept once it ended',
+    default: '1h',
+    min: 1000,
+    placeholder: 'DURATION',
+  },
   'mcp-public-url': {
     type: 'string',
     description: 'the URL clients use for /mcp, when behind a proxy (for the protected resource metadata)',
@@ -156,6 +163,8 @@ export interface BrokerOptions {
   mcpAllowedHosts: string[];
   mcpAllowedOrigins: string[];
   mcpPublicUrl: string | undefined;
+  /** How long MCP tasks and their results are kept. */
+  mcpTaskTtlMs: number;
   advertiseNames: string[];
   /** Selectors of mutations also match labels agents declare (docs/claims.md); otherwise only the operator's. */
   mutationsMatchAgentLabels: boolean;
@@ -202,6 +211,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpAllowedHosts: [],
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
+    mcpTaskTtlMs: 3_600_000,
     advertiseNames: ['localhost'],
     mutationsMatchAgentLabels: false,
     bootstrap: NO_BOOTSTRAP,
@@ -259,6 +269,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedHosts: values['mcp-allowed-hosts'],
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
+    mcpTaskTtlMs: values['mcp-task-ttl'],
     advertiseNames: values['advertise-names'],
     mutationsMatchAgentLabels: values['mutations-match-agent-labels'],
     bootstrap: readBrokerBootstrap({

@@ -20,6 +20,7 @@ import { FleetIndex } from './index/fleet-index.ts';
 import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
+import { McpTasks } from './mcp/tasks/mcp-tasks.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { UsageHistory } from './metrics/usage-history.ts';
 import { Notifier } from './notify/notifier.ts';
@@ -140,6 +141,7 @@ export class Broker {
         mutationsMatchAgentLabels: options.mutationsMatchAgentLabels,
       });
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
+      const tasks = new McpTasks(store, log, options.mcpTaskTtlMs);
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
         port: mcpAddress.port,
@@ -149,8 +151,9 @@ export class Broker {
         store,
         log,
         refusals,
-        createSession: (identity) =>
-          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
+        tasks,
+        createSession: (identity, era) =>
+          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log, era, tasks }),
         routes: createHealthRoutes({
           readiness: async () => ({
             store: await store.problem(),

@@ -4,6 +4,11 @@
  * credentials, so it talks to a small local proxy that adds the bearer token of
  * a test identity and passes everything else (Host and Origin included) through
  * untouched, so the DNS-rebinding checks still hit the broker's own.
+ *
+ * The suite's 0.1 line covers the 2025 revisions only; the line that adds
+ * 2026-07-28 (0.2.0 alphas) needs Node 22 (fs.globSync), and Node 20 must keep
+ * working. So the 2026-07-28 era is checked here too, through the same proxy,
+ * with the v2 SDK client pinned to that revision: discovery, then each list.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +16,7 @@ import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Agent } from '../agent/agent.ts';
 import { createIdentity } from '../broker/auth/identities.ts';
 import { Broker } from '../broker/broker.ts';
@@ -99,9 +105,28 @@ for (const scenario of SCENARIOS) {
     process.stdout.write(`${output}\n`);
   }
 }
+const MODERN = '2026-07-28';
+try {
+  const client = new Client({ name: 'conformance-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://localhost:${proxyPort}/mcp`)));
+  if (client.getNegotiatedProtocolVersion() !== MODERN) throw new Error(`negotiated ${client.getNegotiatedProtocolVersion()}, not ${MODERN}`);
+  const tools = await client.listTools();
+  const resources = await client.listResources();
+  const prompts = await client.listPrompts();
+  if (!tools.tools.length || !resources.resources.length || !prompts.prompts.length) throw new Error('a list came back empty');
+  const called = await client.callTool({ name: 'agent_info', arguments: { host: 'conformance-host' } });
+  if (called.isError) throw new Error('agent_info failed');
+  await client.close();
+  process.stdout.write(`pass  ${MODERN}: server/discover, tools/list, resources/list, prompts/list, tools/call\n`);
+} catch (error) {
+  failed += 1;
+  process.stdout.write(`FAIL  ${MODERN}: ${(error as Error).message}\n`);
+}
 await agent.stop();
 await broker.stop();
 proxy.close();
 rmSync(root, { recursive: true, force: true });
-process.stdout.write(failed ? `${failed} of ${SCENARIOS.length} conformance scenarios failed\n` : `all ${SCENARIOS.length} conformance scenarios passed\n`);
+process.stdout.write(
+  failed ? `${failed} of ${SCENARIOS.length + 1} checks failed\n` : `all ${SCENARIOS.length} conformance scenarios and the ${MODERN} check passed\n`,
+);
 process.exit(failed ? 1 : 0);

@@ -84,7 +84,8 @@ describe('text from the fleet in answers', () => {
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(McpError);
       expect((failure as McpError).code).toBe(-32602);
-      expect((failure as McpError).message).toMatch(/-32602: tools\/call: arguments must be a JSON object of named parameters$/);
+      expect((failure as McpError).message).toMatch(/-32602: Invalid tools\/call request/);
+      expect((failure as McpError).message).toContain('"arguments"');
     }
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { testDocker } from './harness/containers.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
+import { mcpClientV2 } from './harness/mcp-client-v2.ts';
 import { createService, removeSwarmObjects } from './harness/swarm-services.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
@@ -116,17 +117,37 @@ describe('the swarm as resources', () => {
     });
     await admin.subscribeResource({ uri: `${SWARM}/services/rs-other` });
     await admin.subscribeResource({ uri: `${SWARM}/history` });
-    const described = await call(admin, 'describe', { type: 'service', id: 'rs-other' });
-    const scaled = await call(admin, 'scale_service', {
-      id: 'rs-other',
-      replicas: 2,
-      version: (described.structuredContent.details as { version: number }).version,
+    // 2026-07-28 listeners name the URIs themselves: the one whose identity may not see rs-other hears nothing of it.
+    const modern = await mcpClientV2(fleet.broker, await identityToken(fleet.broker, 3));
+    const modernLimited = await mcpClientV2(fleet.broker, await identityToken(fleet.broker, 0, ['service:rs-api']));
+    const modernUpdated: string[] = [];
+    const limitedUpdated: string[] = [];
+    modern.setNotificationHandler('notifications/resources/updated', (n) => {
+      modernUpdated.push(n.params.uri);
     });
-    expect(scaled.isError).toBeFalsy();
-    await waitFor(() => updated.includes(`${SWARM}/services/rs-other`) && updated.includes(`${SWARM}/history`), {
-      timeoutMs: 30_000,
-      what: 'rs-other and the history updated',
+    modernLimited.setNotificationHandler('notifications/resources/updated', (n) => {
+      limitedUpdated.push(n.params.uri);
     });
+    try {
+      await modern.listen({ resourceSubscriptions: [`${SWARM}/services/rs-other`] });
+      await modernLimited.listen({ resourceSubscriptions: [`${SWARM}/services/rs-other`] });
+      const described = await call(admin, 'describe', { type: 'service', id: 'rs-other' });
+      const scaled = await call(admin, 'scale_service', {
+        id: 'rs-other',
+        replicas: 2,
+        version: (described.structuredContent.details as { version: number }).version,
+      });
+      expect(scaled.isError).toBeFalsy();
+      await waitFor(() => updated.includes(`${SWARM}/services/rs-other`) && updated.includes(`${SWARM}/history`), {
+        timeoutMs: 30_000,
+        what: 'rs-other and the history updated',
+      });
+      await waitFor(() => modernUpdated.includes(`${SWARM}/services/rs-other`), { timeoutMs: 30_000, what: 'the 2026-07-28 listener told of rs-other' });
+      expect(limitedUpdated).toEqual([]);
+    } finally {
+      await modern.close();
+      await modernLimited.close();
+    }
     await admin.unsubscribeResource({ uri: `${SWARM}/services/rs-other` });
     await admin.unsubscribeResource({ uri: `${SWARM}/history` });
   });

@@ -11,7 +11,13 @@ export interface RunContext {
   signal: AbortSignal;
   /** Progress as hosts settle and as they stream: done of total, and what just happened. */
   onProgress?: (done: number, total: number, message: string) => void;
+  /** What the broker did on the caller's behalf (a host past its deadline or answering late, a failover to another manager), for the caller alone. */
+  onLog?: CallLog;
 }
+
+/** The severities a call's log uses (a subset of MCP's). */
+export type CallLogLevel = 'info' | 'notice' | 'warning';
+export type CallLog = (level: CallLogLevel, message: string, fields: Record<string, unknown>) => void;
 
 /** What a call produced: the complete structured result, and whether it counts as a failure. Refusals are thrown. */
 export interface RunResult {

@@ -75,14 +75,20 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
     callerLevel: call.callerLevel,
     signal: context.signal,
     onChunk: (host, payload) => progress.chunk(host.name, payload),
-    onHostDone: ({ host, outcome }) => progress.settled(`${host.name}: ${outcome.ok ? 'answered' : outcome.error.code}`),
-    ...(late
+    onHostDone: ({ host, outcome }) => {
+      progress.settled(`${host.name}: ${outcome.ok ? 'answered' : outcome.error.code}`);
+      if (!outcome.ok) context.onLog?.('warning', `${host.name} did not answer: ${outcome.error.code}`, { host: host.name, code: outcome.error.code });
+    },
+    ...(late || context.onLog
       ? {
           onLate: (answer: HostOutcome) => {
+            const error = answer.outcome.ok ? answer.outcome.errors[0] : answer.outcome.error;
+            const note = lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs);
+            context.onLog?.('notice', note, { host: answer.host.name, duration_ms: Math.round(answer.durationMs), timeout_ms: timeoutMs });
+            if (!late) return;
             settled = settled.map((outcome) => (outcome.host === answer.host ? answer : outcome));
             const result = resultOf(settled);
-            const error = answer.outcome.ok ? answer.outcome.errors[0] : answer.outcome.error;
-            late(auditOutcomeOf(result), firstErrorCode(result), lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs));
+            late(auditOutcomeOf(result), firstErrorCode(result), note);
           },
         }
       : {}),

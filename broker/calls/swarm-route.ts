@@ -58,11 +58,13 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
       callerLevel: call.callerLevel,
       signal: context.signal,
       onChunk: (host, payload) => progress.chunk(host.name, payload),
-      ...(late
+      ...(late || context.onLog
         ? {
             onLate: ({ host, outcome: answer, durationMs }: HostOutcome) => {
               const error = answer.ok ? answer.errors[0] : answer.error;
-              late(error ? 'error' : 'ok', error?.code ?? null, lateNote(host.name, error?.code, durationMs, timeoutMs));
+              const note = lateNote(host.name, error?.code, durationMs, timeoutMs);
+              context.onLog?.('notice', note, { host: host.name, duration_ms: Math.round(durationMs), timeout_ms: timeoutMs });
+              late?.(error ? 'error' : 'ok', error?.code ?? null, note);
             },
           }
         : {}),
@@ -101,6 +103,11 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
       (reads && (error.code === 'agent_disconnected' || error.code === 'deadline_exceeded'));
     if (!retry || context.signal.aborted) break;
     deps.log.warn('swarm manager failed; trying another', { manager: candidate.name, code: error.code, swarm: route.clusterName });
+    context.onLog?.('warning', `${candidate.name} (manager of ${route.clusterName}) failed with ${error.code}; trying another manager`, {
+      host: candidate.name,
+      code: error.code,
+      swarm: route.clusterName,
+    });
   }
   throw failure ?? new FleetError('agent_offline', `no manager of swarm ${route.clusterName} answered`);
 }

@@ -1,6 +1,4 @@
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { completable, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Level } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
@@ -238,14 +236,7 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
   };
   const level = runner.effectiveLevel(identity);
   const offered = PROMPTS.filter((prompt) => prompt.level <= level && prompt.tools.every(offers) && prompt.reads.every((type) => mayReadSome(identity, type)));
-  if (offered.length === 0) {
-    // The SDK answers prompts/list only once a prompt is registered; an identity offered none gets an empty menu.
-    server.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
-    server.server.setRequestHandler(GetPromptRequestSchema, (request) => {
-      throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
-    });
-    return;
-  }
+  // An identity offered none gets an empty menu: the server declares prompts, so the SDK answers prompts/list from the start.
   for (const prompt of offered) {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((argument) => [argument.name, argumentSchema(argument, (typed) => fleetNames(now().view(), argument.names, typed))]),
@@ -253,15 +244,15 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
     server.registerPrompt(
       prompt.name,
       { title: prompt.title, description: prompt.description, argsSchema },
-      async (args: Record<string, string | undefined>, extra) => {
-        const context = contextOf(extra.signal);
+      async (args: Record<string, string | undefined>, ctx) => {
+        const context = contextOf(ctx.mcpReq.signal);
         const view = context.view();
         const values: Record<string, string> = {};
         for (const argument of prompt.arguments) {
           const value = args[argument.name];
           if (value === undefined) continue;
           if (!fleetNames(view, argument.names, '').some((name) => name.toLowerCase() === value.toLowerCase())) {
-            throw new McpError(ErrorCode.InvalidParams, `no ${argument.names} "${value}" in the fleet; completion offers the names`);
+            throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no ${argument.names} "${value}" in the fleet; completion offers the names`);
           }
           values[argument.name] = value;
         }
@@ -269,8 +260,8 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
           offers,
           run: async (tool, toolArgs) => {
             const action = CATALOG.find((a) => a.tool === tool);
-            if (!action) throw new McpError(ErrorCode.InternalError, `no tool ${tool}`);
-            return (await runner.run(identity, action, toolArgs, { tool, signal: extra.signal })).structured;
+            if (!action) throw new ProtocolError(ProtocolErrorCode.InternalError, `no tool ${tool}`);
+            return (await runner.run(identity, action, toolArgs, { tool, signal: ctx.mcpReq.signal })).structured;
           },
         };
         return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: await prompt.text(values, tools) } }] };

@@ -7,6 +7,7 @@ import { AuditTable } from './audit-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
 import { IdentitiesTable } from './identities-table.ts';
 import { JoinTokensTable } from './join-tokens-table.ts';
+import { McpTasksTable } from './mcp-tasks-table.ts';
 import { MetricsTable } from './metrics-table.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { PostgresEngine } from './postgres-engine.ts';
@@ -38,6 +39,7 @@ export class BrokerStore {
   readonly audit: AuditTable;
   readonly metrics: MetricsTable;
   readonly taskFailures: TaskFailuresTable;
+  readonly mcpTasks: McpTasksTable;
   private closed = false;
 
   private constructor(private readonly sql: SqlEngine) {
@@ -49,6 +51,7 @@ export class BrokerStore {
     this.audit = new AuditTable(sql);
     this.metrics = new MetricsTable(sql);
     this.taskFailures = new TaskFailuresTable(sql);
+    this.mcpTasks = new McpTasksTable(sql);
   }
 
   static async open(dataDir: string, options: StoreOpenOptions = {}): Promise<BrokerStore> {

@@ -148,4 +148,24 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, role, scope)
   );
   `,
+  // 6: MCP tasks: long calls a client runs in the background (an id at once,
+  // status to poll, the result later). Each belongs to the identity that made
+  // it and outlives its connection until expires_at.
+  `
+  CREATE TABLE mcp_tasks (
+    task_id TEXT PRIMARY KEY,
+    identity_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    status TEXT NOT NULL,
+    status_message TEXT,
+    result_json TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    ttl_ms INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_tasks_identity ON mcp_tasks(identity_id, created_at);
+  CREATE INDEX mcp_tasks_expires ON mcp_tasks(expires_at);
+  `,
 ];

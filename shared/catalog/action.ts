@@ -62,6 +62,17 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly answeredBy?: AnsweredBy;
   /** The action changes the labels that selectors match: a refusal of a selector matching nothing can offer it. */
   readonly setsLabels?: boolean;
+  /**
+   * A client may run the call as an MCP task (an id at once, status to poll,
+   * cancel, the result later): work that converges or waits past a comfortable
+   * request. A host action over many hosts may always run as one.
+   */
+  readonly longRunning?: boolean;
+}
+
+/** Whether a call of the action may run as an MCP task: long by declaration, or a fan-out over many hosts. */
+export function runsAsTask(action: Action): boolean {
+  return action.longRunning === true || action.runsOn === 'host';
 }
 
 /**

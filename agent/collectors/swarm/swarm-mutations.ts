@@ -189,11 +189,12 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: { removed: task.name, service: task.service_name, node: node?.hostname ?? task.node_id } };
   });
 
-  dispatcher.register(updateService, async (params) => {
+  dispatcher.register(updateService, async (params, context) => {
     const service = await findService(tools, params.id);
     const spec = structuredClone(service.Spec);
     applySection(spec, params.section, params.value);
     await updateSpec(tools, service, spec, params.version);
+    const converged = params.wait ? (await waitForConvergence(tools, service.ID, WAIT_MS, context)).summary.converged : undefined;
     const after = await tools.engine.request('GET', `/services/${service.ID}`);
     return {
       payload: {
@@ -202,6 +203,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
         version: after.Version.Index,
         section: params.section,
         details: sectionDetails(after.Spec, params.section),
+        ...(converged === undefined ? {} : { converged }),
       },
     };
   });

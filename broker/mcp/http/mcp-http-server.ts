@@ -1,14 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  InMemoryServerEventBus,
+  isLegacyRequest,
+  type McpHttpHandler,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
-import type { McpSession } from '../mcp-session.ts';
+import type { McpSession, McpSessionEra } from '../mcp-session.ts';
+import type { McpTasks } from '../tasks/mcp-tasks.ts';
+import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
 interface McpHttpServerOptions {
   host: string;
@@ -21,15 +29,30 @@ interface McpHttpServerOptions {
   publicUrl: string | undefined;
   store: BrokerStore;
   log: Logger;
-  createSession(identity: Identity): McpSession;
+  /** A 2025-era session (`legacy`: one server for the session's life) or an identity's 2026-era endpoint (`modern`: a server per request). */
+  createSession(identity: Identity, era: McpSessionEra): McpSession;
   /** Where refused bearer tokens are audited. */
   refusals: RefusalAudit;
+  /** The MCP tasks of every session, started and stopped with the server. */
+  tasks: McpTasks;
   /** Extra routes (health, metrics) served without a bearer token, behind the same Host and Origin checks as /mcp. */
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
 }
 
 interface LiveSession {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
+  session: McpSession;
+  identityId: string;
+  lastUsed: number;
+}
+
+/**
+ * Where one identity's 2026-07-28 requests are served: stateless requests
+ * each get a fresh server from the identity's session, and its
+ * `subscriptions/listen` streams hear only what that session publishes.
+ */
+interface ModernEndpoint {
+  handler: McpHttpHandler;
   session: McpSession;
   identityId: string;
   lastUsed: number;
@@ -56,7 +79,7 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -64,7 +87,22 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new Error('request body too large');
     chunks.push(chunk as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return Buffer.concat(chunks);
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return body.length ? JSON.parse(body.toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The resource URIs a 2026-07-28 `subscriptions/listen` request asks to hear of (none for anything else). */
+function listenedResources(body: unknown): string[] {
+  if (body === null || typeof body !== 'object' || (body as { method?: unknown }).method !== 'subscriptions/listen') return [];
+  const uris = (body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.filter((uri): uri is string => typeof uri === 'string').slice(0, 100) : [];
 }
 
 function isInitialize(body: unknown): boolean {
@@ -79,12 +117,17 @@ export function loopbackHosts(port: number): string[] {
 
 /**
  * MCP over Streamable HTTP at /mcp: Host and Origin checked against an
- * allow-list (DNS rebinding), a bearer token on every request, one SDK
- * transport and session per MCP session, 404 for an unknown or closed one.
+ * allow-list (DNS rebinding), a bearer token on every request, then the era
+ * decided per request. 2025-era traffic (initialize, Mcp-Session-Id) gets one
+ * SDK transport and session per MCP session, 404 for an unknown or closed
+ * one; 2026-07-28 traffic (`server/discover`, the per-request `_meta`
+ * envelope) is served statelessly by one endpoint per identity.
  */
 export class McpHttpServer {
   private server: Server | undefined;
   private readonly sessions = new Map<string, LiveSession>();
+  /** One per identity that sent 2026-07-28 requests, by identity id. */
+  private readonly modern = new Map<string, ModernEndpoint>();
   /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
   private readonly touched = new Map<string, number>();
   /**
@@ -111,8 +154,9 @@ export class McpHttpServer {
     return `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`;
   }
 
+  /** Every session that may be told of a change: 2025-era sessions and each identity's 2026-era endpoint. */
   liveSessions(): McpSession[] {
-    return [...this.sessions.values()].map((s) => s.session);
+    return [...[...this.sessions.values()].map((s) => s.session), ...[...this.modern.values()].map((m) => m.session)];
   }
 
   async start(): Promise<number> {
@@ -138,6 +182,7 @@ export class McpHttpServer {
     });
     this.server = server;
     this.port = (server.address() as { port: number }).port;
+    this.options.tasks.start();
     this.sweeper = setInterval(() => this.closeIdle(), 60_000);
     this.sweeper.unref();
     this.revocationChecker = setInterval(() => {
@@ -155,8 +200,11 @@ export class McpHttpServer {
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     clearInterval(this.revocationChecker);
+    await this.options.tasks.stop();
     await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})));
     this.sessions.clear();
+    await Promise.all([...this.modern.values()].map((m) => m.handler.close().catch(() => {})));
+    this.modern.clear();
     const server = this.server;
     this.server = undefined;
     if (!server) return;
@@ -175,25 +223,32 @@ export class McpHttpServer {
     return allowed.includes('*') || allowed.some((a) => a.toLowerCase() === origin.toLowerCase());
   }
 
-  /** Ends the sessions (and their notification streams) of identities revoked or expired since they opened. */
   private checkingRevocations = false;
 
+  /** Ends the sessions (and their notification streams) of identities revoked or expired since they opened. */
   private async closeRevoked(): Promise<void> {
     const now = Date.now();
     const verdicts = new Map<string, boolean>();
-    for (const [id, live] of [...this.sessions]) {
-      let revoked = verdicts.get(live.identityId);
-      if (revoked === undefined) {
-        try {
-          const row = await this.options.store.identities.get(live.identityId);
-          revoked = !row || row.revokedAt !== null || row.expiresAt <= now;
-        } catch {
-          // The store did not answer: judge again on the next round.
-          continue;
-        }
-        verdicts.set(live.identityId, revoked);
+    const revoked = async (identityId: string): Promise<boolean | undefined> => {
+      const known = verdicts.get(identityId);
+      if (known !== undefined) return known;
+      try {
+        const row = await this.options.store.identities.get(identityId);
+        const verdict = !row || row.revokedAt !== null || row.expiresAt <= now;
+        verdicts.set(identityId, verdict);
+        return verdict;
+      } catch {
+        // The store did not answer: judge again on the next round.
+        return undefined;
       }
-      if (!revoked) continue;
+    };
+    for (const [id, endpoint] of [...this.modern]) {
+      if ((await revoked(endpoint.identityId)) !== true) continue;
+      this.modern.delete(id);
+      void endpoint.handler.close().catch(() => {});
+    }
+    for (const [id, live] of [...this.sessions]) {
+      if ((await revoked(live.identityId)) !== true) continue;
       this.sessions.delete(id);
       void live.transport.close().catch(() => {});
     }
@@ -205,6 +260,12 @@ export class McpHttpServer {
       if (now - live.lastUsed > IDLE_SESSION_MS) {
         this.sessions.delete(id);
         void live.transport.close().catch(() => {});
+      }
+    }
+    for (const [id, endpoint] of this.modern) {
+      if (now - endpoint.lastUsed > IDLE_SESSION_MS) {
+        this.modern.delete(id);
+        void endpoint.handler.close().catch(() => {});
       }
     }
   }
@@ -237,14 +298,66 @@ export class McpHttpServer {
     }
     const identity = await this.authenticate(req, res);
     if (!identity) return;
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = {
+    const authInfo: AuthInfo = {
       token: 'redacted',
       clientId: identity.id,
       scopes: [],
       expiresAt: Math.floor(identity.expiresAt / 1000),
       extra: { identity: identity.name },
     };
+    let body: Buffer | undefined;
+    if (req.method === 'POST') {
+      try {
+        body = await readBody(req);
+      } catch (error) {
+        jsonRpcError(res, 413, -32700, `Parse error: ${(error as Error).message}`);
+        return;
+      }
+    }
+    const aborted = new AbortController();
+    res.once('close', () => aborted.abort());
+    const request = toWebRequest(req, body, aborted.signal);
+    const parsed = body === undefined ? undefined : parseJson(body);
+    if (await isLegacyRequest(request, parsed)) await this.handleLegacy(req, res, request, body, parsed, identity, authInfo);
+    else {
+      const endpoint = this.modernEndpoint(identity);
+      // A listen stream names its resources without subscribing: the session watches the ones its identity may read.
+      const uris = listenedResources(parsed);
+      if (uris.length) await endpoint.session.listen(uris);
+      await sendWebResponse(res, await endpoint.handler.fetch(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
+    }
+  }
 
+  /** The 2026-07-28 endpoint of an identity, made on its first modern request. */
+  private modernEndpoint(identity: Identity): ModernEndpoint {
+    let endpoint = this.modern.get(identity.id);
+    if (!endpoint) {
+      const session = this.options.createSession(identity, 'modern');
+      const bus = new InMemoryServerEventBus();
+      const handler = createMcpHandler(() => session.createServer(), {
+        legacy: 'reject',
+        bus,
+        maxRequestBodySize: MAX_BODY_BYTES,
+        onerror: (error) => this.options.log.debug('MCP request refused', { error: error.message }),
+      });
+      session.attachBus(bus);
+      endpoint = { handler, session, identityId: identity.id, lastUsed: Date.now() };
+      this.modern.set(identity.id, endpoint);
+    }
+    endpoint.lastUsed = Date.now();
+    return endpoint;
+  }
+
+  /** A 2025-era request: an initialize opens a session, everything else names one with Mcp-Session-Id. */
+  private async handleLegacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: Request,
+    body: Buffer | undefined,
+    parsed: unknown,
+    identity: Identity,
+    authInfo: AuthInfo,
+  ): Promise<void> {
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (sessionId !== undefined) {
@@ -263,27 +376,25 @@ export class McpHttpServer {
         return;
       }
       live.lastUsed = Date.now();
-      await live.transport.handleRequest(req, res);
+      await sendWebResponse(res, await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
       return;
     }
     if (req.method !== 'POST') {
       jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with an initialize POST');
       return;
     }
-    let body: unknown;
-    try {
-      body = await readBody(req);
-    } catch (error) {
-      jsonRpcError(res, 400, -32700, `Parse error: ${(error as Error).message}`);
+    if (parsed === undefined) {
+      jsonRpcError(res, 400, -32700, `Parse error: ${body?.length ? 'the body is not JSON' : 'the body is empty'}`);
       return;
     }
-    if (!isInitialize(body)) {
+    if (!isInitialize(parsed)) {
       jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with initialize first');
       return;
     }
-    const session = this.options.createSession(identity);
-    const transport = new StreamableHTTPServerTransport({
+    const session = this.options.createSession(identity, 'legacy');
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
         this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now() });
       },
@@ -295,7 +406,7 @@ export class McpHttpServer {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await session.server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await sendWebResponse(res, await transport.handleRequest(request, { authInfo, parsedBody: parsed }));
   }
 
   /** The identity a request's bearer token proves, or a 401 written to the response. */

@@ -51,6 +51,11 @@ export class ResourceSubscriptions {
     this.live.delete(uri);
   }
 
+  clear(): void {
+    this.subscribed.clear();
+    this.live.clear();
+  }
+
   has(uri: string): boolean {
     return this.subscribed.has(uri);
   }

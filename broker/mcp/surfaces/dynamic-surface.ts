@@ -2,7 +2,7 @@ import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
 import { searchActions } from './action-search.ts';
-import type { Surface, ToolDefinition } from './surface.ts';
+import { executionOf, type Surface, type ToolDefinition } from './surface.ts';
 import { parameterSummary, requiredParameters, toolInputSchema } from './tool-schemas.ts';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
@@ -65,7 +65,7 @@ function match(action: Action, index: number) {
 /** Two tools whatever the catalog's size: find_action, then execute_action. */
 export const dynamicSurface: Surface = {
   name: 'dynamic',
-  tools: (visible) => (visible.length ? [findTool, executeTool] : []),
+  tools: (visible) => (visible.length ? [findTool, { ...executeTool, ...executionOf(visible) }] : []),
   resolve(tool, args, visible) {
     if (tool === 'find_action') {
       const query = args.query;

@@ -1,7 +1,7 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
-import { annotationsOf, type Surface } from './surface.ts';
+import { annotationsOf, executionOf, type Surface } from './surface.ts';
 import { advertisedInputSchema, requiredParameters } from './tool-schemas.ts';
 
 function example(action: Action): string {
@@ -20,6 +20,7 @@ export const individualSurface: Surface = {
       description: action.description,
       inputSchema: advertisedInputSchema(action),
       annotations: annotationsOf(action),
+      ...executionOf([action]),
     })),
   resolve(tool, args, visible) {
     const action = visible.find((a) => a.tool === tool);

@@ -3,7 +3,7 @@ import { domainOf } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
-import type { Surface, ToolDefinition } from './surface.ts';
+import { executionOf, type Surface, type ToolDefinition } from './surface.ts';
 import { requiredParameters } from './tool-schemas.ts';
 
 function shortName(action: Action): string {
@@ -54,6 +54,7 @@ export const metaSurface: Surface = {
               }),
           ...(actions.some((a) => a.openWorld) ? {} : { openWorldHint: false as const }),
         },
+        ...executionOf(actions),
       };
     });
   },

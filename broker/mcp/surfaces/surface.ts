@@ -1,4 +1,4 @@
-import type { Action } from '../../../shared/catalog/action.ts';
+import { type Action, runsAsTask } from '../../../shared/catalog/action.ts';
 import type { JsonSchema } from './tool-schemas.ts';
 
 export type SurfaceName = 'individual' | 'meta' | 'dynamic';
@@ -12,6 +12,8 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** Present when a call may run as an MCP task (the 2026-07-28 wire drops it). */
+  execution?: { taskSupport: 'optional' };
 }
 
 /** What a tool call on a surface comes to; an unknown tool or malformed call is thrown as a FleetError. */
@@ -45,6 +47,11 @@ interface ToolAnnotations {
   destructiveHint?: boolean;
   idempotentHint?: true;
   openWorldHint?: false;
+}
+
+/** The execution hint of a tool that runs any of these actions: a task when one of them may. */
+export function executionOf(actions: readonly Action[]): Pick<ToolDefinition, 'execution'> {
+  return actions.some(runsAsTask) ? { execution: { taskSupport: 'optional' } } : {};
 }
 
 export function annotationsOf(action: Action): ToolAnnotations {

@@ -228,6 +228,7 @@ const powerTable = { columns: ['status', 'action', 'node', 'type', 'vmid', 'upid
 export const proxmoxGuestStart = defineAction({
   id: 'proxmox.guest_start',
   tool: 'proxmox_guest_start',
+  longRunning: true,
   risk: 'write',
   level: 1,
   runsOn: 'host',
@@ -243,6 +244,7 @@ export const proxmoxGuestStart = defineAction({
 export const proxmoxGuestReboot = defineAction({
   id: 'proxmox.guest_reboot',
   tool: 'proxmox_guest_reboot',
+  longRunning: true,
   risk: 'write',
   level: 1,
   runsOn: 'host',
@@ -263,6 +265,7 @@ export const proxmoxGuestReboot = defineAction({
 export const proxmoxGuestShutdown = defineAction({
   id: 'proxmox.guest_shutdown',
   tool: 'proxmox_guest_shutdown',
+  longRunning: true,
   risk: 'destructive',
   level: 1,
   runsOn: 'host',

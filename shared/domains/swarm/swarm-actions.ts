@@ -192,6 +192,7 @@ export const watchService = defineAction({
 export const scaleService = defineAction({
   id: 'swarm.scale_service',
   tool: 'scale_service',
+  longRunning: true,
   risk: 'write',
   level: 1,
   runsOn: 'swarm',
@@ -224,6 +225,7 @@ export const updateServiceImage = defineAction({
 export const rollbackService = defineAction({
   id: 'swarm.rollback_service',
   tool: 'rollback_service',
+  longRunning: true,
   risk: 'write',
   level: 1,
   runsOn: 'swarm',
@@ -239,6 +241,7 @@ export const rollbackService = defineAction({
 export const restartService = defineAction({
   id: 'swarm.restart_service',
   tool: 'restart_service',
+  longRunning: true,
   risk: 'write',
   level: 1,
   runsOn: 'swarm',
@@ -276,11 +279,13 @@ const sectionResult = z.object({
   version: z.number(),
   section: z.string(),
   details: z.record(z.string(), z.unknown()).describe('The edited section as describe shows it: environment variables and driver options by name only.'),
+  converged: z.boolean().optional().describe('With wait: whether the service converged before the answer.'),
 });
 
 export const updateService = defineAction({
   id: 'swarm.update_service',
   tool: 'update_service',
+  longRunning: true,
   risk: 'write',
   level: 2,
   runsOn: 'swarm',
@@ -295,10 +300,12 @@ export const updateService = defineAction({
       section: z.enum([...SECTIONS, 'secrets', 'configs', 'mounts']),
       value: z.unknown().describe("The section's new value (see the description)."),
       version,
+      wait,
       cluster: clusterParam,
     })
     .strict(),
   output: sectionResult,
+  waitsMs: convergenceWaitMs,
   sensitive: ['value'],
   resources: resources('service'),
 });
@@ -441,6 +448,7 @@ export const updateNodeLabels = defineAction({
 export const updateNode = defineAction({
   id: 'swarm.update_node',
   tool: 'update_node',
+  longRunning: true,
   risk: 'write',
   level: 3,
   runsOn: 'swarm',

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { ResourceContext } from './fleet-resources.ts';
+import { everyResource, isAgentAnswered, readAny } from './register-resources.ts';
+import { ResourceSubscriptions } from './resource-subscriptions.ts';
+
+/** How a session's clients hear of changes: a 2025-era session's server, or a 2026-07-28 endpoint's listen streams. */
+export interface ResourceNotices {
+  updated(uri: string): Promise<void>;
+  listChanged(): Promise<void>;
+}
+
+/**
+ * What one session's identity is subscribed to, for the session's life (a
+ * 2026-07-28 endpoint makes a server per request, so this lives on the
+ * session, not on a server). A change of the fleet the identity may see
+ * re-reads the subscriptions as the identity and tells only what changed.
+ */
+export class ResourceWatch {
+  private readonly subscriptions: ResourceSubscriptions;
+  /** Per swarm, what the identity saw of it when last told: agent-answered resources are told only when that changed. */
+  private readonly swarmSeen = new Map<string, string>();
+
+  constructor(
+    private readonly contextOf: (signal: AbortSignal) => ResourceContext,
+    notices: ResourceNotices,
+  ) {
+    const now = () => this.now();
+    this.subscriptions = new ResourceSubscriptions(
+      async (uri) => {
+        try {
+          return (await readAny(uri, now())).text;
+        } catch {
+          return undefined;
+        }
+      },
+      () => everyResource(now()).map((r) => r.uri),
+      notices,
+    );
+  }
+
+  private now(): ResourceContext {
+    return this.contextOf(new AbortController().signal);
+  }
+
+  /** Subscribes to a resource; one the identity may not read is refused exactly like one that does not exist. */
+  async subscribe(uri: string, signal: AbortSignal): Promise<void> {
+    const { text } = await readAny(uri, this.contextOf(signal));
+    this.subscriptions.subscribe(uri, isAgentAnswered(uri), text);
+  }
+
+  unsubscribe(uri: string): void {
+    this.subscriptions.unsubscribe(uri);
+  }
+
+  /** Forgets every subscription (a 2026-07-28 endpoint whose listen streams all ended). */
+  clear(): void {
+    this.subscriptions.clear();
+  }
+
+  /** Something in the fleet changed (the index's `changed`, or a host's state): only what the identity may see counts. */
+  fleetChanged(what: string, key: string): void {
+    const context = this.now();
+    if (what === 'swarm') {
+      const view = context.view();
+      const swarm = view.swarms.find((s) => s.id === key);
+      if (!swarm) return;
+      const seen = createHash('sha256');
+      for (const resource of view.resources) if (resource.snapshot?.cluster_id === key) seen.update(JSON.stringify(resource.record));
+      const digest = seen.digest('base64');
+      if (this.swarmSeen.get(key) === digest) {
+        this.subscriptions.changed();
+        return;
+      }
+      this.swarmSeen.set(key, digest);
+      const prefix = `fleet://swarms/${encodeURIComponent(swarm.key)}`;
+      this.subscriptions.changed((uri) => uri === prefix || uri.startsWith(`${prefix}/`));
+      return;
+    }
+    // Everything else is about one host (`host`: its state, by name; the index's kinds: by id): only a host the identity reaches counts.
+    const name = what === 'host' ? key : context.registry.list().find((h) => h.id === key)?.name;
+    if (name !== undefined && context.identity.grants.reachesHost(name)) this.subscriptions.changed();
+  }
+}

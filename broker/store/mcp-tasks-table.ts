@@ -1,0 +1,106 @@
+import type { SqlEngine } from './sql-engine.ts';
+
+export type McpTaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+
+export interface McpTaskRow {
+  taskId: string;
+  identityId: string;
+  tool: string;
+  status: McpTaskStatus;
+  statusMessage: string | null;
+  /** The MCP tool result, once the task has ended. */
+  result: unknown;
+  cancelRequested: boolean;
+  createdAt: number;
+  updatedAt: number;
+  ttlMs: number;
+  expiresAt: number;
+}
+
+interface RawRow {
+  task_id: string;
+  identity_id: string;
+  tool: string;
+  status: McpTaskStatus;
+  status_message: string | null;
+  result_json: string | null;
+  cancel_requested: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+  ttl_ms: number | string;
+  expires_at: number | string;
+}
+
+function fromRaw(row: RawRow): McpTaskRow {
+  return {
+    taskId: row.task_id,
+    identityId: row.identity_id,
+    tool: row.tool,
+    status: row.status,
+    statusMessage: row.status_message,
+    result: row.result_json === null ? null : JSON.parse(row.result_json),
+    cancelRequested: Number(row.cancel_requested) === 1,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    ttlMs: Number(row.ttl_ms),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+/** MCP tasks, by the identity that made them: kept until they expire, whichever broker ran them. */
+export class McpTasksTable {
+  constructor(private readonly sql: SqlEngine) {}
+
+  async insert(row: Omit<McpTaskRow, 'result' | 'cancelRequested' | 'statusMessage'> & { statusMessage: string }): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO mcp_tasks (task_id, identity_id, tool, status, status_message, created_at, updated_at, ttl_ms, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [row.taskId, row.identityId, row.tool, row.status, row.statusMessage, row.createdAt, row.updatedAt, row.ttlMs, row.expiresAt],
+    );
+  }
+
+  /** The task, if it belongs to the identity and has not expired. */
+  async get(identityId: string, taskId: string, now: number): Promise<McpTaskRow | undefined> {
+    const row = await this.sql.get<RawRow>('SELECT * FROM mcp_tasks WHERE task_id = ? AND identity_id = ? AND expires_at > ?', [taskId, identityId, now]);
+    return row && fromRaw(row);
+  }
+
+  async list(identityId: string, now: number, limit: number, before?: number): Promise<McpTaskRow[]> {
+    const rows = await this.sql.all<RawRow>(
+      `SELECT * FROM mcp_tasks WHERE identity_id = ? AND expires_at > ?${before === undefined ? '' : ' AND created_at < ?'} ORDER BY created_at DESC LIMIT ?`,
+      before === undefined ? [identityId, now, limit] : [identityId, now, before, limit],
+    );
+    return rows.map(fromRaw);
+  }
+
+  /** A new status message of a task still working. */
+  async progress(taskId: string, statusMessage: string, now: number): Promise<void> {
+    await this.sql.run("UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [statusMessage, now, taskId]);
+  }
+
+  /** Ends a task still working; resolves false when it had already ended. */
+  async finish(taskId: string, status: Exclude<McpTaskStatus, 'working'>, statusMessage: string, result: unknown, now: number): Promise<boolean> {
+    const changed = await this.sql.run(
+      "UPDATE mcp_tasks SET status = ?, status_message = ?, result_json = ?, updated_at = ?, expires_at = ? + ttl_ms WHERE task_id = ? AND status = 'working'",
+      [status, statusMessage, JSON.stringify(result), now, now, taskId],
+    );
+    return changed > 0;
+  }
+
+  /** Asks whichever broker runs the task to stop it. */
+  async requestCancel(taskId: string): Promise<void> {
+    await this.sql.run("UPDATE mcp_tasks SET cancel_requested = 1 WHERE task_id = ? AND status = 'working'", [taskId]);
+  }
+
+  async cancelRequested(taskIds: readonly string[]): Promise<string[]> {
+    if (taskIds.length === 0) return [];
+    const rows = await this.sql.all<{ task_id: string }>(
+      `SELECT task_id FROM mcp_tasks WHERE cancel_requested = 1 AND task_id IN (${taskIds.map(() => '?').join(', ')})`,
+      taskIds,
+    );
+    return rows.map((row) => row.task_id);
+  }
+
+  async prune(now: number): Promise<void> {
+    await this.sql.run('DELETE FROM mcp_tasks WHERE expires_at <= ?', [now]);
+  }
+}
