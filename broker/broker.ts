@@ -26,6 +26,8 @@ import { Notifier } from './notify/notifier.ts';
 import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { openSharedAuthority } from './pki/shared-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
+import { StaticAssets } from './web/static-assets.ts';
+import { WebServer } from './web/web-server.ts';
 
 export const BROKER_PID_FILE = 'broker.pid';
 /** broker_meta key: the address agents should dial, for the command lines admin commands print. */
@@ -47,6 +49,8 @@ export class Broker {
     readonly index: FleetIndex,
     readonly log: Logger,
     readonly cluster: BrokerCluster | undefined,
+    /** The web console, when --web-listen is given. */
+    readonly web: WebServer | undefined,
   ) {}
 
   /** The MCP endpoint clients use. */
@@ -177,6 +181,35 @@ export class Broker {
           },
         );
       }
+      let web: WebServer | undefined;
+      if (options.webListen !== undefined) {
+        const webAddress = parseHostPort(options.webListen, '--web-listen');
+        web = new WebServer({
+          host: webAddress.host,
+          port: webAddress.port,
+          allowedHosts: options.webAllowedHosts,
+          assets: new StaticAssets(options.webAssetsDir),
+          store,
+          registry,
+          index,
+          runner,
+          log,
+        });
+        try {
+          await web.start();
+        } catch (error) {
+          await mcp.stop();
+          await cluster?.stop();
+          await registry.stop();
+          await mesh.stop();
+          const reason = (error as Error).message;
+          throw new FleetError(
+            'conflict',
+            `cannot listen for the web console on ${options.webListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
+            { hint: 'Stop whatever holds that port, or choose another address with --web-listen (off turns the console off).' },
+          );
+        }
+      }
       registry.on('state', (host) => {
         for (const session of mcp.liveSessions()) {
           session.notifyUpdated('fleet://agents');
@@ -209,8 +242,9 @@ export class Broker {
         ca_pin: authority.pin,
         names: serverIdentity.names.join(','),
       });
+      if (web) log.info('web console listening', { url: web.url });
       if (cluster) log.info('broker joined the cluster', { broker: cluster.brokerId });
-      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster);
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster, web);
     } catch (error) {
       await store.close();
       throw error;
@@ -224,6 +258,7 @@ export class Broker {
 
   async stop(): Promise<void> {
     await this.cluster?.stop();
+    await this.web?.stop();
     await this.mcp.stop();
     this.index.stop();
     this.runner.notifier.stop();
