@@ -74,6 +74,18 @@ export function hostPage(context: PageContext, host: string): Page {
   });
   const containerPanel = h('div', { class: 'container-panel' });
   const ports = h('div', {});
+  const portTable = new FleetTable<{ port: number; protocol: string; address: string; process: string | null; container: string | null }>({
+    columns: [
+      { key: 'port', label: 'port', numeric: true },
+      { key: 'protocol', label: 'protocol' },
+      { key: 'address', label: 'address' },
+      { key: 'process', label: 'process' },
+      { key: 'container', label: 'container' },
+    ],
+    rowKey: (p) => `${p.protocol}/${p.address}/${p.port}`,
+    sortBy: 'port',
+    empty: 'No listening ports.',
+  });
   const alerts = h('div', {});
   const incidents = h('div', {});
   const containerNote = h('div', {});
@@ -112,7 +124,12 @@ export function hostPage(context: PageContext, host: string): Page {
     containerNote,
     containers.element,
     containerPanel,
-    h('div', { class: 'columns' }, h('div', {}, h('h2', {}, 'Listening ports'), ports), h('div', {}, h('h2', {}, 'Alerts'), alerts)),
+    h(
+      'div',
+      { class: 'columns' },
+      h('div', {}, h('h2', {}, 'Listening ports'), ports, h('div', { class: 'scroll' }, portTable.element)),
+      h('div', {}, h('h2', {}, 'Alerts'), alerts),
+    ),
     h('h2', {}, 'Incidents'),
     incidents,
   );
@@ -176,21 +193,8 @@ export function hostPage(context: PageContext, host: string): Page {
     replace(containerNote, unavailable(list));
     containers.update((list.containers ?? []) as Container[]);
     const portRows = (portNode.ports ?? []) as { port: number; protocol: string; address: string; process: string | null; container: string | null }[];
-    replace(
-      ports,
-      unavailable(portNode) ??
-        h(
-          'ul',
-          { class: 'plain' },
-          ...portRows.map((p) =>
-            h(
-              'li',
-              {},
-              `${p.protocol}/${p.port}${p.address ? ` on ${p.address}` : ''}${p.process ? ` · ${p.process}` : ''}${p.container ? ` · container ${p.container}` : ''}`,
-            ),
-          ),
-        ),
-    );
+    replace(ports, unavailable(portNode));
+    portTable.update(portRows);
     const checks = (alertNode.alerts ?? []) as { metric: string; mount?: string; state: string; value_percent: number | null; threshold_percent: number }[];
     replace(
       alerts,
