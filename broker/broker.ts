@@ -28,6 +28,7 @@ import { openSharedAuthority } from './pki/shared-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
 import { StaticAssets } from './web/static-assets.ts';
 import { WebServer } from './web/web-server.ts';
+import { WidgetResources } from './web/widget-resources.ts';
 
 export const BROKER_PID_FILE = 'broker.pid';
 /** broker_meta key: the address agents should dial, for the command lines admin commands print. */
@@ -143,6 +144,7 @@ export class Broker {
         refusals,
         mutationsMatchAgentLabels: options.mutationsMatchAgentLabels,
       });
+      const widgets = new WidgetResources(options.webAssetsDir);
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
@@ -154,7 +156,7 @@ export class Broker {
         log,
         refusals,
         createSession: (identity) =>
-          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log }),
+          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log, widgets }),
         routes: createHealthRoutes({
           readiness: async () => ({
             store: await store.problem(),

@@ -26,6 +26,7 @@ import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { WidgetResources } from '../web/widget-resources.ts';
 import { PROMPTS } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './resources/fleet-resources.ts';
@@ -41,6 +42,8 @@ interface McpSessionOptions {
   registry: AgentRegistry;
   store: BrokerStore;
   log: Logger;
+  /** The MCP Apps widgets (`ui://fleetmesh/…`) the tools declare. */
+  widgets: WidgetResources;
 }
 
 const INSTRUCTIONS = [
@@ -223,10 +226,13 @@ export class McpSession {
       }
     });
 
-    server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: listResources(this.resourceContext(extra.signal)) }));
+    server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
+      resources: [...listResources(this.resourceContext(extra.signal)), ...options.widgets.list()],
+    }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
     server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
       try {
+        if (request.params.uri.startsWith('ui://')) return { contents: [options.widgets.read(request.params.uri)] };
         const value = await readResource(request.params.uri, this.resourceContext(extra.signal));
         return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
       } catch (error) {

@@ -12,6 +12,8 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** MCP Apps: the `ui://` widget that shows the tool's answer. */
+  _meta?: Record<string, unknown>;
 }
 
 /** What a tool call on a surface comes to; an unknown tool or malformed call is thrown as a FleetError. */
