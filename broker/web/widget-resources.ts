@@ -12,9 +12,13 @@ export function widgetUri(widget: WidgetName): string {
   return `${PREFIX}${widget}`;
 }
 
-/** What tools/list says of a tool whose answer has a widget: the resource, under both keys hosts read. */
+/**
+ * What tools/list says of a tool whose answer has a widget (`_meta.ui`, the
+ * extension's current key; the older flat `ui/resourceUri` would cost every
+ * client about 15 tokens more per tool for hosts that predate it).
+ */
 export function widgetToolMeta(widget: WidgetName): Record<string, unknown> {
-  return { ui: { resourceUri: widgetUri(widget) }, 'ui/resourceUri': widgetUri(widget) };
+  return { ui: { resourceUri: widgetUri(widget) } };
 }
 
 const TITLES: Record<WidgetName, string> = {
