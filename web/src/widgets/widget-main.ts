@@ -1,6 +1,7 @@
 import '../components/components.css';
 import './widgets.css';
 import { App } from '@modelcontextprotocol/ext-apps';
+import type { WidgetName } from '../../../shared/catalog/action.ts';
 import type { CallTool, ToolAnswer } from '../call-tool.ts';
 import { h, replace } from '../dom.ts';
 import { fleetTableWidget } from './fleet-table-widget.ts';
@@ -10,7 +11,8 @@ import { recommendationsWidget } from './recommendations-widget.ts';
 import { topologyWidget } from './topology-widget.ts';
 import type { Widget } from './widget.ts';
 
-const WIDGETS: Record<string, () => Widget> = {
+/** Every widget the catalog can declare (shared/catalog/action.ts), and the component it shows. */
+const WIDGETS: Record<WidgetName, () => Widget> = {
   'fleet-table': fleetTableWidget,
   'metrics-chart': metricsChartWidget,
   'swarm-topology': topologyWidget,
@@ -39,7 +41,7 @@ function answerOf(result: { structuredContent?: unknown; isError?: boolean }): T
 async function main(): Promise<void> {
   const name = document.body.dataset.widget ?? '';
   const root = document.getElementById('app') as HTMLElement;
-  const make = WIDGETS[name];
+  const make = WIDGETS[name as WidgetName] as (() => Widget) | undefined;
   if (!make) {
     replace(root, h('p', {}, `unknown widget ${name}`));
     return;
