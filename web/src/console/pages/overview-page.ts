@@ -24,9 +24,12 @@ interface FleetStatus {
 const over = (value: number | null | undefined, threshold: number) =>
   value === null || value === undefined ? undefined : value >= threshold ? 'critical' : value >= threshold * 0.8 ? 'warning' : undefined;
 
+const SAMPLE_REFRESH_MS = 5000;
+
 /** The fleet at a glance: how many hosts are online, stale or offline, which run hot, which collectors failed, and every host. */
 export function overviewPage(context: PageContext): Page {
   let thresholds = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
+  let lastLoadMs = 0;
   const table = new FleetTable<AgentRow>({
     columns: [
       { key: 'name', label: 'host' },
@@ -76,7 +79,10 @@ export function overviewPage(context: PageContext): Page {
   return {
     element,
     async refresh(uris) {
-      if (uris.length && !uris.some((u) => u === 'fleet://agents' || u === 'fleet://status' || u === 'fleet://samples')) return;
+      const stateChanged = uris.some((u) => u === 'fleet://agents' || u === 'fleet://status');
+      // A state change shows at once; fresh samples (every host, every few seconds) at most every few seconds.
+      if (uris.length && !stateChanged && !(uris.includes('fleet://samples') && Date.now() - lastLoadMs > SAMPLE_REFRESH_MS)) return;
+      lastLoadMs = Date.now();
       const [status, agents] = await Promise.all([
         callOrThrow(context.call, 'get_fleet_status', {}) as Promise<unknown> as Promise<FleetStatus>,
         callOrThrow(context.call, 'list_agents', {}) as Promise<unknown> as Promise<{ agents: AgentRow[] }>,
