@@ -45,8 +45,10 @@ export async function webScenario(agentCount: number): Promise<ScenarioResult> {
   try {
     for (const connection of connections) connection.start();
     process.stderr.write('  connecting them…\n');
-    // Connected, online or stale: on a loaded machine some agent is always a beat late, and the page shows it either way.
-    await until(() => broker.registry.list().filter((h) => h.state !== 'offline').length === agentCount, 600_000);
+    // Most of them connected (online or stale): on a loaded machine some agent is always a beat late or
+    // told to come back later, and the overview lists every enrolled host whatever its state.
+    await until(() => broker.registry.list().filter((h) => h.state !== 'offline').length >= agentCount * 0.95, 600_000);
+    const connected = broker.registry.list().filter((h) => h.state !== 'offline').length;
     process.stderr.write('  measuring in Chromium…\n');
     const { token } = await createIdentity(broker.store, { name: 'bench-web', level: 3 });
     const url = broker.web?.url ?? '';
@@ -84,6 +86,7 @@ export async function webScenario(agentCount: number): Promise<ScenarioResult> {
       scenario: `web console, ${agentCount} hosts (headless Chromium)`,
       figures: {
         hosts: agentCount,
+        hosts_connected_at_start: connected,
         first_load_js_files: scripts.length,
         first_load_js_gzip_bytes: firstLoadJsGzip,
         first_load_js_gzip_budget_bytes: FIRST_LOAD_JS_GZIP_BUDGET_BYTES,
