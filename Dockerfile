@@ -48,6 +48,7 @@ COPY shared shared/
 COPY broker broker/
 COPY agent agent/
 COPY cli cli/
+COPY web web/
 RUN npm run build && npm prune --omit=dev
 
 FROM runtime AS release

@@ -5,6 +5,7 @@
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
  *   npm run bench -- --only reconnect --reconnect-agents 2000
+ *   npm run bench -- --only web --web-hosts 2000
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
  */
 import { mkdirSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { reconnectScenario } from './reconnect/reconnect-bench.ts';
 import { report, type ScenarioResult } from './report.ts';
 import { sshScenario } from './ssh/ssh-bench.ts';
 import { tokensScenario } from './tokens/tokens-bench.ts';
+import { webScenario } from './web/web-bench.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '200' },
     'ssh-hosts': { type: 'string', default: '50' },
     'ssh-rounds': { type: 'string', default: '3' },
+    'web-hosts': { type: 'string', default: '2000' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -44,7 +47,7 @@ function profileDir(): string {
   return dir;
 }
 
-const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,reconnect,ssh').split(','));
+const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,reconnect,ssh,web').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').filter(Boolean).map(Number)) {
@@ -75,6 +78,10 @@ if (selected.has('cli')) {
 if (selected.has('reconnect')) {
   process.stderr.write(`reconnect: ${values['reconnect-agents']} agents\n`);
   results.push(await reconnectScenario(Number(values['reconnect-agents'])));
+}
+if (selected.has('web')) {
+  process.stderr.write(`web: ${values['web-hosts']} hosts\n`);
+  results.push(await webScenario(Number(values['web-hosts'])));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

@@ -19,6 +19,7 @@ import { NO_NOTIFICATIONS, NOTIFY_FLAGS, type NotifyOptions, resolveNotifyOption
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
 import { parseStoreLocation } from './store/store-location.ts';
 import { parseWakeTargets, WAKE_FLAGS, type WakeTarget } from './wake/wake-targets.ts';
+import { defaultWebAssetsDir } from './web/static-assets.ts';
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -30,6 +31,17 @@ export const BROKER_FLAGS = {
     placeholder: 'NAME,…',
   },
   'mcp-listen': { type: 'string', description: 'where MCP clients connect (Streamable HTTP, path /mcp)', default: '127.0.0.1:7400', placeholder: 'HOST:PORT' },
+  'web-listen': {
+    type: 'string',
+    description: 'where the web console listens (HTTP; sign in with an identity token); off unless given',
+    placeholder: 'HOST:PORT',
+  },
+  'web-allowed-hosts': {
+    type: 'list',
+    description: 'Host headers the web console accepts (default: localhost, 127.0.0.1 and [::1] with the port); * for any',
+    default: [],
+    placeholder: 'HOST:PORT,…',
+  },
   'tool-surface': {
     type: 'string',
     description: 'how the catalog appears as tools: one per action, one per domain, or find/execute',
@@ -165,6 +177,11 @@ export interface BrokerOptions {
   mcpPublicUrl: string | undefined;
   /** How long MCP tasks and their results are kept. */
   mcpTaskTtlMs: number;
+  /** `--web-listen`: where the web console listens, or undefined for no console. */
+  webListen: string | undefined;
+  webAllowedHosts: string[];
+  /** The built console and widget files (`npm run build` puts them in dist/web). */
+  webAssetsDir: string;
   advertiseNames: string[];
   /** Selectors of mutations also match labels agents declare (docs/claims.md); otherwise only the operator's. */
   mutationsMatchAgentLabels: boolean;
@@ -212,6 +229,9 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
     mcpTaskTtlMs: 3_600_000,
+    webListen: undefined,
+    webAllowedHosts: [],
+    webAssetsDir: defaultWebAssetsDir(),
     advertiseNames: ['localhost'],
     mutationsMatchAgentLabels: false,
     bootstrap: NO_BOOTSTRAP,
@@ -255,6 +275,8 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
   parseHostPort(values['grpc-listen'], '--grpc-listen');
   if (values.bus !== undefined) parseBusUrl(values.bus);
   parseHostPort(values['mcp-listen'], '--mcp-listen');
+  const webListen = values['web-listen'] === 'off' ? undefined : values['web-listen'];
+  if (webListen !== undefined) parseHostPort(webListen, '--web-listen');
   const dataDir = resolve(values['data-dir']);
   // Checked now, so a mistyped --store stops the broker before anything starts.
   parseStoreLocation(values.store, dataDir);
@@ -270,6 +292,9 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
     mcpTaskTtlMs: values['mcp-task-ttl'],
+    webListen,
+    webAllowedHosts: values['web-allowed-hosts'],
+    webAssetsDir: defaultWebAssetsDir(),
     advertiseNames: values['advertise-names'],
     mutationsMatchAgentLabels: values['mutations-match-agent-labels'],
     bootstrap: readBrokerBootstrap({

@@ -27,6 +27,9 @@ import { Notifier } from './notify/notifier.ts';
 import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { openSharedAuthority } from './pki/shared-authority.ts';
 import { BrokerStore } from './store/broker-store.ts';
+import { StaticAssets } from './web/static-assets.ts';
+import { WebServer } from './web/web-server.ts';
+import { WidgetResources } from './web/widget-resources.ts';
 
 export const BROKER_PID_FILE = 'broker.pid';
 /** broker_meta key: the address agents should dial, for the command lines admin commands print. */
@@ -48,6 +51,8 @@ export class Broker {
     readonly index: FleetIndex,
     readonly log: Logger,
     readonly cluster: BrokerCluster | undefined,
+    /** The web console, when --web-listen is given. */
+    readonly web: WebServer | undefined,
   ) {}
 
   /** The MCP endpoint clients use. */
@@ -140,6 +145,7 @@ export class Broker {
         refusals,
         mutationsMatchAgentLabels: options.mutationsMatchAgentLabels,
       });
+      const widgets = new WidgetResources(options.webAssetsDir);
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const tasks = new McpTasks(store, log, options.mcpTaskTtlMs);
       const mcp = new McpHttpServer({
@@ -153,7 +159,18 @@ export class Broker {
         refusals,
         tasks,
         createSession: (identity, era) =>
-          new McpSession({ identity, surface: SURFACES[options.toolSurface], textFormat: options.textFormat, runner, registry, store, log, era, tasks }),
+          new McpSession({
+            identity,
+            surface: SURFACES[options.toolSurface],
+            textFormat: options.textFormat,
+            runner,
+            registry,
+            store,
+            log,
+            era,
+            tasks,
+            widgets,
+          }),
         routes: createHealthRoutes({
           readiness: async () => ({
             store: await store.problem(),
@@ -180,6 +197,35 @@ export class Broker {
           },
         );
       }
+      let web: WebServer | undefined;
+      if (options.webListen !== undefined) {
+        const webAddress = parseHostPort(options.webListen, '--web-listen');
+        web = new WebServer({
+          host: webAddress.host,
+          port: webAddress.port,
+          allowedHosts: options.webAllowedHosts,
+          assets: new StaticAssets(options.webAssetsDir),
+          store,
+          registry,
+          index,
+          runner,
+          log,
+        });
+        try {
+          await web.start();
+        } catch (error) {
+          await mcp.stop();
+          await cluster?.stop();
+          await registry.stop();
+          await mesh.stop();
+          const reason = (error as Error).message;
+          throw new FleetError(
+            'conflict',
+            `cannot listen for the web console on ${options.webListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
+            { hint: 'Stop whatever holds that port, or choose another address with --web-listen (off turns the console off).' },
+          );
+        }
+      }
       // Each session hears of what its identity may see, and re-reads what it subscribed to (resources/register-resources.ts).
       registry.on('state', (host) => {
         for (const session of mcp.liveSessions()) session.fleetChanged('host', host.name);
@@ -205,8 +251,9 @@ export class Broker {
         ca_pin: authority.pin,
         names: serverIdentity.names.join(','),
       });
+      if (web) log.info('web console listening', { url: web.url });
       if (cluster) log.info('broker joined the cluster', { broker: cluster.brokerId });
-      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster);
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster, web);
     } catch (error) {
       await store.close();
       throw error;
@@ -220,6 +267,7 @@ export class Broker {
 
   async stop(): Promise<void> {
     await this.cluster?.stop();
+    await this.web?.stop();
     await this.mcp.stop();
     this.index.stop();
     this.runner.notifier.stop();

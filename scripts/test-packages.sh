@@ -2,7 +2,8 @@
 # What the test suite needs from the system besides npm packages: the docker,
 # swarm and sandbox tests start a private Docker engine and import a busybox
 # image; the compose test runs Debian's docker-compose; the broker cluster tests
-# start a private PostgreSQL and a private nats-server. Installed when missing
+# start a private PostgreSQL and a private nats-server; the console and widget
+# tests drive Debian's Chromium through playwright-core. Installed when missing
 # (as root, with apt-get); otherwise the missing ones are named and the suite's
 # harness says which tests cannot run. Run by `npm test` (pretest) and .ci/run.
 set -euo pipefail
@@ -15,6 +16,7 @@ command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptabl
 [ -x /usr/bin/docker-compose ] || packages+=(docker-compose)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || packages+=(nats-server)
+[ -x /usr/bin/chromium ] || packages+=(chromium)
 
 [ ${#packages[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

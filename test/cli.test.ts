@@ -68,6 +68,8 @@ describe('the fleetmesh command line', () => {
         '127.0.0.1:0',
         '--mcp-listen',
         '127.0.0.1:0',
+        '--web-listen',
+        '127.0.0.1:0',
         '--advertise-names',
         'localhost,127.0.0.1',
         '--name',
@@ -85,6 +87,9 @@ describe('the fleetmesh command line', () => {
     expect(up.stderr).toMatch(/warning: FLEETMESH_LABLES \(did you mean FLEETMESH_LABELS\?\) is not a setting of this command, ignored/);
     const mcpUrl = /MCP endpoint\s+(\S+)/.exec(up.stdout)?.[1] as string;
     const grpcPort = /agents connect to\s+\S+:(\d+)/.exec(up.stdout)?.[1] as string;
+    // The console it prints answers, and wants a sign-in.
+    const consoleUrl = /web console\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(up.stdout)?.[1] as string;
+    expect((await fetch(`${consoleUrl}api/session`)).status).toBe(401);
 
     // The README's second example: the admin token npm start kept, agents by label.
     const byLabel = await runFleetmesh(['call', 'agent_info', '--selector', 'role=web', '--url', mcpUrl, '--output', 'json'], { cwd: temp.path });
@@ -123,7 +128,9 @@ describe('the fleetmesh command line', () => {
   }, 180_000);
 
   it('refuses, in one line, a join token for a data dir that holds an agent of another broker', async () => {
-    const up = new CliProcess(['up', '--grpc-listen', '127.0.0.1:0', '--mcp-listen', '127.0.0.1:0', '--name', 'local'], { cwd: temp.path });
+    const up = new CliProcess(['up', '--grpc-listen', '127.0.0.1:0', '--mcp-listen', '127.0.0.1:0', '--web-listen', 'off', '--name', 'local'], {
+      cwd: temp.path,
+    });
     processes.push(up);
     await up.waitForOutput(/fleetmesh is up/);
     const grpcPort = /agents connect to\s+\S+:(\d+)/.exec(up.stdout)?.[1] as string;

@@ -19,6 +19,7 @@ import type { BrokerActionContext } from '../calls/broker-actions/broker-action.
 import type { RunResult } from '../calls/call-route.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { WidgetResources } from '../web/widget-resources.ts';
 import { LIST_CACHE_HINTS } from './cache-hints.ts';
 import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './confirm-by-elicitation.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
@@ -48,6 +49,8 @@ interface McpSessionOptions {
   log: Logger;
   era: McpSessionEra;
   tasks: McpTasks;
+  /** The MCP Apps widgets (`ui://fleetmesh/…`) the tools declare. */
+  widgets: WidgetResources;
 }
 
 const INSTRUCTIONS = [
@@ -105,7 +108,7 @@ export class McpSession {
     );
     this.registerHandlers(mcp.server);
     const contextOf = (signal: AbortSignal) => this.resourceContext(signal);
-    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern');
+    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets);
     registerPrompts(mcp, contextOf);
     return mcp.server;
   }

@@ -48,6 +48,7 @@ const UP_FLAGS = {
     default: '.fleetmesh',
     placeholder: 'DIR',
   },
+  'web-listen': { ...BROKER_FLAGS['web-listen'], description: 'where the web console listens (HTTP); off turns it off', default: '127.0.0.1:7480' },
   name: { type: 'string', description: 'the local agent name', default: hostname(), placeholder: 'NAME', env: 'FLEETMESH_AGENT_NAME' },
   ...LOCAL_AGENT_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
@@ -119,6 +120,7 @@ export const upCommand = defineCommand({
           'fleetmesh is up.',
           '',
           `  MCP endpoint        ${broker.mcpUrl}   (${brokerOptions.toolSurface} tools, operations level ${brokerOptions.operationsLevel})`,
+          ...(broker.web ? [`  web console         ${broker.web.url}   (sign in with the admin token)`] : []),
           `  admin token         ${token}${created ? '' : `   (kept in ${join(root, ADMIN_TOKEN_FILE)})`}`,
           `  agents connect to   ${brokerOptions.grpcListen.replace(/:\d+$/, `:${broker.grpcPort}`)} (gRPC, mutual TLS; CA pin ${broker.authority.pin})`,
           `  local agent         ${name} (online)`,

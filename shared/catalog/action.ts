@@ -2,6 +2,10 @@ import type { z } from 'zod';
 
 /** homebutler's classes: what an action may do to the machine it runs on. */
 type Risk = 'read' | 'write' | 'destructive';
+/** The MCP Apps widgets, each built from the components the web console uses (web/src/widgets/). */
+export const WIDGET_NAMES = ['fleet-table', 'metrics-chart', 'swarm-topology', 'log-viewer', 'recommendations'] as const;
+export type WidgetName = (typeof WIDGET_NAMES)[number];
+
 /** Cetacean's operations levels: 0 read-only, 1 operational, 2 configuration, 3 impactful. */
 export type Level = 0 | 1 | 2 | 3;
 /** Who answers: the agents (fan-out), one manager agent of a swarm, or the broker itself. */
@@ -50,6 +54,11 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
    * itself. Undefined when the answers ask for none.
    */
   readonly view?: (hosts: readonly Record<string, unknown>[]) => { language: string; text: string } | undefined;
+  /**
+   * The MCP Apps widget that shows this action's answer (`ui://fleetmesh/<widget>`);
+   * clients without the extension get the text and structured result alone.
+   */
+  readonly widget?: WidgetName;
   /** Other actions worth knowing about from this one (ids). */
   readonly related?: readonly string[];
   /**

@@ -7,6 +7,12 @@ import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource }
 import { pageOf } from './resource-page.ts';
 import type { ResourceWatch } from './resource-watch.ts';
 
+/** Resources served beside the fleet's own: the MCP Apps widget documents (`ui://`). */
+export interface UiResources {
+  list(): { uri: string; name: string; title: string; mimeType: string }[];
+  read(uri: string): { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> };
+}
+
 /** Resources per resources/list page: a fleet of thousands of containers and tasks pages. */
 const PAGE_SIZE = 200;
 
@@ -63,9 +69,16 @@ const hintOf = (uri: string) => (matchDomain(uri) ? (isAgentAnswered(uri) ? unde
  * documents, each domain's templates (with completion of their variables),
  * a paged resources/list, and subscriptions kept by the session's watch.
  * Everything is read as the session's identity through its view of the
- * fleet; `cacheHints` adds a read's hint (2026-07-28 answers only).
+ * fleet; `cacheHints` adds a read's hint (2026-07-28 answers only). The
+ * widget documents hold no fleet data and are listed to every identity.
  */
-export function registerResources(server: McpServer, contextOf: (signal: AbortSignal) => ResourceContext, watch: ResourceWatch, cacheHints: boolean): void {
+export function registerResources(
+  server: McpServer,
+  contextOf: (signal: AbortSignal) => ResourceContext,
+  watch: ResourceWatch,
+  cacheHints: boolean,
+  widgets: UiResources,
+): void {
   const now = () => contextOf(new AbortController().signal);
   const read = async (uri: string, signal: AbortSignal) => {
     const { mimeType, text } = await readAny(uri, contextOf(signal));
@@ -128,13 +141,21 @@ export function registerResources(server: McpServer, contextOf: (signal: AbortSi
 
   // resources/list in pages, each resource the identity may read once (the SDK's own list does not page).
   server.server.setRequestHandler('resources/list', async (request, ctx) => {
-    const all = everyResource(contextOf(ctx.mcpReq.signal));
+    const all = [...everyResource(contextOf(ctx.mcpReq.signal)), ...widgets.list()];
     const { items, nextCursor } = pageOf(all, request.params?.cursor, PAGE_SIZE);
     return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
   });
 
   // resources/read by the same dispatch as everything here, so that a URI no template matches is answered like a hidden one (-32002).
-  server.server.setRequestHandler('resources/read', async (request, ctx) => read(request.params.uri, ctx.mcpReq.signal));
+  server.server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { uri } = request.params;
+    if (!uri.startsWith('ui://')) return read(uri, ctx.mcpReq.signal);
+    try {
+      return { contents: [widgets.read(uri)] };
+    } catch (error) {
+      throw asResourceError(error);
+    }
+  });
 
   server.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     await watch.subscribe(request.params.uri, ctx.mcpReq.signal);

@@ -1,6 +1,7 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
+import { widgetToolMeta } from '../../web/widget-resources.ts';
 import { annotationsOf, executionOf, type Surface } from './surface.ts';
 import { advertisedInputSchema, requiredParameters } from './tool-schemas.ts';
 
@@ -21,6 +22,7 @@ export const individualSurface: Surface = {
       inputSchema: advertisedInputSchema(action),
       annotations: annotationsOf(action),
       ...executionOf([action]),
+      ...(action.widget ? { _meta: widgetToolMeta(action.widget) } : {}),
     })),
   resolve(tool, args, visible) {
     const action = visible.find((a) => a.tool === tool);

@@ -14,6 +14,8 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
   /** Present when a call may run as an MCP task (the 2026-07-28 wire drops it). */
   execution?: { taskSupport: 'optional' };
+  /** MCP Apps: the `ui://` widget that shows the tool's answer. */
+  _meta?: Record<string, unknown>;
 }
 
 /** What a tool call on a surface comes to; an unknown tool or malformed call is thrown as a FleetError. */

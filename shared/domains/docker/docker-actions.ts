@@ -45,6 +45,7 @@ export const dockerList = defineAction({
   output: z.object({ containers: z.array(containerRowShape), count: z.number() }),
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
   table: { list: 'containers', columns: ['name', 'image', 'state', 'status', 'health', 'restart_count'] },
+  widget: 'fleet-table',
   related: ['docker.inspect', 'docker.stats'],
 });
 
@@ -122,6 +123,7 @@ export const dockerLogs = defineAction({
     tail: { readOlder: 'call again with until set to the oldest timestamp shown (timestamps: true), or narrow with since or contains' },
   },
   waitsMs: (params) => params.follow_ms ?? 0,
+  widget: 'log-viewer',
 });
 
 export const dockerTop = defineAction({

@@ -37,6 +37,7 @@ export const listAgents = defineAction({
     .strict(),
   output: z.object({ agents: z.array(agentRowShape), count: z.number() }),
   table: { list: 'agents', columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'] },
+  widget: 'fleet-table',
   related: ['fleet.status', 'agent.info'],
 });
 

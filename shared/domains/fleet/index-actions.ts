@@ -95,6 +95,7 @@ export const getMetrics = defineAction({
     ranking: z.array(z.object({ name: z.string(), value: z.number(), host: z.string().optional() })).optional(),
   }),
   table: { list: 'series', columns: ['name', 'latest'] },
+  widget: 'metrics-chart',
 });
 
 export const getRecommendations = defineAction({
@@ -121,4 +122,5 @@ export const getRecommendations = defineAction({
     totals: z.object({ info: z.number(), warning: z.number(), critical: z.number() }),
   }),
   table: { list: 'findings', columns: ['severity', 'category', 'target', 'rationale'] },
+  widget: 'recommendations',
 });

@@ -84,6 +84,7 @@ export const getTopology = defineAction({
     note: z.string().optional(),
   }),
   table: { list: 'edges', columns: ['from', 'to', 'detail'] },
+  widget: 'swarm-topology',
 });
 
 const logLineShape = z.object({
@@ -136,6 +137,7 @@ export const getLogs = defineAction({
   },
   // A stack or cluster read goes through up to 25 services' logs on the manager.
   waitsMs: () => 25_000,
+  widget: 'log-viewer',
 });
 
 export const getEvents = defineAction({

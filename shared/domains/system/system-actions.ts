@@ -37,6 +37,7 @@ export const systemStatus = defineAction({
     sampled_at_unix_ms: z.number(),
   }),
   table: { columns: ['cpu.usage_percent', 'cpu.load_1', 'memory.usage_percent', 'memory.total_bytes', 'disks', 'uptime_s', 'containers_running'] },
+  widget: 'fleet-table',
   related: ['system.alerts', 'system.processes'],
 });
 

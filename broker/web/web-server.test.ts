@@ -1,0 +1,142 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../shared/log/logger.ts';
+import { createIdentity } from '../auth/identities.ts';
+import { Broker } from '../broker.ts';
+import { inProcessBrokerOptions } from '../broker-options.ts';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One HTTP request with the headers given verbatim (fetch would not let a test set Host or Origin). */
+function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the web console server', () => {
+  let root: string;
+  let broker: Broker;
+  let port: number;
+  let adminToken: string;
+
+  async function signIn(token: string): Promise<{ cookie: string; csrf: string }> {
+    const answer = await send(
+      port,
+      'POST',
+      '/api/session',
+      { 'content-type': 'application/json', origin: `http://127.0.0.1:${port}` },
+      JSON.stringify({ token }),
+    );
+    expect(answer.status).toBe(200);
+    const cookie = String(answer.headers['set-cookie']).split(';')[0] ?? '';
+    return { cookie, csrf: (JSON.parse(answer.body) as { csrf_token: string }).csrf_token };
+  }
+
+  function callTool(session: { cookie: string; csrf: string }, tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}) {
+    return send(
+      port,
+      'POST',
+      '/api/call',
+      { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf, ...headers },
+      JSON.stringify({ tool, args }),
+    );
+  }
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'fm-web-'));
+    mkdirSync(join(root, 'web'));
+    writeFileSync(join(root, 'web', 'index.html'), '<!doctype html><title>console</title>');
+    broker = await Broker.start(
+      inProcessBrokerOptions(join(root, 'broker'), { webListen: '127.0.0.1:0', webAssetsDir: join(root, 'web'), operationsLevel: 3 }),
+      silentLogger,
+    );
+    port = broker.web?.port ?? 0;
+    adminToken = (await createIdentity(broker.store, { name: 'web-admin', level: 3 })).token;
+  });
+
+  afterAll(async () => {
+    await broker?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('serves the console with a strict Content-Security-Policy', async () => {
+    const page = await send(port, 'GET', '/');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<title>console</title>');
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/);
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect((await send(port, 'GET', '/../broker/fleetmesh.db')).status).toBe(404);
+  });
+
+  it('refuses a wrong token, and audits the refusal', async () => {
+    const answer = await send(port, 'POST', '/api/session', { 'content-type': 'application/json' }, JSON.stringify({ token: 'fmc1.nope.nope' }));
+    expect(answer.status).toBe(401);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    const refused = await broker.store.audit.recent({ limit: 10, refused: true });
+    expect(refused.map((r) => r.tool)).toContain('/api/session');
+  });
+
+  it('keeps the session in an HttpOnly, SameSite=Strict cookie that holds no token', async () => {
+    const answer = await send(port, 'POST', '/api/session', { 'content-type': 'application/json' }, JSON.stringify({ token: adminToken }));
+    const cookie = String(answer.headers['set-cookie']);
+    expect(cookie).toMatch(/^fleetmesh_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(cookie).not.toContain(adminToken);
+    expect((await send(port, 'GET', '/api/session')).status).toBe(401);
+  });
+
+  it('runs a call through the runner only with the CSRF token, from the same origin and host', async () => {
+    const session = await signIn(adminToken);
+    const ok = await callTool(session, 'get_fleet_status', {});
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toMatchObject({ structured: { healthy: true }, is_error: false });
+
+    expect((await callTool(session, 'get_fleet_status', {}, { 'x-fleetmesh-csrf': 'forged' })).status).toBe(403);
+    const crossSite = await callTool(session, 'get_fleet_status', {}, { origin: 'http://evil.example' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body).toMatch(/Origin/);
+    expect((await callTool(session, 'get_fleet_status', {}, { host: 'evil.example' })).status).toBe(403);
+  });
+
+  it('refuses a call on an agent that does not exist, and writes the refusal to the audit', async () => {
+    const session = await signIn(adminToken);
+    const answer = JSON.parse((await callTool(session, 'revoke_agent', { host: 'nobody' })).body) as { error: { code: string } };
+    expect(answer.error.code).toBe('not_found');
+    const rows = await broker.store.audit.recent({ limit: 5, identity: 'web-admin' });
+    expect(rows[0]).toMatchObject({ tool: 'revoke_agent', outcome: 'refused' });
+  });
+
+  it('shows a lower identity neither the audit log nor tools above its level', async () => {
+    const reader = (await createIdentity(broker.store, { name: 'web-reader', level: 0 })).token;
+    const session = await signIn(reader);
+    const me = JSON.parse((await send(port, 'GET', '/api/session', { cookie: session.cookie })).body) as { tools: { tool: string }[]; audit: boolean };
+    expect(me.audit).toBe(false);
+    expect(me.tools.map((t) => t.tool)).not.toContain('revoke_agent');
+    expect((await send(port, 'GET', '/api/audit', { cookie: session.cookie })).status).toBe(404);
+    const refused = JSON.parse((await callTool(session, 'revoke_agent', { host: 'x', confirm: true })).body) as { error: { code: string } };
+    expect(refused.error.code).toBe('not_found');
+  });
+
+  it('ends the sessions of a revoked identity', async () => {
+    const { id, token } = await createIdentity(broker.store, { name: 'web-leaver', level: 1 });
+    const session = await signIn(token);
+    expect((await send(port, 'GET', '/api/session', { cookie: session.cookie })).status).toBe(200);
+    await broker.store.identities.revoke(id, Date.now());
+    expect((await send(port, 'GET', '/api/session', { cookie: session.cookie })).status).toBe(401);
+  });
+});

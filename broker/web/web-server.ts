@@ -1,0 +1,324 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { CATALOG } from '../../shared/catalog/catalog.ts';
+import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { AgentRegistry } from '../agents/agent-registry.ts';
+import { parseIdentityToken, TokenRefused, verifyBearerToken } from '../auth/identities.ts';
+import type { ActionRunner } from '../calls/action-runner.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
+import { loopbackHosts } from '../mcp/http/mcp-http-server.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
+import { ChangeStream } from './change-stream.ts';
+import type { StaticAssets } from './static-assets.ts';
+import { csrfMatches, type WebSession, WebSessions } from './web-sessions.ts';
+
+export interface WebServerOptions {
+  host: string;
+  port: number;
+  /** Host header values accepted (host:port); `*` accepts any. Default: the loopback names with the port. */
+  allowedHosts: string[];
+  assets: StaticAssets;
+  store: BrokerStore;
+  registry: AgentRegistry;
+  index: FleetIndex;
+  runner: ActionRunner;
+  log: Logger;
+}
+
+const SESSION_COOKIE = 'fleetmesh_session';
+const CSRF_HEADER = 'x-fleetmesh-csrf';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Everything the console loads comes from this server: no inline script or
+ * style, no other origin, no framing (the tests load every page under it and
+ * fail on a CSP violation).
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, status: number, error: FleetError): void {
+  sendJson(res, status, { error: error.toInfo() });
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+    throw new FleetError('invalid_argument', 'the request body must be JSON (content-type: application/json)');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new FleetError('invalid_argument', 'the request body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new FleetError('invalid_argument', 'the request body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new FleetError('invalid_argument', 'the request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function sessionCookie(value: string, maxAgeS: number): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}`;
+}
+
+/**
+ * The web console (`--web-listen`): the built console files, and a JSON API
+ * behind a session cookie. A browser signs in with an identity token once and
+ * holds only a random session id in an HttpOnly, SameSite=Strict cookie; every
+ * call goes through the broker's action runner, so the console has the same
+ * levels, grants, confirmation and audit as MCP. Host and Origin are checked on
+ * every request as at /mcp, and every mutating request must echo the session's
+ * CSRF token in a header, which a page on another origin can neither read nor set.
+ */
+export class WebServer {
+  private server: Server | undefined;
+  private readonly sessions: WebSessions;
+  private readonly changes: ChangeStream;
+  private readonly refusedHosts: ThrottledWarnings;
+  port = 0;
+
+  constructor(private readonly options: WebServerOptions) {
+    this.sessions = new WebSessions(options.store);
+    this.changes = new ChangeStream(options.registry, options.index, this.sessions);
+    this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+  }
+
+  get url(): string {
+    return `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host === '0.0.0.0' ? '127.0.0.1' : this.options.host}:${this.port}/`;
+  }
+
+  async start(): Promise<number> {
+    if (!this.options.assets.built) {
+      this.options.log.warn('the web console is not built: its pages answer 503 until `npm run build` makes them', { dir: this.options.assets.dir });
+    }
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        this.options.log.error('web console request failed', { error: (error as Error).message });
+        if (!res.headersSent) sendError(res, 500, new FleetError('internal', 'the request failed'));
+        else res.end();
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    server.headersTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.port = (server.address() as { port: number }).port;
+    this.changes.start();
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    this.changes.stop();
+    this.sessions.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private allowedHost(host: string | undefined): boolean {
+    const allowed = this.options.allowedHosts.length ? this.options.allowedHosts : loopbackHosts(this.port);
+    return allowed.includes('*') || (host !== undefined && allowed.some((a) => a.toLowerCase() === host.toLowerCase()));
+  }
+
+  /** A browser's Origin must be this console itself: the Host it asked for, over http or https. */
+  private allowedOrigin(origin: string | undefined, host: string | undefined): boolean {
+    if (origin === undefined) return true;
+    return host !== undefined && [`http://${host}`, `https://${host}`].includes(origin.toLowerCase());
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const host = req.headers.host?.toLowerCase();
+    if (!this.allowedHost(host) || !this.allowedOrigin(req.headers.origin, host)) {
+      this.refusedHosts.warn('web console request refused: Host or Origin not allowed', { path: url.pathname, host, origin: req.headers.origin });
+      sendError(
+        res,
+        403,
+        new FleetError('forbidden', 'the Host or Origin header is not allowed (DNS rebinding and cross-site protection; see --web-allowed-hosts)'),
+      );
+      return;
+    }
+    if (url.pathname.startsWith('/api/')) return this.api(req, res, url);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendError(res, 405, new FleetError('invalid_argument', `${req.method} is not allowed here`));
+      return;
+    }
+    const asset = await this.options.assets.read(url.pathname);
+    if (!asset) {
+      const status = this.options.assets.built ? 404 : 503;
+      res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+      res.end(status === 503 ? 'The web console is not built: run `npm run build` in the fleetmesh folder, then reload.\n' : 'Not found.\n');
+      return;
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': asset.contentType,
+      'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    });
+    res.end(req.method === 'HEAD' ? undefined : asset.body);
+  }
+
+  private async api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const route = `${req.method} ${url.pathname}`;
+    if (route === 'POST /api/session') return this.signIn(req, res);
+    const sessionId = cookie(req, SESSION_COOKIE);
+    const session = await this.sessions.get(sessionId);
+    if (!session) {
+      sendError(res, 401, new FleetError('forbidden', 'not signed in, or the session ended', { hint: 'Sign in again with an identity token.' }));
+      return;
+    }
+    const mutating = req.method !== 'GET' && req.method !== 'HEAD';
+    if (mutating && !csrfMatches(session, req.headers[CSRF_HEADER] as string | undefined)) {
+      sendError(res, 403, new FleetError('forbidden', 'the request lacks this session’s CSRF token', { hint: 'Reload the console and try again.' }));
+      return;
+    }
+    switch (route) {
+      case 'GET /api/session':
+        return sendJson(res, 200, this.whoami(session));
+      case 'DELETE /api/session':
+        this.sessions.close(sessionId);
+        return sendJson(res, 200, { signed_out: true }, { 'set-cookie': sessionCookie('', 0) });
+      case 'GET /api/events':
+        return this.changes.serve(req, res, sessionId ?? '', session, SECURITY_HEADERS);
+      case 'GET /api/audit':
+        return this.audit(res, session, url);
+      case 'POST /api/call':
+        return this.call(req, res, session);
+      default:
+        sendError(res, 404, new FleetError('not_found', `no such console API: ${route}`));
+    }
+  }
+
+  private whoami(session: WebSession): Record<string, unknown> {
+    const { identity } = session;
+    const { runner } = this.options;
+    return {
+      identity: identity.name,
+      level: identity.level,
+      effective_level: runner.effectiveLevel(identity),
+      csrf_token: session.csrfToken,
+      tools: CATALOG.filter((action) => runner.allows(identity, action)).map((action) => ({ tool: action.tool, risk: action.risk, level: action.level })),
+      audit: identity.level === 3,
+    };
+  }
+
+  private async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // No session yet, so no CSRF token: a JSON body (which a cross-site form cannot send without a preflight) and the Origin check above stand in.
+    let token: unknown;
+    try {
+      token = (await readJson(req)).token;
+    } catch (error) {
+      sendError(res, 400, toFleetError(error));
+      return;
+    }
+    try {
+      if (typeof token !== 'string') throw new TokenRefused('no token was given');
+      const identity = await verifyBearerToken(this.options.store, token.trim());
+      const { id, session } = this.sessions.open(identity);
+      sendJson(res, 200, this.whoami(session), { 'set-cookie': sessionCookie(id, Math.floor((session.expiresAtMs - Date.now()) / 1000)) });
+    } catch (error) {
+      if (!(error instanceof TokenRefused)) throw error;
+      const tokenId = typeof token === 'string' ? parseIdentityToken(token.trim())?.id : undefined;
+      this.options.runner.refusals.record({
+        source: req.socket.remoteAddress ?? 'unknown',
+        tool: '/api/session',
+        arguments: tokenId ? { token_id: tokenId } : {},
+        errorCode: 'forbidden',
+        reason: `console sign-in refused: ${error.message}`,
+      });
+      sendError(
+        res,
+        401,
+        new FleetError('forbidden', `sign-in refused: ${error.message}`, {
+          hint: 'Use the admin token `npm start` printed, or one from fleetmesh identity create NAME --level 0..3.',
+        }),
+      );
+    }
+  }
+
+  /** The audit log, newest first, for level-3 identities; others are told it does not exist. */
+  private async audit(res: ServerResponse, session: WebSession, url: URL): Promise<void> {
+    if (session.identity.level !== 3) {
+      sendError(res, 404, new FleetError('not_found', 'no such console API: GET /api/audit'));
+      return;
+    }
+    const limit = Math.min(Math.max(Number(url.searchParams.get('limit')) || 100, 1), 1000);
+    sendJson(res, 200, { rows: await this.options.store.audit.recent({ limit }) });
+  }
+
+  /**
+   * One tool call, by the tool's name on the individual surface, through the
+   * same runner as MCP calls. A refusal or failure answers 200 with the error,
+   * as an MCP tool error would: the console shows it (confirm_required lists
+   * the targets to confirm).
+   */
+  private async call(req: IncomingMessage, res: ServerResponse, session: WebSession): Promise<void> {
+    const { identity } = session;
+    const { runner } = this.options;
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort();
+    });
+    try {
+      const body = await readJson(req);
+      const tool = body.tool;
+      const args = body.args ?? {};
+      if (typeof tool !== 'string' || args === null || typeof args !== 'object' || Array.isArray(args)) {
+        throw new FleetError('invalid_argument', 'a call is {tool: string, args: object}');
+      }
+      const action = CATALOG.find((candidate) => candidate.tool === tool && runner.allows(identity, candidate));
+      if (!action) throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
+      const result = await runner.run(identity, action, args as Record<string, unknown>, { tool, signal: controller.signal });
+      sendJson(res, 200, { structured: result.structured, is_error: result.isError });
+    } catch (error) {
+      const failure = toFleetError(error);
+      const { targets, grpcCode: _grpc, ...details } = failure.details ?? {};
+      sendJson(res, 200, { error: { ...failure.toInfo(), ...details }, ...(targets ? { targets } : {}), is_error: true });
+    }
+  }
+}

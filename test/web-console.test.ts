@@ -1,0 +1,213 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// Functions passed to page.evaluate run in the browser.
+import type Docker from 'dockerode';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Agent } from '../agent/agent.ts';
+import { launchChromium, screenshot, watchProblems } from './harness/browser.ts';
+import { removeContainers, runContainer, testDocker } from './harness/containers.ts';
+import { identityToken } from './harness/mcp-client.ts';
+import { createService, removeSwarmObjects } from './harness/swarm-services.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+import { buildWebAssets } from './harness/web-assets.ts';
+
+const SERVICES = ['wc-web', 'wc-api'];
+const CONTAINERS = ['wc-ticker', 'wc-victim'];
+
+describe('the web console in Chromium', () => {
+  let assets: { dir: string; remove(): void };
+  let fleet: TestFleet;
+  let docker: Docker;
+  let doomed: Agent;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let adminToken: string;
+  let consoleUrl: string;
+
+  beforeAll(async () => {
+    docker = testDocker();
+    await removeSwarmObjects(docker, { services: SERVICES });
+    await removeContainers(docker, CONTAINERS);
+    assets = await buildWebAssets();
+    for (const name of SERVICES) {
+      await createService(docker, { name, replicas: name === 'wc-web' ? 2 : 1, command: ['sh', '-c', `while true; do echo "${name} alive"; sleep 1; done`] });
+    }
+    await runContainer(docker, {
+      name: 'wc-ticker',
+      command: ['sh', '-c', 'i=0; while true; do echo "tick $i"; echo "tock $i" >&2; i=$((i+1)); sleep 0.3; done'],
+    });
+    await runContainer(docker, { name: 'wc-victim', command: ['sleep', '3600'] });
+    fleet = await startTestFleet({ operationsLevel: 3, webListen: '127.0.0.1:0', webAssetsDir: assets.dir });
+    await fleet.addAgent('wc-manager', {
+      collectors: 'default',
+      dockerAddress: inject('dockerHost'),
+      swarmName: 'web-swarm',
+      token: await fleet.token({ roles: ['swarm-manager'] }),
+    });
+    doomed = await fleet.addAgent('wc-doomed');
+    adminToken = await identityToken(fleet.broker, 3, undefined, 'console-admin');
+    consoleUrl = fleet.broker.web?.url ?? '';
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    problems = watchProblems(page);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await fleet?.stop();
+    assets?.remove();
+    if (docker) {
+      await removeSwarmObjects(docker, { services: SERVICES });
+      await removeContainers(docker, CONTAINERS);
+    }
+  });
+
+  it('refuses a wrong token, then signs in with a right one into an HttpOnly, SameSite=Strict cookie', async () => {
+    await page.goto(consoleUrl);
+    await page.fill('input[name=token]', 'fmc1.nope.nope');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.sign-in .error:has-text("sign-in refused")');
+    await screenshot(page, 'console-sign-in-refused');
+
+    await page.fill('input[name=token]', adminToken);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('nav .who:has-text("console-admin")');
+    const cookies = await context.cookies();
+    expect(cookies).toEqual([expect.objectContaining({ name: 'fleetmesh_session', httpOnly: true, sameSite: 'Strict' })]);
+    expect(cookies[0]?.value).not.toContain(adminToken);
+    expect(page.url()).not.toContain(adminToken);
+    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
+  });
+
+  it('shows a host go from online to offline when its agent stops, without a reload', async () => {
+    await page.goto(`${consoleUrl}#/`);
+    await page.waitForSelector('tr[data-key="wc-doomed"] td[data-status="online"]');
+    await page.waitForSelector('tr[data-key="wc-manager"] td[data-status="online"]');
+    await screenshot(page, 'console-overview');
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    await fleet.stopAgent(doomed);
+    await page.waitForSelector('tr[data-key="wc-doomed"] td[data-status="offline"]');
+    expect(navigations).toEqual([]);
+    await page.waitForSelector('.tile[data-state="offline"] .tile-count:has-text("1")');
+  });
+
+  it('opens a host page with vital signs and a chart that has data points', async () => {
+    await page.click('tr[data-key="wc-manager"]');
+    await page.waitForSelector('.page.host[data-host="wc-manager"] [data-vital="cpu"]');
+    await page.waitForFunction(() => Number(document.querySelector('.metrics-chart')?.getAttribute('data-points')) > 0, undefined, { timeout: 30_000 });
+    await page.waitForSelector('.metrics-chart canvas');
+    await page.waitForSelector('tr[data-key="wc-ticker"]');
+    await screenshot(page, 'console-host');
+  });
+
+  it("follows a container's new log lines, stdout and stderr told apart", async () => {
+    await page.click('tr[data-key="wc-ticker"]');
+    await page.waitForSelector('.log-line.stdout:has-text("tick")');
+    await page.waitForSelector('.log-line.stderr:has-text("tock")');
+    const newest = async () =>
+      page.evaluate(() =>
+        Math.max(...[...document.querySelectorAll('.log-line.stdout .log-text')].map((e) => Number(/tick (\d+)/.exec(e.textContent ?? '')?.[1] ?? -1))),
+      );
+    const first = await newest();
+    await page.waitForFunction(
+      (seen) => [...document.querySelectorAll('.log-line.stdout .log-text')].some((e) => Number(/tick (\d+)/.exec(e.textContent ?? '')?.[1]) > seen + 3),
+      first,
+      {
+        timeout: 30_000,
+      },
+    );
+    await page.fill('.log-search', 'tock');
+    expect(await page.locator('.log-line.stdout').count()).toBe(0);
+    await screenshot(page, 'console-logs');
+  });
+
+  it("draws the swarm topology with the test swarm's services", async () => {
+    await page.goto(`${consoleUrl}#/swarm`);
+    await waitFor(
+      async () => {
+        await page.click('.chip:has-text("placement")').catch(() => undefined);
+        return (await page.locator('.swarm-topology g[data-type="service"][data-name="wc-web"]').count()) > 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, what: 'wc-web in the topology' },
+    );
+    await page.waitForSelector('.swarm-topology g[data-type="service"][data-name="wc-api"]');
+    await page.waitForSelector('.swarm-topology g[data-type="node"]');
+    await page.waitForSelector('.swarm-topology path.edge');
+    await screenshot(page, 'console-swarm');
+  });
+
+  it('asks to confirm a destructive action, then shows it in the audit log', async () => {
+    await page.goto(`${consoleUrl}#/host/wc-manager`);
+    await page.click('tr[data-key="wc-victim"]');
+    await page.click('button[data-tool="docker_stop"]');
+    const dialog = page.locator('dialog.confirm-dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('wc-victim');
+    await screenshot(page, 'console-confirm');
+    await page.click('dialog.confirm-dialog button[data-action="confirm"]');
+    await page.waitForSelector('.notice.ok:has-text("docker_stop: done")');
+    expect((await docker.getContainer('wc-victim').inspect()).State.Running).toBe(false);
+
+    await page.goto(`${consoleUrl}#/audit`);
+    const row = page.locator('.page.audit tr', { hasText: 'docker_stop' }).first();
+    await row.waitFor();
+    expect(await row.textContent()).toContain('console-admin');
+    expect(await row.textContent()).toContain('wc-manager');
+    await screenshot(page, 'console-audit');
+  });
+
+  it('refuses a cross-origin POST and a POST without the CSRF token', async () => {
+    const foreign = await page.evaluate(async (url) => {
+      const response = await fetch(`${url}api/call`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+        body: JSON.stringify({ tool: 'docker_start', args: { host: 'wc-manager', name: 'wc-victim' } }),
+      });
+      return response.status;
+    }, consoleUrl);
+    // The browser sets Origin itself (a page cannot forge it): same origin here, so the missing CSRF header is what refuses it.
+    expect(foreign).toBe(403);
+    const crossSite = await fetch(`${consoleUrl}api/call`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        origin: 'http://evil.example',
+        cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; '),
+      },
+      body: JSON.stringify({ tool: 'docker_start', args: { host: 'wc-manager', name: 'wc-victim' } }),
+    });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as { error: { message: string } }).error.message).toMatch(/Origin/);
+    expect((await docker.getContainer('wc-victim').inspect()).State.Running).toBe(false);
+
+    const other = await browser.newPage();
+    try {
+      await other.goto('data:text/html,<p>elsewhere</p>');
+      const status = await other.evaluate(async (url) => {
+        try {
+          await fetch(`${url}api/call`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"tool":"docker_start","args":{}}',
+            credentials: 'include',
+          });
+          return 'sent';
+        } catch {
+          return 'blocked';
+        }
+      }, consoleUrl);
+      // A cross-origin JSON POST needs a preflight, which the console never grants.
+      expect(status).toBe('blocked');
+    } finally {
+      await other.close();
+    }
+    expect((await docker.getContainer('wc-victim').inspect()).State.Running).toBe(false);
+    expect(problems.filter((p) => !/Failed to load resource/.test(p))).toEqual([]);
+  });
+});

@@ -1,0 +1,122 @@
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { h, replace } from '../dom.ts';
+import { formatBytes, formatPercent } from '../format.ts';
+
+export type Metric = 'cpu' | 'memory' | 'network';
+export type Range = '1h' | '6h' | '24h' | '7d';
+
+/** get_metrics' answer, as far as the chart reads it. */
+export interface MetricsAnswer {
+  unit: string;
+  series: { name: string; latest: number | null; points: { t: number; v: number | null }[] }[];
+}
+
+const METRICS: Metric[] = ['cpu', 'memory', 'network'];
+const RANGES: Range[] = ['1h', '6h', '24h', '7d'];
+const COLOURS = ['#2f7ed8', '#e4572e', '#29a36a', '#a05195', '#f3a712', '#3d5a80'];
+
+function formatIn(unit: string, value: number | null): string {
+  if (value === null) return '–';
+  if (unit === 'bytes') return formatBytes(value);
+  if (unit.startsWith('bytes per second')) return `${formatBytes(value)}/s`;
+  return formatPercent(value);
+}
+
+/**
+ * CPU, memory or network over 1h to 7d, from get_metrics, drawn by uPlot (one
+ * canvas, a few thousand points in a millisecond or two). The element says how
+ * many points it holds (`data-points`), which is what a reader checks first.
+ */
+export class MetricsChart {
+  readonly element: HTMLElement;
+  private metric: Metric;
+  private range: Range;
+  private plot: uPlot | undefined;
+  private readonly canvas = h('div', { class: 'chart-canvas' });
+  private readonly controls = h('div', { class: 'chart-controls' });
+  private readonly caption = h('p', { class: 'chart-caption' });
+  private loading = false;
+
+  constructor(
+    private readonly load: (metric: Metric, range: Range) => Promise<MetricsAnswer>,
+    initial: { metric?: Metric; range?: Range } = {},
+  ) {
+    this.metric = initial.metric ?? 'cpu';
+    this.range = initial.range ?? '1h';
+    this.element = h('section', { class: 'metrics-chart', 'data-points': 0 }, this.controls, this.canvas, this.caption);
+    this.renderControls();
+  }
+
+  private renderControls(): void {
+    const button = <T extends string>(value: T, current: T, pick: (value: T) => void) =>
+      h(
+        'button',
+        { type: 'button', class: value === current ? 'chip selected' : 'chip', 'aria-pressed': String(value === current), onclick: () => pick(value) },
+        value,
+      );
+    replace(
+      this.controls,
+      h('span', { class: 'chip-group' }, ...METRICS.map((m) => button(m, this.metric, (v) => void this.show(v, this.range)))),
+      h('span', { class: 'chip-group' }, ...RANGES.map((r) => button(r, this.range, (v) => void this.show(this.metric, v)))),
+    );
+  }
+
+  /** Loads and draws a metric over a range; a refresh while one is loading is skipped. */
+  async show(metric = this.metric, range = this.range): Promise<void> {
+    if (this.loading && metric === this.metric && range === this.range) return;
+    this.metric = metric;
+    this.range = range;
+    this.renderControls();
+    this.loading = true;
+    try {
+      this.draw(await this.load(metric, range));
+    } catch (error) {
+      this.caption.textContent = (error as Error).message;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Draws an answer already at hand (a widget gets it with the tool result). */
+  draw(answer: MetricsAnswer): void {
+    const times = [...new Set(answer.series.flatMap((s) => s.points.map((p) => p.t)))].sort((a, b) => a - b);
+    const data: uPlot.AlignedData = [
+      times.map((t) => t / 1000),
+      ...answer.series.map((s) => {
+        const byTime = new Map(s.points.map((p) => [p.t, p.v]));
+        return times.map((t) => byTime.get(t) ?? null);
+      }),
+    ];
+    const points = answer.series.reduce((n, s) => n + s.points.filter((p) => p.v !== null).length, 0);
+    this.element.dataset.points = String(points);
+    this.caption.textContent = answer.series.length
+      ? answer.series.map((s) => `${s.name}: ${formatIn(answer.unit, s.latest)} now`).join(' · ')
+      : 'No samples in this range yet: the broker keeps one per minute from heartbeats.';
+    const width = Math.max(this.canvas.clientWidth || this.element.clientWidth || 600, 300);
+    const options: uPlot.Options = {
+      width,
+      height: 220,
+      series: [
+        {},
+        ...answer.series.map((s, i) => ({
+          label: s.name,
+          stroke: COLOURS[i % COLOURS.length],
+          width: 2,
+          spanGaps: false,
+          points: { show: points < 120 },
+          value: (_: uPlot, v: number | null) => formatIn(answer.unit, v),
+        })),
+      ],
+      axes: [{}, { values: (_: uPlot, ticks: number[]) => ticks.map((v) => formatIn(answer.unit, v)), size: 70 }],
+      scales: answer.unit.startsWith('percent') ? { y: { range: (_u, _min, max) => [0, Math.max(100, max)] } } : {},
+      legend: { show: answer.series.length > 1 },
+    };
+    this.plot?.destroy();
+    this.plot = new uPlot(options, data, this.canvas);
+  }
+
+  destroy(): void {
+    this.plot?.destroy();
+  }
+}

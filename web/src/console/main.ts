@@ -1,0 +1,164 @@
+import '../components/components.css';
+import './console.css';
+import { h, replace } from '../dom.ts';
+import { confirmDialog } from './confirm-dialog.ts';
+import { ConsoleApi, type Me, SignedOut } from './console-api.ts';
+import type { Page, PageContext } from './page.ts';
+import { auditPage } from './pages/audit-page.ts';
+import { findPage } from './pages/find-page.ts';
+import { hostPage } from './pages/host-page.ts';
+import { overviewPage } from './pages/overview-page.ts';
+import { recommendationsPage } from './pages/recommendations-page.ts';
+import { swarmPage } from './pages/swarm-page.ts';
+
+const api = new ConsoleApi();
+const root = document.getElementById('app') as HTMLElement;
+
+function signInForm(message?: string): void {
+  const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', placeholder: 'fmc1.…', required: true, 'aria-label': 'identity token' });
+  const error = h('p', { class: 'error', role: 'alert' }, message ?? '');
+  const form = h(
+    'form',
+    { class: 'sign-in' },
+    h('h1', {}, 'fleetmesh'),
+    h(
+      'p',
+      {},
+      'Sign in with an identity token: the admin token ',
+      h('code', {}, 'npm start'),
+      ' printed, or one from ',
+      h('code', {}, 'fleetmesh identity create'),
+      '.',
+    ),
+    token,
+    h('button', { type: 'submit' }, 'Sign in'),
+    error,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    api.signIn(token.value).then(
+      (me) => start(me),
+      (failure: Error) => {
+        error.textContent = failure.message;
+        token.value = '';
+      },
+    );
+  });
+  replace(root, form);
+  token.focus();
+}
+
+function start(me: Me): void {
+  const notice = h('div', { class: 'notice', role: 'status' });
+  const main = h('main', {});
+  const allowed = new Set(me.tools.map((t) => t.tool));
+  let page: Page | undefined;
+  let refreshing = false;
+
+  const show = (text: string, kind: 'ok' | 'error') => {
+    notice.className = `notice ${kind}`;
+    notice.textContent = text;
+  };
+
+  const context: PageContext = {
+    api,
+    call: api.call,
+    me,
+    navigate: (hash) => {
+      location.hash = hash;
+    },
+    may: (tool) => allowed.has(tool),
+    async act(tool, args) {
+      let answer = await api.call(tool, args);
+      if (answer.error?.code === 'confirm_required') {
+        if (!(await confirmDialog(tool, answer.error.message, answer.targets ?? []))) {
+          show(`${tool}: cancelled, nothing was changed.`, 'ok');
+          return false;
+        }
+        answer = await api.call(tool, { ...args, confirm: true });
+      }
+      if (answer.error) show(`${tool}: ${answer.error.message}`, 'error');
+      else show(`${tool}: done${answer.is_error ? ' with errors' : ''}.`, answer.is_error ? 'error' : 'ok');
+      return !answer.error;
+    },
+  };
+
+  const links: [string, string][] = [
+    ['#/', 'Fleet'],
+    ['#/swarm', 'Swarm'],
+    ['#/sandboxes', 'Sandboxes'],
+    ['#/guests', 'PVE guests'],
+    ['#/recommendations', 'Recommendations'],
+    ...(me.audit ? ([['#/audit', 'Audit']] as [string, string][]) : []),
+  ];
+  const nav = h(
+    'nav',
+    {},
+    h('a', { href: '#/', class: 'brand' }, 'fleetmesh'),
+    ...links.map(([href, label]) => h('a', { href }, label)),
+    h('span', { class: 'who' }, `${me.identity} · level ${me.effective_level}`),
+    h('button', { type: 'button', class: 'link', onclick: () => void api.signOut().then(() => location.reload()) }, 'Sign out'),
+  );
+
+  const route = () => {
+    page?.destroy?.();
+    const [, name = '', arg = ''] = /^#\/([^/]*)\/?(.*)$/.exec(location.hash) ?? [];
+    page =
+      name === 'host' && arg
+        ? hostPage(context, decodeURIComponent(arg))
+        : name === 'swarm'
+          ? swarmPage(context)
+          : name === 'sandboxes'
+            ? findPage(context, 'Sandboxes', 'sandbox', 'No sandboxes in the fleet.')
+            : name === 'guests'
+              ? findPage(context, 'PVE guests', 'guest', 'No Proxmox VE guests in the fleet.')
+              : name === 'recommendations'
+                ? recommendationsPage(context)
+                : name === 'audit' && me.audit
+                  ? auditPage(context)
+                  : overviewPage(context);
+    for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
+    replace(main, page.element);
+    void refresh([]);
+  };
+
+  /**
+   * One refresh at a time; what changes meanwhile is gathered for the next. An
+   * empty list means a full load (a page just opened).
+   */
+  let queued: { full: boolean; uris: Set<string> } | undefined;
+  const refresh = async (uris: string[]) => {
+    if (refreshing) {
+      queued ??= { full: false, uris: new Set() };
+      if (uris.length === 0) queued.full = true;
+      for (const uri of uris) queued.uris.add(uri);
+      return;
+    }
+    refreshing = true;
+    let batch = uris;
+    try {
+      while (true) {
+        await page?.refresh(batch).catch((error: Error) => {
+          if (error instanceof SignedOut) signInForm('The session ended: sign in again.');
+          else show(error.message, 'error');
+        });
+        const next = queued;
+        queued = undefined;
+        if (!next) break;
+        batch = next.full ? [] : [...next.uris];
+      }
+    } finally {
+      refreshing = false;
+    }
+  };
+
+  replace(root, h('header', {}, nav), notice, main);
+  window.addEventListener('hashchange', route);
+  api.changes((uris) => void refresh(uris));
+  route();
+}
+
+api.session().then(
+  (me) => (me ? start(me) : signInForm()),
+  (error: Error) => signInForm(error.message),
+);

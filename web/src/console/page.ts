@@ -1,0 +1,22 @@
+import type { CallTool } from '../call-tool.ts';
+import type { ConsoleApi, Me } from './console-api.ts';
+
+/** What a page is given: the broker link, who signed in, and a way to run a change with confirmation. */
+export interface PageContext {
+  api: ConsoleApi;
+  call: CallTool;
+  me: Me;
+  navigate(hash: string): void;
+  /** Runs a tool that changes something; a destructive one shows its targets and asks first. Resolves true if it ran. */
+  act(tool: string, args: Record<string, unknown>): Promise<boolean>;
+  /** Whether this identity may use a tool at all (the console hides what it may not). */
+  may(tool: string): boolean;
+}
+
+/** One screen of the console. */
+export interface Page {
+  readonly element: HTMLElement;
+  /** Re-reads what the page shows; `uris` are the fleet:// resources that changed (none on first load). */
+  refresh(uris: readonly string[]): Promise<void>;
+  destroy?(): void;
+}

@@ -1,0 +1,240 @@
+import type { CallTool } from '../../call-tool.ts';
+import { FleetTable } from '../../components/fleet-table.ts';
+import { type LogLine, LogViewer } from '../../components/log-viewer.ts';
+import { type MetricsAnswer, MetricsChart } from '../../components/metrics-chart.ts';
+import { h, replace } from '../../dom.ts';
+import { formatAgo, formatBytes, formatDuration, formatPercent, formatTime } from '../../format.ts';
+import type { Page, PageContext } from '../page.ts';
+
+type Node = Record<string, unknown> & { availability?: string; errors?: { message: string }[] };
+
+interface Container {
+  name: string;
+  image: string;
+  state: string;
+  status?: string;
+  health?: string;
+  restart_count?: number;
+}
+
+/** A host's answer to one tool, or why it has none. */
+async function nodeOf(call: CallTool, tool: string, args: Record<string, unknown>): Promise<Node> {
+  const answer = await call(tool, args);
+  if (answer.error) return { availability: 'unavailable', errors: [answer.error] };
+  return (answer.structured ?? {}) as Node;
+}
+
+function unavailable(node: Node): HTMLElement | undefined {
+  if (node.availability !== 'unavailable') return undefined;
+  return h('p', { class: 'status-warning' }, (node.errors ?? []).map((e) => e.message).join('; ') || 'unavailable');
+}
+
+/** Follows a container's log: one read of the last lines, then reads of what came since, until stopped. */
+function followLogs(call: CallTool, host: string, name: string): { viewer: LogViewer; stop(): void } {
+  const viewer = new LogViewer(`${name} on ${host}`);
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      const since = viewer.lastTimestamp;
+      const answer = await call('docker_logs', { host, name, timestamps: true, lines: since ? 1000 : 200, ...(since ? { since } : {}), follow_ms: 2000 });
+      if (stopped) return;
+      if (answer.error) {
+        viewer.setStatus(answer.error.message);
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        continue;
+      }
+      viewer.append(((answer.structured?.lines ?? []) as LogLine[]).filter((line) => !since || (line.timestamp ?? '') >= since));
+      viewer.setStatus(`following · ${new Date().toLocaleTimeString()}`);
+    }
+  };
+  void loop();
+  return {
+    viewer,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
+/** One host: vital signs and their history, containers (with their logs and actions), listening ports, alerts and incidents. */
+export function hostPage(context: PageContext, host: string): Page {
+  const vitals = h('div', { class: 'vitals' });
+  const chart = new MetricsChart((metric, range) => context.call('get_metrics', { target: 'host', id: host, metric, range }).then(metricsOf));
+  const containers = new FleetTable<Container>({
+    columns: [
+      { key: 'name', label: 'container' },
+      { key: 'image', label: 'image' },
+      { key: 'state', label: 'state', status: (c) => (c.state === 'running' ? 'online' : c.state === 'exited' || c.state === 'dead' ? 'offline' : 'stale') },
+      { key: 'health', label: 'health', status: (c) => (c.health === 'unhealthy' ? 'critical' : undefined) },
+      { key: 'restart_count', label: 'restarts', numeric: true },
+    ],
+    rowKey: (c) => c.name,
+    onOpen: (c) => openContainer(c),
+    empty: 'No containers (or no Docker engine on this host).',
+  });
+  const containerPanel = h('div', { class: 'container-panel' });
+  const ports = h('div', {});
+  const portTable = new FleetTable<{ port: number; protocol: string; address: string; process: string | null; container: string | null }>({
+    columns: [
+      { key: 'port', label: 'port', numeric: true },
+      { key: 'protocol', label: 'protocol' },
+      { key: 'address', label: 'address' },
+      { key: 'process', label: 'process' },
+      { key: 'container', label: 'container' },
+    ],
+    rowKey: (p) => `${p.protocol}/${p.address}/${p.port}`,
+    sortBy: 'port',
+    empty: 'No listening ports.',
+  });
+  const alerts = h('div', {});
+  const incidents = h('div', {});
+  const containerNote = h('div', {});
+  let following: { stop(): void } | undefined;
+  let lastVitalsMs = 0;
+
+  function openContainer(container: Container): void {
+    following?.stop();
+    const follow = followLogs(context.call, host, container.name);
+    following = follow;
+    const actions = (['docker_restart', 'docker_stop', 'docker_start'] as const)
+      .filter((tool) => context.may(tool))
+      .map((tool) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            class: tool === 'docker_stop' ? 'danger' : undefined,
+            'data-tool': tool,
+            onclick: () => void context.act(tool, { host, name: container.name }).then(() => page.refresh(['fleet://index'])),
+          },
+          tool.replace('docker_', ''),
+        ),
+      );
+    replace(containerPanel, h('h3', {}, container.name), h('div', { class: 'actions' }, ...actions), follow.viewer.element);
+  }
+
+  const element = h(
+    'section',
+    { class: 'page host', 'data-host': host },
+    h('h1', {}, host),
+    vitals,
+    h('h2', {}, 'History'),
+    chart.element,
+    h('h2', {}, 'Containers'),
+    containerNote,
+    containers.element,
+    containerPanel,
+    h(
+      'div',
+      { class: 'columns' },
+      h('div', {}, h('h2', {}, 'Listening ports'), ports, h('div', { class: 'scroll' }, portTable.element)),
+      h('div', {}, h('h2', {}, 'Alerts'), alerts),
+    ),
+    h('h2', {}, 'Incidents'),
+    incidents,
+  );
+
+  async function refreshVitals(): Promise<void> {
+    lastVitalsMs = Date.now();
+    const status = await nodeOf(context.call, 'system_status', { host });
+    const cpu = status.cpu as { usage_percent: number; cores: number; load_1: number } | undefined;
+    const memory = status.memory as { usage_percent: number; used_bytes: number; total_bytes: number } | undefined;
+    const disks = (status.disks ?? []) as { mount: string; usage_percent: number; size_bytes?: number }[];
+    replace(
+      vitals,
+      unavailable(status) ??
+        h(
+          'dl',
+          { class: 'vital-signs' },
+          h('dt', {}, 'system'),
+          h('dd', {}, `${String(status.os ?? '')} · ${String(status.kernel ?? '')} · ${String(status.arch ?? '')}`),
+          h('dt', {}, 'uptime'),
+          h('dd', {}, formatDuration(status.uptime_s as number)),
+          h('dt', {}, 'CPU'),
+          h('dd', { 'data-vital': 'cpu' }, cpu ? `${formatPercent(cpu.usage_percent)} of ${cpu.cores} cores · load ${cpu.load_1.toFixed(2)}` : '–'),
+          h('dt', {}, 'memory'),
+          h(
+            'dd',
+            { 'data-vital': 'memory' },
+            memory ? `${formatPercent(memory.usage_percent)} · ${formatBytes(memory.used_bytes)} of ${formatBytes(memory.total_bytes)}` : '–',
+          ),
+          h('dt', {}, 'disks'),
+          h('dd', {}, disks.map((d) => `${d.mount} ${formatPercent(d.usage_percent)}`).join(' · ') || '–'),
+          h('dt', {}, 'sampled'),
+          h('dd', {}, formatAgo(status.sampled_at_unix_ms as number)),
+        ),
+    );
+  }
+
+  const page: Page = {
+    element,
+    async refresh(uris) {
+      if (uris.length === 0) {
+        await Promise.all([refreshVitals(), chart.show(), refreshLists()]);
+        return;
+      }
+      // Heartbeats come every few seconds: the vital signs follow them, the history gains a point a minute.
+      if (uris.includes('fleet://samples') && Date.now() - lastVitalsMs > 5000) await Promise.all([refreshVitals(), chart.show()]);
+      if (uris.includes('fleet://index')) await refreshLists();
+    },
+    destroy() {
+      following?.stop();
+      chart.destroy();
+    },
+  };
+
+  async function refreshLists(): Promise<void> {
+    const [list, portNode, alertNode, incidentNode] = await Promise.all([
+      nodeOf(context.call, 'docker_list', { host, all: true }),
+      nodeOf(context.call, 'open_ports', { host }),
+      nodeOf(context.call, 'alerts', { host }),
+      context.may('watch_history') ? nodeOf(context.call, 'watch_history', { host }) : Promise.resolve<Node>({ incidents: [] }),
+    ]);
+    replace(containerNote, unavailable(list));
+    containers.update((list.containers ?? []) as Container[]);
+    const portRows = (portNode.ports ?? []) as { port: number; protocol: string; address: string; process: string | null; container: string | null }[];
+    replace(ports, unavailable(portNode));
+    portTable.update(portRows);
+    const checks = (alertNode.alerts ?? []) as { metric: string; mount?: string; state: string; value_percent: number | null; threshold_percent: number }[];
+    replace(
+      alerts,
+      unavailable(alertNode) ??
+        h(
+          'ul',
+          { class: 'plain' },
+          ...checks.map((c) =>
+            h(
+              'li',
+              { class: `status-${c.state}`, 'data-state': c.state },
+              `${c.metric}${c.mount ? ` ${c.mount}` : ''}: ${c.state} (${formatPercent(c.value_percent)} of ${c.threshold_percent} %)`,
+            ),
+          ),
+        ),
+    );
+    const incidentRows = (incidentNode.incidents ?? []) as { detected_at_unix_ms: number; container: string; analysis?: string; exit_code?: number | null }[];
+    replace(
+      incidents,
+      unavailable(incidentNode) ??
+        (incidentRows.length
+          ? h(
+              'ul',
+              { class: 'plain' },
+              ...incidentRows.map((i) =>
+                h(
+                  'li',
+                  {},
+                  `${formatTime(i.detected_at_unix_ms)} · ${i.container}${i.exit_code != null ? ` exit ${i.exit_code}` : ''}${i.analysis ? ` · ${i.analysis}` : ''}`,
+                ),
+              ),
+            )
+          : h('p', { class: 'empty' }, 'No incidents recorded.')),
+    );
+  }
+
+  return page;
+}
+
+function metricsOf(answer: Awaited<ReturnType<CallTool>>): MetricsAnswer {
+  if (answer.error) throw new Error(answer.error.message);
+  return answer.structured as unknown as MetricsAnswer;
+}
