@@ -12,6 +12,7 @@ import { SystemSampler } from './collectors/system/system-sampler.ts';
 import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
+import { enrollWithBackoff } from './enrollment/enroll-with-backoff.ts';
 import { caPinOf, normalizePin } from './enrollment/fetch-broker-ca.ts';
 import { hostFacts } from './facts/host-facts.ts';
 import { HealthServer } from './health/health-server.ts';
@@ -127,13 +128,8 @@ export class Agent {
       });
     }
     log.info('enrolling with the broker', { broker: options.brokerAddress, name: options.name });
-    const identity = await enrollAgent({
-      brokerAddress: options.brokerAddress,
-      token: options.token,
-      caPin: options.caPin,
-      name: options.name,
-      dataDir: options.dataDir,
-    });
+    const enroll = { brokerAddress: options.brokerAddress, token: options.token, caPin: options.caPin, name: options.name, dataDir: options.dataDir };
+    const identity = await enrollWithBackoff(() => enrollAgent(enroll), { baseMs: options.backoffBaseMs, capMs: options.backoffCapMs, log });
     log.info('enrolled', { name: identity.name, agent_id: identity.agentId, certificate_expires: identity.notAfter.toISOString() });
     return identity;
   }
