@@ -52,7 +52,7 @@ if (selected.has('mesh')) {
     results.push(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined));
   }
   process.stderr.write('mesh: MCP overhead on a local agent\n');
-  results.push(await mcpOverheadScenario(Number(values.calls)));
+  results.push(await mcpOverheadScenario(Number(values.calls), values.profile ? profileDir() : undefined));
   process.stderr.write('mesh: idle agent\n');
   results.push(await idleAgentScenario(Number(values['idle-seconds'])));
 }

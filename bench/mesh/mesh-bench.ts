@@ -89,7 +89,6 @@ async function measureRounds(
   const connectWallMs = performance.now() - connectStarted;
   const connected = await server.request('stats');
   for (let i = 0; i < 3; i++) await server.request('fanout', { timeoutMs: 30_000 });
-  if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
   if (profile) await server.request('profile-start');
   const durations: number[] = [];
   const cpu: number[] = [];
@@ -101,6 +100,9 @@ async function measureRounds(
     failures += (round.total ?? 0) - (round.ok ?? 0);
   }
   if (profile) await server.request('profile-stop', { path: join(profile.dir, `${profile.name}-fanout.cpuprofile`) });
+  // After the rounds: writing the snapshot stops the broker's loop for seconds, long enough for agents' keepalive to
+  // give up on it, and their reconnects would otherwise land in the profiled rounds.
+  if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
   return {
     rssKibPerConnection: ((connected.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / count,
     cpuMsPerConnect: ((connected.cpu_us ?? 0) - (idle.cpu_us ?? 0)) / 1000 / count,
