@@ -2,6 +2,7 @@ import si from 'systeminformation';
 import { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
+import { createKeyPair } from '../shared/pki/certificates.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
 import { type FactRecord, factsToWire } from '../shared/wire/facts-codec.ts';
 import { createAgentInfoHandler } from './actions/agent-info.ts';
@@ -128,7 +129,9 @@ export class Agent {
       });
     }
     log.info('enrolling with the broker', { broker: options.brokerAddress, name: options.name });
-    const enroll = { brokerAddress: options.brokerAddress, token: options.token, caPin: options.caPin, name: options.name, dataDir: options.dataDir };
+    // One key pair for every attempt: a retry after a lost answer is then the same agent to the broker.
+    const keys = await createKeyPair();
+    const enroll = { brokerAddress: options.brokerAddress, token: options.token, caPin: options.caPin, name: options.name, dataDir: options.dataDir, keys };
     const identity = await enrollWithBackoff(() => enrollAgent(enroll), { baseMs: options.backoffBaseMs, capMs: options.backoffCapMs, log });
     log.info('enrolled', { name: identity.name, agent_id: identity.agentId, certificate_expires: identity.notAfter.toISOString() });
     return identity;

@@ -22,6 +22,12 @@ export interface EnrollOptions {
    * to the broker that this is the same agent, which keeps its id and name.
    */
   previous?: { agentId: string; privateKeyPem: string };
+  /**
+   * The key pair to enroll with, made once by a caller that tries again: a
+   * retry after an answer lost on the way presents the same key, which the
+   * broker recognises as the same agent.
+   */
+  keys?: KeyPair;
 }
 
 const ENROLL_TIMEOUT_MS = 30_000;
@@ -33,7 +39,7 @@ const ENROLL_TIMEOUT_MS = 30_000;
  * broker has issued the certificate, so a refused enrollment leaves nothing.
  */
 export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity> {
-  const keys = options.previous ? keyPairOf(options.previous.privateKeyPem) : await createKeyPair();
+  const keys = options.keys ?? (options.previous ? keyPairOf(options.previous.privateKeyPem) : await createKeyPair());
   const addresses = parseBrokerAddresses(options.brokerAddress);
   // Any broker of a cluster enrolls; one that does not answer passes the turn to the next.
   for (const [index, address] of addresses.entries()) {

@@ -59,7 +59,7 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
     broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker'), { grpcListen: '0.0.0.0:0', advertiseNames: [BROKER_NAME] }), silentLogger);
     const joinToken = (await createJoinToken(broker.store, { ttlMs: 600_000, uses: options.hosts, labels: {} })).token;
     process.stderr.write(`  ${options.hosts} agents (dist/), one per namespace…\n`);
-    for (const host of hosts.hosts) {
+    const agents = hosts.hosts.map((host) =>
       hosts.spawnIn(
         host,
         process.execPath,
@@ -82,11 +82,16 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
           'warn',
         ],
         join(root, `agent-${host.index}.log`),
-      );
-    }
+      ),
+    );
     const current = broker;
     const until = Date.now() + 600_000;
     while (current.registry.list().filter((h) => h.state === 'online').length < options.hosts) {
+      const exited = agents.findIndex((agent) => agent.exitCode !== null);
+      if (exited >= 0) {
+        const log = readFileSync(join(root, `agent-${exited}.log`), { encoding: 'utf8', flag: 'a+' }).slice(-1500);
+        throw new Error(`the agent of ${hostName(exited)} exited: ${log}`);
+      }
       if (Date.now() > until) {
         const missing = hosts.hosts.filter((h) => current.registry.find(hostName(h.index))?.state !== 'online');
         const log = missing[0] ? readFileSync(join(root, `agent-${missing[0].index}.log`), { encoding: 'utf8', flag: 'a+' }).slice(-1500) : '';
