@@ -2,11 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createIdentity } from '../../broker/auth/identities.ts';
-import { Broker } from '../../broker/broker.ts';
-import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
 import { call, mcpClient } from '../../test/harness/mcp-client.ts';
+import { buildDist } from '../fleet/build-dist.ts';
+import { loadDistBroker } from '../fleet/dist-broker.ts';
 import { simulatedAgent } from '../fleet/simulated-agent.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
@@ -14,11 +12,14 @@ import { preEnroll } from './bench-fleet.ts';
 /**
  * What MCP adds to one call on one local agent: `agent_info {host}` through an
  * SDK client over Streamable HTTP, against the same call sent straight to the
- * broker's fan-out, alternated in the same process so both see the same machine.
+ * broker's fan-out, alternated in the same process so both see the same
+ * machine. The broker runs from the build, as in production.
  * With `profileDir`, the measured calls (client, broker and agent alike: one
  * process) are profiled to `mcp-overhead.cpuprofile` there.
  */
 export async function mcpOverheadScenario(calls: number, profileDir?: string): Promise<ScenarioResult> {
+  await buildDist();
+  const { Broker, inProcessBrokerOptions, createIdentity, silentLogger } = await loadDistBroker();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mcp-'));
   const enrolled = await preEnroll(dataDir, 1);
   const identity = enrolled.agents[0] as (typeof enrolled.agents)[number];

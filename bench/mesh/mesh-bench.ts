@@ -10,6 +10,7 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
 import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import { BrokerProcess } from '../fleet/broker-process.ts';
+import { buildDist } from '../fleet/build-dist.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
 import { ECHO_REPLY_BYTES, ECHO_SERVICE } from './echo-service.ts';
@@ -155,6 +156,7 @@ async function echoBaseline(dataDir: string, enrolled: Awaited<ReturnType<typeof
  * a broker in its own process; then rounds of agent.info to all of them.
  */
 export async function meshScenario(agentCount: number, rounds: number, profileDir?: string): Promise<ScenarioResult> {
+  await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mesh-'));
   const connections: BrokerConnection[] = [];
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);

@@ -8,6 +8,7 @@ import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
 import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
+import { buildDist } from '../fleet/build-dist.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 
@@ -61,6 +62,7 @@ class BrokerProcess {
  * are back, and the new broker's CPU over that storm.
  */
 export async function reconnectScenario(agentCount: number): Promise<ScenarioResult> {
+  await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-reconnect-'));
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   const enrolled = await preEnroll(dataDir, agentCount);
