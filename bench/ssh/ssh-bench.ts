@@ -59,6 +59,7 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
     broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker'), { grpcListen: '0.0.0.0:0', advertiseNames: [BROKER_NAME] }), silentLogger);
     const joinToken = (await createJoinToken(broker.store, { ttlMs: 600_000, uses: options.hosts, labels: {} })).token;
     process.stderr.write(`  ${options.hosts} agents (dist/), one per namespace…\n`);
+    const { grpcPort, authority } = broker;
     const agents = hosts.hosts.map((host) =>
       hosts.spawnIn(
         host,
@@ -67,11 +68,11 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
           DIST_MAIN,
           'agent',
           '--broker',
-          `${BROKER_NAME}:${broker.grpcPort}`,
+          `${BROKER_NAME}:${grpcPort}`,
           '--token',
           joinToken,
           '--ca-pin',
-          broker.authority.pin,
+          authority.pin,
           '--name',
           hostName(host.index),
           '--data-dir',
