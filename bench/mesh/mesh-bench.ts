@@ -67,6 +67,7 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 
 interface RoundFigures {
   rssKibPerConnection: number;
+  heapKibPerConnection: number;
   cpuMsPerConnect: number;
   connectWallS: number;
   roundP50Ms: number;
@@ -106,6 +107,7 @@ async function measureRounds(
   if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
   return {
     rssKibPerConnection: ((connected.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / count,
+    heapKibPerConnection: ((connected.heap_used_bytes ?? 0) - (idle.heap_used_bytes ?? 0)) / 1024 / count,
     cpuMsPerConnect: ((connected.cpu_us ?? 0) - (idle.cpu_us ?? 0)) / 1000 / count,
     connectWallS: connectWallMs / 1000,
     roundP50Ms: percentile(durations, 50),
@@ -190,6 +192,8 @@ export async function meshScenario(agentCount: number, rounds: number, profileDi
         rounds,
         broker_rss_kib_per_agent: mesh.rssKibPerConnection,
         bare_rss_kib_per_stream: bare.rssKibPerConnection,
+        broker_heap_kib_per_agent: mesh.heapKibPerConnection,
+        bare_heap_kib_per_stream: bare.heapKibPerConnection,
         'target: broker RSS per agent': '≤ 64 KiB',
         broker_cpu_us_per_agent_per_round: cpuUsPerAgentRound,
         bare_cpu_us_per_stream_per_round: bareCpuUsPerAgentRound,
