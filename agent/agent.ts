@@ -2,6 +2,7 @@ import si from 'systeminformation';
 import { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
+import { createKeyPair } from '../shared/pki/certificates.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
 import { type FactRecord, factsToWire } from '../shared/wire/facts-codec.ts';
 import { createAgentInfoHandler } from './actions/agent-info.ts';
@@ -12,6 +13,7 @@ import { SystemSampler } from './collectors/system/system-sampler.ts';
 import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
+import { enrollWithBackoff } from './enrollment/enroll-with-backoff.ts';
 import { caPinOf, normalizePin } from './enrollment/fetch-broker-ca.ts';
 import { hostFacts } from './facts/host-facts.ts';
 import { HealthServer } from './health/health-server.ts';
@@ -127,13 +129,10 @@ export class Agent {
       });
     }
     log.info('enrolling with the broker', { broker: options.brokerAddress, name: options.name });
-    const identity = await enrollAgent({
-      brokerAddress: options.brokerAddress,
-      token: options.token,
-      caPin: options.caPin,
-      name: options.name,
-      dataDir: options.dataDir,
-    });
+    // One key pair for every attempt: a retry after a lost answer is then the same agent to the broker.
+    const keys = await createKeyPair();
+    const enroll = { brokerAddress: options.brokerAddress, token: options.token, caPin: options.caPin, name: options.name, dataDir: options.dataDir, keys };
+    const identity = await enrollWithBackoff(() => enrollAgent(enroll), { baseMs: options.backoffBaseMs, capMs: options.backoffCapMs, log });
     log.info('enrolled', { name: identity.name, agent_id: identity.agentId, certificate_expires: identity.notAfter.toISOString() });
     return identity;
   }

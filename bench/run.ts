@@ -9,6 +9,7 @@
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
  */
 import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
@@ -47,41 +48,46 @@ function profileDir(): string {
   return dir;
 }
 
+/** The machine's load as a scenario ends: wall times stretch with whatever else runs, ratios less so. */
+function withLoad(result: ScenarioResult): ScenarioResult {
+  return { ...result, figures: { ...result.figures, machine_load_1m_at_end: result.figures.machine_load_1m_at_end ?? loadavg()[0] ?? Number.NaN } };
+}
+
 const selected = new Set((values.only ?? 'mesh,docker,tokens,cli,reconnect,ssh,web').split(','));
 const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').filter(Boolean).map(Number)) {
     process.stderr.write(`mesh: ${count} agents\n`);
-    results.push(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined));
+    results.push(withLoad(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined)));
   }
   process.stderr.write('mesh: MCP overhead on a local agent\n');
-  results.push(await mcpOverheadScenario(Number(values.calls)));
+  results.push(withLoad(await mcpOverheadScenario(Number(values.calls), values.profile ? profileDir() : undefined)));
   process.stderr.write('mesh: idle agent\n');
-  results.push(await idleAgentScenario(Number(values['idle-seconds'])));
+  results.push(withLoad(await idleAgentScenario(Number(values['idle-seconds']))));
 }
 if (selected.has('docker')) {
   process.stderr.write('docker\n');
-  results.push(await dockerScenario({ containers: Number(values.containers), idleSeconds: Number(values['idle-seconds']) }));
+  results.push(withLoad(await dockerScenario({ containers: Number(values.containers), idleSeconds: Number(values['idle-seconds']) })));
 }
 if (selected.has('tokens')) {
   process.stderr.write(`tokens: ${values.hosts} agents\n`);
-  results.push(await tokensScenario(Number(values.hosts)));
+  results.push(withLoad(await tokensScenario(Number(values.hosts))));
 }
 if (selected.has('ssh')) {
   process.stderr.write(`ssh: ${values['ssh-hosts']} hosts\n`);
-  results.push(await sshScenario({ hosts: Number(values['ssh-hosts']), rounds: Number(values.rounds), sshRounds: Number(values['ssh-rounds']) }));
+  results.push(withLoad(await sshScenario({ hosts: Number(values['ssh-hosts']), rounds: Number(values.rounds), sshRounds: Number(values['ssh-rounds']) })));
 }
 if (selected.has('cli')) {
   process.stderr.write('cli\n');
-  results.push(await cliScenario({ runs: Number(values.runs) }));
+  results.push(withLoad(await cliScenario({ runs: Number(values.runs) })));
 }
 if (selected.has('reconnect')) {
   process.stderr.write(`reconnect: ${values['reconnect-agents']} agents\n`);
-  results.push(await reconnectScenario(Number(values['reconnect-agents'])));
+  results.push(withLoad(await reconnectScenario(Number(values['reconnect-agents']))));
 }
 if (selected.has('web')) {
   process.stderr.write(`web: ${values['web-hosts']} hosts\n`);
-  results.push(await webScenario(Number(values['web-hosts'])));
+  results.push(withLoad(await webScenario(Number(values['web-hosts']))));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

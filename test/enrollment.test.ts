@@ -97,6 +97,21 @@ describe('enrollment', () => {
     expect((await fleet.broker.store.agents.list()).map((a) => a.name)).toEqual(['web']);
   });
 
+  it('gives an agent that asks again with the same key, its first answer lost, the same identity without spending another use', async () => {
+    const token = await fleet.token();
+    const keys = await createKeyPair();
+    const options = { brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'lost', dataDir: fleet.agentDir('lost'), keys };
+    const first = await enrollAgent(options);
+    const again = await enrollAgent(options);
+    expect(again.agentId).toBe(first.agentId);
+    expect(await tokenUses(fleet, token)).toBe(1);
+    // Another key under that name is another agent, still refused.
+    const other = await enrollAgent({ ...options, token: await fleet.token(), keys: await createKeyPair(), dataDir: fleet.agentDir('other') }).catch(
+      (e: FleetError) => e,
+    );
+    expect((other as FleetError).code).toBe('conflict');
+  });
+
   it('writes the CA key and the agent key with mode 0600', async () => {
     const agent = await fleet.addAgent('perm');
     const { statSync } = await import('node:fs');

@@ -63,6 +63,13 @@ interface StreamEnd {
 const HEALTHY_SESSION_MS = 10_000;
 /** The longest wait a broker's Reconnect can impose; past it the agent dials anyway. */
 const MAX_RECONNECT_DELAY_MS = 5 * 60_000;
+/**
+ * The backoff cap after a broker that sent Reconnect cannot be reached yet (it
+ * is restarting): it said it would be back, and a refused dial costs it
+ * nothing, so the fleet keeps trying every few seconds rather than drifting to
+ * the full cap and coming back long after it listens again (docs/performance.md).
+ */
+const RESTART_BACKOFF_CAP_MS = 4000;
 
 /**
  * The agent's side of the Connect stream: dials out, says Hello, sends
@@ -156,6 +163,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
     const { log } = this.options;
     const stopped = this.stopController.signal;
     let failures = 0;
+    /** Since the last broker's Reconnect, until a stream is welcomed again. */
+    let toldToReconnect = false;
     while (!stopped.aborted) {
       if (this.identity.notAfter.getTime() <= Date.now()) {
         if (!(await this.recoverExpired())) return;
@@ -171,9 +180,11 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
       }
       // With several brokers (a cluster), the next attempt dials the next one.
       this.addressTurn += 1;
+      if (end.welcomed) toldToReconnect = false;
       if (end.reconnect) {
         // A clean close: the broker chose when this agent comes back, and the next failure starts the backoff afresh.
         failures = 0;
+        toldToReconnect = true;
         this.redirectAddress = end.reconnect.address || undefined;
         const delayMs = Math.min(end.reconnect.delayMs, MAX_RECONNECT_DELAY_MS);
         log.info('the broker asked this agent to reconnect later', {
@@ -186,7 +197,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
       }
       const clean = end.status.code === grpc.status.OK;
       failures = clean || (end.welcomed && end.livedMs >= HEALTHY_SESSION_MS) ? 1 : failures + 1;
-      const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, this.options.backoffCapMs);
+      const capMs = toldToReconnect ? Math.min(this.options.backoffCapMs, RESTART_BACKOFF_CAP_MS) : this.options.backoffCapMs;
+      const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, capMs);
       log.warn('not connected to the broker; retrying', { reason: end.status.details ?? 'stream ended', retry_in_ms: delayMs, attempt: failures });
       await sleep(delayMs, stopped);
     }

@@ -11,7 +11,7 @@ import { createMeshClient } from '../connection/mesh-client.ts';
 import { type AgentIdentity, saveIdentity } from '../identity/agent-identity.ts';
 import { fetchBrokerCa } from './fetch-broker-ca.ts';
 
-interface EnrollOptions {
+export interface EnrollOptions {
   brokerAddress: string;
   token: string;
   caPin: string;
@@ -22,6 +22,12 @@ interface EnrollOptions {
    * to the broker that this is the same agent, which keeps its id and name.
    */
   previous?: { agentId: string; privateKeyPem: string };
+  /**
+   * The key pair to enroll with, made once by a caller that tries again: a
+   * retry after an answer lost on the way presents the same key, which the
+   * broker recognises as the same agent.
+   */
+  keys?: KeyPair;
 }
 
 const ENROLL_TIMEOUT_MS = 30_000;
@@ -33,7 +39,7 @@ const ENROLL_TIMEOUT_MS = 30_000;
  * broker has issued the certificate, so a refused enrollment leaves nothing.
  */
 export async function enrollAgent(options: EnrollOptions): Promise<AgentIdentity> {
-  const keys = options.previous ? keyPairOf(options.previous.privateKeyPem) : await createKeyPair();
+  const keys = options.keys ?? (options.previous ? keyPairOf(options.previous.privateKeyPem) : await createKeyPair());
   const addresses = parseBrokerAddresses(options.brokerAddress);
   // Any broker of a cluster enrolls; one that does not answer passes the turn to the next.
   for (const [index, address] of addresses.entries()) {
@@ -70,13 +76,21 @@ async function enrollAt(brokerAddress: string, keys: KeyPair, options: EnrollOpt
     const failure = error as FleetError;
     const grpcCode = failure.details?.grpcCode;
     if (grpcCode === grpc.status.UNAVAILABLE || grpcCode === grpc.status.DEADLINE_EXCEEDED) {
+      // A certificate that does not name the address dialled is a setting to change, not a broker to wait for.
+      if (/altnames|hostname/i.test(failure.message)) {
+        throw new FleetError('invalid_argument', `cannot enroll with the broker at ${brokerAddress}: ${failure.message}`, {
+          hint: `The broker's certificate does not name "${host}": start the broker with --advertise-names ${host}, or dial one of the names it has.`,
+        });
+      }
       throw new FleetError('agent_offline', `cannot enroll with the broker at ${brokerAddress}: ${failure.message}`, {
-        hint: /altnames|hostname/i.test(failure.message)
-          ? `The broker's certificate does not name "${host}": start the broker with --advertise-names ${host}, or dial one of the names it has.`
-          : 'Check that the broker is running and reachable at --broker.',
+        hint: 'Check that the broker is running and reachable at --broker.',
       });
     }
-    throw new FleetError(failure.code, `enrollment refused: ${failure.message}`, { hint: failure.hint });
+    // The gRPC status stays in the details: a refusal for the rate (RESOURCE_EXHAUSTED) is worth trying again.
+    throw new FleetError(failure.code, `enrollment refused: ${failure.message}`, {
+      hint: failure.hint,
+      ...(failure.details ? { details: failure.details } : {}),
+    });
   } finally {
     client.close();
   }

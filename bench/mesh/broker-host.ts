@@ -1,13 +1,11 @@
 /**
- * The broker under benchmark, in a process of its own so that its CPU time and
- * memory are its own. Driven over IPC by bench/mesh/mesh-bench.ts.
+ * The broker under benchmark, from the build as it runs in production, in a
+ * process of its own so that its CPU time and memory are its own. Driven over IPC by bench/mesh/mesh-bench.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
-import { Broker } from '../../broker/broker.ts';
-import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
+import { loadDistBroker } from '../fleet/dist-broker.ts';
 
 type Request =
   | { id: number; type: 'stats' }
@@ -18,6 +16,7 @@ type Request =
   | { id: number; type: 'stop' };
 
 const dataDir = process.argv[2] ?? '';
+const { Broker, inProcessBrokerOptions, silentLogger } = await loadDistBroker();
 const broker = await Broker.start(inProcessBrokerOptions(dataDir), silentLogger);
 
 function stats() {

@@ -49,7 +49,7 @@ const port = await new Promise<number>((resolve, reject) =>
 function stats() {
   (globalThis as { gc?: () => void }).gc?.();
   const cpu = process.cpuUsage();
-  return { cpu_us: cpu.user + cpu.system, rss_bytes: process.memoryUsage().rss, online: streams.size };
+  return { cpu_us: cpu.user + cpu.system, rss_bytes: process.memoryUsage().rss, heap_used_bytes: process.memoryUsage().heapUsed, online: streams.size };
 }
 
 process.on('message', async (message: Request) => {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,19 @@ import { CliProcess } from '../../test/harness/cli-process.ts';
 import { buildDist, DIST_MAIN } from '../fleet/build-dist.ts';
 import { processUsage } from '../proc-stats.ts';
 import type { ScenarioResult } from '../report.ts';
+
+const AGENT_NODE_OPTIONS = '--max-semi-space-size=1';
+
+/** A bare node process idling with the same flags, in the same run: the floor any node agent starts from. */
+async function bareNodeUsage(): Promise<ReturnType<typeof processUsage>> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { env: { ...process.env, NODE_OPTIONS: AGENT_NODE_OPTIONS }, stdio: 'ignore' });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    return processUsage(child.pid as number);
+  } finally {
+    child.kill();
+  }
+}
 
 /**
  * One agent as the image runs it (dist/, NODE_ENV=production), connected and
@@ -26,7 +40,8 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
       ...['--broker', `localhost:${broker.grpcPort}`, '--token', token, '--ca-pin', broker.authority.pin, '--name', 'idle-host'],
       ...['--data-dir', join(root, 'agent'), '--docker-socket', join(root, 'no-docker.sock'), '--log-level', 'warn'],
     ],
-    { entry: DIST_MAIN, env: { NODE_ENV: 'production' } },
+    // The V8 flag the agent's deployments give it (docker-compose.yml, the Helm chart): a 1 MiB young generation.
+    { entry: DIST_MAIN, env: { NODE_ENV: 'production', NODE_OPTIONS: AGENT_NODE_OPTIONS } },
   );
   try {
     while (broker.registry.find('idle-host')?.state !== 'online') {
@@ -40,10 +55,15 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
     const before = processUsage(pid);
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const after = processUsage(pid);
+    const bare = await bareNodeUsage();
     return {
       scenario: 'mesh, idle agent (dist/, as the image runs it)',
       figures: {
         agent_rss_mib: after.rssBytes / 2 ** 20,
+        agent_private_rss_mib: after.anonRssBytes / 2 ** 20,
+        bare_node_rss_mib: bare.rssBytes / 2 ** 20,
+        bare_node_private_rss_mib: bare.anonRssBytes / 2 ** 20,
+        node_flags: AGENT_NODE_OPTIONS,
         agent_idle_cpu_percent: ((after.cpuMs - before.cpuMs) / (idleSeconds * 1000)) * 100,
         idle_seconds: idleSeconds,
         'target: idle agent': 'RSS ≤ 64 MiB, CPU ≤ 1 %',

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createIdentity } from '../../broker/auth/identities.ts';
-import { Broker } from '../../broker/broker.ts';
-import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
 import { call, mcpClient } from '../../test/harness/mcp-client.ts';
+import { buildDist } from '../fleet/build-dist.ts';
+import { loadDistBroker } from '../fleet/dist-broker.ts';
 import { simulatedAgent } from '../fleet/simulated-agent.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
@@ -13,9 +12,14 @@ import { preEnroll } from './bench-fleet.ts';
 /**
  * What MCP adds to one call on one local agent: `agent_info {host}` through an
  * SDK client over Streamable HTTP, against the same call sent straight to the
- * broker's fan-out, alternated in the same process so both see the same machine.
+ * broker's fan-out, alternated in the same process so both see the same
+ * machine. The broker runs from the build, as in production.
+ * With `profileDir`, the measured calls (client, broker and agent alike: one
+ * process) are profiled to `mcp-overhead.cpuprofile` there.
  */
-export async function mcpOverheadScenario(calls: number): Promise<ScenarioResult> {
+export async function mcpOverheadScenario(calls: number, profileDir?: string): Promise<ScenarioResult> {
+  await buildDist();
+  const { Broker, inProcessBrokerOptions, createIdentity, silentLogger } = await loadDistBroker();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mcp-'));
   const enrolled = await preEnroll(dataDir, 1);
   const identity = enrolled.agents[0] as (typeof enrolled.agents)[number];
@@ -29,7 +33,13 @@ export async function mcpOverheadScenario(calls: number): Promise<ScenarioResult
     const client = await mcpClient(broker, (await createIdentity(broker.store, { name: 'bench-mcp', level: 1 })).token);
     const direct: number[] = [];
     const mcp: number[] = [];
+    const profiler = profileDir ? new Session() : undefined;
     for (let i = 0; i < calls + 20; i++) {
+      if (i === 20 && profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       let started = performance.now();
       const [outcome] = await broker.fanOut([host], { action: 'agent.info', params: {}, timeoutMs: 10_000, caller: 'bench' });
       const directMs = performance.now() - started;
@@ -42,6 +52,11 @@ export async function mcpOverheadScenario(calls: number): Promise<ScenarioResult
       if (i < 20) continue;
       direct.push(directMs);
       mcp.push(mcpMs);
+    }
+    if (profiler && profileDir) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(join(profileDir, 'mcp-overhead.cpuprofile'), JSON.stringify(profile));
+      profiler.disconnect();
     }
     await client.close();
     const overhead = mcp.map((ms, i) => ms - (direct[i] ?? 0));

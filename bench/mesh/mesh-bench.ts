@@ -10,6 +10,7 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
 import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import { BrokerProcess } from '../fleet/broker-process.ts';
+import { buildDist } from '../fleet/build-dist.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
 import { ECHO_REPLY_BYTES, ECHO_SERVICE } from './echo-service.ts';
@@ -66,6 +67,7 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 
 interface RoundFigures {
   rssKibPerConnection: number;
+  heapKibPerConnection: number;
   cpuMsPerConnect: number;
   connectWallS: number;
   roundP50Ms: number;
@@ -89,7 +91,6 @@ async function measureRounds(
   const connectWallMs = performance.now() - connectStarted;
   const connected = await server.request('stats');
   for (let i = 0; i < 3; i++) await server.request('fanout', { timeoutMs: 30_000 });
-  if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
   if (profile) await server.request('profile-start');
   const durations: number[] = [];
   const cpu: number[] = [];
@@ -101,8 +102,12 @@ async function measureRounds(
     failures += (round.total ?? 0) - (round.ok ?? 0);
   }
   if (profile) await server.request('profile-stop', { path: join(profile.dir, `${profile.name}-fanout.cpuprofile`) });
+  // After the rounds: writing the snapshot stops the broker's loop for seconds, long enough for agents' keepalive to
+  // give up on it, and their reconnects would otherwise land in the profiled rounds.
+  if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
   return {
     rssKibPerConnection: ((connected.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / count,
+    heapKibPerConnection: ((connected.heap_used_bytes ?? 0) - (idle.heap_used_bytes ?? 0)) / 1024 / count,
     cpuMsPerConnect: ((connected.cpu_us ?? 0) - (idle.cpu_us ?? 0)) / 1000 / count,
     connectWallS: connectWallMs / 1000,
     roundP50Ms: percentile(durations, 50),
@@ -153,6 +158,7 @@ async function echoBaseline(dataDir: string, enrolled: Awaited<ReturnType<typeof
  * a broker in its own process; then rounds of agent.info to all of them.
  */
 export async function meshScenario(agentCount: number, rounds: number, profileDir?: string): Promise<ScenarioResult> {
+  await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mesh-'));
   const connections: BrokerConnection[] = [];
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
@@ -186,6 +192,8 @@ export async function meshScenario(agentCount: number, rounds: number, profileDi
         rounds,
         broker_rss_kib_per_agent: mesh.rssKibPerConnection,
         bare_rss_kib_per_stream: bare.rssKibPerConnection,
+        broker_heap_kib_per_agent: mesh.heapKibPerConnection,
+        bare_heap_kib_per_stream: bare.heapKibPerConnection,
         'target: broker RSS per agent': '≤ 64 KiB',
         broker_cpu_us_per_agent_per_round: cpuUsPerAgentRound,
         bare_cpu_us_per_stream_per_round: bareCpuUsPerAgentRound,

@@ -8,6 +8,7 @@ import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
 import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
+import { buildDist } from '../fleet/build-dist.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 
@@ -61,6 +62,7 @@ class BrokerProcess {
  * are back, and the new broker's CPU over that storm.
  */
 export async function reconnectScenario(agentCount: number): Promise<ScenarioResult> {
+  await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-reconnect-'));
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   const enrolled = await preEnroll(dataDir, agentCount);
@@ -68,13 +70,15 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
   const connections: BrokerConnection[] = [];
   try {
     const { port } = await broker.listening;
-    const backAt: number[] = [];
-    let restarted = false;
+    /** When each agent was first welcomed by the new broker. */
+    const backAt = new Map<string, number>();
+    /** Until the new broker listens, a welcome can only come from the old one in its last moments. */
+    let newBrokerUp = false;
     let allBack: () => void = () => {};
     const everyoneBack = new Promise<void>((resolve) => {
       allBack = resolve;
     });
-    let firstOnline = 0;
+    const firstOnline = new Set<string>();
     const everyoneOnline = new Promise<void>((resolve) => {
       for (const identity of enrolled.agents) {
         const connection = new BrokerConnection({
@@ -92,13 +96,15 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
           backoffBaseMs: 500,
           backoffCapMs: 15_000,
         });
+        // Counted once per agent: one told to come back later may be welcomed, then moved, more than once.
         connection.on('connected', () => {
-          if (!restarted) {
-            if (++firstOnline === agentCount) resolve();
+          if (!newBrokerUp) {
+            firstOnline.add(identity.name);
+            if (firstOnline.size === agentCount) resolve();
             return;
           }
-          backAt.push(performance.now());
-          if (backAt.length === agentCount) allBack();
+          if (!backAt.has(identity.name)) backAt.set(identity.name, performance.now());
+          if (backAt.size === agentCount) allBack();
         });
         connections.push(connection);
         connection.start();
@@ -108,26 +114,26 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
     await everyoneOnline;
 
     process.stderr.write('  restarting the broker (SIGTERM, then a new process on the same port)…\n');
-    restarted = true;
     const stopStarted = performance.now();
     await broker.terminate();
     const downAt = performance.now();
     broker = new BrokerProcess(dataDir, port ?? 0);
     const listening = await broker.listening;
+    newBrokerUp = true;
     const agentsCpuAtListening = process.cpuUsage();
     const timeout = setTimeout(allBack, 180_000);
     await everyoneBack;
     clearTimeout(timeout);
     const agentsCpu = process.cpuUsage(agentsCpuAtListening);
     const after = await broker.stats();
-    const backMs = backAt.map((at) => at - listening.at).sort((a, b) => a - b);
+    const backMs = [...backAt.values()].map((at) => at - listening.at).sort((a, b) => a - b);
     const stormMs = backMs.at(-1) ?? 0;
     const stormCpuMs = (after.cpu_us - listening.cpu_us) / 1000;
     return {
       scenario: `reconnect, ${agentCount} agents`,
       figures: {
         agents: agentCount,
-        back: backAt.length,
+        back: backAt.size,
         broker_stop_s: (downAt - stopStarted) / 1000,
         broker_down_s: (listening.at - downAt) / 1000,
         back_50pct_s: percentile(backMs, 50) / 1000,
@@ -136,7 +142,7 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
         // Measured from listening until the last agent was back (and the stats came).
         broker_cpu_s_during_storm: stormCpuMs / 1000,
         broker_cpu_pct_of_core_during_storm: (stormCpuMs / Math.max(1, stormMs)) * 100,
-        broker_cpu_ms_per_agent_back: stormCpuMs / Math.max(1, backAt.length),
+        broker_cpu_ms_per_agent_back: stormCpuMs / Math.max(1, backAt.size),
         broker_online_at_end: after.online ?? Number.NaN,
         // The simulated fleet shares one process: when this nears 100 %, it, not the broker, sets the pace.
         agents_process_cpu_pct_of_core_during_storm: ((agentsCpu.user + agentsCpu.system) / 1000 / Math.max(1, stormMs)) * 100,

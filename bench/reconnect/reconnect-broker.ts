@@ -1,14 +1,14 @@
 /**
- * The broker of the reconnect benchmark, in a process of its own so its CPU
+ * The broker of the reconnect benchmark (from the build, as it runs in
+ * production), in a process of its own so its CPU
  * time is its own: listens on the port given (0 the first time), says when it
  * is listening, answers `stats` over IPC, and stops cleanly on SIGTERM (which
  * is what tells its agents when to come back).
  */
-import { Broker } from '../../broker/broker.ts';
-import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
+import { loadDistBroker } from '../fleet/dist-broker.ts';
 
 const [dataDir = '', port = '0'] = process.argv.slice(2);
+const { Broker, inProcessBrokerOptions, silentLogger } = await loadDistBroker();
 const broker = await Broker.start(inProcessBrokerOptions(dataDir, { grpcListen: `127.0.0.1:${port}` }), silentLogger);
 
 process.on('message', (message: { id: number; type: 'stats' }) => {

@@ -59,7 +59,8 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
     broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker'), { grpcListen: '0.0.0.0:0', advertiseNames: [BROKER_NAME] }), silentLogger);
     const joinToken = (await createJoinToken(broker.store, { ttlMs: 600_000, uses: options.hosts, labels: {} })).token;
     process.stderr.write(`  ${options.hosts} agents (dist/), one per namespace…\n`);
-    for (const host of hosts.hosts) {
+    const { grpcPort, authority } = broker;
+    const agents = hosts.hosts.map((host) =>
       hosts.spawnIn(
         host,
         process.execPath,
@@ -67,11 +68,11 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
           DIST_MAIN,
           'agent',
           '--broker',
-          `${BROKER_NAME}:${broker.grpcPort}`,
+          `${BROKER_NAME}:${grpcPort}`,
           '--token',
           joinToken,
           '--ca-pin',
-          broker.authority.pin,
+          authority.pin,
           '--name',
           hostName(host.index),
           '--data-dir',
@@ -82,11 +83,16 @@ export async function sshScenario(options: { hosts: number; rounds: number; sshR
           'warn',
         ],
         join(root, `agent-${host.index}.log`),
-      );
-    }
+      ),
+    );
     const current = broker;
     const until = Date.now() + 600_000;
     while (current.registry.list().filter((h) => h.state === 'online').length < options.hosts) {
+      const exited = agents.findIndex((agent) => agent.exitCode !== null);
+      if (exited >= 0) {
+        const log = readFileSync(join(root, `agent-${exited}.log`), { encoding: 'utf8', flag: 'a+' }).slice(-1500);
+        throw new Error(`the agent of ${hostName(exited)} exited: ${log}`);
+      }
       if (Date.now() > until) {
         const missing = hosts.hosts.filter((h) => current.registry.find(hostName(h.index))?.state !== 'online');
         const log = missing[0] ? readFileSync(join(root, `agent-${missing[0].index}.log`), { encoding: 'utf8', flag: 'a+' }).slice(-1500) : '';

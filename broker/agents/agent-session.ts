@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import type * as grpc from '@grpc/grpc-js';
 import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
-import { type BrokerFrame, BrokerFrameSchema, CallSchema, CancelSchema, type Chunk, type Result } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { type BrokerFrame, BrokerFrameSchema, type Call, CallSchema, CancelSchema, type Chunk, type Result } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 
 export interface CallRequest {
   action: string;
   params: unknown;
   /** `params` already encoded as JSON: a fan-out encodes them once for every host. */
   paramsJson?: Uint8Array;
+  /**
+   * The Call frame to send, built once by a fan-out for all its hosts (callFrame):
+   * one call id, and one protobuf encoding of it however many streams it goes down.
+   */
+  frame?: BrokerFrame;
   deadlineUnixMs: number;
   caller: string;
   /** The caller's effective operations level, for actions whose rules depend on it. */
@@ -50,6 +55,28 @@ const textEncoder = new TextEncoder();
 
 export function encodeParams(params: unknown): Uint8Array {
   return textEncoder.encode(JSON.stringify(params ?? {}));
+}
+
+/**
+ * The Call frame of a request. A fan-out builds one for all its hosts: call ids
+ * need only be unique within a stream, and a message object written to many
+ * streams is encoded once (shared/grpc/service-adapter.ts), which was a tenth of
+ * the broker's CPU in a fan-out round (docs/performance.md).
+ */
+export function callFrame(request: CallRequest): BrokerFrame {
+  return create(BrokerFrameSchema, {
+    frame: {
+      case: 'call',
+      value: create(CallSchema, {
+        callId: randomUUID(),
+        action: request.action,
+        paramsJson: request.paramsJson ?? encodeParams(request.params),
+        deadlineUnixMs: BigInt(request.deadlineUnixMs),
+        caller: request.caller,
+        callerLevel: request.callerLevel ?? 0,
+      }),
+    },
+  });
 }
 
 function parsePayload(bytes: Uint8Array): unknown {
@@ -114,8 +141,12 @@ export class AgentSession implements HostSession {
   }
 
   send(frame: BrokerFrameBody): boolean {
+    return this.write(create(BrokerFrameSchema, { frame }));
+  }
+
+  private write(frame: BrokerFrame): boolean {
     if (this.ended) return false;
-    this.stream.write(create(BrokerFrameSchema, { frame }));
+    this.stream.write(frame);
     return true;
   }
 
@@ -132,7 +163,10 @@ export class AgentSession implements HostSession {
         });
         return;
       }
-      const callId = randomUUID();
+      const shared = request.frame?.frame.case === 'call' ? request.frame : undefined;
+      // A shared frame's id is new to this stream unless the same host was targeted twice: then it gets its own.
+      const frame = shared && !this.pending.has((shared.frame.value as Call).callId) ? shared : callFrame(request);
+      const callId = (frame.frame.value as Call).callId;
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => {
         this.cancel(callId, 'cancelled by the caller');
@@ -164,17 +198,7 @@ export class AgentSession implements HostSession {
         return;
       }
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      this.send({
-        case: 'call',
-        value: create(CallSchema, {
-          callId,
-          action: request.action,
-          paramsJson: request.paramsJson ?? encodeParams(request.params),
-          deadlineUnixMs: BigInt(request.deadlineUnixMs),
-          caller: request.caller,
-          callerLevel: request.callerLevel ?? 0,
-        }),
-      });
+      this.write(frame);
     });
   }
 

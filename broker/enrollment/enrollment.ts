@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { publicKeyFingerprint, readCertificateRequest } from '../../shared/pki/certificates.ts';
 import type { BrokerAuthority } from '../pki/broker-authority.ts';
 import { ANY_SCOPE } from '../store/agent-roles-table.ts';
+import type { AgentRow } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { redeemJoinToken } from './join-tokens.ts';
 
@@ -42,6 +43,18 @@ function checkEnrollmentSizes(request: Pick<EnrollmentRequest, keyof typeof ENRO
       });
     }
   }
+}
+
+/** How long after its enrollment an agent that never connected may ask again for the answer it lost. */
+const LOST_ANSWER_RETRY_MS = 10 * 60_000;
+
+/**
+ * Whether an enrollment under a name already held is the holder asking again
+ * for an answer it never received: the same key (the request's signature
+ * proves its possession), enrolled moments ago, never connected since.
+ */
+function isLostAnswerRetry(holder: AgentRow, keySha256: string, now: number): boolean {
+  return holder.publicKeySha256 === keySha256 && holder.lastSeenAt === null && now - holder.enrolledAt < LOST_ANSWER_RETRY_MS;
 }
 
 /** The public key of a certificate request of bounded size. */
@@ -91,8 +104,12 @@ export class Enrollment {
     const publicKeyPem = requestPublicKey(request.csrPem);
     const keySha256 = publicKeyFingerprint(publicKeyPem);
     const result = await this.store.transaction(async () => {
-      const token = await redeemJoinToken(this.store, request.token, now);
-      let agentId = '';
+      const holder = await this.store.agents.findLiveByName(request.name);
+      // The answer to an earlier attempt was lost (the agent gave up waiting on a busy broker and asks again with
+      // the same key): the same agent, whose token use was counted then.
+      const retried = holder !== undefined && isLostAnswerRetry(holder, keySha256, now);
+      const token = await redeemJoinToken(this.store, request.token, now, { countUse: !retried });
+      let agentId = retried ? holder.id : '';
       const previous = request.previousAgentId ? await this.store.agents.get(request.previousAgentId) : undefined;
       if (previous?.revokedAt) {
         throw new FleetError('forbidden', `agent ${previous.name} (${previous.id}) was revoked; a revoked identity cannot enroll again`, {
@@ -100,7 +117,6 @@ export class Enrollment {
         });
       }
       if (previous && previous.publicKeySha256 === keySha256) agentId = previous.id;
-      const holder = await this.store.agents.findLiveByName(request.name);
       if (holder && holder.id !== agentId) {
         throw new FleetError('conflict', `the name "${request.name}" belongs to another enrolled agent (${holder.id})`, {
           hint: 'Start this agent with another --name, or revoke the other one first with fleetmesh revoke.',

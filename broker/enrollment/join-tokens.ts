@@ -87,10 +87,11 @@ export function joinTokenId(token: string): string | undefined {
 }
 
 /**
- * Checks a presented token and counts one use. Call inside the enrollment
- * transaction, so a failed enrollment does not spend the use.
+ * Checks a presented token and counts one use (unless `countUse` is false: an
+ * enrollment asked again whose use was counted the first time). Call inside the
+ * enrollment transaction, so a failed enrollment does not spend the use.
  */
-export async function redeemJoinToken(store: BrokerStore, token: string, now: number): Promise<JoinTokenRow> {
+export async function redeemJoinToken(store: BrokerStore, token: string, now: number, { countUse = true } = {}): Promise<JoinTokenRow> {
   const parsed = parseJoinToken(token);
   const refuse = (message: string, hint: string) => new FleetError('forbidden', message, { hint, details: { authentication: true } });
   if (!parsed) throw refuse('the join token is malformed', 'Copy the whole token printed by fleetmesh token create (it starts with fm1.).');
@@ -107,6 +108,7 @@ export async function redeemJoinToken(store: BrokerStore, token: string, now: nu
       'Create a new token with fleetmesh token create (--ttl sets its lifetime).',
     );
   }
+  if (!countUse) return row;
   if (row.usesAllowed !== null && row.uses >= row.usesAllowed) {
     throw refuse(
       `join token ${id} has been used ${row.uses === 1 ? 'already' : `${row.uses} times, its limit`}`,

@@ -1,6 +1,6 @@
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
-import { type CallOutcome, encodeParams } from '../agents/agent-session.ts';
+import { type CallOutcome, callFrame, encodeParams } from '../agents/agent-session.ts';
 
 export interface FanOutRequest {
   action: string;
@@ -55,8 +55,16 @@ function refuseLocally(host: Host, action: string): CallOutcome | undefined {
  */
 export async function fanOut(targets: readonly Host[], request: FanOutRequest): Promise<HostOutcome[]> {
   const deadlineUnixMs = Date.now() + request.timeoutMs;
-  // The same bytes go to every host: encoded once, not once per host.
+  // The same frame goes to every host: built and encoded once, not once per host.
   const paramsJson = encodeParams(request.params);
+  const frame = callFrame({
+    action: request.action,
+    params: request.params,
+    paramsJson,
+    deadlineUnixMs,
+    caller: request.caller,
+    ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
+  });
   const cancellation = request.signal && targets.length > 1 ? new RoundCancellation(request.signal) : undefined;
   let done = 0;
   try {
@@ -74,6 +82,7 @@ export async function fanOut(targets: readonly Host[], request: FanOutRequest): 
         action: request.action,
         params: request.params,
         paramsJson,
+        frame,
         deadlineUnixMs,
         caller: request.caller,
         ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),

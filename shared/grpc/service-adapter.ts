@@ -34,8 +34,21 @@ export type ServiceClient<T extends GenServiceMethods> = grpc.Client & {
       : never;
 };
 
+/**
+ * Encodes messages, the same message object written again (a fan-out's one
+ * Call frame, down every agent's stream) from the bytes of the last encoding:
+ * a message is never changed once written. The bytes are handed on without a
+ * copy; grpc-js copies them into its own frame.
+ */
 function serializer<D extends DescMessage>(desc: D): (value: MessageShape<D>) => Buffer {
-  return (value) => Buffer.from(toBinary(desc, value));
+  let last: { value: MessageShape<D>; bytes: Buffer } | undefined;
+  return (value) => {
+    if (last?.value === value) return last.bytes;
+    const encoded = toBinary(desc, value);
+    const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+    last = { value, bytes };
+    return bytes;
+  };
 }
 
 function deserializer<D extends DescMessage>(desc: D): (bytes: Buffer) => MessageShape<D> {

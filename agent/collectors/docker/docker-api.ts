@@ -1,10 +1,46 @@
-import Docker from 'dockerode';
+import { createRequire, Module } from 'node:module';
+import type Docker from 'dockerode';
 
 /** The slice of dockerode the docker collector uses: a test may pass a fake, the agent passes dockerode. */
 export type DockerApi = Pick<Docker, 'listContainers' | 'listVolumes' | 'getContainer' | 'getEvents' | 'ping' | 'version' | 'modem'>;
 
+let dockerode: typeof Docker | undefined;
+
+/**
+ * dockerode, without the two parts of it fleetmesh never reaches, which it
+ * loads eagerly: docker-modem's SSH transport (ssh2, which instantiates a
+ * WebAssembly module with 16 MiB of memory as it loads) and dockerode's
+ * BuildKit session for buildImage (a second gRPC stack with protobufjs).
+ * Together they were 14 MiB of an idle agent's RSS and a fifth of the modules
+ * it loaded (docs/performance.md). Each is put in the module cache, before
+ * dockerode is required, as a stub that throws if it is ever called.
+ */
+function loadDockerode(): typeof Docker {
+  if (dockerode) return dockerode;
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('dockerode');
+  const modem = createRequire(main).resolve('docker-modem');
+  const unused = [
+    { path: createRequire(main).resolve('./session.js'), what: "dockerode's BuildKit session" },
+    { path: createRequire(modem).resolve('./ssh.js'), what: 'Docker over SSH' },
+  ];
+  for (const { path, what } of unused) {
+    if (require.cache[path]) continue;
+    const stub = new Module(path);
+    stub.filename = path;
+    stub.loaded = true;
+    stub.exports = () => {
+      throw new Error(`${what} is not available in the fleetmesh agent`);
+    };
+    require.cache[path] = stub;
+  }
+  dockerode = require('dockerode') as typeof Docker;
+  return dockerode;
+}
+
 /** A dockerode client for a socket path, `unix://…`, or `tcp://host:port`. */
 export function createDockerApi(address: string): Docker {
+  const Docker = loadDockerode();
   if (address.startsWith('tcp://') || address.startsWith('http://')) {
     const url = new URL(address.replace(/^tcp:/, 'http:'));
     return new Docker({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
