@@ -37,6 +37,14 @@ export const META_AGENT_ADDRESS = 'agent_address';
 /** broker_meta key: the MCP URL, for the client configurations admin commands print. */
 export const META_MCP_URL = 'mcp_url';
 
+/** A listener that could not start, said in the operator's terms: which flag to change. */
+function listenFailure(what: string, flag: string, address: string, error: unknown, more = ''): FleetError {
+  const reason = (error as Error).message;
+  return new FleetError('conflict', `cannot listen for ${what} on ${address}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`, {
+    hint: `Stop whatever holds that port, or choose another address with ${flag}${more}.`,
+  });
+}
+
 /** The broker process: its store, its CA, the agent registry and the gRPC endpoint. */
 export class Broker {
   private constructor(
@@ -111,14 +119,7 @@ export class Broker {
       } catch (error) {
         await cluster?.stop();
         await registry.stop();
-        const reason = (error as Error).message;
-        throw new FleetError(
-          'conflict',
-          `cannot listen for agents on ${options.grpcListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
-          {
-            hint: 'Stop whatever holds that port, or choose another address with --grpc-listen.',
-          },
-        );
+        throw listenFailure('agents', '--grpc-listen', options.grpcListen, error);
       }
       // In a cluster, pending rows may be other brokers' calls still running.
       const interrupted = cluster ? 0 : await store.audit.markInterrupted(Date.now());
@@ -188,14 +189,7 @@ export class Broker {
         await cluster?.stop();
         await registry.stop();
         await mesh.stop();
-        const reason = (error as Error).message;
-        throw new FleetError(
-          'conflict',
-          `cannot listen for MCP clients on ${options.mcpListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
-          {
-            hint: 'Stop whatever holds that port, or choose another address with --mcp-listen.',
-          },
-        );
+        throw listenFailure('MCP clients', '--mcp-listen', options.mcpListen, error);
       }
       let web: WebServer | undefined;
       if (options.webListen !== undefined) {
@@ -218,12 +212,7 @@ export class Broker {
           await cluster?.stop();
           await registry.stop();
           await mesh.stop();
-          const reason = (error as Error).message;
-          throw new FleetError(
-            'conflict',
-            `cannot listen for the web console on ${options.webListen}: ${/EADDRINUSE/.test(reason) ? 'the address is already in use' : reason}`,
-            { hint: 'Stop whatever holds that port, or choose another address with --web-listen (off turns the console off).' },
-          );
+          throw listenFailure('the web console', '--web-listen', options.webListen, error, ' (off turns the console off)');
         }
       }
       // Each session hears of what its identity may see, and re-reads what it subscribed to (resources/register-resources.ts).

@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import { parseIdentityToken, TokenRefused, verifyBearerToken } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
+import { listenHttp } from '../http/listen-http.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import { loopbackHosts } from '../mcp/http/mcp-http-server.ts';
@@ -128,22 +129,16 @@ export class WebServer {
     if (!this.options.assets.built) {
       this.options.log.warn('the web console is not built: its pages answer 503 until `npm run build` makes them', { dir: this.options.assets.dir });
     }
-    const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
+    const server = await listenHttp(
+      this.options.host,
+      this.options.port,
+      (req, res) => this.handle(req, res),
+      (error, res) => {
         this.options.log.error('web console request failed', { error: (error as Error).message });
         if (!res.headersSent) sendError(res, 500, new FleetError('internal', 'the request failed'));
         else res.end();
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    server.headersTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+      },
+    );
     this.server = server;
     this.port = (server.address() as { port: number }).port;
     this.changes.start();

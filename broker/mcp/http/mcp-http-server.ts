@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
   createMcpHandler,
@@ -12,6 +12,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
+import { listenHttp } from '../../http/listen-http.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
@@ -160,26 +161,16 @@ export class McpHttpServer {
   }
 
   async start(): Promise<number> {
-    const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
+    const server = await listenHttp(
+      this.options.host,
+      this.options.port,
+      (req, res) => this.handle(req, res),
+      (error, res) => {
         this.options.log.error('MCP request failed', { error: (error as Error).message });
         if (!res.headersSent) jsonRpcError(res, 500, -32603, 'internal error');
         else res.end();
-      });
-    });
-    // Clients keep idle sockets for the Keep-Alive timeout we advertise, less a
-    // margin (undici: 2 s); at Node's 5 s default a loaded machine lets the
-    // server close a socket a client is already reusing (ECONNRESET). Idle
-    // sockets live for a minute, and headers may take longer than that.
-    server.keepAliveTimeout = 60_000;
-    server.headersTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+      },
+    );
     this.server = server;
     this.port = (server.address() as { port: number }).port;
     this.options.tasks.start();
