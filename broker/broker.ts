@@ -61,7 +61,7 @@ export class Broker {
         hint: 'Stop it first, or give this one its own --data-dir.',
       });
     }
-    const store = await BrokerStore.open(options.dataDir, { store: options.store });
+    const store = await BrokerStore.open(options.dataDir, { store: options.store, brokerId: options.cluster?.brokerId });
     try {
       const authority = await openSharedAuthority(store, options.dataDir, options.bootstrap.ca);
       await applyBrokerBootstrap(store, options.bootstrap, log);
@@ -81,7 +81,7 @@ export class Broker {
       await registry.start();
       let cluster: BrokerCluster | undefined;
       try {
-        cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, log));
+        cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, store, log));
       } catch (error) {
         await registry.stop();
         throw error;
@@ -114,8 +114,9 @@ export class Broker {
           },
         );
       }
-      // In a cluster, pending rows may be other brokers' calls still running.
-      const interrupted = cluster ? 0 : await store.audit.markInterrupted(Date.now());
+      // In a cluster, pending rows may be other brokers' calls still running: only this broker's own are settled
+      // here (a restart under the same --broker-id); the others settle those of a broker that died (broker-cluster.ts).
+      const interrupted = await store.audit.markInterrupted(Date.now(), cluster ? { brokerIds: [cluster.brokerId] } : {});
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
       const callMetrics = new BrokerMetrics();
       const index = new FleetIndex(registry, store, log, callMetrics);

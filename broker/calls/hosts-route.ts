@@ -76,6 +76,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
     signal: context.signal,
     onChunk: (host, payload) => progress.chunk(host.name, payload),
     onHostDone: ({ host, outcome }) => progress.settled(`${host.name}: ${outcome.ok ? 'answered' : outcome.error.code}`),
+    ...(call.auditId ? { auditId: call.auditId } : {}),
     ...(late
       ? {
           onLate: (answer: HostOutcome) => {

@@ -83,6 +83,8 @@ export const callRequest = z.object({
   caller: z.string(),
   callerLevel: z.number().int().optional(),
   streamChunks: z.boolean(),
+  /** The call's audit row: the receiving broker notes there what its agents answer after the call gave up. */
+  auditId: z.string().min(1).max(100).optional(),
 });
 export type CallRequestMessage = z.infer<typeof callRequest>;
 

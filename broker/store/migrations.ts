@@ -148,4 +148,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, role, scope)
   );
   `,
+  // 6: in a cluster, the broker that began each audit row, so the others can
+  // settle the rows a broker that died left pending (null on a single broker).
+  `
+  ALTER TABLE audit ADD COLUMN broker_id TEXT;
+  CREATE INDEX audit_pending_broker ON audit(broker_id) WHERE outcome = 'pending';
+  `,
 ];
