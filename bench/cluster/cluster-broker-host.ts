@@ -21,6 +21,7 @@ const broker = await Broker.start(
 );
 
 function stats() {
+  (globalThis as { gc?: () => void }).gc?.();
   const cpu = process.cpuUsage();
   return {
     cpu_us: cpu.user + cpu.system,

@@ -4,8 +4,9 @@ import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { Bus, type BusOptions } from './bus.ts';
-import { brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
+import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
 import { CallServer } from './call-server.ts';
+import { Rebalancer } from './rebalancer.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
 
@@ -31,6 +32,10 @@ function heldHere(host: Host | undefined): boolean {
  */
 export class BrokerCluster {
   private readonly lastBeat = new Map<string, number>();
+  /** Where agents reach each broker that said so on its beat. */
+  private readonly agentAddresses = new Map<string, string>();
+  private agentAddress: string | undefined;
+  private readonly rebalancer: Rebalancer;
   private readonly announced = new Set<string>();
   private readonly sessions = new Map<string, RemoteSession>();
   private readonly server: CallServer;
@@ -50,6 +55,12 @@ export class BrokerCluster {
   ) {
     this.calls = new RemoteCalls(bus, options.brokerId);
     this.server = new CallServer(bus, registry, store.audit, options.brokerId, log);
+    this.rebalancer = new Rebalancer(registry, log);
+  }
+
+  /** Where agents reach this broker (its first advertised name and its port): said on every beat. */
+  setAgentAddress(address: string): void {
+    this.agentAddress = address;
   }
 
   get brokerId(): string {
@@ -99,8 +110,10 @@ export class BrokerCluster {
       this.lastBeat.set(broker, Date.now());
       this.announceAll();
     });
-    this.bus.subscribe(SUBJECTS.beat, brokerMessage, ({ broker }) => {
-      if (broker !== self) this.lastBeat.set(broker, Date.now());
+    this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ broker, agentAddress }) => {
+      if (broker === self) return;
+      this.lastBeat.set(broker, Date.now());
+      if (agentAddress) this.agentAddresses.set(broker, agentAddress);
     });
     this.bus.subscribe(SUBJECTS.gone, brokerMessage, ({ broker }) => {
       if (broker !== self) this.brokerLeft(broker, 'it is shutting down', false);
@@ -149,12 +162,20 @@ export class BrokerCluster {
 
   private beat(): void {
     if (!this.bus.connected) return;
-    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId });
+    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(this.agentAddress ? { agentAddress: this.agentAddress } : {}) });
     this.shareSamples();
     const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
     const now = Date.now();
     for (const [broker, at] of this.lastBeat) {
       if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
+    }
+    if (this.agentAddress) {
+      const addresses = new Map([[this.brokerId, this.agentAddress]]);
+      for (const broker of this.lastBeat.keys()) {
+        const address = this.agentAddresses.get(broker);
+        if (address) addresses.set(broker, address);
+      }
+      this.rebalancer.beat(addresses, this.brokerId);
     }
   }
 
@@ -171,6 +192,7 @@ export class BrokerCluster {
 
   private brokerLeft(broker: string, reason: string, died = true): void {
     if (!this.lastBeat.delete(broker)) return;
+    this.agentAddresses.delete(broker);
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
     // A broker shutting down completes its own rows; one that died never will.
     if (died) this.settleAudit([broker], `broker ${broker} left the cluster (${reason}) before the call completed`);

@@ -56,6 +56,9 @@ export type PresenceMessage = z.infer<typeof presenceMessage>;
 
 export const brokerMessage = z.object({ broker: brokerId });
 
+/** A broker's beat: it is alive, and where agents reach it (from its own configuration), for a broker evening out its agents. */
+export const beatMessage = z.object({ broker: brokerId, agentAddress: z.string().min(1).max(300).optional() });
+
 export const reportMessage = z.object({
   broker: brokerId,
   agent: agentId,
