@@ -196,7 +196,6 @@ export class Broker {
         }
       });
       const dialName = options.advertiseNames[0] ?? 'localhost';
-      cluster?.setAgentAddress(`${dialName}:${port}`);
       await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
       await store.setMeta(META_MCP_URL, mcp.url);
       writeFileSync(join(options.dataDir, BROKER_PID_FILE), `${process.pid}\n`);

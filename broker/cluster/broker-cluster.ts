@@ -13,6 +13,12 @@ import { RemoteSession } from './remote-session.ts';
 export interface ClusterOptions extends BusOptions {
   /** How often this broker says it is alive; one silent for three beats has left. */
   beatIntervalMs: number;
+  /**
+   * Where agents reach this broker in particular (`--cluster-address`), from
+   * its own configuration: said on every beat, so a broker holding too many
+   * agents may send some here. Without it, no agent is sent here.
+   */
+  agentAddress?: string;
 }
 
 const MISSED_BEATS = 3;
@@ -34,7 +40,6 @@ export class BrokerCluster {
   private readonly lastBeat = new Map<string, number>();
   /** Where agents reach each broker that said so on its beat. */
   private readonly agentAddresses = new Map<string, string>();
-  private agentAddress: string | undefined;
   private readonly rebalancer: Rebalancer;
   private readonly announced = new Set<string>();
   private readonly sessions = new Map<string, RemoteSession>();
@@ -56,11 +61,6 @@ export class BrokerCluster {
     this.calls = new RemoteCalls(bus, options.brokerId);
     this.server = new CallServer(bus, registry, store.audit, options.brokerId, log);
     this.rebalancer = new Rebalancer(registry, log);
-  }
-
-  /** Where agents reach this broker (its first advertised name and its port): said on every beat. */
-  setAgentAddress(address: string): void {
-    this.agentAddress = address;
   }
 
   get brokerId(): string {
@@ -162,21 +162,15 @@ export class BrokerCluster {
 
   private beat(): void {
     if (!this.bus.connected) return;
-    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(this.agentAddress ? { agentAddress: this.agentAddress } : {}) });
+    const { agentAddress } = this.options;
+    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(agentAddress ? { agentAddress } : {}) });
     this.shareSamples();
     const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
     const now = Date.now();
     for (const [broker, at] of this.lastBeat) {
       if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
     }
-    if (this.agentAddress) {
-      const addresses = new Map([[this.brokerId, this.agentAddress]]);
-      for (const broker of this.lastBeat.keys()) {
-        const address = this.agentAddresses.get(broker);
-        if (address) addresses.set(broker, address);
-      }
-      this.rebalancer.beat(addresses, this.brokerId);
-    }
+    this.rebalancer.beat(this.brokers(), this.agentAddresses, this.brokerId);
   }
 
   /** The samples heartbeats brought since the last beat, in one message: status answers the same everywhere. */

@@ -30,16 +30,17 @@ export class Rebalancer {
   ) {}
 
   /**
-   * @param addresses the agent address of every broker alive now, this one included
+   * @param alive every broker alive now, this one included
+   * @param addresses where agents reach the other brokers that said so: only those take agents
    * @param selfId this broker's id
    */
-  beat(addresses: ReadonlyMap<string, string>, selfId: string): void {
+  beat(alive: readonly string[], addresses: ReadonlyMap<string, string>, selfId: string): void {
     if (this.quietBeats > 0) {
       this.quietBeats -= 1;
       return;
     }
-    if (addresses.size < 2) return;
-    const held = new Map<string, number>([...addresses.keys()].map((broker) => [broker, 0]));
+    if (alive.length < 2 || addresses.size === 0) return;
+    const held = new Map<string, number>(alive.map((broker) => [broker, 0]));
     for (const host of this.registry.list()) {
       const broker = host.session === undefined ? undefined : (host.session.heldBy ?? selfId);
       if (broker !== undefined && held.has(broker)) held.set(broker, (held.get(broker) ?? 0) + 1);
@@ -53,9 +54,10 @@ export class Rebalancer {
     const idle = this.registry.localSessions().filter((session) => session.inFlight === 0);
     const moves: string[] = [];
     for (const session of idle.slice(0, surplus)) {
-      const [target] = [...held].filter(([broker]) => broker !== selfId).sort((x, y) => x[1] - y[1])[0] ?? [];
+      const [target] = [...held].filter(([broker]) => broker !== selfId && addresses.has(broker)).sort((x, y) => x[1] - y[1])[0] ?? [];
       const address = target && addresses.get(target);
-      if (!target || !address) break;
+      // Only to a broker holding fewer than the fair share: the others are no better a place.
+      if (!target || !address || (held.get(target) ?? 0) >= fair) break;
       held.set(target, (held.get(target) ?? 0) + 1);
       session.send({
         case: 'reconnect',

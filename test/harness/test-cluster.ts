@@ -98,7 +98,14 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
         grpcListen: grpcListen[name],
         mcpListen: `127.0.0.1:${mcpPort[name]}`,
         advertiseNames,
-        cluster: { url: nats.url, token: undefined, brokerId: name, beatIntervalMs: 1000 },
+        cluster: {
+          url: nats.url,
+          token: undefined,
+          brokerId: name,
+          beatIntervalMs: 1000,
+          // Under one shared name, no broker can be told apart: none is sent agents to even out the load.
+          ...(options.grpcHosts ? {} : { agentAddress: address[name] }),
+        },
       }),
       silentLogger,
     );
@@ -126,6 +133,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     '200ms',
     '--operations-level',
     '3',
+    ...(options.grpcHosts ? [] : ['--cluster-address', address.b]),
   ];
 
   const inProcessBrokers = new Map<'a' | 'c', Broker>();
