@@ -25,7 +25,7 @@ export class Rebalancer {
   private quietBeats = SETTLE_BEATS;
 
   constructor(
-    private readonly registry: AgentRegistry,
+    private readonly registry: Pick<AgentRegistry, 'list' | 'localSessions'>,
     private readonly log: Logger,
   ) {}
 
