@@ -224,13 +224,15 @@ export class Broker {
   }
 
   async stop(): Promise<void> {
-    await this.cluster?.stop();
     await this.mcp.stop();
     this.index.stop();
     this.runner.notifier.stop();
     await this.runner.metrics.stop();
     // Agents are told when to come back before their streams close, so a restart brings them back spread out.
+    // In a cluster, before leaving the bus: the other brokers hear them go and come back elsewhere, and calls
+    // for them from other brokers are served until then.
     this.mesh.drain();
+    await this.cluster?.stop();
     await this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

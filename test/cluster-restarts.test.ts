@@ -138,7 +138,7 @@ describe('a cluster through restarts of its brokers', () => {
     const outcomes = new Map(rows.reverse().map((row) => [(row.arguments.labels as Record<string, string>).n, row.outcome]));
     expect(acknowledged.filter((n) => outcomes.get(n) !== 'ok')).toEqual([]);
     expect(refusedWhileMoving.filter((n) => outcomes.get(n) !== 'error')).toEqual([]);
-  });
+  }, 180_000);
 
   it('keeps a stdio relay given several brokers calling through the next when its broker is killed', async () => {
     const client = await relay([cluster.mcpUrl.b, cluster.mcpUrl.a], token);
