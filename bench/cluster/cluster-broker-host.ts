@@ -28,8 +28,8 @@ function stats() {
     rss_bytes: process.memoryUsage().rss,
     /** Agents whose stream this broker holds. */
     held: broker.registry.held().length,
-    /** Agents this broker sees online, wherever they are held. */
-    online: broker.registry.list().filter((h) => h.state === 'online').length,
+    /** Agents this broker can call, wherever they are held (online or stale: the fan-out targets). */
+    reachable: broker.registry.list().filter((h) => h.session).length,
   };
 }
 
