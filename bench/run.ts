@@ -6,6 +6,7 @@
  *   npm run bench -- --only cli --runs 10
  *   npm run bench -- --only reconnect --reconnect-agents 2000
  *   npm run bench -- --only web --web-hosts 2000
+ *   npm run bench -- --only cluster --cluster-agents 3000 --rounds 20
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
  */
 import { mkdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
+import { clusterScenario } from './cluster/cluster-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { idleAgentScenario } from './mesh/idle-agent.ts';
 import { mcpOverheadScenario } from './mesh/mcp-overhead.ts';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
     'reconnect-agents': { type: 'string', default: '2000' },
+    'cluster-agents': { type: 'string', default: '3000' },
     calls: { type: 'string', default: '200' },
     'ssh-hosts': { type: 'string', default: '50' },
     'ssh-rounds': { type: 'string', default: '3' },
@@ -88,6 +91,10 @@ if (selected.has('reconnect')) {
 if (selected.has('web')) {
   process.stderr.write(`web: ${values['web-hosts']} hosts\n`);
   results.push(withLoad(await webScenario(Number(values['web-hosts']))));
+}
+if (selected.has('cluster')) {
+  process.stderr.write(`cluster: ${values['cluster-agents']} agents\n`);
+  results.push(withLoad(await clusterScenario(Number(values['cluster-agents']), Number(values.rounds))));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

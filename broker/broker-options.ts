@@ -109,6 +109,12 @@ export const BROKER_FLAGS = {
     description: "this broker's name in the cluster (default: the host name and a random suffix, new at each start)",
     placeholder: 'NAME',
   },
+  'cluster-address': {
+    type: 'string',
+    description:
+      'where agents reach this broker in particular (HOST:PORT, a name its certificate carries); said to the other brokers of the cluster, which send agents here to even out the load (default: none, and only agents that dial it come)',
+    placeholder: 'HOST:PORT',
+  },
   'heartbeat-interval': { type: 'duration', description: 'how often agents send a heartbeat', default: '5s', min: 100, placeholder: 'DURATION' },
   'cert-lifetime': {
     type: 'duration',
@@ -274,6 +280,7 @@ function clusterBrokerId(given: string | undefined): string {
 export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
   parseHostPort(values['grpc-listen'], '--grpc-listen');
   if (values.bus !== undefined) parseBusUrl(values.bus);
+  if (values['cluster-address'] !== undefined) parseHostPort(values['cluster-address'], '--cluster-address');
   parseHostPort(values['mcp-listen'], '--mcp-listen');
   const webListen = values['web-listen'] === 'off' ? undefined : values['web-listen'];
   if (webListen !== undefined) parseHostPort(webListen, '--web-listen');
@@ -312,6 +319,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
             token: values['bus-token-file'] === undefined ? undefined : readSecretFile(values['bus-token-file'], '--bus-token-file'),
             brokerId: clusterBrokerId(values['broker-id']),
             beatIntervalMs: CLUSTER_BEAT_MS,
+            ...(values['cluster-address'] !== undefined ? { agentAddress: values['cluster-address'] } : {}),
           },
     enrollLimits: DEFAULT_ENROLL_LIMITS,
     refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,

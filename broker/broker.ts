@@ -75,7 +75,7 @@ export class Broker {
         hint: 'Stop it first, or give this one its own --data-dir.',
       });
     }
-    const store = await BrokerStore.open(options.dataDir, { store: options.store });
+    const store = await BrokerStore.open(options.dataDir, { store: options.store, brokerId: options.cluster?.brokerId });
     try {
       const authority = await openSharedAuthority(store, options.dataDir, options.bootstrap.ca);
       await applyBrokerBootstrap(store, options.bootstrap, log);
@@ -95,7 +95,7 @@ export class Broker {
       await registry.start();
       let cluster: BrokerCluster | undefined;
       try {
-        cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, log));
+        cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, store, log));
       } catch (error) {
         await registry.stop();
         throw error;
@@ -121,8 +121,9 @@ export class Broker {
         await registry.stop();
         throw listenFailure('agents', '--grpc-listen', options.grpcListen, error);
       }
-      // In a cluster, pending rows may be other brokers' calls still running.
-      const interrupted = cluster ? 0 : await store.audit.markInterrupted(Date.now());
+      // In a cluster, pending rows may be other brokers' calls still running: only this broker's own are settled
+      // here (a restart under the same --broker-id); the others settle those of a broker that died (broker-cluster.ts).
+      const interrupted = await store.audit.markInterrupted(Date.now(), cluster ? { brokerIds: [cluster.brokerId] } : {});
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
       const callMetrics = new BrokerMetrics();
       const index = new FleetIndex(registry, store, log, callMetrics);
@@ -255,14 +256,16 @@ export class Broker {
   }
 
   async stop(): Promise<void> {
-    await this.cluster?.stop();
     await this.web?.stop();
     await this.mcp.stop();
     this.index.stop();
     this.runner.notifier.stop();
     await this.runner.metrics.stop();
     // Agents are told when to come back before their streams close, so a restart brings them back spread out.
+    // In a cluster, before leaving the bus: the other brokers hear them go and come back elsewhere, and calls
+    // for them from other brokers are served until then.
     this.mesh.drain();
+    await this.cluster?.stop();
     await this.registry.stop();
     await this.mesh.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);

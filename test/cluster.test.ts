@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import type { Host } from '../broker/agents/agent-registry.ts';
 import { Broker } from '../broker/broker.ts';
+import { BrokerStore } from '../broker/store/broker-store.ts';
 import { silentLogger } from '../shared/log/logger.ts';
 import { FLEETMESH_BIN } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
@@ -162,7 +164,42 @@ describe('three brokers on one bus serve one fleet', () => {
     await clientC.close();
   });
 
-  it('returns by its deadline naming the hosts of a broker killed mid fan-out, whose agents come back on the others', async () => {
+  it('returns by its deadline naming the hosts of a broker killed mid fan-out, whose agents come back on the others, and loses no acknowledged change from the audit', async () => {
+    // Changes made through b, to an agent b holds and to one a holds, until b dies under them.
+    const clientB = new Client({ name: 'cluster-audit-test', version: '1' });
+    await clientB.connect(
+      new StreamableHTTPClientTransport(new URL(cluster.mcpUrl.b), {
+        requestInit: { headers: { Authorization: `Bearer ${await identityToken(cluster.a, 3, undefined, 'changer')}` } },
+      }),
+    );
+    const acknowledged: string[] = [];
+    let changing = true;
+    const changes = (async () => {
+      for (let seq = 0; changing; seq++) {
+        // A call in flight when b dies has no answer coming: it ends by its own timeout.
+        const result = await call(clientB, 'set_agent_labels', { host: seq % 2 ? 'on-a' : 'on-b-1', labels: { seq: String(seq) } }, { timeout: 5000 }).catch(
+          () => undefined,
+        );
+        if (!result) return;
+        if (!result.isError) acknowledged.push(String(seq));
+      }
+    })();
+    // A change b had begun (its row committed) and never completed when it died.
+    const asB = await BrokerStore.open(join(cluster.a.options.dataDir, 'as-b'), { store: cluster.a.options.store, brokerId: 'b' });
+    await asB.audit.begin({
+      callId: 'begun-on-b',
+      startedAt: Date.now(),
+      identity: 'changer',
+      tool: 'set_agent_labels',
+      action: 'agent.set_labels',
+      level: 2,
+      targets: ['on-b-2'],
+      arguments: {},
+      outcome: 'pending',
+      errorCode: null,
+    });
+    await asB.close();
+
     const chunks = new Set<string>();
     const pending = cluster.a.fanOut(
       ['on-a', 'on-b-1', 'on-b-2', 'on-c'].map((name) => host(cluster.a, name)),
@@ -174,9 +211,14 @@ describe('three brokers on one bus serve one fleet', () => {
         onChunk: (chunkHost) => chunks.add(chunkHost.name),
       },
     );
-    await waitFor(() => chunks.has('on-b-1') && chunks.has('on-b-2'), { what: 'chunks from the agents on b' });
+    await waitFor(() => chunks.has('on-b-1') && chunks.has('on-b-2') && acknowledged.length >= 2, {
+      what: 'chunks from the agents on b, and changes through b',
+    });
     cluster.b.signal('SIGKILL');
     const outcomes = await pending;
+    changing = false;
+    await changes;
+    await clientB.close().catch(() => undefined);
     const byName = Object.fromEntries(outcomes.map((o) => [o.host.name, o.outcome]));
     expect(byName['on-a']?.ok).toBe(true);
     expect(byName['on-c']?.ok).toBe(true);
@@ -191,6 +233,18 @@ describe('three brokers on one bus serve one fleet', () => {
     );
     const again = await call(client, 'agent_info', { hosts: ['on-b-1', 'on-b-2'] });
     expect(again.structuredContent).toMatchObject({ targeted: 2, responded: 2 });
+
+    // Every change b acknowledged is in the audit, completed; what b left pending the others settled.
+    const rows = async () => (await cluster.a.store.audit.recent({ limit: 1000, identity: 'changer' })).filter((row) => row.brokerId === 'b');
+    await waitFor(async () => (await rows()).every((row) => row.outcome !== 'pending'), { what: "a or c to settle b's pending audit rows" });
+    const audited = await rows();
+    const okSeqs = audited.filter((row) => row.outcome === 'ok').map((row) => (row.arguments.labels as Record<string, string>).seq);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(2);
+    for (const seq of acknowledged) expect(okSeqs).toContain(seq);
+    expect(audited.find((row) => row.callId === 'begun-on-b')).toMatchObject({
+      outcome: 'interrupted',
+      note: expect.stringMatching(/broker b left the cluster/),
+    });
   });
 
   it('answers for its own agents while the bus is down, refuses the others with unavailable, and recovers', async () => {

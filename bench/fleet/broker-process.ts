@@ -13,8 +13,9 @@ export class BrokerProcess {
   readonly ready: Promise<Record<string, unknown>>;
   private readonly child: ChildProcess;
 
-  constructor(hostScript: string, dataDir: string) {
-    this.child = fork(RUN_TS, [hostScript, dataDir], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** `args`: more arguments for the host script, after the data dir. */
+  constructor(hostScript: string, dataDir: string, args: string[] = []) {
+    this.child = fork(RUN_TS, [hostScript, dataDir, ...args], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.ready = new Promise((resolve, reject) => {
       this.child.once('exit', (code) => reject(new Error(`broker exited with ${code}`)));
       this.waiting.set(0, resolve);
@@ -35,6 +36,14 @@ export class BrokerProcess {
       this.waiting.set(id, resolve as (value: Record<string, unknown>) => void);
       this.child.send({ id, type, ...extra });
     });
+  }
+
+  /** Takes the broker away as a crash would: no goodbye to its agents or peers. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
   }
 
   async stop(): Promise<void> {

@@ -16,8 +16,13 @@ interface BenchAgentIdentity {
  * shared by all (key generation is not what is measured), a certificate and a
  * row each, exactly as enrollment would write them.
  */
-export async function preEnroll(dataDir: string, count: number): Promise<{ keys: KeyPair; caCertificatePem: string; agents: BenchAgentIdentity[] }> {
-  const store = await BrokerStore.open(dataDir);
+export async function preEnroll(
+  dataDir: string,
+  count: number,
+  /** A PostgreSQL URL for a cluster's shared store; default: the SQLite file in the data dir. */
+  storeUrl?: string,
+): Promise<{ keys: KeyPair; caCertificatePem: string; agents: BenchAgentIdentity[] }> {
+  const store = await BrokerStore.open(dataDir, { store: storeUrl });
   const authority = await BrokerAuthority.open(dataDir);
   const keys = await createKeyPair();
   const keySha = publicKeyFingerprint(keys.publicKeyPem);

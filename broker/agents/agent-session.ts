@@ -28,6 +28,8 @@ export interface CallRequest {
    * is still worth recording.
    */
   onLate?: (outcome: CallOutcome) => void;
+  /** The call's audit row, when it has one: a broker of a cluster holding the agent notes a late answer there. */
+  auditId?: string;
 }
 
 /** What one agent answered: its result, or why there is none. */
@@ -96,6 +98,19 @@ function toOutcome(result: Result): CallOutcome {
     failedCollectors: [...result.failedCollectors],
     errors: result.errors.map((e) => errorInfo(e.code, e.message, e.hint, e.collector ? { collector: e.collector } : {})),
   };
+}
+
+/**
+ * The agent gave up at the call's deadline: the same outcome as the broker's
+ * own timer for that deadline. Both timers aim at one instant, and the agent's
+ * may fire first (another process, a busy loop, a clock a little ahead); its
+ * answer must not turn a missed deadline into a successful call.
+ */
+function deadlineAnswer(result: Result): CallOutcome | undefined {
+  const [error] = result.errors;
+  if (result.errors.length !== 1 || error?.code !== 'deadline_exceeded' || error.collector) return undefined;
+  if (result.payloadJson.length > 8 || !['', 'null'].includes(textDecoder.decode(result.payloadJson))) return undefined;
+  return { ok: false, error: errorInfo('deadline_exceeded', `the agent stopped at the call's deadline: ${error.message}`, error.hint) };
 }
 
 /**
@@ -216,7 +231,7 @@ export class AgentSession implements HostSession {
   onResult(result: Result): void {
     const pending = this.pending.get(result.callId);
     if (pending) {
-      pending.settle(toOutcome(result));
+      pending.settle(deadlineAnswer(result) ?? toOutcome(result));
       return;
     }
     // Settled already (deadline or cancel): the answer goes to whoever still wants it, or is dropped.

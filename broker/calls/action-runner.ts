@@ -102,7 +102,16 @@ export class ActionRunner {
       action,
       args,
     });
-    const call: RouteCall = { identity, action, args, context, callerLevel: this.effectiveLevel(identity), begin: audit.begin, late: audit.late };
+    const call: RouteCall = {
+      identity,
+      action,
+      args,
+      context,
+      callerLevel: this.effectiveLevel(identity),
+      begin: audit.begin,
+      late: audit.late,
+      auditId: audit.auditId,
+    };
     try {
       if (!this.allows(identity, action)) throw new FleetError('not_found', `unknown tool: ${context.tool}`);
       const result = await this.route(call);

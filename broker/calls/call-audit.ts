@@ -31,7 +31,6 @@ export class CallAudit {
   private readonly callId = randomUUID();
   private readonly audited: boolean;
   private readonly arguments_: Record<string, unknown>;
-  private readonly lateNotes: string[] = [];
   /** A pending row exists: the call got past its checks. */
   begun = false;
 
@@ -75,18 +74,22 @@ export class CallAudit {
     if (this.begun) await this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() }).catch(this.lost);
   }
 
-  /** The call happened; a row the store did not take stays pending, and the next start marks it interrupted. */
+  /** The call happened; a row the store did not take stays pending, and the next start (in a cluster: another broker) marks it interrupted. */
   private readonly lost = (error: unknown): void => {
     this.options.log.warn('could not complete an audit row', { call_id: this.callId, error: (error as Error).message });
   };
+
+  /** The row's id, for a broker holding an agent of the call to note a late answer there; undefined for calls without a row. */
+  get auditId(): string | undefined {
+    return this.audited ? this.callId : undefined;
+  }
 
   /** Where answers past the call's end are audited; undefined for calls without a row. */
   get late(): LateAudit | undefined {
     if (!this.audited) return undefined;
     return (outcome, errorCode, note) => {
       if (!this.begun) return;
-      this.lateNotes.push(note);
-      void this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now(), note: this.lateNotes.join('; ') }).catch(this.lost);
+      void this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now(), note }).catch(this.lost);
     };
   }
 

@@ -38,6 +38,8 @@ export interface RouteCall {
   /** Records the targets in the audit, once every check passed; resolves once committed, before anything is sent. */
   begin(targets: string[]): Promise<void>;
   late: LateAudit | undefined;
+  /** The audit row's id (calls that have one): a broker of the cluster holding a target notes late answers there. */
+  auditId: string | undefined;
 }
 
 /** What every route reads of the broker. */

@@ -79,6 +79,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
       progress.settled(`${host.name}: ${outcome.ok ? 'answered' : outcome.error.code}`);
       if (!outcome.ok) context.onLog?.('warning', `${host.name} did not answer: ${outcome.error.code}`, { host: host.name, code: outcome.error.code });
     },
+    ...(call.auditId ? { auditId: call.auditId } : {}),
     ...(late || context.onLog
       ? {
           onLate: (answer: HostOutcome) => {

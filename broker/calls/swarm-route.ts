@@ -58,6 +58,7 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
       callerLevel: call.callerLevel,
       signal: context.signal,
       onChunk: (host, payload) => progress.chunk(host.name, payload),
+      ...(call.auditId ? { auditId: call.auditId } : {}),
       ...(late || context.onLog
         ? {
             onLate: ({ host, outcome: answer, durationMs }: HostOutcome) => {

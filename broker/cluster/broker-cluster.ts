@@ -2,15 +2,23 @@ import type { HostSample } from '../../shared/catalog/sample.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { StoredHello } from '../store/agents-table.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
 import { Bus, type BusOptions } from './bus.ts';
-import { brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
+import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
 import { CallServer } from './call-server.ts';
+import { Rebalancer } from './rebalancer.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
 
 export interface ClusterOptions extends BusOptions {
   /** How often this broker says it is alive; one silent for three beats has left. */
   beatIntervalMs: number;
+  /**
+   * Where agents reach this broker in particular (`--cluster-address`), from
+   * its own configuration: said on every beat, so a broker holding too many
+   * agents may send some here. Without it, no agent is sent here.
+   */
+  agentAddress?: string;
 }
 
 const MISSED_BEATS = 3;
@@ -30,11 +38,15 @@ function heldHere(host: Host | undefined): boolean {
  */
 export class BrokerCluster {
   private readonly lastBeat = new Map<string, number>();
+  /** Where agents reach each broker that said so on its beat. */
+  private readonly agentAddresses = new Map<string, string>();
+  private readonly rebalancer: Rebalancer;
   private readonly announced = new Set<string>();
   private readonly sessions = new Map<string, RemoteSession>();
   private readonly server: CallServer;
   private readonly calls: RemoteCalls;
   private timer: NodeJS.Timeout | undefined;
+  private orphansTimer: NodeJS.Timeout | undefined;
   private applyingRevocation = false;
   /** When the samples of the agents held here were last shared. */
   private samplesSharedAt = 0;
@@ -42,20 +54,22 @@ export class BrokerCluster {
   private constructor(
     private readonly bus: Bus,
     private readonly registry: AgentRegistry,
+    private readonly store: BrokerStore,
     private readonly options: ClusterOptions,
     private readonly log: Logger,
   ) {
     this.calls = new RemoteCalls(bus, options.brokerId);
-    this.server = new CallServer(bus, registry, options.brokerId);
+    this.server = new CallServer(bus, registry, store.audit, options.brokerId, log);
+    this.rebalancer = new Rebalancer(registry, log);
   }
 
   get brokerId(): string {
     return this.options.brokerId;
   }
 
-  static async start(options: ClusterOptions, registry: AgentRegistry, log: Logger): Promise<BrokerCluster> {
+  static async start(options: ClusterOptions, registry: AgentRegistry, store: BrokerStore, log: Logger): Promise<BrokerCluster> {
     const bus = await Bus.open(options, log);
-    const cluster = new BrokerCluster(bus, registry, options, log);
+    const cluster = new BrokerCluster(bus, registry, store, options, log);
     cluster.listen();
     return cluster;
   }
@@ -72,6 +86,7 @@ export class BrokerCluster {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.orphansTimer);
     this.bus.publish(SUBJECTS.gone, { broker: this.brokerId });
     this.server.stop();
     await this.bus.close();
@@ -95,11 +110,13 @@ export class BrokerCluster {
       this.lastBeat.set(broker, Date.now());
       this.announceAll();
     });
-    this.bus.subscribe(SUBJECTS.beat, brokerMessage, ({ broker }) => {
-      if (broker !== self) this.lastBeat.set(broker, Date.now());
+    this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ broker, agentAddress }) => {
+      if (broker === self) return;
+      this.lastBeat.set(broker, Date.now());
+      if (agentAddress) this.agentAddresses.set(broker, agentAddress);
     });
     this.bus.subscribe(SUBJECTS.gone, brokerMessage, ({ broker }) => {
-      if (broker !== self) this.brokerLeft(broker, 'it is shutting down');
+      if (broker !== self) this.brokerLeft(broker, 'it is shutting down', false);
     });
     this.bus.subscribe(SUBJECTS.report, reportMessage, (message) => {
       if (message.broker !== self) this.registry.remoteReport(message.agent, message.kind, message.payload, message.observedUnixMs);
@@ -136,19 +153,24 @@ export class BrokerCluster {
     this.server.start();
     this.timer = setInterval(() => this.beat(), this.options.beatIntervalMs);
     this.timer.unref();
+    // By then every live broker has beaten at least once: a pending row of any other was left by one that is gone.
+    this.orphansTimer = setTimeout(() => this.settleOrphans(), this.options.beatIntervalMs * (MISSED_BEATS + 1));
+    this.orphansTimer.unref();
     this.bus.publish(SUBJECTS.presenceSync, { broker: self });
     this.announceAll();
   }
 
   private beat(): void {
     if (!this.bus.connected) return;
-    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId });
+    const { agentAddress } = this.options;
+    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(agentAddress ? { agentAddress } : {}) });
     this.shareSamples();
     const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
     const now = Date.now();
     for (const [broker, at] of this.lastBeat) {
       if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
     }
+    this.rebalancer.beat(this.brokers(), this.agentAddresses, this.brokerId);
   }
 
   /** The samples heartbeats brought since the last beat, in one message: status answers the same everywhere. */
@@ -162,14 +184,45 @@ export class BrokerCluster {
     if (samples.length) this.bus.publish(SUBJECTS.samples, { broker: this.brokerId, samples });
   }
 
-  private brokerLeft(broker: string, reason: string): void {
+  private brokerLeft(broker: string, reason: string, died = true): void {
     if (!this.lastBeat.delete(broker)) return;
+    this.agentAddresses.delete(broker);
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
+    // A broker shutting down completes its own rows; one that died never will.
+    if (died) this.settleAudit([broker], `broker ${broker} left the cluster (${reason}) before the call completed`);
     this.calls.brokerGone(broker);
     for (const host of this.registry.list()) {
       if (host.session?.heldBy === broker) this.registry.releaseRemote(host.id, broker, { record: true });
     }
     for (const [agentId, session] of this.sessions) if (session.heldBy === broker) this.sessions.delete(agentId);
+  }
+
+  /**
+   * Audit rows the named brokers began and never completed: `interrupted`,
+   * with a note (every broker that notices does it; the second finds none).
+   * A broker thought dead that was only unreachable still completes its rows
+   * later, and its outcome then replaces this one.
+   */
+  private settleAudit(brokerIds: string[], note: string): void {
+    this.store.audit
+      .markInterrupted(Date.now(), { brokerIds, note })
+      .then((count) => {
+        if (count) this.log.warn('audit rows of a broker that left marked interrupted', { brokers: brokerIds.join(','), count });
+      })
+      .catch((error: unknown) => this.log.warn('could not settle the audit rows of a broker that left', { error: (error as Error).message }));
+  }
+
+  /** Pending rows of brokers nobody hears from (they died while no broker was listening, or before this one started). */
+  private settleOrphans(): void {
+    // Cut off from the bus, this broker cannot tell who is alive.
+    if (!this.bus.connected) return;
+    const alive = this.brokers();
+    this.store.audit
+      .markInterrupted(Date.now(), { except: alive, note: 'the broker that began the call stopped before completing it' })
+      .then((count) => {
+        if (count) this.log.warn('audit rows of brokers no longer in the cluster marked interrupted', { count });
+      })
+      .catch((error: unknown) => this.log.warn('could not settle the audit rows of brokers that left', { error: (error as Error).message }));
   }
 
   /** Presence messages, applied one after another. */

@@ -56,6 +56,9 @@ export type PresenceMessage = z.infer<typeof presenceMessage>;
 
 export const brokerMessage = z.object({ broker: brokerId });
 
+/** A broker's beat: it is alive, and where agents reach it (from its own configuration), for a broker evening out its agents. */
+export const beatMessage = z.object({ broker: brokerId, agentAddress: z.string().min(1).max(300).optional() });
+
 export const reportMessage = z.object({
   broker: brokerId,
   agent: agentId,
@@ -83,6 +86,8 @@ export const callRequest = z.object({
   caller: z.string(),
   callerLevel: z.number().int().optional(),
   streamChunks: z.boolean(),
+  /** The call's audit row: the receiving broker notes there what its agents answer after the call gave up. */
+  auditId: z.string().min(1).max(100).optional(),
 });
 export type CallRequestMessage = z.infer<typeof callRequest>;
 

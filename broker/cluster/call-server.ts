@@ -1,7 +1,10 @@
 import type { Msg } from '@nats-io/transport-node';
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
-import { fanOut } from '../fanout/fan-out.ts';
+import { lateNote } from '../calls/call-audit.ts';
+import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
+import type { AuditTable } from '../store/audit-table.ts';
 import type { Bus, BusSubscription } from './bus.ts';
 import { brokerMessage, type CallReply, type CallRequestMessage, callRequest, SUBJECTS } from './bus-messages.ts';
 
@@ -18,7 +21,9 @@ export class CallServer {
   constructor(
     private readonly bus: Bus,
     private readonly registry: AgentRegistry,
+    private readonly audit: Pick<AuditTable, 'noteLate'>,
     private readonly selfId: string,
+    private readonly log: Logger,
   ) {}
 
   start(): void {
@@ -82,6 +87,20 @@ export class CallServer {
       signal: controller.signal,
       ...(request.streamChunks ? { onChunk: (host: Host, payload: unknown, seq: number) => send({ t: 'chunk', agent: host.id, seq, payload }) } : {}),
       onHostDone: ({ host, outcome }) => send({ t: 'outcome', agent: host.id, outcome }),
+      ...(request.auditId ? { onLate: (late: HostOutcome) => this.noteLate(request, late) } : {}),
     }).finally(() => cancel.unsubscribe());
+  }
+
+  /**
+   * An agent here answered after the calling broker gave up on it: the answer
+   * is noted in the call's audit row from here, since the calling broker
+   * never hears it (and may be gone).
+   */
+  private noteLate(request: CallRequestMessage, late: HostOutcome): void {
+    const error = late.outcome.ok ? late.outcome.errors[0] : late.outcome.error;
+    const note = `${lateNote(late.host.name, error?.code, late.durationMs, request.timeoutMs)} (on broker ${this.selfId})`;
+    this.audit.noteLate(request.auditId as string, note).catch((error: unknown) => {
+      this.log.warn('could not note a late answer in the audit', { call_id: request.auditId, error: (error as Error).message });
+    });
   }
 }

@@ -196,6 +196,7 @@ export class RemoteCalls {
       caller: request.caller,
       ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
       streamChunks: request.onChunk !== undefined,
+      ...(request.auditId ? { auditId: request.auditId } : {}),
     };
     this.bus.publish(toAgent ? SUBJECTS.agentCalls(first.agentId) : SUBJECTS.brokerCalls(brokerId), message, inbox);
   }
@@ -217,6 +218,7 @@ function sameCall(a: CallRequest | undefined, b: CallRequest): boolean {
     a.caller === b.caller &&
     a.signal === b.signal &&
     a.callerLevel === b.callerLevel &&
+    a.auditId === b.auditId &&
     (a.onChunk === undefined) === (b.onChunk === undefined)
   );
 }

@@ -14,6 +14,8 @@ export interface FanOutRequest {
   onHostDone?: (outcome: HostOutcome, done: number, total: number) => void;
   /** A host's answer that came after its outcome settled by the deadline or cancellation. */
   onLate?: (outcome: HostOutcome) => void;
+  /** The call's audit row, for late answers that reach another broker of a cluster. */
+  auditId?: string;
 }
 
 export interface HostOutcome {
@@ -88,6 +90,7 @@ export async function fanOut(targets: readonly Host[], request: FanOutRequest): 
         ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
         ...(signal ? { signal } : {}),
         ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
+        ...(request.auditId ? { auditId: request.auditId } : {}),
         ...(request.onLate ? { onLate: (late: CallOutcome) => request.onLate?.({ host, outcome: late, durationMs: performance.now() - started }) } : {}),
       }));
     const result = { host, outcome, durationMs: performance.now() - started };

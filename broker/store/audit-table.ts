@@ -24,6 +24,8 @@ interface AuditRow {
   source: string | null;
   /** Why a call was refused, in a few words. */
   reason: string | null;
+  /** In a cluster, the broker that began the row (and completes it); null on a single broker. */
+  brokerId: string | null;
 }
 
 interface RawAuditRow {
@@ -44,6 +46,7 @@ interface RawAuditRow {
   source: string | null;
   reason: string | null;
   target_ids_json: string;
+  broker_id: string | null;
 }
 
 function fromRaw(raw: RawAuditRow): AuditRow {
@@ -65,8 +68,12 @@ function fromRaw(raw: RawAuditRow): AuditRow {
     note: raw.note,
     source: raw.source,
     reason: raw.reason,
+    brokerId: raw.broker_id,
   };
 }
+
+/** Appends a note to what a row's note already says (SQL, for both engines). */
+const APPEND_NOTE = "CASE WHEN note IS NULL OR note = '' THEN CAST(? AS TEXT) ELSE note || '; ' || CAST(? AS TEXT) END";
 
 /**
  * The audit log: a row per call of level 1 or more, begun before the call is
@@ -74,16 +81,23 @@ function fromRaw(raw: RawAuditRow): AuditRow {
  * level, a grant or confirmation missing, a bearer token refused).
  */
 export class AuditTable {
-  constructor(private readonly sql: SqlEngine) {}
+  /**
+   * @param brokerId in a cluster, this broker's id: written on the rows it
+   * begins, so the others settle them if it dies before completing them
+   */
+  constructor(
+    private readonly sql: SqlEngine,
+    private readonly brokerId: string | undefined,
+  ) {}
 
   /** Resolves once the row is committed: on either engine, nothing is sent before that. */
   async begin(
-    row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note' | 'targetIds' | 'source' | 'reason'> &
+    row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note' | 'targetIds' | 'source' | 'reason' | 'brokerId'> &
       Partial<Pick<AuditRow, 'targetIds' | 'source' | 'reason'>>,
   ): Promise<void> {
     await this.sql.run(
-      `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason, broker_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.callId,
         row.startedAt,
@@ -98,31 +112,69 @@ export class AuditTable {
         JSON.stringify(row.targetIds ?? []),
         row.source ?? null,
         row.reason ?? null,
+        this.brokerId ?? null,
       ],
     );
   }
 
+  /** Settles a row; a note is added to those already there (answers that came after the call gave up). */
   async complete(
     callId: string,
     fields: { outcome: AuditOutcome; errorCode: string | null; finishedAt: number; targets?: string[]; note?: string },
   ): Promise<void> {
+    const note = fields.note ?? null;
     await this.sql.run(
-      'UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ? - started_at, targets_json = COALESCE(?, targets_json), note = COALESCE(?, note) WHERE call_id = ?',
+      `UPDATE audit SET outcome = ?, error_code = ?, finished_at = ?, duration_ms = ? - started_at, targets_json = COALESCE(?, targets_json),
+         note = CASE WHEN CAST(? AS TEXT) IS NULL THEN note ELSE ${APPEND_NOTE} END WHERE call_id = ?`,
       [
         fields.outcome,
         fields.errorCode,
         fields.finishedAt,
         fields.finishedAt,
         fields.targets ? JSON.stringify(fields.targets) : null,
-        fields.note ?? null,
+        note,
+        note,
+        note,
         callId,
       ],
     );
   }
 
-  /** Rows left pending by a broker that stopped without completing them. */
-  markInterrupted(now: number): Promise<number> {
-    return this.sql.run("UPDATE audit SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'pending'", [now]);
+  /**
+   * Adds to a row what an agent answered after the call gave up on it, where
+   * the answer arrived: in a cluster, the broker holding the agent, which may
+   * not be the one that began the row (nor alive any more). The outcome stays
+   * what the calling broker settled.
+   */
+  async noteLate(callId: string, note: string): Promise<void> {
+    await this.sql.run(`UPDATE audit SET note = ${APPEND_NOTE} WHERE call_id = ?`, [note, note, callId]);
+  }
+
+  /**
+   * Rows left pending by a broker that stopped without completing them:
+   * outcome `interrupted` (whether the change was made is not known).
+   * `brokerIds` limits it to the rows of those brokers (in a cluster, one
+   * that died, or this broker's own previous run); `except` to the rows of
+   * brokers not among those still alive. Without either: every pending row
+   * (a single broker starting).
+   */
+  markInterrupted(now: number, scope: { brokerIds?: string[]; except?: string[]; note?: string } = {}): Promise<number> {
+    const where = ["outcome = 'pending'"];
+    const args: SqlValue[] = [now, scope.note ?? null, scope.note ?? null, scope.note ?? null];
+    if (scope.brokerIds) {
+      if (scope.brokerIds.length === 0) return Promise.resolve(0);
+      where.push(`broker_id IN (${scope.brokerIds.map(() => '?').join(', ')})`);
+      args.push(...scope.brokerIds);
+    }
+    if (scope.except) {
+      where.push(`broker_id IS NOT NULL${scope.except.map(() => ' AND broker_id <> ?').join('')}`);
+      args.push(...scope.except);
+    }
+    return this.sql.run(
+      `UPDATE audit SET outcome = 'interrupted', finished_at = ?,
+         note = CASE WHEN CAST(? AS TEXT) IS NULL THEN note ELSE ${APPEND_NOTE} END WHERE ${where.join(' AND ')}`,
+      args,
+    );
   }
 
   async recent(options: { limit: number; identity?: string; since?: number; refused?: boolean }): Promise<AuditRow[]> {

@@ -144,6 +144,34 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     ]);
   });
 
+  it('marks interrupted the pending rows of the brokers named, or of those not alive, and notes late answers wherever they arrive', async () => {
+    const { location } = await open();
+    const opened = async (brokerId: string | undefined) => {
+      const store = await BrokerStore.open(location.dataDir, { store: location.store, brokerId });
+      cleanups.push(() => store.close());
+      return store;
+    };
+    const [a, b, c, single] = await Promise.all([opened('a'), opened('b'), opened('c'), opened(undefined)]);
+    const row = { startedAt: 1000, identity: 'ops', tool: 'docker_stop', action: 'docker.stop', level: 2, targets: ['web-1'], arguments: {}, errorCode: null };
+    await a.audit.begin({ ...row, callId: 'on-a', outcome: 'pending' });
+    await b.audit.begin({ ...row, callId: 'on-b', outcome: 'pending' });
+    await c.audit.begin({ ...row, callId: 'on-c', outcome: 'pending' });
+    await single.audit.begin({ ...row, callId: 'unowned', outcome: 'pending' });
+    expect(await a.audit.markInterrupted(2000, { brokerIds: ['b'], note: 'broker b died' })).toBe(1);
+    expect(await a.audit.markInterrupted(2000, { brokerIds: ['b'], note: 'broker b died' })).toBe(0);
+    // Alive: a and b; c is gone, and a row no broker owns is left alone.
+    expect(await a.audit.markInterrupted(3000, { except: ['a', 'b'] })).toBe(1);
+    await c.audit.noteLate('on-b', 'web-1 answered ok after 1200 ms');
+    await a.audit.complete('on-a', { outcome: 'error', errorCode: 'deadline_exceeded', finishedAt: 2500 });
+    await c.audit.noteLate('on-a', 'web-2 answered ok after 3000 ms');
+    await a.audit.complete('on-a', { outcome: 'ok', errorCode: null, finishedAt: 2600, note: 'web-3 answered ok after 3100 ms' });
+    const rows = Object.fromEntries((await single.audit.recent({ limit: 10 })).map((r) => [r.callId, r]));
+    expect(rows['on-a']).toMatchObject({ outcome: 'ok', brokerId: 'a', note: 'web-2 answered ok after 3000 ms; web-3 answered ok after 3100 ms' });
+    expect(rows['on-b']).toMatchObject({ outcome: 'interrupted', brokerId: 'b', finishedAt: 2000, note: 'broker b died; web-1 answered ok after 1200 ms' });
+    expect(rows['on-c']).toMatchObject({ outcome: 'interrupted', brokerId: 'c', note: null });
+    expect(rows.unowned).toMatchObject({ outcome: 'pending', brokerId: null });
+  });
+
   it('keeps a metrics figure a newer reading of the same minute lacks', async () => {
     const { store } = await open();
     const row = { kind: 'host' as const, entity: 'h1', minute: 60_000, host_id: 'h1', name: 'web-1', service: null, cpu_percent: 10, memory_bytes: 1e9 };

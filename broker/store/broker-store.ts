@@ -23,6 +23,8 @@ interface StoreOpenOptions {
   create?: boolean;
   /** `sqlite:PATH` or `postgres://…`; default: the SQLite file in the data dir. */
   store?: string | undefined;
+  /** In a cluster, this broker's id: the audit rows it begins carry it. */
+  brokerId?: string | undefined;
 }
 
 /**
@@ -42,13 +44,16 @@ export class BrokerStore {
   readonly mcpTasks: McpTasksTable;
   private closed = false;
 
-  private constructor(private readonly sql: SqlEngine) {
+  private constructor(
+    private readonly sql: SqlEngine,
+    brokerId: string | undefined,
+  ) {
     this.agents = new AgentsTable(sql);
     this.roles = new AgentRolesTable(sql);
     this.tokens = new JoinTokensTable(sql);
     this.certificates = new CertificatesTable(sql);
     this.identities = new IdentitiesTable(sql);
-    this.audit = new AuditTable(sql);
+    this.audit = new AuditTable(sql, brokerId);
     this.metrics = new MetricsTable(sql);
     this.taskFailures = new TaskFailuresTable(sql);
     this.mcpTasks = new McpTasksTable(sql);
@@ -76,7 +81,7 @@ export class BrokerStore {
       await sql.close();
       throw error;
     }
-    return new BrokerStore(sql);
+    return new BrokerStore(sql, options.brokerId);
   }
 
   /** Whether other brokers may share this store (a cluster), or it is this broker's alone. */

@@ -168,4 +168,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX mcp_tasks_identity ON mcp_tasks(identity_id, created_at);
   CREATE INDEX mcp_tasks_expires ON mcp_tasks(expires_at);
   `,
+  // 7: in a cluster, the broker that began each audit row, so the others can
+  // settle the rows a broker that died left pending (null on a single broker).
+  `
+  ALTER TABLE audit ADD COLUMN broker_id TEXT;
+  CREATE INDEX audit_pending_broker ON audit(broker_id) WHERE outcome = 'pending';
+  `,
 ];

@@ -16,27 +16,56 @@ import { waitFor } from './wait.ts';
 
 export type BrokerName = 'a' | 'b' | 'c';
 
+const NAMES: readonly BrokerName[] = ['a', 'b', 'c'];
+
+export interface TestClusterOptions {
+  /**
+   * The loopback address each broker takes agents on; with it, all three
+   * listen on one port (so one name resolving to those addresses reaches
+   * any of them). Default: 127.0.0.1, each on a port of its own.
+   */
+  grpcHosts?: Record<BrokerName, string>;
+  /** The names the brokers' certificates carry and agents dial (default: localhost). */
+  advertiseNames?: string[];
+  /** Brokers not started with the others (startBroker starts them later). */
+  later?: BrokerName[];
+}
+
 /**
  * Three brokers serving one fleet over a private NATS: `a` and `c` in this
  * process (so a test can look into their registries), `b` a `fleetmesh broker`
  * process a test may SIGKILL. They share one CA (bootstrap files) and one
  * store (a fresh database on the run's private PostgreSQL). `a` and `c` look at
  * the store only when asked, so what they learn from each other comes over the bus.
+ * Each keeps its ports, data dir and broker id across restarts.
  */
 export interface TestCluster {
   nats: NatsServer;
-  a: Broker;
-  c: Broker;
-  b: CliProcess;
+  /** The broker running now under that name (a stopped one stays until it is started again). */
+  readonly a: Broker;
+  readonly c: Broker;
+  readonly b: CliProcess;
+  /** Where agents reach each broker, as `--broker` takes it. */
   address: Record<BrokerName, string>;
-  /** An in-process agent that dials the brokers in turn starting with `first`; resolves once `a` sees it online. */
-  addAgent(name: string, first: BrokerName): Promise<Agent>;
+  /** Each broker's MCP endpoint. */
+  mcpUrl: Record<BrokerName, string>;
+  /**
+   * An in-process agent that dials the brokers in turn starting with `first`
+   * (or `dial`, as `--broker` takes it); resolves once the running in-process
+   * brokers see it online.
+   */
+  addAgent(name: string, first: BrokerName, options?: { dial?: string }): Promise<Agent>;
+  running(name: BrokerName): boolean;
+  /** Shuts a broker down the orderly way (its agents move to the others). */
+  stopBroker(name: BrokerName): Promise<void>;
+  /** Starts a stopped (or killed) broker again; resolves once it joined the cluster. */
+  startBroker(name: BrokerName): Promise<void>;
   /** Shuts broker `c` down the orderly way (its agents move to the others). */
   stopC(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
+export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
   const temp = makeTempDir('fleetmesh-cluster-');
   const database = await freshDatabase(inject('postgresUrl'));
   const nats = await NatsServer.start();
@@ -45,32 +74,53 @@ export async function startTestCluster(): Promise<TestCluster> {
   const caCertFile = join(files, 'ca.crt');
   const caKeyFile = join(files, 'ca.key');
   const bootstrap = readBrokerBootstrap({ caCertFile, caKeyFile, joinTokenFile: undefined, adminTokenFile: undefined });
+  const advertiseNames = options.advertiseNames ?? ['localhost'];
   const dir = (name: BrokerName) => join(temp.path, name);
-  const inProcess = (name: BrokerName) =>
+  const sharedPort = options.grpcHosts ? await freePort() : undefined;
+  const grpcListen = {} as Record<BrokerName, string>;
+  const mcpPort = {} as Record<BrokerName, number>;
+  for (const name of NAMES) {
+    grpcListen[name] = `${options.grpcHosts?.[name] ?? '127.0.0.1'}:${sharedPort ?? (await freePort())}`;
+    mcpPort[name] = await freePort();
+  }
+  const dialName = advertiseNames[0] ?? 'localhost';
+  const address = Object.fromEntries(
+    NAMES.map((name) => [name, options.grpcHosts ? `${dialName}:${sharedPort}` : `${dialName}:${grpcListen[name].split(':')[1]}`]),
+  ) as Record<BrokerName, string>;
+  const mcpUrl = Object.fromEntries(NAMES.map((name) => [name, `http://127.0.0.1:${mcpPort[name]}/mcp`])) as Record<BrokerName, string>;
+
+  const inProcess = (name: 'a' | 'c') =>
     Broker.start(
       brokerOptions(dir(name), {
         bootstrap,
         store: database.url,
         storePollMs: 60_000,
-        cluster: { url: nats.url, token: undefined, brokerId: name, beatIntervalMs: 1000 },
+        grpcListen: grpcListen[name],
+        mcpListen: `127.0.0.1:${mcpPort[name]}`,
+        advertiseNames,
+        cluster: {
+          url: nats.url,
+          token: undefined,
+          brokerId: name,
+          beatIntervalMs: 1000,
+          // Under one shared name, no broker can be told apart: none is sent agents to even out the load.
+          ...(options.grpcHosts ? {} : { agentAddress: address[name] }),
+        },
       }),
       silentLogger,
     );
-  const a = await inProcess('a');
-  const c = await inProcess('c');
-  const bPort = await freePort();
-  const b = new CliProcess([
+  const processArgs = () => [
     'broker',
     '--data-dir',
     dir('b'),
     '--store',
     database.url,
     '--grpc-listen',
-    `127.0.0.1:${bPort}`,
+    grpcListen.b,
     '--mcp-listen',
-    '127.0.0.1:0',
+    `127.0.0.1:${mcpPort.b}`,
     '--advertise-names',
-    'localhost',
+    advertiseNames.join(','),
     '--ca-cert-file',
     caCertFile,
     '--ca-key-file',
@@ -83,27 +133,73 @@ export async function startTestCluster(): Promise<TestCluster> {
     '200ms',
     '--operations-level',
     '3',
-  ]);
-  await b.waitForOutput(/broker joined the cluster/);
-  const address: Record<BrokerName, string> = { a: `localhost:${a.grpcPort}`, b: `localhost:${bPort}`, c: `localhost:${c.grpcPort}` };
+    ...(options.grpcHosts ? [] : ['--cluster-address', address.b]),
+  ];
+
+  const inProcessBrokers = new Map<'a' | 'c', Broker>();
+  /** Brokers stopped and not started again: their last instance stays readable. */
+  const stopped = new Set<BrokerName>(options.later ?? []);
+  const stopping = new Map<BrokerName, Promise<void>>();
+  let b: CliProcess | undefined;
+  const first = (name: BrokerName): Broker | CliProcess => {
+    const found = name === 'b' ? b : inProcessBrokers.get(name);
+    if (!found) throw new Error(`broker ${name} has not been started`);
+    return found;
+  };
+  const start = async (name: BrokerName) => {
+    if (name === 'b') {
+      const child = new CliProcess(processArgs());
+      b = child;
+      await child.waitForOutput(/broker joined the cluster/);
+    } else {
+      inProcessBrokers.set(name, await inProcess(name));
+    }
+    stopped.delete(name);
+    stopping.delete(name);
+  };
+  const stopBroker = (name: BrokerName) => {
+    let done = stopping.get(name);
+    if (!done) {
+      stopped.add(name);
+      const broker = name === 'b' ? b : inProcessBrokers.get(name);
+      done = broker ? broker.stop() : Promise.resolve();
+      stopping.set(name, done);
+    }
+    return done;
+  };
+  for (const name of NAMES) if (!stopped.has(name)) await start(name);
+
   const agents: Agent[] = [];
-  let cStopped: Promise<void> | undefined;
   const order: BrokerName[] = ['a', 'b', 'c'];
   return {
     nats,
-    a,
-    c,
-    b,
+    get a() {
+      return first('a') as Broker;
+    },
+    get c() {
+      return first('c') as Broker;
+    },
+    get b() {
+      return first('b') as CliProcess;
+    },
     address,
-    async addAgent(name, first) {
-      const start = order.indexOf(first);
-      const dial = [...order.slice(start), ...order.slice(0, start)].map((broker) => address[broker]).join(',');
+    mcpUrl,
+    async addAgent(name, firstBroker, agentOptions = {}) {
+      const startAt = order.indexOf(firstBroker);
+      const dial =
+        agentOptions.dial ??
+        [...order.slice(startAt), ...order.slice(0, startAt)]
+          .map((broker) => address[broker])
+          .filter((entry, i, all) => all.indexOf(entry) === i)
+          .join(',');
+      const watchers = (['a', 'c'] as const).filter((broker) => !stopped.has(broker)).map((broker) => inProcessBrokers.get(broker) as Broker);
+      const tokenStore = (watchers[0] as Broker).store;
       const agent = await Agent.start(
         {
           dataDir: join(temp.path, 'agents', name),
           brokerAddress: dial,
-          token: (await createJoinToken(a.store, { ttlMs: 60_000, uses: 1, labels: {} })).token,
-          caPin: a.authority.pin,
+          token: (await createJoinToken(tokenStore, { ttlMs: 60_000, uses: 1, labels: {} })).token,
+          caPin: (watchers[0] as Broker).authority.pin,
           name,
           ...TEST_AGENT_DEFAULTS,
         },
@@ -111,19 +207,16 @@ export async function startTestCluster(): Promise<TestCluster> {
         [],
       );
       agents.push(agent);
-      await waitFor(() => a.registry.find(name)?.state === 'online' && c.registry.find(name)?.state === 'online', { what: `${name} online on a and c` });
+      await waitFor(() => watchers.every((broker) => broker.registry.find(name)?.state === 'online'), { what: `${name} online on a and c` });
       return agent;
     },
-    stopC() {
-      cStopped ??= c.stop();
-      return cStopped;
-    },
+    running: (name) => !stopped.has(name),
+    stopBroker,
+    startBroker: start,
+    stopC: () => stopBroker('c'),
     async stop() {
       await Promise.all(agents.map((agent) => agent.stop()));
-      await b.stop();
-      await a.stop();
-      cStopped ??= c.stop();
-      await cStopped;
+      for (const name of NAMES) await stopBroker(name);
       await nats.stop();
       await database.drop();
       temp.remove();

@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
+import { NatsServer } from '../../test/harness/nats-server.ts';
+import { startPostgres } from '../../test/harness/postgres-server.ts';
+import { BrokerProcess } from '../fleet/broker-process.ts';
+import { simulatedAgent } from '../fleet/simulated-agent.ts';
+import { preEnroll } from '../mesh/bench-fleet.ts';
+import { processUsage } from '../proc-stats.ts';
+import { percentile, type ScenarioResult } from '../report.ts';
+
+const HOST = fileURLToPath(new URL('./cluster-broker-host.ts', import.meta.url));
+
+interface Stats {
+  cpu_us: number;
+  rss_bytes: number;
+  held: number;
+  reachable: number;
+}
+
+interface Figures {
+  roundP50Ms: number;
+  roundP99Ms: number;
+  /** CPU of every broker during the measured rounds, per agent and round. */
+  cpuUsPerAgentRound: number;
+  /** Resident memory every broker gained while the agents connected, per agent. */
+  rssKibPerAgent: number;
+  connectS: number;
+  /** From the SIGKILL of one broker until every agent is held again (by the others, or the restarted single broker). */
+  backAfterKillS: number;
+  failedHostCalls: number;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const stats = (broker: BrokerProcess) => broker.request<Stats>('stats');
+const heldBy = async (brokers: BrokerProcess[]) => (await Promise.all(brokers.map(stats))).reduce((sum, s) => sum + s.held, 0);
+
+/**
+ * One layout (one SQLite broker, or three brokers on PostgreSQL and NATS) with
+ * the same simulated fleet: every agent dials the brokers in turn, starting
+ * with a different one, so the fleet spreads over them. Rounds of agent.info
+ * to every agent go through the first broker; then the last broker is killed.
+ */
+async function measure(
+  layout: { brokers: BrokerProcess[]; dataDirs: string[]; args: (i: number) => string[] },
+  enrolled: Awaited<ReturnType<typeof preEnroll>>,
+  rounds: number,
+): Promise<Figures> {
+  const { brokers } = layout;
+  const connections: BrokerConnection[] = [];
+  try {
+    const ports = (await Promise.all(brokers.map((broker) => broker.ready))).map((ready) => ready.port as number);
+    const addresses = ports.map((port) => `localhost:${port}`);
+    const idle = await Promise.all(brokers.map(stats));
+    const count = enrolled.agents.length;
+    const connectStarted = performance.now();
+    enrolled.agents.forEach((identity, i) => {
+      const first = i % addresses.length;
+      const dial = [...addresses.slice(first), ...addresses.slice(0, first)].join(',');
+      const connection = simulatedAgent(identity, i, enrolled, dial, { allDockerUp: true });
+      connections.push(connection);
+      connection.start();
+    });
+    await until(async () => (await heldBy(brokers)) === count, 600_000, 'every agent connected');
+    // The first broker must be able to call every agent, including those the others hold.
+    await until(async () => (await stats(brokers[0] as BrokerProcess)).reachable === count, 300_000, 'the first broker to reach every agent');
+    const connectS = (performance.now() - connectStarted) / 1000;
+    const connected = await Promise.all(brokers.map(stats));
+    const driver = brokers[0] as BrokerProcess;
+    for (let i = 0; i < 3; i++) await driver.request('fanout', { timeoutMs: 30_000 });
+    const cpuBefore = brokers.map((broker) => processUsage(broker.pid).cpuMs);
+    const durations: number[] = [];
+    let failed = 0;
+    for (let i = 0; i < rounds; i++) {
+      const round = await driver.request('fanout', { timeoutMs: 30_000 });
+      durations.push(round.duration_ms ?? 0);
+      failed += (round.total ?? 0) - (round.ok ?? 0);
+    }
+    const cpuMs = brokers.reduce((sum, broker, i) => sum + processUsage(broker.pid).cpuMs - (cpuBefore[i] ?? 0), 0);
+
+    const victim = brokers.length - 1;
+    const killedAt = performance.now();
+    await (brokers[victim] as BrokerProcess).kill();
+    if (brokers.length === 1) {
+      // A single broker comes back only when it is started again (on its port, so its agents find it).
+      brokers[victim] = new BrokerProcess(HOST, layout.dataDirs[victim] as string, [String(ports[victim]), ...layout.args(victim).slice(1)]);
+      await (brokers[victim] as BrokerProcess).ready;
+    }
+    const survivors = brokers.length === 1 ? brokers : brokers.filter((_, i) => i !== victim);
+    await until(async () => (await heldBy(survivors)) === count, 600_000, 'every agent back after the kill');
+    const backAfterKillS = (performance.now() - killedAt) / 1000;
+    return {
+      roundP50Ms: percentile(durations, 50),
+      roundP99Ms: percentile(durations, 99),
+      cpuUsPerAgentRound: (cpuMs * 1000) / rounds / count,
+      rssKibPerAgent: connected.reduce((sum, s, i) => sum + s.rss_bytes - (idle[i]?.rss_bytes ?? 0), 0) / 1024 / count,
+      connectS,
+      backAfterKillS,
+      failedHostCalls: failed,
+    };
+  } finally {
+    await Promise.all(connections.map((connection) => connection.stop()));
+    await Promise.all(brokers.map((broker) => broker.stop().catch(() => {})));
+  }
+}
+
+/**
+ * 1 broker on SQLite vs 3 brokers on PostgreSQL and NATS, with the same
+ * number of simulated agents (the real connection loop, each with its own TLS
+ * connection, all in this process): fan-out round p50/p99, broker CPU per
+ * agent per round (all brokers together), broker RSS per agent (all brokers
+ * together: every broker keeps every agent in its registry), and how long all
+ * agents need to be held again after a broker is SIGKILLed (the single broker
+ * restarted at once; in the cluster, the others take its agents).
+ */
+export async function clusterScenario(agentCount: number, rounds: number): Promise<ScenarioResult> {
+  const temp = mkdtempSync(join(tmpdir(), 'fm-bench-cluster-'));
+  const postgres = await startPostgres();
+  const nats = await NatsServer.start();
+  try {
+    process.stderr.write(`  single broker (SQLite): enrolling ${agentCount} simulated agents…\n`);
+    const singleDir = join(temp, 'single');
+    const singleFleet = await preEnroll(singleDir, agentCount);
+    process.stderr.write(`  single broker: connecting, ${rounds} fan-out rounds, SIGKILL and restart…\n`);
+    const single = await measure({ brokers: [new BrokerProcess(HOST, singleDir, ['0'])], dataDirs: [singleDir], args: () => ['0'] }, singleFleet, rounds);
+
+    process.stderr.write(`  three brokers (PostgreSQL + NATS): enrolling ${agentCount} simulated agents…\n`);
+    const database = await postgres.createDatabase();
+    const dirs = ['c0', 'c1', 'c2'].map((name) => join(temp, name));
+    const clusterFleet = await preEnroll(dirs[0] as string, agentCount, database.url);
+    const args = (i: number) => ['0', database.url, nats.url, `bench-${i}`];
+    // The first broker puts the CA into the store; the others take it from there.
+    const first = new BrokerProcess(HOST, dirs[0] as string, args(0));
+    await first.ready;
+    const brokers = [first, new BrokerProcess(HOST, dirs[1] as string, args(1)), new BrokerProcess(HOST, dirs[2] as string, args(2))];
+    process.stderr.write(`  three brokers: connecting, ${rounds} fan-out rounds through the first, SIGKILL of the third…\n`);
+    const cluster = await measure({ brokers, dataDirs: dirs, args }, clusterFleet, rounds);
+    await database.drop();
+
+    return {
+      scenario: `cluster, ${agentCount} agents: 3 brokers on PostgreSQL + NATS vs 1 broker on SQLite (same run)`,
+      figures: {
+        agents: agentCount,
+        rounds,
+        single_round_p50_ms: single.roundP50Ms,
+        cluster_round_p50_ms: cluster.roundP50Ms,
+        ratio_round_p50: cluster.roundP50Ms / single.roundP50Ms,
+        single_round_p99_ms: single.roundP99Ms,
+        cluster_round_p99_ms: cluster.roundP99Ms,
+        ratio_round_p99: cluster.roundP99Ms / single.roundP99Ms,
+        single_broker_cpu_us_per_agent_per_round: single.cpuUsPerAgentRound,
+        cluster_brokers_cpu_us_per_agent_per_round: cluster.cpuUsPerAgentRound,
+        ratio_cpu_per_agent_round: cluster.cpuUsPerAgentRound / single.cpuUsPerAgentRound,
+        single_broker_rss_kib_per_agent: single.rssKibPerAgent,
+        cluster_brokers_rss_kib_per_agent: cluster.rssKibPerAgent,
+        ratio_rss_per_agent: cluster.rssKibPerAgent / single.rssKibPerAgent,
+        single_back_after_kill_s: single.backAfterKillS,
+        cluster_back_after_kill_s: cluster.backAfterKillS,
+        ratio_back_after_kill: cluster.backAfterKillS / single.backAfterKillS,
+        single_connect_s: single.connectS,
+        cluster_connect_s: cluster.connectS,
+        single_failed_host_calls: single.failedHostCalls,
+        cluster_failed_host_calls: cluster.failedHostCalls,
+        // The simulated fleet, both databases and every broker share this machine's cores with whatever else runs.
+        machine_load_1m_at_end: loadavg()[0] ?? Number.NaN,
+      },
+    };
+  } finally {
+    await nats.stop();
+    postgres.stop();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A broker of the cluster benchmark, in a process of its own so its CPU time
+ * and memory are its own: alone on SQLite, or one of several on PostgreSQL and
+ * NATS. Driven over IPC by bench/cluster/cluster-bench.ts; a SIGKILL is how
+ * the benchmark takes it away.
+ *   run-ts cluster-broker-host.ts DATA_DIR PORT [STORE_URL BUS_URL BROKER_ID]
+ */
+import { Broker } from '../../broker/broker.ts';
+import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
+import { silentLogger } from '../../shared/log/logger.ts';
+
+type Request = { id: number; type: 'stats' } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
+
+const [dataDir = '', port = '0', store, bus, brokerId] = process.argv.slice(2);
+const broker = await Broker.start(
+  inProcessBrokerOptions(dataDir, {
+    grpcListen: `127.0.0.1:${port}`,
+    ...(store && bus && brokerId ? { store, cluster: { url: bus, token: undefined, brokerId, beatIntervalMs: 1000 } } : {}),
+  }),
+  silentLogger,
+);
+
+function stats() {
+  (globalThis as { gc?: () => void }).gc?.();
+  const cpu = process.cpuUsage();
+  return {
+    cpu_us: cpu.user + cpu.system,
+    rss_bytes: process.memoryUsage().rss,
+    /** Agents whose stream this broker holds. */
+    held: broker.registry.held().length,
+    /** Agents this broker can call, wherever they are held (online or stale: the fan-out targets). */
+    reachable: broker.registry.list().filter((h) => h.session).length,
+  };
+}
+
+process.on('message', async (message: Request) => {
+  if (message.type === 'stats') {
+    process.send?.({ id: message.id, ...stats() });
+  } else if (message.type === 'fanout') {
+    // Every agent the fleet has online, held here or by another broker of the cluster.
+    const targets = broker.registry.list().filter((h) => h.session);
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const outcomes = await broker.fanOut(targets, { action: 'agent.info', params: {}, timeoutMs: message.timeoutMs, caller: 'bench' });
+    const durationMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    process.send?.({
+      id: message.id,
+      duration_ms: durationMs,
+      cpu_us: cpu.user + cpu.system,
+      ok: outcomes.filter((o) => o.outcome.ok).length,
+      total: outcomes.length,
+    });
+  } else if (message.type === 'stop') {
+    await broker.stop();
+    process.send?.({ id: message.id });
+    process.exit(0);
+  }
+});
+process.send?.({ id: 0, ready: true, port: broker.grpcPort });
