@@ -147,9 +147,13 @@ export class DockerCollector implements Collector, ContainerFacts {
       void this.directory.refresh(event.id).catch(() => undefined);
     }
     this.options.report?.('container_event', event);
-    if (this.options.report) {
-      clearTimeout(this.inventoryDebounce);
-      this.inventoryDebounce = setTimeout(() => void this.reportInventory(), 1000);
+    // One inventory at most a second after the first unsent change: postponing it on every event would let a
+    // container in a crash loop on the host keep every other change from the broker.
+    if (this.options.report && !this.inventoryDebounce) {
+      this.inventoryDebounce = setTimeout(() => {
+        this.inventoryDebounce = undefined;
+        void this.reportInventory();
+      }, 1000);
       this.inventoryDebounce.unref();
     }
   }
