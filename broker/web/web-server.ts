@@ -81,9 +81,14 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   try {
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new FleetError('invalid_argument', 'the request body is not valid JSON');
+    throw new FleetError('invalid_argument', 'the request body is not valid JSON', {
+      hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
+    });
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new FleetError('invalid_argument', 'the request body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new FleetError('invalid_argument', 'the request body must be a JSON object', {
+      hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
+    });
   return body as Record<string, unknown>;
 }
 
