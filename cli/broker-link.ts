@@ -16,6 +16,15 @@ function unreachable(error: unknown): boolean {
   return false;
 }
 
+/** The connection broke under a request (the broker stopping mid-answer): it may have been handled, so it is not sent again. */
+function connectionLost(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || /other side closed|ECONNRESET|fetch failed/.test(cause.message)) return true;
+  }
+  return false;
+}
+
 /**
  * A relay's MCP session with the broker that outlives the broker's restarts.
  * When the broker answers that it no longer knows the session, the link opens
@@ -23,6 +32,8 @@ function unreachable(error: unknown): boolean {
  * subscribed to, and sends the request again: it was never handled. The
  * same happens when nothing answers at the broker's address (`open` may then
  * reach another broker of a cluster); while no broker can be reached, requests fail.
+ * A request whose connection broke mid-answer fails, since it may have run,
+ * and the link opens a new session for the requests after it.
  */
 export class BrokerLink {
   private reconnecting: Promise<Client> | undefined;
@@ -60,6 +71,8 @@ export class BrokerLink {
     } catch (error) {
       if (this.closed) throw error;
       if (unknownSession(error) || unreachable(error)) return send(await this.reconnect(client));
+      // This request fails (it may have run); the next ones go to a new session, on the next broker if this one is gone.
+      if (connectionLost(error)) void this.reconnect(client).catch(() => undefined);
       throw error;
     }
   }

@@ -128,8 +128,14 @@ describe('a cluster through restarts of its brokers', () => {
     expect(failures.length, JSON.stringify(failures)).toBeLessThanOrEqual(3);
     expect([...hostErrors].filter((code) => !MOVING.includes(code))).toEqual([]);
     expect(acknowledged.length).toBeGreaterThan(refusedWhileMoving.length);
-    const last = (await client.callTool({ name: 'agent_info', arguments: {} })) as CallToolResult & { structuredContent: Record<string, unknown> };
-    expect(last.structuredContent).toMatchObject({ targeted: AGENTS.length, responded: AGENTS.length });
+    // Once the last agents have settled on a broker, a fleet-wide read through the relay reaches every one.
+    await waitFor(
+      async () => {
+        const last = (await client.callTool({ name: 'agent_info', arguments: {} })) as CallToolResult & { structuredContent: Record<string, unknown> };
+        return last.structuredContent.targeted === AGENTS.length && last.structuredContent.responded === AGENTS.length;
+      },
+      { what: 'a fleet-wide read reaching every agent after the restarts', intervalMs: 500 },
+    );
     await client.close();
 
     const rows = await live(cluster).store.audit.recent({ limit: 1000, identity: 'roller' });
@@ -142,10 +148,18 @@ describe('a cluster through restarts of its brokers', () => {
 
   it('keeps a stdio relay given several brokers calling through the next when its broker is killed', async () => {
     const client = await relay([cluster.mcpUrl.b, cluster.mcpUrl.a], token);
-    // An agent b does not hold: it answers through whichever broker the relay reaches.
-    const target = AGENTS.find((name) => cluster.a.registry.find(name)?.session?.heldBy !== 'b') as string;
-    const info = async () => (await client.callTool({ name: 'agent_info', arguments: { host: target } })).structuredContent;
-    expect(await info()).toMatchObject({ host: target, availability: 'available' });
+    // An agent online on a or c once the restarts above settled: it answers through whichever broker the relay reaches.
+    const target = await waitFor(
+      () =>
+        AGENTS.find((name) => {
+          const host = cluster.a.registry.find(name);
+          return host?.state === 'online' && host.session !== undefined && host.session.heldBy !== 'b';
+        }),
+      { what: 'an online agent held by a or c' },
+    );
+    const info = async () =>
+      (await client.callTool({ name: 'agent_info', arguments: { host: target } })).structuredContent as Record<string, unknown> | undefined;
+    await waitFor(async () => (await info())?.availability === 'available' || undefined, { what: `${target} answering through the relay` });
     cluster.b.signal('SIGKILL');
     await cluster.b.exited;
     expect(await info()).toMatchObject({ host: target, availability: 'available' });

@@ -23,14 +23,17 @@ function failingWith(...errors: FleetError[]) {
 }
 
 describe('enrolling with backoff', () => {
-  it('keeps trying while the broker cannot be reached or asks to be tried later, then enrolls', async () => {
+  it('keeps trying while the broker cannot be reached, asks to be tried later or its store cannot answer, then enrolls', async () => {
     const unreachable = new FleetError('agent_offline', 'no TLS answer from the broker at b:7443 within 10 s');
     const limited = new FleetError('forbidden', 'too many enrollment attempts from 10.0.0.2; retry in 2 s', {
       details: { grpcCode: grpc.status.RESOURCE_EXHAUSTED },
     });
-    const fake = failingWith(unreachable, unreachable, limited, unreachable);
+    const busyStore = new FleetError('unavailable', "the broker's store stayed too busy to settle a change (8 attempts)", {
+      details: { grpcCode: grpc.status.UNAVAILABLE },
+    });
+    const fake = failingWith(unreachable, unreachable, limited, busyStore, unreachable);
     expect(await enrollWithBackoff(fake.enroll, backoff)).toBe(enrolled);
-    expect(fake.attempts()).toBe(5);
+    expect(fake.attempts()).toBe(6);
   });
 
   it('gives up at once on a refusal', async () => {

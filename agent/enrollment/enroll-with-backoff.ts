@@ -10,10 +10,10 @@ interface EnrollBackoff {
   log: Logger;
 }
 
-/** Worth another attempt: no broker answered in time, or the broker asked to be tried again later (its rate limit). */
+/** Worth another attempt: no broker answered in time, the broker asked to be tried again later (its rate limit), or its store could not answer. */
 function isTransient(error: unknown): boolean {
   if (!(error instanceof FleetError)) return false;
-  return error.code === 'agent_offline' || error.details?.grpcCode === grpc.status.RESOURCE_EXHAUSTED;
+  return error.code === 'agent_offline' || error.code === 'unavailable' || error.details?.grpcCode === grpc.status.RESOURCE_EXHAUSTED;
 }
 
 /**

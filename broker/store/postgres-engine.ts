@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { SqlEngine, SqlValue } from './sql-engine.ts';
@@ -12,7 +13,7 @@ const TYPES = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 /** Serializable transactions that lost a race to another broker are run again, this many times in all. */
-const TRANSACTION_ATTEMPTS = 5;
+const TRANSACTION_ATTEMPTS = 8;
 
 /**
  * A PostgreSQL server shared by several brokers, through a pool of `pg`
@@ -64,11 +65,18 @@ export class PostgresEngine implements SqlEngine {
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => (broken = true));
-        if (attempt < TRANSACTION_ATTEMPTS && lostRace(error)) continue;
-        throw error;
+        if (!lostRace(error)) throw error;
+        if (attempt >= TRANSACTION_ATTEMPTS) {
+          throw new FleetError('unavailable', `the broker's store stayed too busy to settle a change (${TRANSACTION_ATTEMPTS} attempts)`, {
+            hint: 'Try again: other brokers were changing the same rows at the same moment.',
+            cause: error,
+          });
+        }
       } finally {
         client.release(broken);
       }
+      // Transactions that lost to each other run again spread out, or they would meet again at once.
+      await setTimeout(Math.random() * 20 * attempt);
     }
   }
 
