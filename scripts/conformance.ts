@@ -22,7 +22,7 @@ import { createIdentity } from '../broker/auth/identities.ts';
 import { Broker } from '../broker/broker.ts';
 import { inProcessBrokerOptions } from '../broker/broker-options.ts';
 import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
-import { loopbackHosts } from '../broker/mcp/http/mcp-http-server.ts';
+import { loopbackHosts } from '../broker/http/listen-http.ts';
 import { silentLogger } from '../shared/log/logger.ts';
 
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];

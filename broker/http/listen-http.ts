@@ -27,3 +27,21 @@ export async function listenHttp(
   });
   return server;
 }
+
+/** Stops a server at once: open connections (idle keep-alive ones too) are closed, not waited for. */
+export async function closeHttp(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** The Host names a server on loopback answers to by default (DNS rebinding: nothing else). */
+export function loopbackHosts(port: number): string[] {
+  return [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
+}
+
+/** Whether a request's Host header is one the server answers to: the allow-list, or loopback at its port. */
+export function hostAllowed(allowedHosts: readonly string[], port: number, host: string | undefined): boolean {
+  const allowed = allowedHosts.length ? allowedHosts : loopbackHosts(port);
+  return allowed.includes('*') || (host !== undefined && allowed.some((a) => a.toLowerCase() === host.toLowerCase()));
+}

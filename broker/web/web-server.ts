@@ -5,10 +5,9 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import { parseIdentityToken, TokenRefused, verifyBearerToken } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
-import { listenHttp } from '../http/listen-http.ts';
+import { closeHttp, hostAllowed, listenHttp } from '../http/listen-http.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
-import { loopbackHosts } from '../mcp/http/mcp-http-server.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { ChangeStream } from './change-stream.ts';
 import type { StaticAssets } from './static-assets.ts';
@@ -155,14 +154,11 @@ export class WebServer {
     this.sessions.clear();
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeHttp(server);
   }
 
   private allowedHost(host: string | undefined): boolean {
-    const allowed = this.options.allowedHosts.length ? this.options.allowedHosts : loopbackHosts(this.port);
-    return allowed.includes('*') || (host !== undefined && allowed.some((a) => a.toLowerCase() === host.toLowerCase()));
+    return hostAllowed(this.options.allowedHosts, this.port, host);
   }
 
   /** A browser's Origin must be this console itself: the Host it asked for, over http or https. */

@@ -12,7 +12,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
-import { listenHttp } from '../../http/listen-http.ts';
+import { closeHttp, hostAllowed, listenHttp, loopbackHosts } from '../../http/listen-http.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
@@ -112,10 +112,6 @@ function isInitialize(body: unknown): boolean {
 }
 
 /** The host names a loopback-bound endpoint answers to by default. */
-export function loopbackHosts(port: number): string[] {
-  return [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`];
-}
-
 /**
  * MCP over Streamable HTTP at /mcp: Host and Origin checked against an
  * allow-list (DNS rebinding), a bearer token on every request, then the era
@@ -198,14 +194,11 @@ export class McpHttpServer {
     this.modern.clear();
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeHttp(server);
   }
 
   private allowedHost(host: string | undefined): boolean {
-    const allowed = this.options.allowedHosts.length ? this.options.allowedHosts : loopbackHosts(this.port);
-    return allowed.includes('*') || (host !== undefined && allowed.some((a) => a.toLowerCase() === host.toLowerCase()));
+    return hostAllowed(this.options.allowedHosts, this.port, host);
   }
 
   private allowedOrigin(origin: string | undefined): boolean {
