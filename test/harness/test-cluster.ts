@@ -147,6 +147,8 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     return found;
   };
   const start = async (name: BrokerName) => {
+    // A broker started again while its last instance still runs (a test that failed before stopping it) replaces it: nothing outlives the run.
+    if (!stopped.has(name) && (name === 'b' ? b : inProcessBrokers.get(name))) await stopBroker(name);
     if (name === 'b') {
       const child = new CliProcess(processArgs());
       b = child;
