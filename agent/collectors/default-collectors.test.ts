@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DOMAINS } from '../../shared/domains/domains.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from '../../test/harness/temp-dir.ts';
+import { TEST_AGENT_DEFAULTS } from '../../test/harness/test-agent-defaults.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
 import { defaultCollectors } from './default-collectors.ts';
@@ -22,17 +23,7 @@ describe('the default collectors', () => {
       token: undefined,
       caPin: undefined,
       name: 'h1',
-      labels: {},
-      dockerAddress: '/nonexistent/docker.sock',
-      sandboxLabel: 'fleetmesh.sandbox',
-      alertThresholds: { cpu: 90, memory: 85, disk: 90 },
-      proxmox: undefined,
-      backoffBaseMs: 100,
-      backoffCapMs: 1000,
-      sampleIntervalMs: 1000,
-      healthListen: undefined,
-      logLevel: 'error',
-      logFormat: 'text',
+      ...TEST_AGENT_DEFAULTS,
     };
     const contributors: unknown[] = [];
     const sampler = { addContributor: (c: unknown) => contributors.push(c), onSample: () => undefined } as unknown as SystemSampler;

@@ -11,7 +11,8 @@ import { freePort } from './free-port.ts';
 import { NatsServer } from './nats-server.ts';
 import { freshDatabase } from './postgres-server.ts';
 import { makeTempDir } from './temp-dir.ts';
-import { brokerOptions, TEST_AGENT_DEFAULTS } from './test-fleet.ts';
+import { TEST_AGENT_DEFAULTS } from './test-agent-defaults.ts';
+import { brokerOptions } from './test-fleet.ts';
 import { waitFor } from './wait.ts';
 
 export type BrokerName = 'a' | 'b' | 'c';

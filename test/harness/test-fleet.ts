@@ -6,6 +6,7 @@ import { type BrokerOptions, inProcessBrokerOptions } from '../../broker/broker-
 import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
 import { type Logger, silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from './temp-dir.ts';
+import { TEST_AGENT_DEFAULTS } from './test-agent-defaults.ts';
 import { nextEvent } from './wait.ts';
 
 /**
@@ -30,21 +31,6 @@ export interface TestFleet {
   stopAgent(agent: Agent): Promise<void>;
   stop(): Promise<void>;
 }
-
-/** What an in-process test agent runs with unless a test says otherwise: no engine, fast backoff, quiet. */
-export const TEST_AGENT_DEFAULTS = {
-  labels: {},
-  dockerAddress: '/nonexistent/docker.sock',
-  sandboxLabel: 'fleetmesh.sandbox',
-  alertThresholds: { cpu: 90, memory: 85, disk: 90 },
-  proxmox: undefined,
-  backoffBaseMs: 100,
-  backoffCapMs: 1000,
-  sampleIntervalMs: 1000,
-  healthListen: undefined,
-  logLevel: 'error',
-  logFormat: 'text',
-} as const;
 
 export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return inProcessBrokerOptions(dataDir, { operationsLevel: 3, heartbeatIntervalMs: 200, storePollMs: 100, ...overrides });
