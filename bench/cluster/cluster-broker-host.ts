@@ -8,6 +8,7 @@
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
+import { fanOutRound } from '../fleet/fan-out-round.ts';
 
 type Request = { id: number; type: 'stats' } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
 
@@ -37,20 +38,7 @@ process.on('message', async (message: Request) => {
   if (message.type === 'stats') {
     process.send?.({ id: message.id, ...stats() });
   } else if (message.type === 'fanout') {
-    // Every agent the fleet has online, held here or by another broker of the cluster.
-    const targets = broker.registry.list().filter((h) => h.session);
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const outcomes = await broker.fanOut(targets, { action: 'agent.info', params: {}, timeoutMs: message.timeoutMs, caller: 'bench' });
-    const durationMs = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    process.send?.({
-      id: message.id,
-      duration_ms: durationMs,
-      cpu_us: cpu.user + cpu.system,
-      ok: outcomes.filter((o) => o.outcome.ok).length,
-      total: outcomes.length,
-    });
+    process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs)) });
   } else if (message.type === 'stop') {
     await broker.stop();
     process.send?.({ id: message.id });

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { loadDistBroker } from '../fleet/dist-broker.ts';
+import { fanOutRound } from '../fleet/fan-out-round.ts';
 
 type Request =
   | { id: number; type: 'stats' }
@@ -50,19 +51,7 @@ process.on('message', async (message: Request) => {
   } else if (message.type === 'stats') {
     process.send?.({ id: message.id, ...stats() });
   } else if (message.type === 'fanout') {
-    const targets = broker.registry.list().filter((h) => h.session);
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const outcomes = await broker.fanOut(targets, { action: 'agent.info', params: {}, timeoutMs: message.timeoutMs, caller: 'bench' });
-    const durationMs = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    process.send?.({
-      id: message.id,
-      duration_ms: durationMs,
-      cpu_us: cpu.user + cpu.system,
-      ok: outcomes.filter((o) => o.outcome.ok).length,
-      total: outcomes.length,
-    });
+    process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs)) });
   } else if (message.type === 'stop') {
     await broker.stop();
     process.send?.({ id: message.id });

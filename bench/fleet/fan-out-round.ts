@@ -1,0 +1,16 @@
+import type { Broker } from '../../broker/broker.ts';
+
+/**
+ * One bench round on a broker host: `agent.info` to every agent the broker can
+ * call (held here or, in a cluster, by another broker), timed, with the CPU
+ * the broker process spent on it.
+ */
+export async function fanOutRound(broker: Pick<Broker, 'registry' | 'fanOut'>, timeoutMs: number) {
+  const targets = broker.registry.list().filter((h) => h.session);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const outcomes = await broker.fanOut(targets, { action: 'agent.info', params: {}, timeoutMs, caller: 'bench' });
+  const durationMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { duration_ms: durationMs, cpu_us: cpu.user + cpu.system, ok: outcomes.filter((o) => o.outcome.ok).length, total: outcomes.length };
+}
