@@ -33,10 +33,19 @@ async function closedPort(): Promise<number> {
 describe('proxmox failure classes through MCP', () => {
   let pve: PveTestFleet;
   const facts = (name: string) => pve.fleet.broker.registry.list().find((host) => host.name === name)?.hello;
-  /** Adds an agent and waits until its background discovery of the node name is over, so it sends nothing unasked. */
+  /**
+   * Adds an agent with an API token of its own and waits until its background
+   * reads at start (node name, first guest inventory) are answered, so faults
+   * aimed at its token and counts of its requests see only what a call asks.
+   */
   const addSettled = async (name: string, setup: Parameters<PveTestFleet['addPveAgent']>[1]) => {
-    await pve.addPveAgent(name, setup);
+    const token = pve.sim.addToken(`fleetmesh@pve!${name}`, { audit: true, power: false });
+    await pve.addPveAgent(name, { tokenFile: pve.tokenFile(`${name}.token`, pve.sim.tokenLine(token.id)), ...setup });
     await waitFor(() => facts(name)?.facts.proxmox_node, { what: `${name} to learn its node` });
+    await waitFor(() => pve.sim.requestsTo('/cluster/resources', 'GET', token.id).some((request) => request.status !== 0), {
+      what: `${name}'s first guest inventory`,
+    });
+    return token.id;
   };
 
   beforeAll(async () => {
@@ -179,37 +188,38 @@ describe('proxmox failure classes through MCP', () => {
     expect(firstError(refused).message).toMatch(/^proxmox \(transport\): cannot connect to 127\.0\.0\.1:\d+: ECONNREFUSED$/);
     expect(firstError(refused).hint).toMatch(/systemctl status pveproxy.*\(failure class: transport\)$/);
 
-    await addSettled('slow', { timeoutMs: 2000 });
-    pve.sim.inject({ method: 'GET', template: '/version' }, { kind: 'delay', ms: 8000 }, 1);
-    const before = { status: pve.sim.requestsTo('/cluster/status').length, resources: pve.sim.requestsTo('/cluster/resources').length };
+    const slow = await addSettled('slow', { timeoutMs: 2000 });
+    pve.sim.inject({ method: 'GET', template: '/version', tokenId: slow }, { kind: 'delay', ms: 8000 }, 1);
+    const count = (template: string) => pve.sim.requestsTo(template, 'GET', slow).length;
+    const before = { status: count('/cluster/status'), resources: count('/cluster/resources') };
     const timedOut = await pve.call('proxmox_status', { host: 'slow' });
     expect(timedOut.isError).toBe(true);
     expect(firstError(timedOut).message).toBe(`proxmox (transport): GET /version: no answer from ${pve.sim.endpoint('pve1')} within 2000 ms`);
     // The first part timed out: the others were skipped, not waited for one by one.
-    expect(pve.sim.requestsTo('/cluster/status').length).toBe(before.status);
-    expect(pve.sim.requestsTo('/cluster/resources').length).toBe(before.resources);
+    expect(count('/cluster/status')).toBe(before.status);
+    expect(count('/cluster/resources')).toBe(before.resources);
 
-    pve.sim.inject({ method: 'GET', template: '/cluster/status' }, { kind: 'delay', ms: 8000 }, 1);
+    pve.sim.inject({ method: 'GET', template: '/cluster/status', tokenId: slow }, { kind: 'delay', ms: 8000 }, 1);
     const partial = await pve.call('proxmox_status', { host: 'slow' });
     expect(node(partial)).toMatchObject({ availability: 'partial', failed_collectors: ['cluster', 'resources'], version: { release: '8.3' }, resources: null });
     expect(node(partial).errors).toHaveLength(1);
     expect(firstError(partial).message).toMatch(/^proxmox \(transport\): GET \/cluster\/status: no answer/);
-    expect(pve.sim.requestsTo('/cluster/resources').length).toBe(before.resources);
+    expect(count('/cluster/resources')).toBe(before.resources);
   });
 
   it('response: an answer that is not JSON, one of another shape, and one over the size bound', async () => {
-    await addSettled('odd', {});
-    pve.sim.inject({ method: 'GET', template: '/nodes/{node}/status' }, { kind: 'garbage' }, 1);
+    const odd = await addSettled('odd', {});
+    pve.sim.inject({ method: 'GET', template: '/nodes/{node}/status', tokenId: odd }, { kind: 'garbage' }, 1);
     const garbage = await pve.call('proxmox_node', { host: 'odd' });
     expect(firstError(garbage)).toMatchObject({ code: 'collector_failed', message: 'proxmox (response): the answer to GET /nodes/pve1/status is not JSON' });
     expect(firstError(garbage).hint).toMatch(/\(failure class: response\)$/);
 
-    pve.sim.inject({ method: 'GET', template: '/cluster/status' }, { kind: 'misshape' }, 1);
+    pve.sim.inject({ method: 'GET', template: '/cluster/status', tokenId: odd }, { kind: 'misshape' }, 1);
     const misshapen = await pve.call('proxmox_status', { host: 'odd' });
     expect(node(misshapen)).toMatchObject({ availability: 'partial', failed_collectors: ['cluster'], cluster: null });
     expect(firstError(misshapen).message).toMatch(/^proxmox \(response\): the answer to GET \/cluster\/status does not have the documented shape at the top: /);
 
-    pve.sim.inject({ method: 'GET', template: '/nodes/{node}/tasks' }, { kind: 'status', status: 500, reason: 'got timeout' }, 1);
+    pve.sim.inject({ method: 'GET', template: '/nodes/{node}/tasks', tokenId: odd }, { kind: 'status', status: 500, reason: 'got timeout' }, 1);
     const refused = await pve.call('proxmox_tasks', { host: 'odd' });
     expect(firstError(refused)).toMatchObject({ code: 'collector_failed', message: 'proxmox (response): GET /nodes/pve1/tasks failed: 500 "got timeout"' });
 
@@ -222,11 +232,11 @@ describe('proxmox failure classes through MCP', () => {
   });
 
   it('tries a GET once more after a dropped connection, and never a POST', async () => {
-    await addSettled('flaky', { actionTokenFile: pve.files.power });
-    pve.sim.inject({ method: 'GET', template: '/version' }, { kind: 'reset' }, 1);
-    const versions = pve.sim.requestsTo('/version').length;
+    const flaky = await addSettled('flaky', { actionTokenFile: pve.files.power });
+    pve.sim.inject({ method: 'GET', template: '/version', tokenId: flaky }, { kind: 'reset' }, 1);
+    const versions = pve.sim.requestsTo('/version', 'GET', flaky).length;
     expect(node(await pve.call('proxmox_status', { host: 'flaky' }))).toMatchObject({ availability: 'available', failed_collectors: [] });
-    expect(pve.sim.requestsTo('/version').length).toBe(versions + 2);
+    expect(pve.sim.requestsTo('/version', 'GET', flaky).length).toBe(versions + 2);
 
     const template = '/nodes/{node}/qemu/{vmid}/status/start';
     pve.sim.inject({ method: 'POST', template }, { kind: 'reset' }, 1);

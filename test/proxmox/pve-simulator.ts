@@ -54,6 +54,7 @@ interface NodeServer {
 interface ActiveFault {
   method: string | undefined;
   template: string;
+  tokenId: string | undefined;
   fault: Fault;
   remaining: number;
 }
@@ -142,6 +143,13 @@ export class PveSimulator {
     return `${token.id}=${token.secret}\n`;
   }
 
+  /** A token of its own for one agent, with the rights of `like`, so a test can aim faults and count requests at that agent alone. */
+  addToken(id: string, like: Pick<SimToken, 'audit' | 'power'>): SimToken {
+    const token = { id, secret: randomUUID(), ...like };
+    this.tokens.push(token);
+    return token;
+  }
+
   /** A new certificate for the node (from the same CA), as after pvecm updatecerts: a pinned fingerprint no longer matches. */
   async rotateCertificate(node: string): Promise<void> {
     const server = this.serverOf(node);
@@ -150,17 +158,25 @@ export class PveSimulator {
     server.certificatePem = cert;
   }
 
-  /** Serves `fault` for the next `times` requests matching method and path template. */
-  inject(match: { method?: string; template: string }, fault: Fault, times = Number.POSITIVE_INFINITY): void {
-    this.faults.push({ method: match.method, template: match.template, fault, remaining: times });
+  /**
+   * Serves `fault` for the next `times` requests matching method and path
+   * template and, when given, the token presented: every agent reads the API in
+   * the background too (membership, guest inventory), and a fault meant for one
+   * call must not be spent on another agent's round.
+   */
+  inject(match: { method?: string; template: string; tokenId?: string }, fault: Fault, times = Number.POSITIVE_INFINITY): void {
+    this.faults.push({ method: match.method, template: match.template, tokenId: match.tokenId, fault, remaining: times });
   }
 
   clearFaults(): void {
     this.faults.length = 0;
   }
 
-  requestsTo(template: string, method = 'GET'): RecordedRequest[] {
-    return this.requests.filter((request) => request.template === template && request.method === method);
+  /** Requests to a path template, of one token's holder when `tokenId` is given. */
+  requestsTo(template: string, method = 'GET', tokenId?: string): RecordedRequest[] {
+    return this.requests.filter(
+      (request) => request.template === template && request.method === method && (tokenId === undefined || request.tokenId === tokenId),
+    );
   }
 
   async stop(): Promise<void> {
@@ -171,8 +187,14 @@ export class PveSimulator {
     await Promise.all(this.servers.map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 
-  private takeFault(method: string, template: string | undefined): Fault | undefined {
-    const active = this.faults.find((fault) => fault.template === template && (fault.method === undefined || fault.method === method) && fault.remaining > 0);
+  private takeFault(method: string, template: string | undefined, tokenId: string | undefined): Fault | undefined {
+    const active = this.faults.find(
+      (fault) =>
+        fault.template === template &&
+        (fault.method === undefined || fault.method === method) &&
+        (fault.tokenId === undefined || fault.tokenId === tokenId) &&
+        fault.remaining > 0,
+    );
     if (!active) return undefined;
     active.remaining -= 1;
     return active.fault;
@@ -233,7 +255,7 @@ export class PveSimulator {
       send(auth.refusal.status, auth.refusal.reason, { data: null });
       return;
     }
-    const fault = this.takeFault(method, matched.template);
+    const fault = this.takeFault(method, matched.template, auth.tokenId);
     if (fault) {
       this.injected.push(`${fault.kind} ${method} ${matched.template}`);
       if (fault.kind === 'reset') {

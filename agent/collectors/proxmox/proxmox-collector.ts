@@ -79,12 +79,15 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
       // probe() reports why the configuration does not work.
       return;
     }
-    void this.learnMembership(api, LEARN_RETRY_FIRST_MS);
-    if (this.options.report) {
+    const inventoryIntervalMs = this.options.config.inventoryIntervalMs;
+    // The first inventory waits for the first membership reading (which it needs), so the two do
+    // not both ask /cluster/status at start.
+    void this.learnMembership(api, LEARN_RETRY_FIRST_MS).finally(() => {
+      if (!this.options.report || this.stopping.signal.aborted) return;
       void this.reportGuests();
-      this.inventoryTimer = setInterval(() => void this.reportGuests(), this.options.config.inventoryIntervalMs);
+      this.inventoryTimer = setInterval(() => void this.reportGuests(), inventoryIntervalMs);
       this.inventoryTimer.unref();
-    }
+    });
   }
 
   /**
