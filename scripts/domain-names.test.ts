@@ -24,7 +24,7 @@ function ownerOf(path: string): string | undefined {
   return /^agent\/collectors\/([a-z0-9-]+)\//.exec(path)?.[1] ?? /^broker\/index\/([a-z0-9-]+)-indexer\.ts$/.exec(path)?.[1];
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('generic broker and agent code', () => {
   it("names no domain's action ids or report kinds: it reads the declarations", () => {
@@ -32,7 +32,7 @@ describe('generic broker and agent code', () => {
       ...domain.actions.map((action) => ({ domain: domain.name, name: action.id })),
       ...Object.keys(domain.reports).map((kind) => ({ domain: domain.name, name: kind })),
     ]);
-    const patterns = names.map((entry) => ({ ...entry, pattern: new RegExp(`(?<![\\w.-])${escape(entry.name)}(?![\\w-])`) }));
+    const patterns = names.map((entry) => ({ ...entry, pattern: new RegExp(`(?<![\\w.-])${literal(entry.name)}(?![\\w-])`) }));
     const found: string[] = [];
     let owned = 0;
     for (const file of [...sourcesUnder('broker'), ...sourcesUnder('agent')]) {

@@ -1,4 +1,4 @@
-import type { PartialView, VisibleResources } from '../../catalog/partial-view.ts';
+import type { PartialView } from '../../catalog/partial-view.ts';
 import { FleetError } from '../../errors/fleet-error.ts';
 
 /**
