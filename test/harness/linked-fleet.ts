@@ -11,8 +11,7 @@ import { FleetIndex } from '../../broker/index/fleet-index.ts';
 import { errorStructure } from '../../broker/mcp/mcp-session.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';
 import { UsageHistory } from '../../broker/metrics/usage-history.ts';
-import { Notifier } from '../../broker/notify/notifier.ts';
-import { NO_NOTIFICATIONS } from '../../broker/notify/notify-options.ts';
+import { BrokerServices } from '../../broker/services/broker-services.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import type { Action, Level } from '../../shared/catalog/action.ts';
 import { type ErrorInfo, toFleetError } from '../../shared/errors/fleet-error.ts';
@@ -70,8 +69,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
     log,
     operationsLevel: options.operationsLevel ?? 3,
     index,
-    notifier: new Notifier({ notify: NO_NOTIFICATIONS, registry, index, log }),
-    wakeTargets: [],
+    services: new BrokerServices({}, { registry, index, log }),
     metrics: new UsageHistory(store, registry, log),
     brokerActions: BROKER_ACTIONS,
     recorder,
