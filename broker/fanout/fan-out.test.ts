@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentInfoHandler } from '../../agent/actions/agent-info.ts';
-import type { HostSample } from '../../shared/catalog/sample.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { captureLogger } from '../../test/harness/capture-logger.ts';
 import { type LinkedAction, type LinkedFleet, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
@@ -8,24 +6,53 @@ import { waitFor } from '../../test/harness/wait.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { fanOut } from './fan-out.ts';
 
-/** agent.info answered by the agent's own handler, over a described host and a fixed sample. */
+/** Waits `ms`, or less when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/** agent.info as an agent answers it: with watch_ms, a sample streamed every interval_ms first, then all of them. */
 function info(name: string): LinkedAction {
   return {
     action: agentInfo,
-    handler: createAgentInfoHandler({
-      describe: () => ({
-        agent_id: `agent-${name}`,
-        name,
-        version: 'linked',
-        protocol_version: 1,
-        started_at_unix_ms: Date.now(),
-        collectors: [],
-        labels: {},
-        facts: {},
-        certificate_not_after_unix_ms: 0,
-      }),
-      sample: () => ({ cpu_percent: 1 }) as unknown as HostSample,
-    }),
+    handler: async (params, context) => {
+      const { watch_ms: watchMs = 0, interval_ms: intervalMs = 1000 } = params as { watch_ms?: number; interval_ms?: number };
+      const samples: { uptime_s: number; sample: Record<string, unknown> }[] = [];
+      const until = Date.now() + watchMs;
+      while (Date.now() < until && !context.signal.aborted) {
+        const streamed = { uptime_s: samples.length, sample: { cpu_percent: 1 } };
+        samples.push(streamed);
+        context.emit(streamed);
+        await pause(Math.min(intervalMs, Math.max(0, until - Date.now())), context.signal);
+      }
+      context.signal.throwIfAborted();
+      return {
+        payload: {
+          agent_id: `agent-${name}`,
+          name,
+          version: 'linked',
+          protocol_version: 1,
+          uptime_s: samples.length,
+          started_at_unix_ms: 0,
+          collectors: [],
+          labels: {},
+          facts: {},
+          sample: null,
+          certificate_not_after_unix_ms: 0,
+          ...(watchMs > 0 ? { samples } : {}),
+        },
+      };
+    },
   };
 }
 
