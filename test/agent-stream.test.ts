@@ -96,12 +96,12 @@ describe('the agent stream', () => {
       expect(agent.stderr).toMatch(/refused this agent: agent doomed has been revoked|was revoked/);
       expect(fleet.broker.registry.find('doomed')).toBeUndefined();
 
-      // Started again from its data dir, it is refused and stops.
+      // Started again from its data dir, it is refused and stops; meanwhile the agent list shows it revoked.
       const retry = new CliProcess(['agent', '--broker', fleet.address, '--data-dir', dataDir]);
       processes.push(retry);
-      expect(await retry.exited).toBe(3);
+      const [code, listed] = await Promise.all([retry.exited, runFleetmesh(['agents', '--data-dir', fleet.broker.options.dataDir, '--all'])]);
+      expect(code).toBe(3);
       expect(retry.stderr).toMatch(/was revoked/);
-      const listed = await runFleetmesh(['agents', '--data-dir', fleet.broker.options.dataDir, '--all']);
       expect(listed.stdout).toMatch(/doomed\s+revoked/);
     });
 
