@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Level } from '../shared/catalog/action.ts';
+import { DOMAIN_BROKER_FLAGS } from '../shared/domains/domains.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
@@ -15,10 +16,9 @@ import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
-import { NO_NOTIFICATIONS, NOTIFY_FLAGS, type NotifyOptions, resolveNotifyOptions } from './notify/notify-options.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
+import { type BrokerServiceOptions, resolveServiceOptions } from './services/broker-services.ts';
 import { parseStoreLocation } from './store/store-location.ts';
-import { parseWakeTargets, WAKE_FLAGS, type WakeTarget } from './wake/wake-targets.ts';
 import { defaultWebAssetsDir } from './web/static-assets.ts';
 
 export const BROKER_FLAGS = {
@@ -123,8 +123,7 @@ export const BROKER_FLAGS = {
     min: 1000,
     placeholder: 'DURATION',
   },
-  ...NOTIFY_FLAGS,
-  ...WAKE_FLAGS,
+  ...DOMAIN_BROKER_FLAGS,
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
@@ -210,10 +209,8 @@ export interface BrokerOptions {
   /** How fast agent streams are taken on; those past it are told when to come back. */
   admissionRate: AdmissionRate;
   storePollMs: number;
-  /** Notification channels, the offline threshold and the repeat window. */
-  notify: NotifyOptions;
-  /** The machines wake knows by name. */
-  wakeTargets: WakeTarget[];
+  /** The options of the services the broker runs for its domains (notification channels, wake targets), by service name. */
+  services: BrokerServiceOptions;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -251,8 +248,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
     storePollMs: 250,
-    notify: NO_NOTIFICATIONS,
-    wakeTargets: [],
+    services: {},
     logLevel: 'error',
     logFormat: 'text',
     ...overrides,
@@ -329,8 +325,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
     storePollMs: 250,
-    notify: resolveNotifyOptions(values),
-    wakeTargets: parseWakeTargets(values['wake-target']),
+    services: resolveServiceOptions(values),
     logLevel: values['log-level'] as LogLevel,
     logFormat: values['log-format'] as LogFormat,
   };

@@ -23,9 +23,9 @@ import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { McpTasks } from './mcp/tasks/mcp-tasks.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { UsageHistory } from './metrics/usage-history.ts';
-import { Notifier } from './notify/notifier.ts';
 import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
 import { openSharedAuthority } from './pki/shared-authority.ts';
+import { BrokerServices } from './services/broker-services.ts';
 import { BrokerStore } from './store/broker-store.ts';
 import { StaticAssets } from './web/static-assets.ts';
 import { WebServer } from './web/web-server.ts';
@@ -130,8 +130,7 @@ export class Broker {
       index.start();
       const metrics = new UsageHistory(store, registry, log);
       metrics.start();
-      const notifier = new Notifier({ notify: options.notify, registry, index, log });
-      notifier.start();
+      const services = new BrokerServices(options.services, { registry, index, log });
       const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       const runner = new ActionRunner({
         registry,
@@ -139,8 +138,7 @@ export class Broker {
         log,
         index,
         metrics,
-        notifier,
-        wakeTargets: options.wakeTargets,
+        services,
         operationsLevel: options.operationsLevel,
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
@@ -259,7 +257,7 @@ export class Broker {
     await this.web?.stop();
     await this.mcp.stop();
     this.index.stop();
-    this.runner.notifier.stop();
+    this.runner.services.stop();
     await this.runner.metrics.stop();
     // Agents are told when to come back before their streams close, so a restart brings them back spread out.
     // In a cluster, before leaving the bus: the other brokers hear them go and come back elsewhere, and calls

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COLLECTOR_PLUGINS } from '../agent/collectors/collector-plugins.gen.ts';
 import { BROKER_ACTIONS } from '../broker/calls/broker-actions/broker-actions.gen.ts';
+import { BROKER_SERVICES } from '../broker/services/broker-services.gen.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
+import type { Domain } from '../shared/domains/domain.ts';
 import { DOMAINS } from '../shared/domains/domains.ts';
 import { REGISTRIES, renderRegistries } from './plugin-registries.ts';
 
@@ -45,6 +47,17 @@ describe('domain registries', () => {
     expect(answered).toEqual(
       CATALOG.filter((action) => action.runsOn === 'broker')
         .map((action) => action.id)
+        .sort(),
+    );
+  });
+
+  it('run one broker service for each domain that declares broker flags, and none for the others', () => {
+    const served = BROKER_SERVICES.map((service) => service.domain.name).sort();
+    expect(new Set(BROKER_SERVICES.map((service) => service.name)).size).toBe(BROKER_SERVICES.length);
+    for (const service of BROKER_SERVICES) expect(DOMAINS).toContain(service.domain);
+    expect(served).toEqual(
+      DOMAINS.filter((domain: Domain) => domain.brokerFlags)
+        .map((domain) => domain.name)
         .sort(),
     );
   });

@@ -56,7 +56,7 @@ describe('network scan and Wake-on-LAN on namespaces the test made', () => {
   beforeAll(async () => {
     lan = createTestLan(2);
     const [nas] = lan.hosts;
-    fleet = await startTestFleet({ operationsLevel: 3, wakeTargets: [{ name: 'nas', mac: nas?.mac ?? '', broadcast: lan.broadcast }] });
+    fleet = await startTestFleet({ operationsLevel: 3, services: { wake: [{ name: 'nas', mac: nas?.mac ?? '', broadcast: lan.broadcast }] } });
     // The agents start after the LAN exists, so their Hello names its subnet.
     // No reverse DNS: the scans' traffic stays on the test LAN.
     await fleet.addAgent('lan-1', { collectors: 'default', scanReverseDns: false });

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTIFY_FLAGS, resolveNotifyOptions } from '../broker/notify/notify-options.ts';
+import { resolveNotifyOptions } from '../broker/notify/notify-options.ts';
+import { NOTIFY_FLAGS } from '../shared/domains/notify/notify-flags.ts';
 import { HttpReceiver } from './harness/http-receiver.ts';
 import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
@@ -45,7 +46,7 @@ describe('notifications from the broker to every channel kind', () => {
       'notify-offline-after': 300,
       'notify-repeat-after': 60_000,
     });
-    fleet = await startTestFleet({ operationsLevel: 3, notify });
+    fleet = await startTestFleet({ operationsLevel: 3, services: { notify } });
     client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1));
   });
   afterAll(async () => {

@@ -35,7 +35,7 @@ describe('watching containers for restarts on a real engine', () => {
     webhook = await HttpReceiver.start();
     fleet = await startTestFleet({
       operationsLevel: 3,
-      notify: { channels: [{ kind: 'webhook', url: `${webhook.url}/hook` }], offlineAfterMs: 60_000, repeatAfterMs: 60_000 },
+      services: { notify: { channels: [{ kind: 'webhook', url: `${webhook.url}/hook` }], offlineAfterMs: 60_000, repeatAfterMs: 60_000 } },
     });
     watcher = await fleet.addAgent('watcher', { collectors: 'default', dockerAddress: inject('dockerHost') });
     client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));

@@ -6,9 +6,8 @@ import type { Identity } from '../auth/identities.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { UsageHistory } from '../metrics/usage-history.ts';
-import type { Notifier } from '../notify/notifier.ts';
+import type { BrokerServices } from '../services/broker-services.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { WakeTarget } from '../wake/wake-targets.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
@@ -28,9 +27,8 @@ interface ActionRunnerOptions {
   operationsLevel: Level;
   index: FleetIndex;
   metrics: UsageHistory;
-  notifier: Notifier;
-  /** The machines wake knows by name (--wake-target). */
-  wakeTargets: readonly WakeTarget[];
+  /** The services the broker runs for its domains, which broker actions use. */
+  services: BrokerServices;
   brokerActions: readonly BrokerActionHandler[];
   /** Told how every call ended and how long it took (metrics). */
   recorder: CallRecorder;
@@ -71,12 +69,8 @@ export class ActionRunner {
     return this.options.metrics;
   }
 
-  get notifier(): Notifier {
-    return this.options.notifier;
-  }
-
-  get wakeTargets(): readonly WakeTarget[] {
-    return this.options.wakeTargets;
+  get services(): BrokerServices {
+    return this.options.services;
   }
 
   get refusals(): RefusalAudit {
@@ -153,8 +147,7 @@ export class ActionRunner {
       store: options.store,
       index: options.index,
       metrics: options.metrics,
-      notifier: options.notifier,
-      wakeTargets: options.wakeTargets,
+      services: options.services,
       log: options.log,
       signal: call.context.signal,
       visibleHosts: () => this.visibleHosts(call.identity),

@@ -35,7 +35,7 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
     }
   }
   const readScope = reads ? swarmReadScope(identity, deps.index, route.clusterId) : undefined;
-  if (readScope) checkSwarmReadParams(action.id, parsed, readScope, route.clusterName);
+  if (readScope) checkSwarmReadParams(action, parsed, readScope, route.clusterName);
   const manager = route.managers[0] as Host;
   requireConfirm(action, confirm, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
   await call.begin([`swarm:${route.clusterName}`]);
@@ -83,7 +83,7 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
       return {
         action,
         structured: {
-          ...(readScope ? filterSwarmAnswer(action.id, answer, readScope) : answer),
+          ...(readScope ? filterSwarmAnswer(action, answer, readScope) : answer),
           cluster: { id: route.clusterId, name: route.clusterName, manager: candidate.name },
         },
         isError: false,

@@ -27,7 +27,7 @@ const CONTAINERS_PER_HOST = 5000;
 const STATE_AFTER: Record<string, string> = { die: 'exited', start: 'running', restart: 'running', pause: 'paused', unpause: 'running' };
 
 /**
- * The docker domain's `container_event` reports, per host and container: what
+ * The docker domain's container event reports, per host and container: what
  * describe shows as a container's restarts and recent failures, and its state
  * when an event is newer than the host's last inventory.
  */

@@ -1,6 +1,7 @@
 import type { NOTIFY_CHANNELS } from '../../shared/domains/notify/notify-actions.ts';
+import type { NOTIFY_FLAGS } from '../../shared/domains/notify/notify-flags.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { FlagSpec, FlagValues } from '../../shared/options/command-line.ts';
+import type { FlagValues } from '../../shared/options/command-line.ts';
 import { readSecretFile } from '../../shared/options/secret-file.ts';
 
 /** The channels notifications go to, each at a base URL of the operator's choosing (a self-hosted server, a proxy, a test receiver). */
@@ -23,41 +24,6 @@ export interface NotifyOptions {
   /** The same notification (same host and subject) is not sent again within this time. */
   repeatAfterMs: number;
 }
-
-export const NOTIFY_FLAGS = {
-  'notify-webhook': {
-    type: 'string',
-    description: 'POST a JSON notification to this URL on incidents, alert crossings and agents offline',
-    placeholder: 'URL',
-  },
-  'notify-ntfy': { type: 'string', description: 'publish notifications to this ntfy server and topic (https://ntfy.sh/TOPIC)', placeholder: 'URL' },
-  'notify-ntfy-token-file': { type: 'string', description: 'file holding an ntfy access token', placeholder: 'FILE' },
-  'notify-gotify': { type: 'string', description: 'send notifications to this Gotify server (with --notify-gotify-token-file)', placeholder: 'URL' },
-  'notify-gotify-token-file': { type: 'string', description: 'file holding the Gotify application token', placeholder: 'FILE' },
-  'notify-slack': { type: 'string', description: 'a Slack incoming-webhook URL', placeholder: 'URL' },
-  'notify-discord': { type: 'string', description: 'a Discord webhook URL', placeholder: 'URL' },
-  'notify-telegram': {
-    type: 'string',
-    description: 'the Telegram Bot API base (https://api.telegram.org), with --notify-telegram-token-file and --notify-telegram-chat',
-    placeholder: 'URL',
-  },
-  'notify-telegram-token-file': { type: 'string', description: 'file holding the Telegram bot token', placeholder: 'FILE' },
-  'notify-telegram-chat': { type: 'string', description: 'the Telegram chat id to write to', placeholder: 'ID' },
-  'notify-offline-after': {
-    type: 'duration',
-    description: 'notify when an agent has been offline this long',
-    default: '5m',
-    min: 1000,
-    placeholder: 'DURATION',
-  },
-  'notify-repeat-after': {
-    type: 'duration',
-    description: 'send the same notification (same host and subject) again only after this long',
-    default: '30m',
-    min: 0,
-    placeholder: 'DURATION',
-  },
-} as const satisfies Record<string, FlagSpec>;
 
 export const NO_NOTIFICATIONS: NotifyOptions = { channels: [], offlineAfterMs: 5 * 60_000, repeatAfterMs: 30 * 60_000 };
 

@@ -1,6 +1,5 @@
 import { isIPv4 } from 'node:net';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { FlagSpec } from '../../shared/options/command-line.ts';
 
 /** A machine wake knows by name. */
 export interface WakeTarget {
@@ -10,16 +9,6 @@ export interface WakeTarget {
   /** The broadcast address of its segment, which tells which agents share it. */
   broadcast: string | undefined;
 }
-
-export const WAKE_FLAGS = {
-  'wake-target': {
-    type: 'list',
-    description: 'a machine wake knows by name: NAME=MAC, or NAME=MAC@BROADCAST to say which segment it is on',
-    default: [],
-    repeatable: true,
-    placeholder: 'NAME=MAC[@BROADCAST],…',
-  },
-} as const satisfies Record<string, FlagSpec>;
 
 /** `aa:bb:cc:dd:ee:ff`, `AA-BB-…` or `aabbccddeeff` → `aa:bb:cc:dd:ee:ff`; undefined when it is not a MAC address. */
 export function normalizeMac(text: string): string | undefined {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PartialView } from './partial-view.ts';
 
 /** homebutler's classes: what an action may do to the machine it runs on. */
 type Risk = 'read' | 'write' | 'destructive';
@@ -44,6 +45,19 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly openWorld: boolean;
   /** Grant-scoped resources the action names in its parameters or returns in its answer. */
   readonly resources?: ResourceScope;
+  /**
+   * For a read of a whole swarm: what it shows to an identity that may see only
+   * part of the swarm. Without one, such an identity gets the answer unchanged
+   * (reads naming one resource are checked before they are sent).
+   */
+  readonly partialView?: PartialView;
+  /**
+   * The answer names things of the fleet index (by type, id or name, host):
+   * the MCP result links each to its `fleet://` resource. `list` is the list
+   * field holding them (absent: the answer is one thing); `more` adds each
+   * thing's other resources (a service's logs, its Compose file).
+   */
+  readonly indexLinks?: { readonly list?: string; readonly more?: boolean };
   /** Parameters whose values never reach the audit log. */
   readonly sensitive?: readonly string[];
   /** How the Markdown text shows a fleet answer: the list to tabulate and its columns. */

@@ -25,6 +25,11 @@ export interface Domain {
   readonly reports: Readonly<Record<string, z.ZodType>>;
   /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
   readonly flags?: FlagSpecs;
+  /**
+   * The `fleetmesh broker` flags (`fleetmesh up` passes them on too) of the
+   * broker service its broker actions use, which `broker/services/` makes.
+   */
+  readonly brokerFlags?: FlagSpecs;
   /** The `fleet://` resources it offers MCP clients, beside its actions. */
   readonly resources?: readonly DomainResource[];
   /**

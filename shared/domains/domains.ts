@@ -21,6 +21,16 @@ export type DomainFlagValues = FlagValues<DomainFlags>;
 /** The agent flags the domains declare, in domain order: `fleetmesh agent` and `fleetmesh up` take them. */
 export const DOMAIN_FLAGS = Object.assign({}, ...DOMAINS.map((domain: Domain) => domain.flags ?? {})) as DomainFlags;
 
+type BrokerFlagsOf<D> = D extends { brokerFlags: infer F } ? F : Record<never, never>;
+/** Every domain's broker flags, as one typed set. */
+type DomainBrokerFlags = Intersection<BrokerFlagsOf<(typeof DOMAINS)[number]>>;
+
+/** The values of every domain's broker flags, by flag name. */
+export type DomainBrokerFlagValues = FlagValues<DomainBrokerFlags>;
+
+/** The broker flags the domains declare, in domain order: `fleetmesh broker` and `fleetmesh up` take them. */
+export const DOMAIN_BROKER_FLAGS = Object.assign({}, ...DOMAINS.map((domain: Domain) => domain.brokerFlags ?? {})) as DomainBrokerFlags;
+
 /** The schema of every report kind an agent may send, from the domains that declare them. */
 export function reportSchemas(): ReadonlyMap<string, Domain['reports'][string]> {
   return new Map(DOMAINS.flatMap((domain) => Object.entries(domain.reports)));

@@ -11,13 +11,12 @@ import { FleetIndex } from '../../broker/index/fleet-index.ts';
 import { errorStructure } from '../../broker/mcp/mcp-session.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';
 import { UsageHistory } from '../../broker/metrics/usage-history.ts';
-import { Notifier } from '../../broker/notify/notifier.ts';
-import { NO_NOTIFICATIONS } from '../../broker/notify/notify-options.ts';
+import { BrokerServices } from '../../broker/services/broker-services.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import type { Action, Level } from '../../shared/catalog/action.ts';
 import { type ErrorInfo, toFleetError } from '../../shared/errors/fleet-error.ts';
 import { type BrokerFrame, CallErrorSchema, ChunkSchema, ResultSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
+import { type Logger, silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from './temp-dir.ts';
 
 /** One action an in-memory host serves, and how it answers. */
@@ -35,6 +34,11 @@ export interface LinkedHost {
   sent: BrokerFrame[];
   /** Ends the link as a dropped stream would. */
   disconnect(): void;
+  /**
+   * Silences the host as a stopped process would: the link stays open, but
+   * nothing sent to the host is handled and nothing comes back.
+   */
+  freeze(): void;
 }
 
 /**
@@ -50,7 +54,8 @@ export interface LinkedFleet {
   store: BrokerStore;
   registry: AgentRegistry;
   runner: ActionRunner;
-  addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>): Promise<LinkedHost>;
+  /** A host answering these actions; `log` is its dispatcher's logger (silent unless given). */
+  addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>, options?: { log?: Logger }): Promise<LinkedHost>;
   identity(level: Level, grants?: readonly string[], name?: string): Identity;
   /** Runs an action as the MCP edge would (a failure becomes an error result), with no signal of its own unless given. */
   run(identity: Identity, action: Action, args: Record<string, unknown>, context?: Partial<RunContext>): Promise<EdgeResult>;
@@ -70,8 +75,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
     log,
     operationsLevel: options.operationsLevel ?? 3,
     index,
-    notifier: new Notifier({ notify: NO_NOTIFICATIONS, registry, index, log }),
-    wakeTargets: [],
+    services: new BrokerServices({}, { registry, index, log }),
     metrics: new UsageHistory(store, registry, log),
     brokerActions: BROKER_ACTIONS,
     recorder,
@@ -81,20 +85,27 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
   const hosts: LinkedHost[] = [];
   let identities = 0;
 
-  const addHost = async (name: string, actions: readonly LinkedAction[], labels: Record<string, string> = {}): Promise<LinkedHost> => {
+  const addHost = async (
+    name: string,
+    actions: readonly LinkedAction[],
+    labels: Record<string, string> = {},
+    options: { log?: Logger } = {},
+  ): Promise<LinkedHost> => {
     const id = `agent-${name}`;
     await store.agents.insert({ id, name, tokenLabels: labels, publicKeySha256: `key-${name}`, enrolledAt: Date.now(), tokenId: `token-${name}` });
-    const dispatcher = new Dispatcher(log);
+    const dispatcher = new Dispatcher(options.log ?? log);
     for (const { action, handler } of actions) dispatcher.register(action, handler);
     const sent: BrokerFrame[] = [];
     let open = true;
+    let frozen = false;
     // The agent's answers, delivered to the session a turn later as a stream would.
     const sink: ResultSink = {
-      chunk: (callId, seq, payloadJson) => setImmediate(() => open && session.onChunk(create(ChunkSchema, { callId, seq, payloadJson }))),
+      chunk: (callId, seq, payloadJson) => setImmediate(() => open && !frozen && session.onChunk(create(ChunkSchema, { callId, seq, payloadJson }))),
       result: (callId, payloadJson, failedCollectors, errors: ErrorInfo[]) =>
         setImmediate(
           () =>
             open &&
+            !frozen &&
             session.onResult(
               create(ResultSchema, {
                 callId,
@@ -109,7 +120,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
       write(frame) {
         sent.push(frame);
         setImmediate(() => {
-          if (!open) return;
+          if (!open || frozen) return;
           const body = frame.frame;
           if (body.case === 'call') {
             const call = body.value;
@@ -164,6 +175,9 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
         open = false;
         dispatcher.cancelAll('the link dropped');
         registry.detach(session, 'the link dropped');
+      },
+      freeze: () => {
+        frozen = true;
       },
     };
     hosts.push(host);

@@ -4,9 +4,8 @@ import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
 import type { UsageHistory } from '../../metrics/usage-history.ts';
-import type { Notifier } from '../../notify/notifier.ts';
+import type { BrokerServices } from '../../services/broker-services.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
-import type { WakeTarget } from '../../wake/wake-targets.ts';
 
 export interface BrokerActionContext {
   identity: Identity;
@@ -14,10 +13,8 @@ export interface BrokerActionContext {
   store: BrokerStore;
   index: FleetIndex;
   metrics: UsageHistory;
-  /** The notification channels (notify_test). */
-  notifier: Notifier;
-  /** The machines wake knows by name (--wake-target). */
-  wakeTargets: readonly WakeTarget[];
+  /** The services the broker runs for its domains: `services.get(notifyService)`. */
+  services: BrokerServices;
   log: Logger;
   signal: AbortSignal;
   /** The hosts this identity may see. */

@@ -1,17 +1,19 @@
 import { notifyTest } from '../../../shared/domains/notify/notify-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { notifyService } from '../../services/notify-service.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
 /** notify_test: one message through each configured channel, each channel's result. */
 export const notifyTestHandler = defineBrokerAction({
   action: notifyTest,
   async run(params, context) {
-    if (context.notifier.channels.length === 0) {
+    const notifier = context.services.get(notifyService);
+    if (notifier.channels.length === 0) {
       throw new FleetError('collector_unavailable', 'the broker has no notification channel configured', {
         hint: 'Start the broker with --notify-webhook, --notify-ntfy, --notify-gotify, --notify-slack, --notify-discord or --notify-telegram.',
       });
     }
-    const deliveries = await context.notifier.send({
+    const deliveries = await notifier.send({
       event: 'test',
       severity: 'info',
       title: 'fleetmesh: test notification',

@@ -3,6 +3,7 @@ import { formatSubnet } from '../../../shared/domains/network/ipv4.ts';
 import { sendMagicPacket, wake } from '../../../shared/domains/network/network-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { fanOut } from '../../fanout/fan-out.ts';
+import { wakeService } from '../../services/wake-service.ts';
 import { chooseWakeSender, LIMITED_BROADCAST, type WakeSender } from '../../wake/wake-sender.ts';
 import { normalizeMac } from '../../wake/wake-targets.ts';
 import type { BrokerActionContext } from './broker-action.ts';
@@ -18,10 +19,11 @@ interface WakePlan {
 }
 
 function plan(params: { target: string; broadcast?: string | undefined }, context: BrokerActionContext): WakePlan {
-  const named = context.wakeTargets.find((t) => t.name.toLowerCase() === params.target.toLowerCase());
+  const targets = context.services.get(wakeService).targets;
+  const named = targets.find((t) => t.name.toLowerCase() === params.target.toLowerCase());
   const mac = named?.mac ?? normalizeMac(params.target);
   if (!mac) {
-    const names = context.wakeTargets.map((t) => t.name);
+    const names = targets.map((t) => t.name);
     throw new FleetError('not_found', `"${params.target}" is neither a MAC address nor a configured wake target`, {
       hint: names.length ? `Configured targets: ${names.join(', ')}.` : 'Give a MAC address (aa:bb:cc:dd:ee:ff), or configure names with --wake-target.',
     });

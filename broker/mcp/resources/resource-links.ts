@@ -21,17 +21,20 @@ interface ResourceLink {
 }
 
 /**
- * The resource links a find or describe answer carries: each thing it
- * returned, linked to its fleet:// resource (and a service's logs and
- * Compose, a stack's Compose), so a client can offer where to go next. Only
- * things in the identity's view are linked: the answer showed nothing else.
+ * The resource links an answer naming things of the index carries (the
+ * action's `indexLinks`: find, describe): each thing it returned, linked to its
+ * fleet:// resource (and a service's logs and Compose, a stack's Compose), so a
+ * client can offer where to go next. Only things in the identity's view are
+ * linked: the answer showed nothing else.
  */
 export function resourceLinks(action: Action | undefined, structured: Record<string, unknown>, view: () => FleetView): ResourceLink[] {
-  if (action?.id !== 'fleet.find' && action?.id !== 'fleet.describe') return [];
-  const named: Named[] = action.id === 'fleet.find' ? (Array.isArray(structured.rows) ? (structured.rows as Named[]) : []) : [structured as Named];
+  const links = action?.indexLinks;
+  if (!links) return [];
+  const listed = links.list === undefined ? [structured] : structured[links.list];
+  const named: Named[] = Array.isArray(listed) ? (listed as Named[]) : [];
   if (named.length === 0) return [];
   const fleet = view();
-  const links: ResourceLink[] = [];
+  const found: ResourceLink[] = [];
   for (const thing of named.slice(0, MAX_LINKS)) {
     const candidates = fleet.resources.filter((r) => r.row.type === thing.type && (thing.host === undefined || r.row.host === thing.host));
     const resource = candidates.find((r) => r.row.id === thing.id) ?? candidates.find((r) => r.row.name === thing.name);
@@ -39,10 +42,10 @@ export function resourceLinks(action: Action | undefined, structured: Record<str
     const uri = uriOf(resource, fleet);
     if (!uri) continue;
     const label = resource.row.host && resource.row.type !== 'host' ? `${resource.row.host}/${resource.row.name}` : resource.row.name;
-    links.push({ type: 'resource_link', uri, name: `${resource.row.type} ${label}`, mimeType: 'application/json' });
-    if (action.id === 'fleet.describe') {
-      for (const extra of extraUrisOf(resource, fleet)) links.push({ type: 'resource_link', uri: extra.uri, name: extra.title, mimeType: extra.mimeType });
+    found.push({ type: 'resource_link', uri, name: `${resource.row.type} ${label}`, mimeType: 'application/json' });
+    if (links.more) {
+      for (const extra of extraUrisOf(resource, fleet)) found.push({ type: 'resource_link', uri: extra.uri, name: extra.title, mimeType: extra.mimeType });
     }
   }
-  return links;
+  return found;
 }

@@ -1,7 +1,7 @@
 import type { Action } from '../../../shared/catalog/action.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 
-/** An action by any name a surface gives it: its id (`docker.logs`), its tool (`docker_logs`), or `docker_logs` spelt as an id. */
+/** An action by any name a surface gives it: its id (`domain.verb`), its tool, or its id with `_` for the dot (`domain_verb`). */
 export function actionByAnyName(name: string, visible: readonly Action[]): Action | undefined {
   const trimmed = name.trim();
   return visible.find((a) => a.id === trimmed || a.tool === trimmed || a.id.replace('.', '_') === trimmed);

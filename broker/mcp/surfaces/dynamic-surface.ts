@@ -1,4 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
+import { CATALOG } from '../../../shared/catalog/catalog.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
 import { searchActions } from './action-search.ts';
@@ -27,16 +28,18 @@ const findTool: ToolDefinition = {
   annotations: { readOnlyHint: true, openWorldHint: false },
 };
 
+/** The action execute_action's description shows as an example: the catalog's first read an agent answers. */
+const example = CATALOG.find((action) => action.runsOn === 'host' && action.risk === 'read') as Action;
+
 const executeTool: ToolDefinition = {
   name: 'execute_action',
   title: 'Execute an action',
-  description:
-    'Runs one fleet action by id (from find_action): {"action": "docker.logs", "params": {...}, "confirm": true only for destructive ones}. Parameters are checked before anything is sent; a wrong id is answered with the closest ones.',
+  description: `Runs one fleet action by id (from find_action): {"action": "${example.id}", "params": {...}, "confirm": true only for destructive ones}. Parameters are checked before anything is sent; a wrong id is answered with the closest ones.`,
   inputSchema: {
     $schema: SCHEMA,
     type: 'object',
     properties: {
-      action: { type: 'string', description: 'The action id, such as docker.logs (a tool name such as docker_logs works too).' },
+      action: { type: 'string', description: `The action id, such as ${example.id} (a tool name such as ${example.tool} works too).` },
       params: { type: 'object', additionalProperties: true, description: "The action's parameters, targets included (host, hosts, selector, timeout_ms)." },
       confirm: { type: 'boolean', description: 'Must be true for a destructive action to run.' },
     },

@@ -10,19 +10,16 @@ function shortName(action: Action): string {
   return action.id.slice(action.id.indexOf('.') + 1);
 }
 
+/**
+ * A domain's tool costs the same few words whatever the domain: its actions are
+ * an enum of names, and what each does and takes is in fleet://actions, read on
+ * demand (a domain adds its names, not a paragraph). JSON Schema 2020-12 is
+ * MCP's default dialect, so no `$schema`.
+ */
 function inputSchema(actions: readonly Action[]) {
   return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object' as const,
-    properties: {
-      action: { type: 'string', enum: actions.map(shortName), description: 'Which action of this domain to run.' },
-      params: {
-        type: 'object',
-        description: "The action's parameters, targets included (host, hosts, selector, timeout_ms). fleet://actions/{id} has each action's schema.",
-        additionalProperties: true,
-      },
-      confirm: { type: 'boolean', description: 'Must be true for a destructive action to run.' },
-    },
+    properties: { action: { type: 'string', enum: actions.map(shortName) }, params: { type: 'object' }, confirm: { type: 'boolean' } },
     required: ['action'],
     additionalProperties: false,
   };
@@ -36,14 +33,10 @@ export const metaSurface: Surface = {
     for (const action of visible) groups.set(domainOf(action), [...(groups.get(domainOf(action)) ?? []), action]);
     return [...groups.entries()].map(([domain, actions]): ToolDefinition => {
       const readOnly = actions.every((a) => a.risk === 'read');
-      const lines = actions.map((a) => {
-        const required = requiredParameters(a).filter((p) => p !== 'confirm');
-        return `- ${shortName(a)}: ${a.title}${a.risk === 'read' ? '' : ` (${a.risk})`}${required.length ? `; needs ${required.join(', ')}` : ''}`;
-      });
       return {
         name: domain,
         title: `${domain} actions`,
-        description: `Runs one ${domain} action: {"action": NAME, "params": {...}, "confirm": true only for destructive ones}.\n${lines.join('\n')}`,
+        description: `Runs one ${domain} action: {"action": NAME, "params": {...}, "confirm": true only for destructive ones}. fleet://actions/${domain}.NAME has its parameters; params also takes the targets.`,
         inputSchema: inputSchema(actions),
         annotations: {
           ...(readOnly

@@ -39,6 +39,7 @@ export const find = defineAction({
   }),
   table: { list: 'rows', columns: ['type', 'name', 'state', 'detail', 'host', 'stack'] },
   related: ['fleet.describe'],
+  indexLinks: { list: 'rows' },
 });
 
 export const describe = defineAction({
@@ -60,6 +61,7 @@ export const describe = defineAction({
     .strict(),
   output: digestShape.extend({ raw: z.unknown().optional() }),
   related: ['fleet.find', 'swarm.logs'],
+  indexLinks: { more: true },
 });
 
 const pointShape = z.object({ t: z.number().describe('Unix ms at the start of the bucket.'), v: z.number().nullable() });

@@ -1,5 +1,6 @@
 import type { Domain } from '../domain.ts';
 import { networkScan, wake } from './network-actions.ts';
+import { WAKE_FLAGS } from './wake-flags.ts';
 
 /** Each host's local networks: what is on them, and waking machines there. */
 export const networkDomain = {
@@ -7,6 +8,7 @@ export const networkDomain = {
   rank: 100,
   actions: [networkScan, wake],
   reports: {},
+  brokerFlags: WAKE_FLAGS,
   flags: {
     'scan-reverse-dns': {
       type: 'boolean',

@@ -1,5 +1,6 @@
 import type { Domain } from '../domain.ts';
 import { notifyTest } from './notify-actions.ts';
+import { NOTIFY_FLAGS } from './notify-flags.ts';
 
 /** Notifications the broker sends about the fleet (incidents, agents offline), and the tool that tests its channels. */
 export const notifyDomain = {
@@ -7,4 +8,5 @@ export const notifyDomain = {
   rank: 110,
   actions: [notifyTest],
   reports: {},
+  brokerFlags: NOTIFY_FLAGS,
 } as const satisfies Domain;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
 import { clusterParam, serviceSummaryShape } from '../fleet/index-shapes.ts';
+import { clusterStatusView, eventsView, logsView, topologyView } from './swarm-partial-views.ts';
 
 const serviceRef = z.string().min(1).max(256);
 const version = z
@@ -57,6 +58,7 @@ export const getClusterStatus = defineAction({
     tasks_by_state: z.record(z.string(), z.number()),
   }),
   related: ['swarm.topology', 'fleet.find'],
+  partialView: clusterStatusView,
 });
 
 export const getTopology = defineAction({
@@ -85,6 +87,7 @@ export const getTopology = defineAction({
   }),
   table: { list: 'edges', columns: ['from', 'to', 'detail'] },
   widget: 'swarm-topology',
+  partialView: topologyView,
 });
 
 const logLineShape = z.object({
@@ -138,6 +141,7 @@ export const getLogs = defineAction({
   // A stack or cluster read goes through up to 25 services' logs on the manager.
   waitsMs: () => 25_000,
   widget: 'log-viewer',
+  partialView: logsView,
 });
 
 export const getEvents = defineAction({
@@ -166,6 +170,7 @@ export const getEvents = defineAction({
     count: z.number(),
   }),
   table: { list: 'events', columns: ['time_unix_ms', 'type', 'action', 'name', 'detail'] },
+  partialView: eventsView,
 });
 
 export const watchService = defineAction({
