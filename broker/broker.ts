@@ -226,6 +226,10 @@ export class Broker {
       index.on('changed', (what, key) => {
         for (const session of mcp.liveSessions()) session.fleetChanged(what, key);
       });
+      // A task's status goes to the sessions of the identity it belongs to, and to no other.
+      tasks.on('status', (identityId, task) => {
+        for (const session of mcp.liveSessions()) if (session.identity.id === identityId) session.taskStatus(task);
+      });
       const dialName = options.advertiseNames[0] ?? 'localhost';
       await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
       await store.setMeta(META_MCP_URL, mcp.url);

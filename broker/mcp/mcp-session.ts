@@ -31,7 +31,7 @@ import { readAny, registerResources } from './resources/register-resources.ts';
 import { resourceLinks } from './resources/resource-links.ts';
 import { type ResourceNotices, ResourceWatch } from './resources/resource-watch.ts';
 import type { Surface } from './surfaces/surface.ts';
-import type { McpTasks } from './tasks/mcp-tasks.ts';
+import type { McpTasks, TaskWire } from './tasks/mcp-tasks.ts';
 import { registerTaskHandlers } from './tasks/task-handlers.ts';
 
 export type TextFormat = 'markdown' | 'json';
@@ -343,6 +343,17 @@ export class McpSession {
       return;
     }
     this.watch.fleetChanged(what, key);
+  }
+
+  /**
+   * A task of this session's identity changed status: a 2025-era session is
+   * told (`notifications/tasks/status`), whichever of the identity's sessions
+   * started it, as any of them may poll it. The 2026-07-28 revision has no
+   * such notification (tasks left its core).
+   */
+  taskStatus(task: TaskWire): void {
+    if (this.options.era !== 'legacy') return;
+    this.server.notification({ method: 'notifications/tasks/status', params: { ...task } }).catch(() => {});
   }
 
   /** A 2026-07-28 `subscriptions/listen` names these URIs: the ones this identity may read are watched from now. */

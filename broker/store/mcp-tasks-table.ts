@@ -72,9 +72,14 @@ export class McpTasksTable {
     return rows.map(fromRaw);
   }
 
-  /** A new status message of a task still working. */
-  async progress(taskId: string, statusMessage: string, now: number): Promise<void> {
-    await this.sql.run("UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [statusMessage, now, taskId]);
+  /** A new status message of a task still working; resolves false when it had already ended. */
+  async progress(taskId: string, statusMessage: string, now: number): Promise<boolean> {
+    const changed = await this.sql.run("UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [
+      statusMessage,
+      now,
+      taskId,
+    ]);
+    return changed > 0;
   }
 
   /** Ends a task still working; resolves false when it had already ended. */

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import { TaskStatusPump } from './task-status-pump.ts';
 
 /** A task as the MCP task vocabulary has it. */
 export interface TaskWire {
@@ -24,6 +26,8 @@ const POLL_INTERVAL_MS = 1000;
 const CANCEL_CHECK_MS = 1000;
 const PRUNE_EVERY_MS = 60_000;
 const LIST_PAGE = 50;
+/** The most often a task's progress is written and told to its identity's sessions. */
+const STATUS_INTERVAL_MS = 1000;
 
 function toWire(row: McpTaskRow): TaskWire {
   return {
@@ -41,6 +45,11 @@ function notFound(taskId: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, `no task ${taskId}: it never existed, belongs to another identity, or expired`);
 }
 
+/** A task's progress as its status says it: hosts settled of hosts targeted, and what just happened. */
+export function progressMessage(done: number, total: number, message: string): string {
+  return `${Math.floor(done)} of ${total} host${total === 1 ? '' : 's'} answered (${message})`;
+}
+
 /** The text of a failed task: the first text of its result. */
 function failureText(result: CallToolResult): string {
   const first = result.content.find((c) => c.type === 'text');
@@ -53,8 +62,10 @@ function failureText(result: CallToolResult): string {
  * client's connection (and, with a shared store, are read from any broker of
  * the cluster); the work itself runs on the broker that took the call, which
  * stops it when a cancel is asked of it or, through the store, of another.
+ * Each change of a task's status is emitted as `status` with the identity it
+ * belongs to, for that identity's sessions alone.
  */
-export class McpTasks {
+export class McpTasks extends EventEmitter<{ status: [identityId: string, task: TaskWire] }> {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private cancelChecker: NodeJS.Timeout | undefined;
   private pruner: NodeJS.Timeout | undefined;
@@ -65,7 +76,9 @@ export class McpTasks {
     private readonly log: Logger,
     /** How long a task and its result are kept after it ended (and the most a client may ask for). */
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    super();
+  }
 
   start(): void {
     this.cancelChecker = setInterval(() => void this.stopCancelled(), CANCEL_CHECK_MS);
@@ -101,28 +114,35 @@ export class McpTasks {
     };
     await this.store.mcpTasks.insert(row);
     const controller = new AbortController();
+    let current: McpTaskRow = { ...row, result: null, cancelRequested: false };
     let writes = Promise.resolve();
-    const onProgress = (done: number, total: number, message: string) => {
-      // In order, one at a time: a later status never lands before an earlier one.
-      writes = writes.then(() => this.store.mcpTasks.progress(taskId, `${done} of ${total}: ${message}`, Date.now()).catch(() => {}));
-    };
+    const status = new TaskStatusPump(STATUS_INTERVAL_MS, (statusMessage) => {
+      // In order, one at a time: a later status never lands before an earlier one, and is told once stored.
+      writes = writes.then(async () => {
+        const updatedAt = Date.now();
+        if (await this.store.mcpTasks.progress(taskId, statusMessage, updatedAt).catch(() => false)) {
+          current = { ...current, statusMessage, updatedAt };
+          this.emit('status', identityId, toWire(current));
+        }
+      });
+    });
+    const onProgress = (done: number, total: number, message: string) => status.push(progressMessage(done, total, message));
     const done = work(controller.signal, onProgress)
       .then(async (result) => {
+        status.stop();
         await writes;
         const cancelled = controller.signal.aborted;
-        const status = cancelled ? 'cancelled' : result.isError ? 'failed' : 'completed';
-        await this.store.mcpTasks.finish(
-          taskId,
-          status,
-          cancelled ? `${tool}: cancelled` : result.isError ? failureText(result) : `${tool}: done`,
-          result,
-          Date.now(),
-        );
+        const ended = cancelled ? 'cancelled' : result.isError ? 'failed' : 'completed';
+        const statusMessage = cancelled ? `${tool}: cancelled` : result.isError ? failureText(result) : `${tool}: done`;
+        const updatedAt = Date.now();
+        if (await this.store.mcpTasks.finish(taskId, ended, statusMessage, result, updatedAt)) {
+          this.emit('status', identityId, toWire({ ...current, status: ended, statusMessage, updatedAt, expiresAt: updatedAt + current.ttlMs }));
+        }
       })
       .catch((error: unknown) => this.log.error('MCP task did not record its end', { task: taskId, error: (error as Error).message }))
       .finally(() => this.running.delete(taskId));
     this.running.set(taskId, { controller, done });
-    return toWire({ ...row, result: null, cancelRequested: false });
+    return toWire(current);
   }
 
   async get(identityId: string, taskId: string): Promise<TaskWire> {
@@ -176,7 +196,9 @@ export class McpTasks {
         Date.now(),
       );
     }
-    return this.get(identityId, taskId);
+    const task = await this.get(identityId, taskId);
+    if (!local) this.emit('status', identityId, task);
+    return task;
   }
 
   /** Stops the work of tasks whose cancel was asked of another broker. */
