@@ -150,6 +150,8 @@ export class Broker {
       const widgets = new WidgetResources(options.webAssetsDir);
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const tasks = new McpTasks(store, log, options.mcpTaskTtlMs);
+      // Tasks the previous run left working end as failed, as its pending audit rows end interrupted (above).
+      await tasks.interrupted(cluster ? { brokerIds: [cluster.brokerId] } : {});
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
         port: mcpAddress.port,

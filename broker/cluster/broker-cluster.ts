@@ -204,6 +204,7 @@ export class BrokerCluster {
    * later, and its outcome then replaces this one.
    */
   private settleAudit(brokerIds: string[], note: string): void {
+    this.settleTasks({ brokerIds }, note.replace('the call completed', 'the task ended'));
     this.store.audit
       .markInterrupted(Date.now(), { brokerIds, note })
       .then((count) => {
@@ -212,11 +213,22 @@ export class BrokerCluster {
       .catch((error: unknown) => this.log.warn('could not settle the audit rows of a broker that left', { error: (error as Error).message }));
   }
 
+  /** MCP tasks the brokers left working: failed, their result what the audit knows (mcp/tasks/interrupted-result.ts). */
+  private settleTasks(scope: { brokerIds?: string[]; except?: string[] }, statusMessage: string): void {
+    this.store.mcpTasks
+      .interrupt(scope, statusMessage, Date.now())
+      .then((count) => {
+        if (count) this.log.warn('MCP tasks of a broker that left marked failed', { count });
+      })
+      .catch((error: unknown) => this.log.warn('could not end the MCP tasks of a broker that left', { error: (error as Error).message }));
+  }
+
   /** Pending rows of brokers nobody hears from (they died while no broker was listening, or before this one started). */
   private settleOrphans(): void {
     // Cut off from the bus, this broker cannot tell who is alive.
     if (!this.bus.connected) return;
     const alive = this.brokers();
+    this.settleTasks({ except: alive }, 'the broker running this task stopped before it ended');
     this.store.audit
       .markInterrupted(Date.now(), { except: alive, note: 'the broker that began the call stopped before completing it' })
       .then((count) => {

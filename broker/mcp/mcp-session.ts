@@ -16,7 +16,7 @@ import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
-import type { RunResult } from '../calls/call-route.ts';
+import type { RunContext, RunResult } from '../calls/call-route.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
@@ -229,12 +229,10 @@ export class McpSession {
     args: Record<string, unknown>,
     signal: AbortSignal,
     log: CallLogSink,
-    onProgress: ((done: number, total: number, message: string) => void) | undefined,
+    hooks: Pick<RunContext, 'onProgress' | 'onAudited'>,
   ): Promise<RunResult> {
     const { options } = this;
-    return options.runner
-      .run(options.identity, action, args, { tool, signal, onLog: log.log, ...(onProgress ? { onProgress } : {}) })
-      .finally(() => log.finish());
+    return options.runner.run(options.identity, action, args, { tool, signal, onLog: log.log, ...hooks }).finally(() => log.finish());
   }
 
   /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. */
@@ -247,9 +245,11 @@ export class McpSession {
       ctx.mcpReq.signal,
       new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined),
       progressToken === undefined
-        ? undefined
-        : (progress, total, message) => {
-            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+        ? {}
+        : {
+            onProgress: (progress, total, message) => {
+              void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+            },
           },
     );
   }
@@ -268,9 +268,9 @@ export class McpSession {
     }
     const log = new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined);
     log.finish();
-    const task = await this.options.tasks.create(this.options.identity.id, tool, ttlMs, async (signal, onProgress) => {
+    const task = await this.options.tasks.create(this.options.identity.id, tool, ttlMs, async (signal, hooks) => {
       try {
-        return this.toolResult(await this.run(tool, action, args, signal, log, onProgress));
+        return this.toolResult(await this.run(tool, action, args, signal, log, hooks));
       } catch (error) {
         return this.errorResult(error);
       }

@@ -3,7 +3,8 @@ import { EventEmitter } from 'node:events';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
-import type { McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import type { InterruptedScope, McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import { interruptedResult } from './interrupted-result.ts';
 import { TaskStatusPump } from './task-status-pump.ts';
 
 /** A task as the MCP task vocabulary has it. */
@@ -17,8 +18,17 @@ export interface TaskWire {
   statusMessage?: string;
 }
 
-/** What a task runs: the call, with the task's own cancellation and a place for its progress. */
-export type TaskWork = (signal: AbortSignal, onProgress: (done: number, total: number, message: string) => void) => Promise<CallToolResult>;
+/** Where a task's call reports its progress, and the audit row it wrote. */
+interface TaskHooks {
+  onProgress: (done: number, total: number, message: string) => void;
+  onAudited: (auditId: string) => void;
+}
+
+/** What a task runs: the call, with the task's own cancellation and its hooks. */
+export type TaskWork = (signal: AbortSignal, hooks: TaskHooks) => Promise<CallToolResult>;
+
+/** What a task that outlived its broker's run says it failed of. */
+export const BROKER_STOPPED = 'the broker running this task stopped before it ended';
 
 /** How often a client is told to poll. */
 const POLL_INTERVAL_MS = 1000;
@@ -48,6 +58,13 @@ function notFound(taskId: string): ProtocolError {
 /** A task's progress as its status says it: hosts settled of hosts targeted, and what just happened. */
 export function progressMessage(done: number, total: number, message: string): string {
   return `${Math.floor(done)} of ${total} host${total === 1 ? '' : 's'} answered (${message})`;
+}
+
+/** The reason a task's work is stopped with when its broker stops. */
+class BrokerStopped extends Error {
+  constructor() {
+    super('the broker stopped');
+  }
 }
 
 /** The text of a failed task: the first text of its result. */
@@ -92,8 +109,19 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
     clearInterval(this.cancelChecker);
     clearInterval(this.pruner);
     const running = [...this.running.entries()];
-    for (const [, task] of running) task.controller.abort(new Error('the broker stopped'));
+    for (const [, task] of running) task.controller.abort(new BrokerStopped());
     await Promise.all(running.map(([, task]) => task.done));
+  }
+
+  /**
+   * Ends as failed the tasks a broker left working when it stopped without
+   * ending them: at start, this broker's previous run (every working task on
+   * a single broker); in a cluster, a broker seen dead (broker-cluster.ts).
+   */
+  async interrupted(scope: InterruptedScope, statusMessage = BROKER_STOPPED): Promise<number> {
+    const count = await this.store.mcpTasks.interrupt(scope, statusMessage, Date.now());
+    if (count) this.log.warn('MCP tasks left working by a broker that stopped marked failed', { count });
+    return count;
   }
 
   /** Starts the work as a task of the identity and answers at once with the task. */
@@ -114,7 +142,7 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
     };
     await this.store.mcpTasks.insert(row);
     const controller = new AbortController();
-    let current: McpTaskRow = { ...row, result: null, cancelRequested: false };
+    let current: McpTaskRow = { ...row, result: null, cancelRequested: false, auditId: null };
     let writes = Promise.resolve();
     const status = new TaskStatusPump(STATUS_INTERVAL_MS, (statusMessage) => {
       // In order, one at a time: a later status never lands before an earlier one, and is told once stored.
@@ -127,10 +155,17 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
       });
     });
     const onProgress = (done: number, total: number, message: string) => status.push(progressMessage(done, total, message));
-    const done = work(controller.signal, onProgress)
+    const onAudited = (auditId: string) => {
+      writes = writes.then(() => this.store.mcpTasks.audited(taskId, auditId).catch(() => {}));
+    };
+    const done = work(controller.signal, { onProgress, onAudited })
       .then(async (result) => {
         status.stop();
         await writes;
+        if (controller.signal.reason instanceof BrokerStopped) {
+          await this.interrupted({ taskId });
+          return;
+        }
         const cancelled = controller.signal.aborted;
         const ended = cancelled ? 'cancelled' : result.isError ? 'failed' : 'completed';
         const statusMessage = cancelled ? `${tool}: cancelled` : result.isError ? failureText(result) : `${tool}: done`;
@@ -165,7 +200,7 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
       const row = await this.store.mcpTasks.get(identityId, taskId, Date.now());
       if (!row) throw notFound(taskId);
       if (row.status !== 'working') {
-        const result = (row.result ?? { content: [], isError: true }) as CallToolResult;
+        const result = (row.result ?? interruptedResult(row, row.auditId ? await this.store.audit.get(row.auditId) : undefined)) as CallToolResult;
         return { ...result, _meta: { ...result._meta, 'io.modelcontextprotocol/related-task': { taskId } } };
       }
       const local = this.running.get(taskId)?.done;
