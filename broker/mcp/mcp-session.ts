@@ -333,7 +333,7 @@ export class McpSession {
         return this.errorResult(error);
       }
     });
-    registerTaskHandlers(server, this.options.tasks, this.options.identity.id);
+    registerTaskHandlers(server, this.options.tasks, this.options.identity.id, this.options.era);
   }
 
   /** Something in the fleet changed (the index's `changed`, or a host's state): subscribers hear of what their identity may see. */
