@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { BROKER_STOPPED } from '../store/mcp-tasks-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
 import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
 import { CallServer } from './call-server.ts';
@@ -189,7 +190,10 @@ export class BrokerCluster {
     this.agentAddresses.delete(broker);
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
     // A broker shutting down completes its own rows; one that died never will.
-    if (died) this.settleAudit([broker], `broker ${broker} left the cluster (${reason}) before the call completed`);
+    if (died) {
+      this.settleAudit([broker], `broker ${broker} left the cluster (${reason}) before the call completed`);
+      this.settleTasks({ brokerIds: [broker] }, `broker ${broker} left the cluster (${reason}) before the task ended`);
+    }
     this.calls.brokerGone(broker);
     for (const host of this.registry.list()) {
       if (host.session?.heldBy === broker) this.registry.releaseRemote(host.id, broker, { record: true });
@@ -204,7 +208,6 @@ export class BrokerCluster {
    * later, and its outcome then replaces this one.
    */
   private settleAudit(brokerIds: string[], note: string): void {
-    this.settleTasks({ brokerIds }, note.replace('the call completed', 'the task ended'));
     this.store.audit
       .markInterrupted(Date.now(), { brokerIds, note })
       .then((count) => {
@@ -228,7 +231,7 @@ export class BrokerCluster {
     // Cut off from the bus, this broker cannot tell who is alive.
     if (!this.bus.connected) return;
     const alive = this.brokers();
-    this.settleTasks({ except: alive }, 'the broker running this task stopped before it ended');
+    this.settleTasks({ except: alive }, BROKER_STOPPED);
     this.store.audit
       .markInterrupted(Date.now(), { except: alive, note: 'the broker that began the call stopped before completing it' })
       .then((count) => {

@@ -51,6 +51,9 @@ function fromRaw(row: RawRow): McpTaskRow {
   };
 }
 
+/** The status message of a task whose broker stopped while it worked. */
+export const BROKER_STOPPED = 'the broker running this task stopped before it ended';
+
 /** Which working tasks a broker that stopped left behind (see `interrupt`). */
 export interface InterruptedScope {
   taskId?: string;

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
-import type { InterruptedScope, McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import { BROKER_STOPPED, type InterruptedScope, type McpTaskRow } from '../../store/mcp-tasks-table.ts';
 import { interruptedResult } from './interrupted-result.ts';
 import { TaskStatusPump } from './task-status-pump.ts';
 
@@ -26,9 +26,6 @@ interface TaskHooks {
 
 /** What a task runs: the call, with the task's own cancellation and its hooks. */
 export type TaskWork = (signal: AbortSignal, hooks: TaskHooks) => Promise<CallToolResult>;
-
-/** What a task that outlived its broker's run says it failed of. */
-export const BROKER_STOPPED = 'the broker running this task stopped before it ended';
 
 /** How often a client is told to poll. */
 const POLL_INTERVAL_MS = 1000;
@@ -56,7 +53,7 @@ function notFound(taskId: string): ProtocolError {
 }
 
 /** A task's progress as its status says it: hosts settled of hosts targeted, and what just happened. */
-export function progressMessage(done: number, total: number, message: string): string {
+function progressMessage(done: number, total: number, message: string): string {
   return `${Math.floor(done)} of ${total} host${total === 1 ? '' : 's'} answered (${message})`;
 }
 
@@ -118,8 +115,8 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
    * ending them: at start, this broker's previous run (every working task on
    * a single broker); in a cluster, a broker seen dead (broker-cluster.ts).
    */
-  async interrupted(scope: InterruptedScope, statusMessage = BROKER_STOPPED): Promise<number> {
-    const count = await this.store.mcpTasks.interrupt(scope, statusMessage, Date.now());
+  async interrupted(scope: InterruptedScope): Promise<number> {
+    const count = await this.store.mcpTasks.interrupt(scope, BROKER_STOPPED, Date.now());
     if (count) this.log.warn('MCP tasks left working by a broker that stopped marked failed', { count });
     return count;
   }
