@@ -3,12 +3,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
+import { Agent } from '../agent/agent.ts';
+import { createIdentity } from '../broker/auth/identities.ts';
+import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
+import { BrokerStore } from '../broker/store/broker-store.ts';
+import { silentLogger } from '../shared/log/logger.ts';
+import { CliProcess } from './harness/cli-process.ts';
 import { identityToken, mcpClient } from './harness/mcp-client.ts';
 import { openRawStream, type RawStream } from './harness/raw-stream.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
+import { TEST_AGENT_DEFAULTS } from './harness/test-agent-defaults.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
-import { waitFor } from './harness/wait.ts';
+import { nextEvent, waitFor } from './harness/wait.ts';
 
 async function connect(mcpUrl: string, token: string): Promise<Client> {
   const client = new Client({ name: 'tasks-restart-test', version: '1' });
@@ -29,7 +35,9 @@ describe('MCP tasks whose broker stopped', () => {
   const temps: ReturnType<typeof makeTempDir>[] = [];
   let fleet: TestFleet | undefined;
   let silent: RawStream | undefined;
+  const agents: Agent[] = [];
   afterEach(async () => {
+    await Promise.all(agents.splice(0).map((agent) => agent.stop()));
     silent?.close();
     silent = undefined;
     await fleet?.stop();
@@ -59,29 +67,33 @@ describe('MCP tasks whose broker stopped', () => {
     processes.push(broker);
     const mcpUrl = (await broker.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/))[1] as string;
     const grpcPort = (await broker.waitForOutput(/grpc=127\.0\.0\.1:(\d+)/))[1] as string;
-    const identity = JSON.parse((await runFleetmesh(['identity', 'create', 'tasker', '--level', '2', '--data-dir', dataDir, '--output', 'json'])).stdout);
-    const agents: Record<string, CliProcess> = {};
-    for (const name of ['quick', 'stuck']) {
-      const enrollment = JSON.parse((await runFleetmesh(['token', 'create', '--data-dir', dataDir, '--output', 'json'])).stdout);
-      const agent = new CliProcess([
-        'agent',
-        '--broker',
-        `localhost:${grpcPort}`,
-        '--token',
-        enrollment.token,
-        '--ca-pin',
-        enrollment.ca_pin,
-        '--name',
-        name,
-        '--data-dir',
-        join(temp.path, name),
-      ]);
-      processes.push(agent);
-      agents[name] = agent;
-    }
-    await Promise.all(Object.values(agents).map((agent) => agent.waitForOutput(/connected to the broker/)));
-    // A host that takes the call and cannot answer: the task stays at one of two until its broker dies.
-    agents.stuck?.signal('SIGSTOP');
+    const caPin = (await broker.waitForOutput(/ca_pin=(sha256:[0-9a-f]+)/))[1] as string;
+    // The admin commands' way: the running broker's store, opened beside it.
+    const store = await BrokerStore.open(dataDir, { create: false });
+    const identity = await createIdentity(store, { name: 'tasker', level: 2 });
+    const joinTokens = await Promise.all([1, 2].map(() => createJoinToken(store, { ttlMs: 60_000, uses: 1, labels: {} })));
+    await store.close();
+    const agentOptions = (name: string, token: string) => ({
+      ...TEST_AGENT_DEFAULTS,
+      dataDir: join(temp.path, name),
+      brokerAddress: `localhost:${grpcPort}`,
+      token,
+      caPin,
+      name,
+    });
+    const [quick, donor] = await Promise.all(
+      ['quick', 'stuck'].map(async (name, i) => {
+        const agent = await Agent.start(agentOptions(name, joinTokens[i]?.token ?? ''), silentLogger, []);
+        agents.push(agent);
+        if (!agent.connection.connected) await nextEvent(agent.connection, 'connected');
+        return agent;
+      }),
+    );
+    // A host that takes the call and never answers: the task stays at one of two until its broker dies.
+    await donor?.stop();
+    silent = openRawStream(`localhost:${grpcPort}`, (donor as Agent).connection.currentIdentity, { actions: ['agent.set_labels'] });
+    await waitFor(() => silent?.frames.some((f) => f.frame.case === 'welcome'), { what: 'the silent host welcomed' });
+    expect(quick?.connection.connected).toBe(true);
 
     const client = await connect(mcpUrl, identity.token);
     const taskId = await startTask(client, 'set_agent_labels', { hosts: ['quick', 'stuck'], labels: { note: 'killed' }, timeout_ms: 60_000 });
