@@ -148,6 +148,8 @@ export class Broker {
       const widgets = new WidgetResources(options.webAssetsDir);
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
       const tasks = new McpTasks(store, log, options.mcpTaskTtlMs);
+      // Tasks the previous run left working end as failed, as its pending audit rows end interrupted (above).
+      await tasks.interrupted(cluster ? { brokerIds: [cluster.brokerId] } : {});
       const mcp = new McpHttpServer({
         host: mcpAddress.host,
         port: mcpAddress.port,
@@ -223,6 +225,10 @@ export class Broker {
       });
       index.on('changed', (what, key) => {
         for (const session of mcp.liveSessions()) session.fleetChanged(what, key);
+      });
+      // A task's status goes to the sessions of the identity it belongs to, and to no other.
+      tasks.on('status', (identityId, task) => {
+        for (const session of mcp.liveSessions()) if (session.identity.id === identityId) session.taskStatus(task);
       });
       const dialName = options.advertiseNames[0] ?? 'localhost';
       await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);

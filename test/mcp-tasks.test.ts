@@ -83,7 +83,7 @@ describe('long calls as MCP tasks', () => {
 
     const second = await mcpClient(fleet.broker, token);
     try {
-      await waitFor(async () => /^0 of 1: sent to tk-mgr/.test((await getTask(second, task.taskId)).statusMessage ?? ''), {
+      await waitFor(async () => /^0 of 1 host answered \(sent to tk-mgr/.test((await getTask(second, task.taskId)).statusMessage ?? ''), {
         what: 'the task to report its manager',
       });
       // The change is made; the task now waits for a convergence that cannot come.

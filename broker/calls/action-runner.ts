@@ -102,7 +102,10 @@ export class ActionRunner {
       args,
       context,
       callerLevel: this.effectiveLevel(identity),
-      begin: audit.begin,
+      begin: async (targets) => {
+        await audit.begin(targets);
+        if (audit.begun && audit.auditId) context.onAudited?.(audit.auditId);
+      },
       late: audit.late,
       auditId: audit.auditId,
     };

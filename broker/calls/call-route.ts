@@ -13,6 +13,8 @@ export interface RunContext {
   onProgress?: (done: number, total: number, message: string) => void;
   /** What the broker did on the caller's behalf (a host past its deadline or answering late, a failover to another manager), for the caller alone. */
   onLog?: CallLog;
+  /** The call's audit row is committed (calls of level 1 or more), before anything is sent. */
+  onAudited?: (auditId: string) => void;
 }
 
 /** The severities a call's log uses (a subset of MCP's). */

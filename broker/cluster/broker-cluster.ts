@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { BROKER_STOPPED } from '../store/mcp-tasks-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
 import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
 import { CallServer } from './call-server.ts';
@@ -189,7 +190,10 @@ export class BrokerCluster {
     this.agentAddresses.delete(broker);
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
     // A broker shutting down completes its own rows; one that died never will.
-    if (died) this.settleAudit([broker], `broker ${broker} left the cluster (${reason}) before the call completed`);
+    if (died) {
+      this.settleAudit([broker], `broker ${broker} left the cluster (${reason}) before the call completed`);
+      this.settleTasks({ brokerIds: [broker] }, `broker ${broker} left the cluster (${reason}) before the task ended`);
+    }
     this.calls.brokerGone(broker);
     for (const host of this.registry.list()) {
       if (host.session?.heldBy === broker) this.registry.releaseRemote(host.id, broker, { record: true });
@@ -212,11 +216,22 @@ export class BrokerCluster {
       .catch((error: unknown) => this.log.warn('could not settle the audit rows of a broker that left', { error: (error as Error).message }));
   }
 
+  /** MCP tasks the brokers left working: failed, their result what the audit knows (mcp/tasks/interrupted-result.ts). */
+  private settleTasks(scope: { brokerIds?: string[]; except?: string[] }, statusMessage: string): void {
+    this.store.mcpTasks
+      .interrupt(scope, statusMessage, Date.now())
+      .then((count) => {
+        if (count) this.log.warn('MCP tasks of a broker that left marked failed', { count });
+      })
+      .catch((error: unknown) => this.log.warn('could not end the MCP tasks of a broker that left', { error: (error as Error).message }));
+  }
+
   /** Pending rows of brokers nobody hears from (they died while no broker was listening, or before this one started). */
   private settleOrphans(): void {
     // Cut off from the bus, this broker cannot tell who is alive.
     if (!this.bus.connected) return;
     const alive = this.brokers();
+    this.settleTasks({ except: alive }, BROKER_STOPPED);
     this.store.audit
       .markInterrupted(Date.now(), { except: alive, note: 'the broker that began the call stopped before completing it' })
       .then((count) => {

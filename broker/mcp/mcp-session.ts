@@ -16,7 +16,7 @@ import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
-import type { RunResult } from '../calls/call-route.ts';
+import type { RunContext, RunResult } from '../calls/call-route.ts';
 import { redactArguments } from '../calls/redact.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
@@ -31,7 +31,7 @@ import { readAny, registerResources } from './resources/register-resources.ts';
 import { resourceLinks } from './resources/resource-links.ts';
 import { type ResourceNotices, ResourceWatch } from './resources/resource-watch.ts';
 import type { Surface } from './surfaces/surface.ts';
-import type { McpTasks } from './tasks/mcp-tasks.ts';
+import type { McpTasks, TaskWire } from './tasks/mcp-tasks.ts';
 import { registerTaskHandlers } from './tasks/task-handlers.ts';
 
 export type TextFormat = 'markdown' | 'json';
@@ -228,12 +228,10 @@ export class McpSession {
     args: Record<string, unknown>,
     signal: AbortSignal,
     log: CallLogSink,
-    onProgress: ((done: number, total: number, message: string) => void) | undefined,
+    hooks: Pick<RunContext, 'onProgress' | 'onAudited'>,
   ): Promise<RunResult> {
     const { options } = this;
-    return options.runner
-      .run(options.identity, action, args, { tool, signal, onLog: log.log, ...(onProgress ? { onProgress } : {}) })
-      .finally(() => log.finish());
+    return options.runner.run(options.identity, action, args, { tool, signal, onLog: log.log, ...hooks }).finally(() => log.finish());
   }
 
   /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. */
@@ -246,9 +244,11 @@ export class McpSession {
       ctx.mcpReq.signal,
       new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined),
       progressToken === undefined
-        ? undefined
-        : (progress, total, message) => {
-            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+        ? {}
+        : {
+            onProgress: (progress, total, message) => {
+              void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+            },
           },
     );
   }
@@ -267,9 +267,9 @@ export class McpSession {
     }
     const log = new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined);
     log.finish();
-    const task = await this.options.tasks.create(this.options.identity.id, tool, ttlMs, async (signal, onProgress) => {
+    const task = await this.options.tasks.create(this.options.identity.id, tool, ttlMs, async (signal, hooks) => {
       try {
-        return this.toolResult(await this.run(tool, action, args, signal, log, onProgress));
+        return this.toolResult(await this.run(tool, action, args, signal, log, hooks));
       } catch (error) {
         return this.errorResult(error);
       }
@@ -332,7 +332,7 @@ export class McpSession {
         return this.errorResult(error);
       }
     });
-    registerTaskHandlers(server, this.options.tasks, this.options.identity.id);
+    registerTaskHandlers(server, this.options.tasks, this.options.identity.id, this.options.era);
   }
 
   /** Something in the fleet changed (the index's `changed`, or a host's state): subscribers hear of what their identity may see. */
@@ -342,6 +342,17 @@ export class McpSession {
       return;
     }
     this.watch.fleetChanged(what, key);
+  }
+
+  /**
+   * A task of this session's identity changed status: a 2025-era session is
+   * told (`notifications/tasks/status`), whichever of the identity's sessions
+   * started it, as any of them may poll it. The 2026-07-28 revision has no
+   * such notification (tasks left its core).
+   */
+  taskStatus(task: TaskWire): void {
+    if (this.options.era !== 'legacy') return;
+    this.server.notification({ method: 'notifications/tasks/status', params: { ...task } }).catch(() => {});
   }
 
   /** A 2026-07-28 `subscriptions/listen` names these URIs: the ones this identity may read are watched from now. */

@@ -2,7 +2,7 @@ import type { SqlEngine, SqlValue } from './sql-engine.ts';
 
 export type AuditOutcome = 'pending' | 'ok' | 'partial' | 'error' | 'refused' | 'cancelled' | 'interrupted';
 
-interface AuditRow {
+export interface AuditRow {
   seq: number;
   callId: string;
   startedAt: number;
@@ -175,6 +175,12 @@ export class AuditTable {
          note = CASE WHEN CAST(? AS TEXT) IS NULL THEN note ELSE ${APPEND_NOTE} END WHERE ${where.join(' AND ')}`,
       args,
     );
+  }
+
+  /** One row by its call id. */
+  async get(callId: string): Promise<AuditRow | undefined> {
+    const raw = await this.sql.get<RawAuditRow>('SELECT * FROM audit WHERE call_id = ?', [callId]);
+    return raw && fromRaw(raw);
   }
 
   async recent(options: { limit: number; identity?: string; since?: number; refused?: boolean }): Promise<AuditRow[]> {

@@ -172,6 +172,54 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(rows.unowned).toMatchObject({ outcome: 'pending', brokerId: null });
   });
 
+  it('ends as failed the working MCP tasks of the brokers named, or of those not alive, keeping their last progress, until their own end replaces it', async () => {
+    const { location } = await open();
+    const opened = async (brokerId: string | undefined) => {
+      const store = await BrokerStore.open(location.dataDir, { store: location.store, brokerId });
+      cleanups.push(() => store.close());
+      return store;
+    };
+    const [a, b, c, single] = await Promise.all([opened('a'), opened('b'), opened('c'), opened(undefined)]);
+    const task = {
+      identityId: 'i1',
+      tool: 'update_service',
+      status: 'working' as const,
+      statusMessage: 'update_service: started',
+      createdAt: 1000,
+      updatedAt: 1000,
+      ttlMs: 5000,
+      expiresAt: 6000,
+    };
+    await a.mcpTasks.insert({ ...task, taskId: 'on-a' });
+    await b.mcpTasks.insert({ ...task, taskId: 'on-b' });
+    await c.mcpTasks.insert({ ...task, taskId: 'on-c' });
+    await single.mcpTasks.insert({ ...task, taskId: 'unowned' });
+    await b.mcpTasks.progress('on-b', '1 of 2 hosts answered (web-1: answered)', 1500);
+    await b.mcpTasks.audited('on-b', 'call-b');
+    expect(await a.mcpTasks.interrupt({ brokerIds: ['b'] }, 'broker b left the cluster', 2000)).toBe(1);
+    expect(await a.mcpTasks.interrupt({ brokerIds: ['b'] }, 'broker b left the cluster', 2000)).toBe(0);
+    expect(await a.mcpTasks.progress('on-b', 'later', 2100)).toBe(false);
+    // Alive: a and b; c is gone, and a task no broker owns is left alone.
+    expect(await a.mcpTasks.interrupt({ except: ['a', 'b'] }, 'the broker stopped', 3000)).toBe(1);
+    expect(await single.mcpTasks.get('i1', 'on-b', 2000)).toMatchObject({
+      status: 'failed',
+      statusMessage: 'broker b left the cluster; last progress: 1 of 2 hosts answered (web-1: answered)',
+      result: null,
+      auditId: 'call-b',
+      expiresAt: 7000,
+    });
+    expect(await single.mcpTasks.get('i1', 'on-c', 3000)).toMatchObject({
+      status: 'failed',
+      statusMessage: 'the broker stopped; last progress: update_service: started',
+    });
+    expect(await single.mcpTasks.get('i1', 'on-a', 3000)).toMatchObject({ status: 'working' });
+    expect(await single.mcpTasks.get('i1', 'unowned', 3000)).toMatchObject({ status: 'working' });
+    // Broker c was only cut off: its own end replaces the interruption.
+    expect(await c.mcpTasks.finish('on-c', 'completed', 'update_service: done', { content: [] }, 4000)).toBe(true);
+    expect(await single.mcpTasks.get('i1', 'on-c', 4000)).toMatchObject({ status: 'completed', result: { content: [] } });
+    expect(await c.mcpTasks.finish('on-c', 'failed', 'again', { content: [] }, 4100)).toBe(false);
+  });
+
   it('keeps a metrics figure a newer reading of the same minute lacks', async () => {
     const { store } = await open();
     const row = { kind: 'host' as const, entity: 'h1', minute: 60_000, host_id: 'h1', name: 'web-1', service: null, cpu_percent: 10, memory_bytes: 1e9 };

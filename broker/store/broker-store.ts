@@ -56,7 +56,7 @@ export class BrokerStore {
     this.audit = new AuditTable(sql, brokerId);
     this.metrics = new MetricsTable(sql);
     this.taskFailures = new TaskFailuresTable(sql);
-    this.mcpTasks = new McpTasksTable(sql);
+    this.mcpTasks = new McpTasksTable(sql, brokerId);
   }
 
   static async open(dataDir: string, options: StoreOpenOptions = {}): Promise<BrokerStore> {

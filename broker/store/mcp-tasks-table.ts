@@ -1,4 +1,4 @@
-import type { SqlEngine } from './sql-engine.ts';
+import type { SqlEngine, SqlValue } from './sql-engine.ts';
 
 export type McpTaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
 
@@ -11,6 +11,8 @@ export interface McpTaskRow {
   /** The MCP tool result, once the task has ended. */
   result: unknown;
   cancelRequested: boolean;
+  /** The audit row of the task's call, once it has one (calls of level 1 or more). */
+  auditId: string | null;
   createdAt: number;
   updatedAt: number;
   ttlMs: number;
@@ -25,6 +27,7 @@ interface RawRow {
   status_message: string | null;
   result_json: string | null;
   cancel_requested: number | string;
+  audit_id: string | null;
   created_at: number | string;
   updated_at: number | string;
   ttl_ms: number | string;
@@ -40,6 +43,7 @@ function fromRaw(row: RawRow): McpTaskRow {
     statusMessage: row.status_message,
     result: row.result_json === null ? null : JSON.parse(row.result_json),
     cancelRequested: Number(row.cancel_requested) === 1,
+    auditId: row.audit_id,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     ttlMs: Number(row.ttl_ms),
@@ -47,15 +51,37 @@ function fromRaw(row: RawRow): McpTaskRow {
   };
 }
 
+/** The status message of a task whose broker stopped while it worked. */
+export const BROKER_STOPPED = 'the broker running this task stopped before it ended';
+
+/** Which working tasks a broker that stopped left behind (see `interrupt`). */
+export interface InterruptedScope {
+  taskId?: string;
+  brokerIds?: string[];
+  except?: string[];
+}
+
 /** MCP tasks, by the identity that made them: kept until they expire, whichever broker ran them. */
 export class McpTasksTable {
-  constructor(private readonly sql: SqlEngine) {}
+  /**
+   * @param brokerId in a cluster, this broker's id: written on the tasks it
+   * runs, so the others end the tasks of a broker that died
+   */
+  constructor(
+    private readonly sql: SqlEngine,
+    private readonly brokerId: string | undefined,
+  ) {}
 
-  async insert(row: Omit<McpTaskRow, 'result' | 'cancelRequested' | 'statusMessage'> & { statusMessage: string }): Promise<void> {
+  async insert(row: Omit<McpTaskRow, 'result' | 'cancelRequested' | 'statusMessage' | 'auditId'> & { statusMessage: string }): Promise<void> {
     await this.sql.run(
-      'INSERT INTO mcp_tasks (task_id, identity_id, tool, status, status_message, created_at, updated_at, ttl_ms, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [row.taskId, row.identityId, row.tool, row.status, row.statusMessage, row.createdAt, row.updatedAt, row.ttlMs, row.expiresAt],
+      'INSERT INTO mcp_tasks (task_id, identity_id, tool, status, status_message, created_at, updated_at, ttl_ms, expires_at, broker_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [row.taskId, row.identityId, row.tool, row.status, row.statusMessage, row.createdAt, row.updatedAt, row.ttlMs, row.expiresAt, this.brokerId ?? null],
     );
+  }
+
+  /** The audit row of the task's call, for its result if the broker running it stops. */
+  async audited(taskId: string, auditId: string): Promise<void> {
+    await this.sql.run('UPDATE mcp_tasks SET audit_id = ? WHERE task_id = ?', [auditId, taskId]);
   }
 
   /** The task, if it belongs to the identity and has not expired. */
@@ -72,18 +98,59 @@ export class McpTasksTable {
     return rows.map(fromRaw);
   }
 
-  /** A new status message of a task still working. */
-  async progress(taskId: string, statusMessage: string, now: number): Promise<void> {
-    await this.sql.run("UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [statusMessage, now, taskId]);
+  /** A new status message of a task still working; resolves false when it had already ended. */
+  async progress(taskId: string, statusMessage: string, now: number): Promise<boolean> {
+    const changed = await this.sql.run("UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [
+      statusMessage,
+      now,
+      taskId,
+    ]);
+    return changed > 0;
   }
 
-  /** Ends a task still working; resolves false when it had already ended. */
+  /**
+   * Ends a task still working, or one ended as interrupted by a broker that
+   * thought this one dead (its real end replaces that); resolves false when
+   * it had already ended.
+   */
   async finish(taskId: string, status: Exclude<McpTaskStatus, 'working'>, statusMessage: string, result: unknown, now: number): Promise<boolean> {
     const changed = await this.sql.run(
-      "UPDATE mcp_tasks SET status = ?, status_message = ?, result_json = ?, updated_at = ?, expires_at = ? + ttl_ms WHERE task_id = ? AND status = 'working'",
+      "UPDATE mcp_tasks SET status = ?, status_message = ?, result_json = ?, updated_at = ?, expires_at = ? + ttl_ms WHERE task_id = ? AND (status = 'working' OR (status = 'failed' AND result_json IS NULL))",
       [status, statusMessage, JSON.stringify(result), now, now, taskId],
     );
     return changed > 0;
+  }
+
+  /**
+   * Ends as failed the tasks still working that a broker which stopped left
+   * behind, with no result: their result is what the audit knows, read when
+   * asked for (an agent's late answer may reach the audit later). `brokerIds`
+   * limits it to the tasks of those brokers, `except` to those of brokers not
+   * among the ones still alive; with neither, every working task (a single
+   * broker starting). Resolves with how many ended.
+   */
+  interrupt(scope: InterruptedScope, statusMessage: string, now: number): Promise<number> {
+    const where = ["status = 'working'"];
+    const args: SqlValue[] = [statusMessage, now, now];
+    if (scope.taskId !== undefined) {
+      where.push('task_id = ?');
+      args.push(scope.taskId);
+    }
+    if (scope.brokerIds) {
+      if (scope.brokerIds.length === 0) return Promise.resolve(0);
+      where.push(`broker_id IN (${scope.brokerIds.map(() => '?').join(', ')})`);
+      args.push(...scope.brokerIds);
+    }
+    if (scope.except) {
+      where.push(`broker_id IS NOT NULL${scope.except.map(() => ' AND broker_id <> ?').join('')}`);
+      args.push(...scope.except);
+    }
+    // The status message keeps the last progress: what the task knew of its hosts.
+    return this.sql.run(
+      `UPDATE mcp_tasks SET status = 'failed', status_message = CAST(? AS TEXT) || COALESCE('; last progress: ' || status_message, ''), result_json = NULL,
+         updated_at = ?, expires_at = ? + ttl_ms WHERE ${where.join(' AND ')}`,
+      args,
+    );
   }
 
   /** Asks whichever broker runs the task to stop it. */

@@ -174,4 +174,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit ADD COLUMN broker_id TEXT;
   CREATE INDEX audit_pending_broker ON audit(broker_id) WHERE outcome = 'pending';
   `,
+  // 8: the broker running each MCP task (null on a single broker), so a task
+  // whose broker died or restarted ends as failed instead of working until it
+  // expires; and the audit row of its call, whose outcome its result reports.
+  `
+  ALTER TABLE mcp_tasks ADD COLUMN broker_id TEXT;
+  ALTER TABLE mcp_tasks ADD COLUMN audit_id TEXT;
+  CREATE INDEX mcp_tasks_working_broker ON mcp_tasks(broker_id) WHERE status = 'working';
+  `,
 ];

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
-import type { McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import { BROKER_STOPPED, type InterruptedScope, type McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import { interruptedResult } from './interrupted-result.ts';
+import { TaskStatusPump } from './task-status-pump.ts';
 
 /** A task as the MCP task vocabulary has it. */
 export interface TaskWire {
@@ -15,8 +18,14 @@ export interface TaskWire {
   statusMessage?: string;
 }
 
-/** What a task runs: the call, with the task's own cancellation and a place for its progress. */
-export type TaskWork = (signal: AbortSignal, onProgress: (done: number, total: number, message: string) => void) => Promise<CallToolResult>;
+/** Where a task's call reports its progress, and the audit row it wrote. */
+interface TaskHooks {
+  onProgress: (done: number, total: number, message: string) => void;
+  onAudited: (auditId: string) => void;
+}
+
+/** What a task runs: the call, with the task's own cancellation and its hooks. */
+export type TaskWork = (signal: AbortSignal, hooks: TaskHooks) => Promise<CallToolResult>;
 
 /** How often a client is told to poll. */
 const POLL_INTERVAL_MS = 1000;
@@ -24,6 +33,8 @@ const POLL_INTERVAL_MS = 1000;
 const CANCEL_CHECK_MS = 1000;
 const PRUNE_EVERY_MS = 60_000;
 const LIST_PAGE = 50;
+/** The most often a task's progress is written and told to its identity's sessions. */
+const STATUS_INTERVAL_MS = 1000;
 
 function toWire(row: McpTaskRow): TaskWire {
   return {
@@ -41,6 +52,18 @@ function notFound(taskId: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, `no task ${taskId}: it never existed, belongs to another identity, or expired`);
 }
 
+/** A task's progress as its status says it: hosts settled of hosts targeted, and what just happened. */
+function progressMessage(done: number, total: number, message: string): string {
+  return `${Math.floor(done)} of ${total} host${total === 1 ? '' : 's'} answered (${message})`;
+}
+
+/** The reason a task's work is stopped with when its broker stops. */
+class BrokerStopped extends Error {
+  constructor() {
+    super('the broker stopped');
+  }
+}
+
 /** The text of a failed task: the first text of its result. */
 function failureText(result: CallToolResult): string {
   const first = result.content.find((c) => c.type === 'text');
@@ -53,8 +76,10 @@ function failureText(result: CallToolResult): string {
  * client's connection (and, with a shared store, are read from any broker of
  * the cluster); the work itself runs on the broker that took the call, which
  * stops it when a cancel is asked of it or, through the store, of another.
+ * Each change of a task's status is emitted as `status` with the identity it
+ * belongs to, for that identity's sessions alone.
  */
-export class McpTasks {
+export class McpTasks extends EventEmitter<{ status: [identityId: string, task: TaskWire] }> {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private cancelChecker: NodeJS.Timeout | undefined;
   private pruner: NodeJS.Timeout | undefined;
@@ -65,7 +90,9 @@ export class McpTasks {
     private readonly log: Logger,
     /** How long a task and its result are kept after it ended (and the most a client may ask for). */
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    super();
+  }
 
   start(): void {
     this.cancelChecker = setInterval(() => void this.stopCancelled(), CANCEL_CHECK_MS);
@@ -79,8 +106,19 @@ export class McpTasks {
     clearInterval(this.cancelChecker);
     clearInterval(this.pruner);
     const running = [...this.running.entries()];
-    for (const [, task] of running) task.controller.abort(new Error('the broker stopped'));
+    for (const [, task] of running) task.controller.abort(new BrokerStopped());
     await Promise.all(running.map(([, task]) => task.done));
+  }
+
+  /**
+   * Ends as failed the tasks a broker left working when it stopped without
+   * ending them: at start, this broker's previous run (every working task on
+   * a single broker); in a cluster, a broker seen dead (broker-cluster.ts).
+   */
+  async interrupted(scope: InterruptedScope): Promise<number> {
+    const count = await this.store.mcpTasks.interrupt(scope, BROKER_STOPPED, Date.now());
+    if (count) this.log.warn('MCP tasks left working by a broker that stopped marked failed', { count });
+    return count;
   }
 
   /** Starts the work as a task of the identity and answers at once with the task. */
@@ -101,28 +139,42 @@ export class McpTasks {
     };
     await this.store.mcpTasks.insert(row);
     const controller = new AbortController();
+    let current: McpTaskRow = { ...row, result: null, cancelRequested: false, auditId: null };
     let writes = Promise.resolve();
-    const onProgress = (done: number, total: number, message: string) => {
-      // In order, one at a time: a later status never lands before an earlier one.
-      writes = writes.then(() => this.store.mcpTasks.progress(taskId, `${done} of ${total}: ${message}`, Date.now()).catch(() => {}));
+    const status = new TaskStatusPump(STATUS_INTERVAL_MS, (statusMessage) => {
+      // In order, one at a time: a later status never lands before an earlier one, and is told once stored.
+      writes = writes.then(async () => {
+        const updatedAt = Date.now();
+        if (await this.store.mcpTasks.progress(taskId, statusMessage, updatedAt).catch(() => false)) {
+          current = { ...current, statusMessage, updatedAt };
+          this.emit('status', identityId, toWire(current));
+        }
+      });
+    });
+    const onProgress = (done: number, total: number, message: string) => status.push(progressMessage(done, total, message));
+    const onAudited = (auditId: string) => {
+      writes = writes.then(() => this.store.mcpTasks.audited(taskId, auditId).catch(() => {}));
     };
-    const done = work(controller.signal, onProgress)
+    const done = work(controller.signal, { onProgress, onAudited })
       .then(async (result) => {
+        status.stop();
         await writes;
+        if (controller.signal.reason instanceof BrokerStopped) {
+          await this.interrupted({ taskId });
+          return;
+        }
         const cancelled = controller.signal.aborted;
-        const status = cancelled ? 'cancelled' : result.isError ? 'failed' : 'completed';
-        await this.store.mcpTasks.finish(
-          taskId,
-          status,
-          cancelled ? `${tool}: cancelled` : result.isError ? failureText(result) : `${tool}: done`,
-          result,
-          Date.now(),
-        );
+        const ended = cancelled ? 'cancelled' : result.isError ? 'failed' : 'completed';
+        const statusMessage = cancelled ? `${tool}: cancelled` : result.isError ? failureText(result) : `${tool}: done`;
+        const updatedAt = Date.now();
+        if (await this.store.mcpTasks.finish(taskId, ended, statusMessage, result, updatedAt)) {
+          this.emit('status', identityId, toWire({ ...current, status: ended, statusMessage, updatedAt, expiresAt: updatedAt + current.ttlMs }));
+        }
       })
       .catch((error: unknown) => this.log.error('MCP task did not record its end', { task: taskId, error: (error as Error).message }))
       .finally(() => this.running.delete(taskId));
     this.running.set(taskId, { controller, done });
-    return toWire({ ...row, result: null, cancelRequested: false });
+    return toWire(current);
   }
 
   async get(identityId: string, taskId: string): Promise<TaskWire> {
@@ -145,7 +197,7 @@ export class McpTasks {
       const row = await this.store.mcpTasks.get(identityId, taskId, Date.now());
       if (!row) throw notFound(taskId);
       if (row.status !== 'working') {
-        const result = (row.result ?? { content: [], isError: true }) as CallToolResult;
+        const result = (row.result ?? interruptedResult(row, row.auditId ? await this.store.audit.get(row.auditId) : undefined)) as CallToolResult;
         return { ...result, _meta: { ...result._meta, 'io.modelcontextprotocol/related-task': { taskId } } };
       }
       const local = this.running.get(taskId)?.done;
@@ -176,7 +228,9 @@ export class McpTasks {
         Date.now(),
       );
     }
-    return this.get(identityId, taskId);
+    const task = await this.get(identityId, taskId);
+    if (!local) this.emit('status', identityId, task);
+    return task;
   }
 
   /** Stops the work of tasks whose cancel was asked of another broker. */

@@ -1,0 +1,56 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityToken, mcpClient } from './harness/mcp-client.ts';
+import { openRawStream, type RawStream } from './harness/raw-stream.ts';
+import { startTestCluster, type TestCluster } from './harness/test-cluster.ts';
+import { waitFor } from './harness/wait.ts';
+
+describe('MCP tasks in a broker cluster', () => {
+  let cluster: TestCluster;
+  let silent: RawStream | undefined;
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  });
+  afterAll(async () => {
+    silent?.close();
+    await cluster?.stop();
+  });
+
+  it('ends as failed, when another broker sees it dead, a task its broker left working', async () => {
+    // A host held by b that takes the call and never answers: the task works until b dies.
+    const donor = await cluster.addAgent('tc-silent', 'b');
+    await donor.stop();
+    silent = openRawStream(cluster.address.b, donor.connection.currentIdentity, { actions: ['agent.info'] });
+    await waitFor(() => cluster.a.registry.find('tc-silent')?.state === 'online', { what: 'the silent host online through b' });
+    const token = await identityToken(cluster.a, 0);
+    const onB = new Client({ name: 'tasks-cluster-test', version: '1' });
+    await onB.connect(new StreamableHTTPClientTransport(new URL(cluster.mcpUrl.b), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const { task } = await onB.request(
+      { method: 'tools/call', params: { name: 'agent_info', arguments: { host: 'tc-silent', timeout_ms: 60_000 }, task: { ttl: 600_000 } } },
+      CreateTaskResultSchema,
+    );
+    const onA = await mcpClient(cluster.a, token);
+    try {
+      const poll = () => onA.request({ method: 'tasks/get', params: { taskId: task.taskId } }, GetTaskResultSchema);
+      await waitFor(async () => /^0 of 1 host answered/.test((await poll()).statusMessage ?? ''), { what: 'the task working on b, seen from a' });
+      cluster.b.signal('SIGKILL');
+      await onB.close().catch(() => {});
+      const ended = await waitFor(
+        async () => {
+          const polled = await poll();
+          return polled.status !== 'working' && polled;
+        },
+        { what: 'a or c to end the task b left working' },
+      );
+      expect(ended).toMatchObject({
+        status: 'failed',
+        statusMessage: expect.stringMatching(/^broker b left the cluster \(.*\) before the task ended; last progress: 0 of 1 host answered/),
+      });
+    } finally {
+      await onA.close();
+    }
+  });
+});
