@@ -19,13 +19,14 @@ const PAGE_SIZE = 200;
 /**
  * A failed read as MCP answers it: not found (-32002) for what the identity
  * may not see and for what does not exist alike; a refused argument as
- * invalid params; anything else an internal error, with the hint.
+ * invalid params; anything else an internal error, with the hint. A not
+ * found names the URI asked for in its data, as 2026-07-28 (SEP-2164) asks.
  */
-function asResourceError(error: unknown): ProtocolError {
+function asResourceError(error: unknown, uri: string): ProtocolError {
   if (error instanceof ProtocolError) return error;
   const failure = toFleetError(error);
   const text = `${failure.message}${failure.hint ? `. Next: ${failure.hint}` : ''}`;
-  if (failure.code === 'not_found') return new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${text}`, { hint: failure.hint });
+  if (failure.code === 'not_found') return new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${text}`, { uri, hint: failure.hint });
   const invalid = failure.code === 'invalid_argument' || failure.code === 'ambiguous';
   return new ProtocolError(invalid ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
 }
@@ -51,7 +52,7 @@ export async function readAny(uri: string, context: ResourceContext): Promise<{ 
     if (domain) return await readDomainResource(domain.declaration, uri, domain.variables, context);
     return { mimeType: 'application/json', text: JSON.stringify(await readResource(uri, context), null, 2) };
   } catch (error) {
-    throw asResourceError(error);
+    throw asResourceError(error, uri);
   }
 }
 
@@ -153,7 +154,7 @@ export function registerResources(
     try {
       return { contents: [widgets.read(uri)] };
     } catch (error) {
-      throw asResourceError(error);
+      throw asResourceError(error, uri);
     }
   });
 
