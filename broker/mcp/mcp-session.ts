@@ -22,6 +22,7 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
 import { LIST_CACHE_HINTS } from './cache-hints.ts';
 import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './confirm-by-elicitation.ts';
+import { IconLinks } from './icons/icon-links.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
 import { registerPrompts } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
@@ -51,6 +52,8 @@ interface McpSessionOptions {
   tasks: McpTasks;
   /** The MCP Apps widgets (`ui://fleetmesh/…`) the tools declare. */
   widgets: WidgetResources;
+  /** Where icon URLs point, for a 2025-era session: the origin of the request that opened it (a 2026-07-28 endpoint takes each request's). */
+  iconOrigin: string | undefined;
 }
 
 const INSTRUCTIONS = [
@@ -86,13 +89,14 @@ export class McpSession {
 
   constructor(private readonly options: McpSessionOptions) {
     this.watch = new ResourceWatch((signal) => this.resourceContext(signal), options.era === 'legacy' ? this.legacyNotices() : this.modernNotices());
-    this.server = this.createServer();
+    this.server = this.createServer(options.iconOrigin);
   }
 
-  /** A server for this session's identity; the HTTP layer connects it to a transport. */
-  createServer(): Server {
+  /** A server for this session's identity; the HTTP layer connects it to a transport. Its icon URLs start with `iconOrigin`. */
+  createServer(iconOrigin: string | undefined): Server {
+    const icons = new IconLinks(iconOrigin);
     const mcp = new McpServer(
-      { name: 'fleetmesh', title: 'fleetmesh', version: FLEETMESH_VERSION },
+      { name: 'fleetmesh', title: 'fleetmesh', version: FLEETMESH_VERSION, ...icons.of(undefined) },
       {
         capabilities: {
           tools: { listChanged: false },
@@ -106,10 +110,10 @@ export class McpSession {
         cacheHints: LIST_CACHE_HINTS,
       },
     );
-    this.registerHandlers(mcp.server);
+    this.registerHandlers(mcp.server, icons);
     const contextOf = (signal: AbortSignal) => this.resourceContext(signal);
-    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets);
-    registerPrompts(mcp, contextOf);
+    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets, icons);
+    registerPrompts(mcp, contextOf, icons);
     return mcp.server;
   }
 
@@ -298,9 +302,9 @@ export class McpSession {
     };
   }
 
-  private registerHandlers(server: Server): void {
+  private registerHandlers(server: Server, icons: IconLinks): void {
     const { options } = this;
-    server.setRequestHandler('tools/list', async () => ({ tools: options.surface.tools(this.visibleActions()) }));
+    server.setRequestHandler('tools/list', async () => ({ tools: options.surface.tools(this.visibleActions(), icons) }));
 
     server.setRequestHandler('tools/call', async (request, ctx) => {
       // The SDK answers arguments that are not an object with invalid params (-32602) before this runs.

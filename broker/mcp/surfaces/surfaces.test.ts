@@ -4,6 +4,7 @@ import { CATALOG } from '../../../shared/catalog/catalog.ts';
 import { dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
+import { IconLinks } from '../icons/icon-links.ts';
 import type { Resolution, SurfaceName } from './surface.ts';
 import { SURFACES } from './surfaces.ts';
 
@@ -35,7 +36,7 @@ describe('tool surfaces', () => {
 
   it('name the tool of an action the way they advertise it', () => {
     for (const surface of SURFACE_LIST) {
-      const advertised = new Set(SURFACES[surface].tools(CATALOG).map((t) => t.name));
+      const advertised = new Set(SURFACES[surface].tools(CATALOG, new IconLinks(undefined)).map((t) => t.name));
       const missing = CATALOG.filter((action) => !advertised.has(SURFACES[surface].toolFor(action))).map((a) => a.id);
       expect({ surface, missing }).toEqual({ surface, missing: [] });
     }

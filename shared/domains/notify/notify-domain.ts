@@ -5,6 +5,7 @@ import { notifyTest } from './notify-actions.ts';
 export const notifyDomain = {
   name: 'notify',
   rank: 110,
+  icon: '<path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4zM10 21h4"/>',
   actions: [notifyTest],
   reports: {},
 } as const satisfies Domain;
