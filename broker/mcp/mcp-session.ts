@@ -59,7 +59,7 @@ interface McpSessionOptions {
 const INSTRUCTIONS = [
   'fleetmesh: one MCP endpoint for a whole fleet of hosts.',
   'Start with get_fleet_status; list_agents gives host names and labels.',
-  'Host actions take host (one agent: the answer is its result), hosts (a list) or selector (labels, such as role=db,env!=dev); without them a read runs on every agent that has its collector. Changes need explicit targets. timeout_ms bounds the wait for hosts (default 10000, max 60000).',
+  'Tools that take host (one agent: the answer is its result) also take hosts (a list of host names) or selector (labels, such as role=db,env!=dev) instead; without them a read runs on every agent that has its collector. Changes need explicit targets. They also take timeout_ms, the wait for hosts (default 10000, max 60000).',
   'A fleet answer lists every host, with availability and errors for the ones that failed; failed_collectors names what could not be collected. A read too large for a single result comes in pages of hosts: repeat the call with the cursor it gives.',
   'Destructive actions need confirm: true; without it nothing changes and the answer lists what would be hit.',
   "Swarm tools take a name wherever they ask for an id (a node's hostname); cluster (a swarm id, id prefix or name) only when the fleet holds several swarms; changes take version (as describe showed it: a change since then is a conflict, not an overwrite) and wait (answer once the service converged, at most 60 s).",

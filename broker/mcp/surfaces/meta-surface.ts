@@ -15,13 +15,13 @@ function inputSchema(actions: readonly Action[]) {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object' as const,
     properties: {
-      action: { type: 'string', enum: actions.map(shortName), description: 'Which action of this domain to run.' },
+      action: { type: 'string', enum: actions.map(shortName) },
       params: {
         type: 'object',
         description: "The action's parameters, targets included (host, hosts, selector, timeout_ms). fleet://actions/{id} has each action's schema.",
         additionalProperties: true,
       },
-      confirm: { type: 'boolean', description: 'Must be true for a destructive action to run.' },
+      confirm: { type: 'boolean', description: 'true to run a destructive action.' },
     },
     required: ['action'],
     additionalProperties: false,
@@ -43,7 +43,7 @@ export const metaSurface: Surface = {
       return {
         name: domain,
         title: `${domain} actions`,
-        description: `Runs one ${domain} action: {"action": NAME, "params": {...}, "confirm": true only for destructive ones}.\n${lines.join('\n')}`,
+        description: `Runs one ${domain} action, with its parameters in params:\n${lines.join('\n')}`,
         inputSchema: inputSchema(actions),
         annotations: {
           ...(readOnly

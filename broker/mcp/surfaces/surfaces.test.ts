@@ -42,6 +42,21 @@ describe('tool surfaces', () => {
     }
   });
 
+  it("give every tool its domain's icon, the product's for a tool that spans domains, and none without an origin", () => {
+    const icons = new IconLinks('https://fleet.example');
+    const srcOf = (surface: SurfaceName) => Object.fromEntries(SURFACES[surface].tools(CATALOG, icons).map((t) => [t.name, t.icons?.map((i) => i.src)]));
+    expect(srcOf('individual').docker_logs).toEqual(['https://fleet.example/icons/docker.svg']);
+    expect(srcOf('meta').swarm).toEqual(['https://fleet.example/icons/swarm.svg']);
+    expect(srcOf('dynamic')).toEqual({
+      find_action: ['https://fleet.example/icons/fleetmesh.svg'],
+      execute_action: ['https://fleet.example/icons/fleetmesh.svg'],
+    });
+    for (const surface of SURFACE_LIST) {
+      expect(Object.entries(srcOf(surface)).filter(([, src]) => src?.length !== 1)).toEqual([]);
+      expect(SURFACES[surface].tools(CATALOG, new IconLinks(undefined)).filter((t) => 'icons' in t)).toEqual([]);
+    }
+  });
+
   it('answer an unknown name with the closest ones', () => {
     const closest = (resolve: () => Resolution) => {
       try {
