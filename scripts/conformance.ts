@@ -38,7 +38,7 @@ const SUITE_BOTH_ERAS = fileURLToPath(new URL('../node_modules/@modelcontextprot
  * Why a required scenario fails here by design: it drives the suite's reference
  * server, calling tools, prompts and resources of its own (`test_image_content`,
  * `test_simple_prompt`, `test://static-text`, …) that a fleet broker has no
- * reason to ship. The failed check's message is printed with each run.
+ * reason to ship. Each failed check's message is printed when a run fails.
  */
 const FIXTURE = "needs the suite's reference fixture (test_* tools and prompts, test:// resources)";
 
