@@ -160,7 +160,7 @@ export class Broker {
         log,
         refusals,
         tasks,
-        createSession: (identity, era) =>
+        createSession: (identity, era, iconOrigin) =>
           new McpSession({
             identity,
             surface: SURFACES[options.toolSurface],
@@ -172,6 +172,7 @@ export class Broker {
             era,
             tasks,
             widgets,
+            iconOrigin,
           }),
         routes: createHealthRoutes({
           readiness: async () => ({

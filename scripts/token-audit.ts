@@ -1,7 +1,8 @@
 /**
  * What the lists a client fetches cost in a model's context, counted on the
  * exact JSON a client receives over Streamable HTTP: `tools/list` per tool
- * surface and operations level (every field: schemas, annotations, titles),
+ * surface and operations level (every field: schemas, annotations, titles,
+ * icons),
  * the first page of resources/list, resources/templates/list and
  * prompts/list, and the server's instructions, with the o200k tokenizer. Writes docs/tokens.json and the
  * README's table; `--check` fails when a figure drifts more than 10% from the
@@ -31,7 +32,10 @@ const LEVELS: readonly Level[] = [0, 1, 2, 3];
  * individual surface. The totals were 9,000 and 2,500 for the 61 tools of the
  * first seven domains; the 22 check-up, watch, network, notify, backup and
  * install tools raised them, at no more per tool. A client short of context
- * takes the dynamic surface.
+ * takes the dynamic surface. Every tool's icon URL (about 20 tokens at a
+ * 127.0.0.1 address) came in under the same budgets: the targets beyond host
+ * moved to the server's instructions and descriptions lost what the schema
+ * already says.
  */
 const BUDGETS = {
   individual: { tokens: 12_000, tokens_per_tool: 150 },

@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { IconLinks } from '../broker/mcp/icons/icon-links.ts';
 import { SURFACES } from '../broker/mcp/surfaces/surfaces.ts';
 import { requiredParameters, toolInputSchema } from '../broker/mcp/surfaces/tool-schemas.ts';
 import { type Action, domainOf } from '../shared/catalog/action.ts';
@@ -47,7 +48,7 @@ function renderToolsDoc(): string {
     }
     lines.push('');
   }
-  lines.push(`${CATALOG.length} actions; the \`meta\` surface has ${SURFACES.meta.tools(CATALOG).length} tools, \`dynamic\` 2.`, '');
+  lines.push(`${CATALOG.length} actions; the \`meta\` surface has ${SURFACES.meta.tools(CATALOG, new IconLinks(undefined)).length} tools, \`dynamic\` 2.`, '');
   return lines.join('\n');
 }
 

@@ -77,7 +77,11 @@ describe('both protocol eras on one broker', () => {
       expect(listed).toEqual((await legacy.listResources()).resources.map((r) => r.uri));
       expect(listed).toContain('fleet://hosts/era-db');
       expect(JSON.stringify(listed)).not.toContain('era-web');
-      await expect(modern.readResource({ uri: 'fleet://hosts/era-web' })).rejects.toThrow(/not found/i);
+      // Hidden answers as missing does, naming only the URI asked for (SEP-2164).
+      await expect(modern.readResource({ uri: 'fleet://hosts/era-web' })).rejects.toMatchObject({
+        message: expect.stringMatching(/not found/i),
+        data: { uri: 'fleet://hosts/era-web' },
+      });
       // A host's digest is served from the fleet index, so a 2026-07-28 reader may reuse it for a while.
       expect(await modern.readResource({ uri: 'fleet://hosts/era-db' })).toMatchObject({ ttlMs: 5000, cacheScope: 'private' });
 

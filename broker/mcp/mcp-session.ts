@@ -22,6 +22,7 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
 import { LIST_CACHE_HINTS } from './cache-hints.ts';
 import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './confirm-by-elicitation.ts';
+import { IconLinks } from './icons/icon-links.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
 import { registerPrompts } from './prompts.ts';
 import { renderMarkdown } from './render/markdown.ts';
@@ -51,12 +52,14 @@ interface McpSessionOptions {
   tasks: McpTasks;
   /** The MCP Apps widgets (`ui://fleetmesh/…`) the tools declare. */
   widgets: WidgetResources;
+  /** Where icon URLs point, for a 2025-era session: the origin of the request that opened it (a 2026-07-28 endpoint takes each request's). */
+  iconOrigin: string | undefined;
 }
 
 const INSTRUCTIONS = [
   'fleetmesh: one MCP endpoint for a whole fleet of hosts.',
   'Start with get_fleet_status; list_agents gives host names and labels.',
-  'Host actions take host (one agent: the answer is its result), hosts (a list) or selector (labels, such as role=db,env!=dev); without them a read runs on every agent that has its collector. Changes need explicit targets. timeout_ms bounds the wait for hosts (default 10000, max 60000).',
+  'Tools that take host (one agent: the answer is its result) also take hosts (a list of host names) or selector (labels, such as role=db,env!=dev) instead; without them a read runs on every agent that has its collector. Changes need explicit targets. They also take timeout_ms, the wait for hosts (default 10000, max 60000).',
   'A fleet answer lists every host, with availability and errors for the ones that failed; failed_collectors names what could not be collected. A read too large for a single result comes in pages of hosts: repeat the call with the cursor it gives.',
   'Destructive actions need confirm: true; without it nothing changes and the answer lists what would be hit.',
   "Swarm tools take a name wherever they ask for an id (a node's hostname); cluster (a swarm id, id prefix or name) only when the fleet holds several swarms; changes take version (as describe showed it: a change since then is a conflict, not an overwrite) and wait (answer once the service converged, at most 60 s).",
@@ -86,13 +89,14 @@ export class McpSession {
 
   constructor(private readonly options: McpSessionOptions) {
     this.watch = new ResourceWatch((signal) => this.resourceContext(signal), options.era === 'legacy' ? this.legacyNotices() : this.modernNotices());
-    this.server = this.createServer();
+    this.server = this.createServer(options.iconOrigin);
   }
 
-  /** A server for this session's identity; the HTTP layer connects it to a transport. */
-  createServer(): Server {
+  /** A server for this session's identity; the HTTP layer connects it to a transport. Its icon URLs start with `iconOrigin`. */
+  createServer(iconOrigin: string | undefined): Server {
+    const icons = new IconLinks(iconOrigin);
     const mcp = new McpServer(
-      { name: 'fleetmesh', title: 'fleetmesh', version: FLEETMESH_VERSION },
+      { name: 'fleetmesh', title: 'fleetmesh', version: FLEETMESH_VERSION, ...icons.of(undefined) },
       {
         capabilities: {
           tools: { listChanged: false },
@@ -106,10 +110,10 @@ export class McpSession {
         cacheHints: LIST_CACHE_HINTS,
       },
     );
-    this.registerHandlers(mcp.server);
+    this.registerHandlers(mcp.server, icons);
     const contextOf = (signal: AbortSignal) => this.resourceContext(signal);
-    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets);
-    registerPrompts(mcp, contextOf);
+    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets, icons);
+    registerPrompts(mcp, contextOf, icons);
     return mcp.server;
   }
 
@@ -297,9 +301,9 @@ export class McpSession {
     };
   }
 
-  private registerHandlers(server: Server): void {
+  private registerHandlers(server: Server, icons: IconLinks): void {
     const { options } = this;
-    server.setRequestHandler('tools/list', async () => ({ tools: options.surface.tools(this.visibleActions()) }));
+    server.setRequestHandler('tools/list', async () => ({ tools: options.surface.tools(this.visibleActions(), icons) }));
 
     server.setRequestHandler('tools/call', async (request, ctx) => {
       // The SDK answers arguments that are not an object with invalid params (-32602) before this runs.

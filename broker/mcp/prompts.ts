@@ -1,10 +1,11 @@
 import { completable, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Level } from '../../shared/catalog/action.ts';
+import { domainOf, type Level } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { toFleetError } from '../../shared/errors/fleet-error.ts';
 import { mayReadSome } from '../auth/visibility.ts';
 import { fleetNames, type NameKind } from './completion/fleet-names.ts';
+import type { IconLinks } from './icons/icon-links.ts';
 import type { ResourceContext } from './resources/fleet-resources.ts';
 
 interface PromptArgument {
@@ -220,6 +221,12 @@ const argumentSchema = (argument: PromptArgument, names: (typed: string) => stri
   return completable(argument.required ? base : base.optional(), (typed) => names(typed ?? ''));
 };
 
+/** The domain a prompt belongs to, for its icon: the one every tool it walks is of, if they share one. */
+function domainOfPrompt(prompt: PromptDefinition): string | undefined {
+  const domains = new Set(prompt.tools.map((tool) => CATALOG.find((action) => action.tool === tool)).map((action) => action && domainOf(action)));
+  return domains.size === 1 ? [...domains][0] : undefined;
+}
+
 /**
  * Registers the prompts an identity may use on its session's server: within
  * its level, every tool a prompt walks offered to it, and its grants showing
@@ -227,7 +234,7 @@ const argumentSchema = (argument: PromptArgument, names: (typed: string) => stri
  * the identity sees it, and a value naming something hidden is refused like
  * one naming nothing.
  */
-export function registerPrompts(server: McpServer, contextOf: (signal: AbortSignal) => ResourceContext): void {
+export function registerPrompts(server: McpServer, contextOf: (signal: AbortSignal) => ResourceContext, icons: IconLinks): void {
   const now = () => contextOf(new AbortController().signal);
   const { identity, runner } = now();
   const offers = (tool: string) => {
@@ -243,7 +250,7 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
     );
     server.registerPrompt(
       prompt.name,
-      { title: prompt.title, description: prompt.description, argsSchema },
+      { title: prompt.title, description: prompt.description, argsSchema, ...icons.of(domainOfPrompt(prompt)) },
       async (args: Record<string, string | undefined>, ctx) => {
         const context = contextOf(ctx.mcpReq.signal);
         const view = context.view();

@@ -15,6 +15,12 @@ export interface Domain {
   readonly name: string;
   /** Where it is listed among the domains (docs, tool surfaces, token audit): lower first. */
   readonly rank: number;
+  /**
+   * Its icon's drawing: SVG shapes on a 24×24 grid, stroked in the current
+   * color. The broker serves it as `/icons/<name>.svg`; its tools, resource
+   * templates and prompts name that URL in their `icons`.
+   */
+  readonly icon: string;
   /** Its actions, in the order docs and surfaces list them. */
   readonly actions: readonly Action[];
   /**

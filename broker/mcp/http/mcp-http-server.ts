@@ -15,9 +15,13 @@ import type { RefusalAudit } from '../../calls/refusal-audit.ts';
 import { closeHttp, hostAllowed, listenHttp, loopbackHosts } from '../../http/listen-http.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
+import { createIconRoutes } from '../icons/icon-routes.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
+
+/** The icons tools/list and the other lists point at, served beside /mcp without a bearer token. */
+const ICON_ROUTES = createIconRoutes();
 
 interface McpHttpServerOptions {
   host: string;
@@ -30,8 +34,11 @@ interface McpHttpServerOptions {
   publicUrl: string | undefined;
   store: BrokerStore;
   log: Logger;
-  /** A 2025-era session (`legacy`: one server for the session's life) or an identity's 2026-era endpoint (`modern`: a server per request). */
-  createSession(identity: Identity, era: McpSessionEra): McpSession;
+  /**
+   * A 2025-era session (`legacy`: one server for the session's life) or an identity's 2026-era endpoint (`modern`: a server per request).
+   * `iconOrigin`: where the legacy session's icon URLs point (see iconOrigin()).
+   */
+  createSession(identity: Identity, era: McpSessionEra, iconOrigin: string | undefined): McpSession;
   /** Where refused bearer tokens are audited. */
   refusals: RefusalAudit;
   /** The MCP tasks of every session, started and stopped with the server. */
@@ -264,7 +271,7 @@ export class McpHttpServer {
       else sendJson(res, 403, { error: message });
       return;
     }
-    const route = this.options.routes?.[url.pathname];
+    const route = this.options.routes?.[url.pathname] ?? ICON_ROUTES[url.pathname];
     if (route) return route(req, res);
     if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
       sendJson(res, 200, {
@@ -312,13 +319,22 @@ export class McpHttpServer {
     }
   }
 
+  /**
+   * The origin icon URLs are built on: the public URL's when one is set (a
+   * proxy in front may speak HTTPS), else the request's own, whose Host header
+   * the allow-list has already checked.
+   */
+  private iconOrigin(request: Request): string {
+    return new URL(this.options.publicUrl ?? request.url).origin;
+  }
+
   /** The 2026-07-28 endpoint of an identity, made on its first modern request. */
   private modernEndpoint(identity: Identity): ModernEndpoint {
     let endpoint = this.modern.get(identity.id);
     if (!endpoint) {
-      const session = this.options.createSession(identity, 'modern');
+      const session = this.options.createSession(identity, 'modern', undefined);
       const bus = new InMemoryServerEventBus();
-      const handler = createMcpHandler(() => session.createServer(), {
+      const handler = createMcpHandler((context) => session.createServer(context.requestInfo && this.iconOrigin(context.requestInfo)), {
         legacy: 'reject',
         bus,
         maxRequestBodySize: MAX_BODY_BYTES,
@@ -375,7 +391,7 @@ export class McpHttpServer {
       jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with initialize first');
       return;
     }
-    const session = this.options.createSession(identity, 'legacy');
+    const session = this.options.createSession(identity, 'legacy', this.iconOrigin(request));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,

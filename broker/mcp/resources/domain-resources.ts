@@ -12,6 +12,10 @@ import type { FleetView } from './fleet-view.ts';
 /** Every resource template the domains declare, in domain order. */
 export const DOMAIN_RESOURCES: readonly DomainResource[] = DOMAINS.flatMap((domain: Domain) => domain.resources ?? []);
 
+/** The name of the domain that declares a resource template. */
+export const domainOfResource = (declaration: DomainResource): string | undefined =>
+  DOMAINS.find((domain: Domain) => domain.resources?.includes(declaration))?.name;
+
 export const uriTemplateOf = (declaration: DomainResource) => `fleet://${declaration.template}`;
 
 const variablesOf = (declaration: DomainResource) => [...declaration.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);

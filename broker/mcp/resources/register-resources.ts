@@ -2,7 +2,8 @@ import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, Uri
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { INDEX_READ_HINT, readCacheHint } from '../cache-hints.ts';
 import { fleetNames, matching } from '../completion/fleet-names.ts';
-import { DOMAIN_RESOURCES, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
+import type { IconLinks } from '../icons/icon-links.ts';
+import { DOMAIN_RESOURCES, domainOfResource, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './fleet-resources.ts';
 import { pageOf } from './resource-page.ts';
 import type { ResourceWatch } from './resource-watch.ts';
@@ -19,13 +20,14 @@ const PAGE_SIZE = 200;
 /**
  * A failed read as MCP answers it: not found (-32002) for what the identity
  * may not see and for what does not exist alike; a refused argument as
- * invalid params; anything else an internal error, with the hint.
+ * invalid params; anything else an internal error, with the hint. A not
+ * found names the URI asked for in its data, as 2026-07-28 (SEP-2164) asks.
  */
-function asResourceError(error: unknown): ProtocolError {
+function asResourceError(error: unknown, uri: string): ProtocolError {
   if (error instanceof ProtocolError) return error;
   const failure = toFleetError(error);
   const text = `${failure.message}${failure.hint ? `. Next: ${failure.hint}` : ''}`;
-  if (failure.code === 'not_found') return new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${text}`, { hint: failure.hint });
+  if (failure.code === 'not_found') return new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${text}`, { uri, hint: failure.hint });
   const invalid = failure.code === 'invalid_argument' || failure.code === 'ambiguous';
   return new ProtocolError(invalid ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
 }
@@ -51,7 +53,7 @@ export async function readAny(uri: string, context: ResourceContext): Promise<{ 
     if (domain) return await readDomainResource(domain.declaration, uri, domain.variables, context);
     return { mimeType: 'application/json', text: JSON.stringify(await readResource(uri, context), null, 2) };
   } catch (error) {
-    throw asResourceError(error);
+    throw asResourceError(error, uri);
   }
 }
 
@@ -71,6 +73,7 @@ const hintOf = (uri: string) => (matchDomain(uri) ? (isAgentAnswered(uri) ? unde
  * Everything is read as the session's identity through its view of the
  * fleet; `cacheHints` adds a read's hint (2026-07-28 answers only). The
  * widget documents hold no fleet data and are listed to every identity.
+ * Each domain's templates carry its icon, the fleet's own the product's.
  */
 export function registerResources(
   server: McpServer,
@@ -78,6 +81,7 @@ export function registerResources(
   watch: ResourceWatch,
   cacheHints: boolean,
   widgets: UiResources,
+  icons: IconLinks,
 ): void {
   const now = () => contextOf(new AbortController().signal);
   const read = async (uri: string, signal: AbortSignal) => {
@@ -104,8 +108,11 @@ export function registerResources(
   ] as const) {
     if (!descriptor) continue;
     const { uriTemplate, name, ...metadata } = descriptor;
-    server.registerResource(name, new ResourceTemplate(uriTemplate, { list: undefined, complete }), metadata, (url, _variables, ctx) =>
-      read(url.href, ctx.mcpReq.signal),
+    server.registerResource(
+      name,
+      new ResourceTemplate(uriTemplate, { list: undefined, complete }),
+      { ...metadata, ...icons.of(undefined) },
+      (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),
     );
   }
   for (const declaration of DOMAIN_RESOURCES) {
@@ -134,7 +141,12 @@ export function registerResources(
     server.registerResource(
       declaration.name,
       new ResourceTemplate(uriTemplateOf(declaration), { list: undefined, complete }),
-      { title: declaration.title, description: declaration.description, mimeType: declaration.content === 'compose' ? 'application/yaml' : 'application/json' },
+      {
+        title: declaration.title,
+        description: declaration.description,
+        mimeType: declaration.content === 'compose' ? 'application/yaml' : 'application/json',
+        ...icons.of(domainOfResource(declaration)),
+      },
       (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),
     );
   }
@@ -153,7 +165,7 @@ export function registerResources(
     try {
       return { contents: [widgets.read(uri)] };
     } catch (error) {
-      throw asResourceError(error);
+      throw asResourceError(error, uri);
     }
   });
 

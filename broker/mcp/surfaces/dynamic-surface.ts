@@ -68,7 +68,13 @@ function match(action: Action, index: number) {
 /** Two tools whatever the catalog's size: find_action, then execute_action. */
 export const dynamicSurface: Surface = {
   name: 'dynamic',
-  tools: (visible) => (visible.length ? [findTool, { ...executeTool, ...executionOf(visible) }] : []),
+  tools: (visible, icons) =>
+    visible.length
+      ? [
+          { ...findTool, ...icons.of(undefined) },
+          { ...executeTool, ...icons.of(undefined), ...executionOf(visible) },
+        ]
+      : [],
   resolve(tool, args, visible) {
     if (tool === 'find_action') {
       const query = args.query;

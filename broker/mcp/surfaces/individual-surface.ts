@@ -1,4 +1,4 @@
-import type { Action } from '../../../shared/catalog/action.ts';
+import { type Action, domainOf } from '../../../shared/catalog/action.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { widgetToolMeta } from '../../web/widget-resources.ts';
@@ -14,13 +14,14 @@ function example(action: Action): string {
 /** One tool per action, named as the seeds name them (docker_logs, scale_service, snapshot). */
 export const individualSurface: Surface = {
   name: 'individual',
-  tools: (visible) =>
+  tools: (visible, icons) =>
     visible.map((action) => ({
       name: action.tool,
       title: action.title,
       description: action.description,
       inputSchema: advertisedInputSchema(action),
       annotations: annotationsOf(action),
+      ...icons.of(domainOf(action)),
       ...executionOf([action]),
       ...(action.widget ? { _meta: widgetToolMeta(action.widget) } : {}),
     })),

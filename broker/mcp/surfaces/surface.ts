@@ -1,4 +1,6 @@
+import type { Icon } from '@modelcontextprotocol/server';
 import { type Action, runsAsTask } from '../../../shared/catalog/action.ts';
+import type { IconLinks } from '../icons/icon-links.ts';
 import type { JsonSchema } from './tool-schemas.ts';
 
 export type SurfaceName = 'individual' | 'meta' | 'dynamic';
@@ -12,6 +14,8 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** Its domain's icon (the product's for a tool of no one domain). */
+  icons?: Icon[];
   /** Present when a call may run as an MCP task (the 2026-07-28 wire drops it). */
   execution?: { taskSupport: 'optional' };
   /** MCP Apps: the `ui://` widget that shows the tool's answer. */
@@ -30,7 +34,7 @@ export type Resolution =
  */
 export interface Surface {
   readonly name: SurfaceName;
-  tools(visible: readonly Action[]): ToolDefinition[];
+  tools(visible: readonly Action[], icons: IconLinks): ToolDefinition[];
   resolve(tool: string, args: Record<string, unknown>, visible: readonly Action[]): Resolution;
   /** The tool that runs an action on this surface, and a call line to adapt. */
   toolFor(action: Action): string;

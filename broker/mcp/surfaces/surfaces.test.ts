@@ -4,6 +4,7 @@ import { CATALOG } from '../../../shared/catalog/catalog.ts';
 import { dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
+import { IconLinks } from '../icons/icon-links.ts';
 import type { Resolution, SurfaceName } from './surface.ts';
 import { SURFACES } from './surfaces.ts';
 
@@ -35,9 +36,24 @@ describe('tool surfaces', () => {
 
   it('name the tool of an action the way they advertise it', () => {
     for (const surface of SURFACE_LIST) {
-      const advertised = new Set(SURFACES[surface].tools(CATALOG).map((t) => t.name));
+      const advertised = new Set(SURFACES[surface].tools(CATALOG, new IconLinks(undefined)).map((t) => t.name));
       const missing = CATALOG.filter((action) => !advertised.has(SURFACES[surface].toolFor(action))).map((a) => a.id);
       expect({ surface, missing }).toEqual({ surface, missing: [] });
+    }
+  });
+
+  it("give every tool its domain's icon, the product's for a tool that spans domains, and none without an origin", () => {
+    const icons = new IconLinks('https://fleet.example');
+    const srcOf = (surface: SurfaceName) => Object.fromEntries(SURFACES[surface].tools(CATALOG, icons).map((t) => [t.name, t.icons?.map((i) => i.src)]));
+    expect(srcOf('individual').docker_logs).toEqual(['https://fleet.example/icons/docker.svg']);
+    expect(srcOf('meta').swarm).toEqual(['https://fleet.example/icons/swarm.svg']);
+    expect(srcOf('dynamic')).toEqual({
+      find_action: ['https://fleet.example/icons/fleetmesh.svg'],
+      execute_action: ['https://fleet.example/icons/fleetmesh.svg'],
+    });
+    for (const surface of SURFACE_LIST) {
+      expect(Object.entries(srcOf(surface)).filter(([, src]) => src?.length !== 1)).toEqual([]);
+      expect(SURFACES[surface].tools(CATALOG, new IconLinks(undefined)).filter((t) => 'icons' in t)).toEqual([]);
     }
   });
 

@@ -45,6 +45,8 @@ function compact(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) if (!BOUNDS.has(key)) out[key] = compact(child);
+  // JSON object keys are strings anyway.
+  if (JSON.stringify(out.propertyNames) === '{"type":"string"}') delete out.propertyNames;
   // A choice between bare types reads shorter as a type list.
   const anyOf = out.anyOf as Record<string, unknown>[] | undefined;
   if (anyOf?.every((option) => Object.keys(option).length === 1 && typeof option.type === 'string')) {
@@ -61,11 +63,14 @@ const advertisedCache = new Map<string, JsonSchema>();
 
 /**
  * The input schema tools/list advertises: the action's parameters with what a
- * model needs to choose them. The targets (host, hosts, selector, timeout_ms)
- * and the shared `confirm`, `cluster`, `version` and `wait` are explained once in the server's
- * instructions rather than on every tool;
- * `server`, an alias of host, and `cursor`, which only the text of a paged
- * answer hands out, are accepted but not advertised. JSON Schema
+ * model needs to choose them. A tool that runs on hosts shows `host`; the
+ * server's instructions say once that every such tool also takes `hosts`,
+ * `selector` and `timeout_ms` (defaults and bounds included), so those are
+ * accepted but not advertised: they would cost more than every tool's icon
+ * (docs/tokens.json). The shared `confirm`, `cluster`, `version` and `wait`
+ * are explained there too rather than on every tool; `server`, an alias of
+ * host, and `cursor`, which only the text of a paged answer hands out, are
+ * accepted but not advertised either. JSON Schema
  * 2020-12 is MCP's default dialect, so no `$schema`. fleet://actions/{id} has
  * the full schema.
  */
@@ -75,9 +80,8 @@ export function advertisedInputSchema(action: Action): JsonSchema {
     const full = structuredClone(toolInputSchema(action));
     const properties = (full.properties ?? {}) as Record<string, Record<string, unknown>>;
     if (action.runsOn === 'host') {
-      delete properties.server;
-      delete properties.cursor;
-      for (const key of TARGET_KEYS) delete properties[key]?.description;
+      for (const key of TARGET_KEYS) if (key !== 'host') delete properties[key];
+      delete properties.host?.description;
     }
     for (const key of EXPLAINED_ONCE) delete properties[key]?.description;
     schema = compact(full) as JsonSchema;

@@ -33,11 +33,11 @@ export const agentInfo = defineAction({
   collector: 'agent',
   title: 'Agent info',
   description:
-    'What the agent on a host is: version, uptime, collectors (and why any is unavailable), labels and host facts; with watch_ms it streams fresh samples first and answers with all of them.',
+    'The agent on a host: version, uptime, collectors (and why any is unavailable), labels, host facts; with watch_ms it streams samples first and answers with all.',
   input: z
     .object({
-      watch_ms: z.number().int().min(0).max(60_000).optional().describe('Stream a sample every interval_ms for this long before answering (max 60000).'),
-      interval_ms: z.number().int().min(100).max(10_000).optional().describe('Time between streamed samples (default 1000).'),
+      watch_ms: z.number().int().min(0).max(60_000).optional().describe('Stream a sample every interval_ms for this long first.'),
+      interval_ms: z.number().int().min(100).max(10_000).optional().describe('default 1000'),
     })
     .strict(),
   output: z.object({
@@ -69,18 +69,16 @@ export const agentSetLabels = defineAction({
   runsOn: 'host',
   collector: 'agent',
   title: 'Set agent labels',
-  description: 'Patches the labels a host reports (a string sets, null removes, others stay), which selectors match; labels fixed by the join token stay.',
+  description: 'Patches the labels selectors match (a string sets, null removes, others stay); labels fixed by the join token stay.',
   input: z
     .object({
-      labels: z
-        .record(
-          z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9._/-]{0,62}[A-Za-z0-9])?$/),
-          z
-            .string()
-            .regex(/^[A-Za-z0-9._:/@+-]{0,128}$/)
-            .nullable(),
-        )
-        .describe('Labels to set (string) or remove (null).'),
+      labels: z.record(
+        z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9._/-]{0,62}[A-Za-z0-9])?$/),
+        z
+          .string()
+          .regex(/^[A-Za-z0-9._:/@+-]{0,128}$/)
+          .nullable(),
+      ),
     })
     .strict(),
   output: z.object({ labels: labelsShape.describe('The labels the agent reports now.') }),

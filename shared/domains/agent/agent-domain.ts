@@ -2,4 +2,10 @@ import type { Domain } from '../domain.ts';
 import { agentInfo, agentSetLabels } from './agent-actions.ts';
 
 /** The agent itself: who it is, what it runs, its labels. */
-export const agentDomain = { name: 'agent', rank: 20, actions: [agentInfo, agentSetLabels], reports: {} } as const satisfies Domain;
+export const agentDomain = {
+  name: 'agent',
+  rank: 20,
+  icon: '<rect x="5" y="8" width="14" height="12" rx="2"/><path d="M12 8V4M9 14h.01M15 14h.01"/>',
+  actions: [agentInfo, agentSetLabels],
+  reports: {},
+} as const satisfies Domain;

@@ -10,7 +10,7 @@ const archiveName = z
 
 const sourceParams = {
   container: z.string().min(1).max(256).optional().describe('Container name or id.'),
-  project: z.string().min(1).max(256).optional().describe('Compose project: all its containers.'),
+  project: z.string().min(1).max(256).optional().describe('A compose project (all its containers).'),
 };
 
 /** How long an archive or a restore may take by design, from the call's timeout_s. */
@@ -58,12 +58,12 @@ export const backupCreate = defineAction({
   collector: 'backup',
   title: 'Back up volumes',
   description:
-    "Archives the named volumes of a container or compose project (tar.gz, SHA-256) into the host's backup directory while it runs; bind mounts are skipped.",
+    "Archives the named volumes of a container or compose project (tar.gz, SHA-256) into the host's backup directory while it runs; skips bind mounts.",
   input: z
     .object({
       ...sourceParams,
       to: z.string().min(1).max(512).optional().describe('A folder inside the backup directory.'),
-      exclude: z.array(z.string().min(1).max(256)).max(50).optional().describe('Globs of paths to leave out (*.log, cache).'),
+      exclude: z.array(z.string().min(1).max(256)).max(50).optional().describe('Globs to leave out (*.log, cache).'),
       timeout_s: workTimeoutS,
     })
     .strict(),
@@ -86,8 +86,7 @@ export const backupDrill = defineAction({
   runsOn: 'host',
   collector: 'backup',
   title: 'Rehearse a restore',
-  description:
-    'Proves an archive restorable: checks its SHA-256, restores it into throwaway volumes, runs the app on them until its health check passes, then removes everything.',
+  description: 'Proves an archive restorable: checks its SHA-256, restores it into throwaway volumes, runs the app on them until healthy, then removes it all.',
   input: z
     .object({
       archive: archiveName,

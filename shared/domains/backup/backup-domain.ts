@@ -8,6 +8,7 @@ export const DEFAULT_BACKUP_FOLDER = 'backups';
 export const backupDomain = {
   name: 'backup',
   rank: 120,
+  icon: '<rect x="3" y="4" width="18" height="5" rx="1"/><path d="M5 9v11h14V9M10 13h4"/>',
   actions: [backupList, backupCreate, backupDrill, backupRestore],
   reports: {},
   flags: {

@@ -8,6 +8,7 @@ import { report } from './report-action.ts';
 export const checkupDomain = {
   name: 'checkup',
   rank: 80,
+  icon: '<rect x="5" y="4" width="14" height="17" rx="2"/><path d="M9 4V2h6v2M9 13l2 2 4-4"/>',
   actions: [report, doctor, inventoryScan, inventoryExport, configValidate],
   reports: {},
 } as const satisfies Domain;

@@ -39,7 +39,7 @@ export const inventoryScan = defineAction({
   runsOn: 'host',
   collector: 'checkup',
   title: 'Inventory scan',
-  description: 'What runs where: OS, Docker, swarm, Proxmox node, containers and their published ports, listening ports, PVE guests.',
+  description: 'What runs where: OS, Docker, swarm, Proxmox node, containers and published ports, listening ports, PVE guests.',
   input: z.object({}).strict(),
   output: inventoryOutput,
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },

@@ -44,11 +44,11 @@ export const report = defineAction({
   collector: 'checkup',
   title: 'Host report',
   description:
-    'Changes on a host since its last report (containers, images, states, ports, disks), what needs attention, what to run next. Saves a snapshot unless no_save.',
+    'Changes on a host since its last report (containers, images, states, ports, disks), what needs attention, what to run next; saves a snapshot unless no_save.',
   input: z
     .object({
-      keep: z.number().int().min(1).max(1000).optional().describe('Snapshots kept (default 30).'),
-      no_save: z.boolean().optional().describe('Do not save this one.'),
+      keep: z.number().int().min(1).max(1000).optional().describe('default 30'),
+      no_save: z.boolean().optional(),
     })
     .strict(),
   output: z.object({

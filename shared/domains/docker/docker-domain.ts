@@ -7,6 +7,7 @@ import { dockerEvents, dockerInspect, dockerList, dockerLogs, dockerRestart, doc
 export const dockerDomain = {
   name: 'docker',
   rank: 40,
+  icon: '<rect x="3" y="10" width="18" height="9" rx="1"/><path d="M7 10V6h4v4M13 10V6h4v4"/>',
   actions: [dockerList, dockerStats, dockerLogs, dockerTop, dockerInspect, dockerStart, dockerRestart, dockerStop, dockerEvents],
   reports: { container_inventory: containerInventorySchema, container_event: containerEventSchema },
   resources: [

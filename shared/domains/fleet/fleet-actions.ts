@@ -28,11 +28,11 @@ export const listAgents = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'List agents',
-  description: 'Every agent with state, version, labels, collectors, last seen and latest sample; use it to find host names and labels for other tools.',
+  description: 'Every agent: state, version, labels, collectors, last seen, latest sample; the host names and labels other tools take.',
   input: z
     .object({
-      state: agentStateShape.optional().describe('Only agents in this state.'),
-      selector: z.string().max(512).optional().describe('Only agents whose labels match, such as role=db,env!=dev.'),
+      state: agentStateShape.optional(),
+      selector: z.string().max(512).optional().describe('Labels to match, such as role=db,env!=dev.'),
     })
     .strict(),
   output: z.object({ agents: z.array(agentRowShape), count: z.number() }),
@@ -42,9 +42,9 @@ export const listAgents = defineAction({
 });
 
 const thresholdsShape = {
-  cpu_percent: z.number().min(0).max(100).optional().describe('CPU threshold (default 90).'),
-  memory_percent: z.number().min(0).max(100).optional().describe('Memory threshold (default 85).'),
-  disk_percent: z.number().min(0).max(100).optional().describe('Disk threshold (default 90).'),
+  cpu_percent: z.number().min(0).max(100).optional().describe('default 90'),
+  memory_percent: z.number().min(0).max(100).optional().describe('default 85'),
+  disk_percent: z.number().min(0).max(100).optional().describe('default 90'),
 };
 
 export const fleetStatus = defineAction({
@@ -56,7 +56,7 @@ export const fleetStatus = defineAction({
   collector: null,
   title: 'Fleet status',
   description:
-    'Start here: is the fleet healthy? Agents online, stale and offline, hosts over CPU, memory or disk thresholds, unavailable collectors and certificates expiring within 7 days, from heartbeats (no fan-out).',
+    'Start here: fleet health from heartbeats (no fan-out): agents online, stale, offline; hosts over thresholds; unavailable collectors; certificates expiring within 7 days.',
   input: z.object(thresholdsShape).strict(),
   output: z.object({
     healthy: z.boolean(),
@@ -90,13 +90,13 @@ export const revokeAgent = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Revoke agents',
-  description: "Revokes the targeted agents' certificates: their streams close and they can only return by enrolling anew.",
+  description: "Revokes the targeted agents' certificates: streams close; they return only by enrolling anew.",
   input: z
     .object({
-      host: z.string().min(1).optional().describe('One agent, by name or id.'),
-      hosts: z.array(z.string().min(1)).min(1).optional().describe('Several agents, by name or id.'),
-      selector: z.string().min(1).max(512).optional().describe('Agents whose labels match.'),
-      reason: z.string().max(500).optional().describe('Why, for the record.'),
+      host: z.string().min(1).optional().describe('Name or id.'),
+      hosts: z.array(z.string().min(1)).min(1).optional().describe('Names or ids.'),
+      selector: z.string().min(1).max(512).optional(),
+      reason: z.string().max(500).optional(),
       confirm: z.boolean().optional().describe('Must be true to revoke.'),
     })
     .strict(),

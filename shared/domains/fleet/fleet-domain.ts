@@ -6,6 +6,7 @@ import { describe, find, getMetrics, getRecommendations } from './index-actions.
 export const fleetDomain = {
   name: 'fleet',
   rank: 10,
+  icon: '<circle cx="12" cy="5" r="2"/><circle cx="5" cy="19" r="2"/><circle cx="19" cy="19" r="2"/><path d="M12 7v5l-6 5.5M12 12l6 5.5"/>',
   actions: [fleetStatus, listAgents, revokeAgent, find, describe, getMetrics, getRecommendations],
   reports: {},
   resources: [

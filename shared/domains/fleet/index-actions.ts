@@ -12,8 +12,7 @@ export const find = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Find resources',
-  description:
-    "Locates any resource in the fleet (hosts, containers, sandboxes, guests, and swarm services, tasks, nodes, stacks, configs, secrets, networks, volumes) from the broker's index: with type it lists that type, without it searches every type.",
+  description: "Finds resources of any type in the broker's index: with type it lists that type, else it searches all.",
   input: z
     .object({
       type: z
@@ -26,7 +25,7 @@ export const find = defineAction({
       node: z.string().max(256).optional().describe('Node or host it runs on.'),
       image: z.string().max(512).optional().describe('Text in the image.'),
       label: z.string().max(512).optional().describe('key or key=value.'),
-      limit: z.number().int().min(1).max(200).optional().describe('Rows (default 200 with a type, 3 per type without).'),
+      limit: z.number().int().min(1).max(200).optional().describe('default 200 with type, else 3 per type'),
       offset: z.number().int().min(0).optional().describe('With a type: rows to skip.'),
       raw: z.boolean().optional().describe("With a type: add each row's untouched record."),
     })
@@ -51,7 +50,7 @@ export const describe = defineAction({
   collector: null,
   title: 'Describe a resource',
   description:
-    'One resource (id or name) as a digest: state and why, related resources, type-specific details and, for services and containers, recent failures and restarts (the sign of a crash loop).',
+    'One resource (id or name) as a digest: state and why, related resources, details and, for services and containers, recent failures and restarts (crash loops).',
   input: z
     .object({
       type: z.enum(RESOURCE_TYPES),
@@ -75,14 +74,14 @@ export const getMetrics = defineAction({
   collector: null,
   title: 'Metrics',
   description:
-    "CPU, memory or network history (1h to 7d) of a service, node, host, container or cluster from the broker's samples; with top it ranks the busiest services or containers instead.",
+    "CPU, memory or network history of a service, node, host, container or cluster from the broker's samples; with top, the busiest services or containers instead.",
   input: z
     .object({
       target: z.enum(['service', 'node', 'cluster', 'host', 'container']),
-      id: z.string().max(256).optional().describe('The service, node, host or container (name or id); the swarm for cluster.'),
+      id: z.string().max(256).optional().describe('Name or id (the swarm for cluster).'),
       metric: z.enum(['cpu', 'memory', 'network']).optional().describe('default cpu'),
       range: z.enum(['1h', '6h', '24h', '7d']).optional().describe('default 1h'),
-      top: z.number().int().min(1).max(10).optional().describe('Rank the top N (1-10) instead of a series.'),
+      top: z.number().int().min(1).max(10).optional().describe('Rank the top N instead of a series.'),
       by: z.enum(['service', 'node', 'container']).optional(),
     })
     .strict(),
@@ -109,8 +108,8 @@ export const getRecommendations = defineAction({
   collector: null,
   title: 'Recommendations',
   description:
-    'What to fix in every swarm: missing healthchecks, limits or restart policies, single replicas, flaky services, full nodes, over- or under-provisioned services; each finding names its severity and the tool that fixes it.',
-  input: z.object({ severity: z.enum(['info', 'warning', 'critical']).optional().describe('Only findings at least this severe.') }).strict(),
+    'What to fix in every swarm (missing healthchecks, limits or restart policies, single replicas, flaky services, full nodes, badly sized services), with severity and the fixing tool.',
+  input: z.object({ severity: z.enum(['info', 'warning', 'critical']).optional() }).strict(),
   output: z.object({
     findings: z.array(
       z.object({

@@ -6,7 +6,7 @@ const appName = z
   .min(1)
   .max(63)
   .regex(/^[a-z0-9][a-z0-9_.-]*$/)
-  .describe('A catalog app (install_list).');
+  .describe('From install_list.');
 
 const portShape = z.object({ host_port: z.number(), container_port: z.number(), protocol: z.enum(['tcp', 'udp']) });
 
@@ -29,7 +29,7 @@ export const installList = defineAction({
   runsOn: 'host',
   collector: 'install',
   title: 'Installable apps',
-  description: "The apps each host can install (built-in catalog plus the site's), with ports, volumes and whether installed.",
+  description: "The apps each host can install (built-in catalog plus the site's): ports, volumes, whether installed.",
   input: z.object({ category: z.string().max(40).optional() }).strict(),
   output: z.object({ apps: z.array(catalogApp), count: z.number() }),
   table: { list: 'apps', columns: ['name', 'category', 'image', 'installed', 'description'] },
@@ -73,7 +73,7 @@ export const installApp = defineAction({
   collector: 'install',
   title: 'Install an app',
   description:
-    'Runs a catalog app as a container with a volume per data path and waits for its health check. A refusal (image missing, port taken) is status failed with issues.',
+    'Runs a catalog app as a container with a volume per data path, until healthy. A refusal (image missing, port taken) is status failed with issues.',
   input: z
     .object({
       app: appName,

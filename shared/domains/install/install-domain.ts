@@ -5,6 +5,7 @@ import { installApp, installList, installPurge, installStatus, installUninstall 
 export const installDomain = {
   name: 'install',
   rank: 130,
+  icon: '<path d="M12 3v12M7 10l5 5 5-5M4 17v3h16v-3"/>',
   actions: [installList, installStatus, installApp, installUninstall, installPurge],
   reports: {},
   flags: {

@@ -23,11 +23,10 @@ export const networkScan = defineAction({
   runsOn: 'host',
   collector: 'network',
   title: 'Scan local networks',
-  description:
-    "The devices on each host's local IPv4 subnets (IP, MAC, DNS or mDNS name, status), found by address resolution within 30 s; only subnets of the host's own interfaces, and subnet narrows to a part of one.",
+  description: "Devices on the IPv4 subnets of each host's own interfaces (IP, MAC, DNS or mDNS name, status), found by ARP within 30 s.",
   input: z
     .object({
-      subnet: z.string().max(64).optional().describe("CIDR within one of the host's own subnets, such as 192.168.1.0/24 (default: each own subnet up to /22)."),
+      subnet: z.string().max(64).optional().describe('Part of an own subnet, such as 192.168.1.0/24 (default: each, up to /22).'),
     })
     .strict(),
   output: z.object({
@@ -50,12 +49,11 @@ export const wake = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Wake-on-LAN',
-  description:
-    "Wakes a machine with a Wake-on-LAN magic packet sent by an online agent on the machine's segment, chosen by the broker. target: a MAC address or a name the broker is configured with.",
+  description: "Sends a Wake-on-LAN magic packet from an online agent on the machine's segment, chosen by the broker.",
   input: z
     .object({
-      target: z.string().min(1).max(64).describe('A MAC address (aa:bb:cc:dd:ee:ff) or a configured name.'),
-      broadcast: z.string().max(15).optional().describe("The broadcast address of the machine's segment, such as 192.168.1.255: picks the agent that sends."),
+      target: z.string().min(1).max(64).describe('A MAC (aa:bb:cc:dd:ee:ff) or a configured name.'),
+      broadcast: z.string().max(15).optional().describe("Broadcast address of the machine's segment (192.168.1.255): picks the agent that sends."),
     })
     .strict(),
   output: z.object({

@@ -6,6 +6,7 @@ import { WAKE_FLAGS } from './wake-flags.ts';
 export const networkDomain = {
   name: 'network',
   rank: 100,
+  icon: '<circle cx="12" cy="12" r="9"/><path d="M3 12h18M12 3c3 3 3 15 0 18M12 3c-3 3-3 15 0 18"/>',
   actions: [networkScan, wake],
   reports: {},
   brokerFlags: WAKE_FLAGS,

@@ -12,9 +12,8 @@ export const notifyTest = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Test notifications',
-  description:
-    "Sends one test message to each notification channel the broker is configured with (webhook, ntfy, Gotify, Slack, Discord, Telegram) and reports each channel's result.",
-  input: z.object({ message: z.string().max(500).optional().describe('The text to send (default: a fixed test line).') }).strict(),
+  description: 'Sends a test message to each configured notification channel (webhook, ntfy, Gotify, Slack, Discord, Telegram) and reports each result.',
+  input: z.object({ message: z.string().max(500).optional().describe('default: a fixed test line') }).strict(),
   output: z.object({
     channels: z.array(
       z.object({

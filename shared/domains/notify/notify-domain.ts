@@ -6,6 +6,7 @@ import { NOTIFY_FLAGS } from './notify-flags.ts';
 export const notifyDomain = {
   name: 'notify',
   rank: 110,
+  icon: '<path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4zM10 21h4"/>',
   actions: [notifyTest],
   reports: {},
   brokerFlags: NOTIFY_FLAGS,

@@ -62,8 +62,8 @@ export const proxmoxStatus = defineAction({
   level: 0,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Proxmox VE status',
-  description: 'A Proxmox VE cluster at a glance: version, quorum, nodes and counts of guests and storages. Call it with one agent per cluster (host).',
+  title: 'PVE status',
+  description: 'A Proxmox VE cluster at a glance: version, quorum, nodes, guest and storage counts; one agent per cluster is enough (host).',
   input: z.object({}).strict(),
   output: proxmoxStatusOutput,
   table: { columns: ['answered_by_node', 'version', 'resources'] },
@@ -94,8 +94,8 @@ export const proxmoxGuests = defineAction({
   level: 0,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Proxmox VE guests',
-  description: 'The VMs and containers of a Proxmox VE cluster with node, status, CPU, memory and tags; one agent per cluster is enough (host).',
+  title: 'PVE guests',
+  description: 'The VMs and containers of a Proxmox VE cluster (node, status, CPU, memory, tags); one agent per cluster is enough (host).',
   input: z
     .object({
       node: nodeName.optional(),
@@ -115,7 +115,7 @@ export const proxmoxNode = defineAction({
   level: 0,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Proxmox VE node',
+  title: 'PVE node',
   description: "One Proxmox VE node's vital signs (default: the agent's own node).",
   input: z.object({ node: nodeName.optional().describe("Default: the agent's own.") }).strict(),
   output: z.object({
@@ -159,7 +159,7 @@ export const proxmoxTasks = defineAction({
   level: 0,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Proxmox VE tasks',
+  title: 'PVE tasks',
   description: 'Recent tasks of a Proxmox VE node, newest first, with who started them and how they ended.',
   input: z
     .object({
@@ -189,12 +189,12 @@ export const proxmoxTaskStatus = defineAction({
   level: 0,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Proxmox VE task status',
-  description: 'One Proxmox VE task by UPID: running or stopped, exit status and the last log lines; poll it after a guest start, reboot or shutdown.',
+  title: 'PVE task status',
+  description: 'One Proxmox VE task by UPID: running or stopped, exit status, last log lines; poll it after a guest power action.',
   input: z
     .object({
-      upid: z.string().max(512).regex(UPID_PATTERN, 'not a UPID (UPID:node:pid:pstart:starttime:type:id:user:)').describe('The task id.'),
-      log_lines: z.number().int().min(0).max(1000).optional().describe('How many of the last log lines (default 50, max 1000).'),
+      upid: z.string().max(512).regex(UPID_PATTERN, 'not a UPID (UPID:node:pid:pstart:starttime:type:id:user:)'),
+      log_lines: z.number().int().min(0).max(1000).optional().describe('Last log lines (default 50).'),
     })
     .strict(),
   output: taskRowShape.omit({ endtime_unix_ms: true }).extend({
@@ -233,8 +233,8 @@ export const proxmoxGuestStart = defineAction({
   level: 1,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Start a Proxmox VE guest',
-  description: 'Starts a Proxmox VE guest (needs an agent with an action token); answers with the task UPID for proxmox_task_status.',
+  title: 'Start a PVE guest',
+  description: 'Starts a Proxmox VE guest; needs an agent with an action token. Answers a UPID for proxmox_task_status.',
   input: z.object(powerInput).strict(),
   output: powerOutput,
   table: powerTable,
@@ -249,8 +249,8 @@ export const proxmoxGuestReboot = defineAction({
   level: 1,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Reboot a Proxmox VE guest',
-  description: 'Reboots a Proxmox VE guest cleanly (needs an agent with an action token); answers with the task UPID for proxmox_task_status.',
+  title: 'Reboot a PVE guest',
+  description: 'Reboots a Proxmox VE guest cleanly; needs an agent with an action token. Answers a UPID for proxmox_task_status.',
   input: z
     .object({
       ...powerInput,
@@ -270,8 +270,8 @@ export const proxmoxGuestShutdown = defineAction({
   level: 1,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Shut down a Proxmox VE guest',
-  description: 'Shuts a Proxmox VE guest down through its OS (needs an agent with an action token); answers with the task UPID for proxmox_task_status.',
+  title: 'Shut down a PVE guest',
+  description: 'Shuts a Proxmox VE guest down through its OS; needs an agent with an action token. Answers a UPID for proxmox_task_status.',
   input: z
     .object({
       ...powerInput,
@@ -293,12 +293,12 @@ export const proxmoxScriptList = defineAction({
   level: 0,
   runsOn: 'host',
   collector: 'proxmox',
-  title: 'Proxmox VE helper scripts',
-  description: "A curated catalog of Proxmox VE maintenance commands shipped with the agent (nothing runs); proxmox_script_command gives one's text.",
+  title: 'PVE helper scripts',
+  description: "Proxmox VE maintenance commands shipped with the agent (nothing runs); proxmox_script_command gives one's text.",
   input: z
     .object({
-      category: z.string().max(64).optional().describe('Only this category.'),
-      query: z.string().max(128).optional().describe('Only entries whose id, title or description contain this (case-insensitive).'),
+      category: z.string().max(64).optional(),
+      query: z.string().max(128).optional().describe('Text in id, title or description.'),
     })
     .strict(),
   output: z.object({
@@ -318,7 +318,7 @@ export const proxmoxScriptCommand = defineAction({
   runsOn: 'host',
   collector: 'proxmox',
   title: 'Helper script command',
-  description: 'The command text of one proxmox_script_list entry, for a person to review and run as root (fleetmesh never runs it).',
+  description: "One proxmox_script_list entry's command, for a person to review and run as root (fleetmesh never runs it).",
   input: z.object({ id: z.string().min(1).max(64).describe('The script id from proxmox_script_list.') }).strict(),
   output: z.object({
     id: z.string(),

@@ -18,6 +18,7 @@ import { PROXMOX_FLAGS } from './proxmox-flags.ts';
 export const proxmoxDomain = {
   name: 'proxmox',
   rank: 70,
+  icon: '<rect x="3" y="4" width="18" height="7" rx="1"/><rect x="3" y="13" width="18" height="7" rx="1"/><path d="M7 7.5h.01M7 16.5h.01"/>',
   actions: [
     proxmoxStatus,
     proxmoxGuests,

@@ -115,7 +115,7 @@ export const cgroup = defineAction({
     .object({
       sandbox_id: sandboxId,
       scope: z.string().max(256).optional().describe('sandbox (default) or a workspace id.'),
-      window_ms: z.number().int().min(0).max(600_000).optional().describe('default 60000, max 600000'),
+      window_ms: z.number().int().min(0).max(600_000).optional().describe('default 60000'),
     })
     .strict(),
   output: z.object({
@@ -147,7 +147,7 @@ export const layerstack = defineAction({
     .object({
       sandbox_id: sandboxId,
       workspace_id: z.string().max(256).optional(),
-      window_ms: z.number().int().min(0).max(600_000).optional().describe('default 60000, max 600000'),
+      window_ms: z.number().int().min(0).max(600_000).optional().describe('default 60000'),
     })
     .strict(),
   // The stack view, or with workspace_id the workspace view ({view, workspace, mounts, upper_bytes}).

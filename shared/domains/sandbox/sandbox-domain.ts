@@ -5,6 +5,7 @@ import * as sandbox from './sandbox-actions.ts';
 export const sandboxDomain = {
   name: 'sandbox',
   rank: 60,
+  icon: '<rect x="3" y="3" width="18" height="18" rx="2" stroke-dasharray="3 3"/><circle cx="12" cy="12" r="3"/>',
   actions: [sandbox.snapshot, sandbox.trace, sandbox.events, sandbox.cgroup, sandbox.layerstack],
   reports: {},
   resources: [

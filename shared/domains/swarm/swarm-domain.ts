@@ -7,6 +7,7 @@ import { SWARM_RESOURCES } from './swarm-resources.ts';
 export const swarmDomain = {
   name: 'swarm',
   rank: 50,
+  icon: '<path d="M12 2l8 4.5v9L12 20l-8-4.5v-9zM12 11l8-4.5M12 11v9M12 11L4 6.5"/>',
   actions: [
     swarm.getClusterStatus,
     swarm.getTopology,

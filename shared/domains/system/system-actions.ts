@@ -19,8 +19,7 @@ export const systemStatus = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'System status',
-  description:
-    "A host's vital signs: OS, uptime, CPU and load, memory, every real disk and container counts, from the agent's sampler (cheap on any number of hosts).",
+  description: "A host's vital signs (OS, uptime, CPU, load, memory, disks, container counts) from the agent's sampler: cheap on any number of hosts.",
   input: z.object({}).strict(),
   output: z.object({
     schema_version: z.literal(1),
@@ -59,11 +58,11 @@ export const processes = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Processes',
-  description: "A host's busiest processes by CPU or memory, plus zombies and the total count (never command lines).",
+  description: "A host's busiest processes by CPU or memory, zombies and the count (never command lines).",
   input: z
     .object({
-      limit: z.number().int().min(0).max(10_000).optional().describe('How many processes (default 10; 0 for all).'),
-      sort_by: z.enum(['cpu', 'mem']).optional().describe('Sort by CPU (default) or memory.'),
+      limit: z.number().int().min(0).max(10_000).optional().describe('default 10; 0 for all'),
+      sort_by: z.enum(['cpu', 'mem']).optional().describe('default cpu'),
     })
     .strict(),
   output: z.object({ processes: z.array(processShape), zombies: z.array(processShape), total: z.number() }),
@@ -78,11 +77,11 @@ export const openPorts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Open ports',
-  description: 'The ports a host listens on, with the process and the container publishing each; use it to find what answers on a port.',
+  description: 'The ports a host listens on, with the process and container behind each.',
   input: z
     .object({
-      port: z.number().int().min(1).max(65_535).optional().describe('Only this port.'),
-      protocol: z.enum(['tcp', 'udp']).optional().describe('Only this protocol.'),
+      port: z.number().int().min(1).max(65_535).optional(),
+      protocol: z.enum(['tcp', 'udp']).optional(),
     })
     .strict(),
   output: z.object({
@@ -101,9 +100,9 @@ export const openPorts = defineAction({
 });
 
 const thresholdsInput = {
-  cpu_threshold: z.number().min(1).max(100).optional().describe('Percent (default 90).'),
-  memory_threshold: z.number().min(1).max(100).optional().describe('Percent (default 85).'),
-  disk_threshold: z.number().min(1).max(100).optional().describe('Percent (default 90).'),
+  cpu_threshold: z.number().min(1).max(100).optional().describe('default 90'),
+  memory_threshold: z.number().min(1).max(100).optional().describe('default 85'),
+  disk_threshold: z.number().min(1).max(100).optional().describe('default 90'),
 };
 
 const alertStateShape = z.enum(['ok', 'warning', 'critical']);
@@ -116,7 +115,7 @@ export const alerts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alerts',
-  description: 'CPU, memory and each disk against thresholds (default 90/85/90 %): ok, warning or critical per host, to see which hosts need attention now.',
+  description: 'CPU, memory and each disk against thresholds (percent): ok, warning or critical per host, to see which need attention now.',
   input: z.object(thresholdsInput).strict(),
   output: z.object({
     alerts: z.array(
@@ -142,7 +141,7 @@ export const alertsHistory = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alert history',
-  description: 'When CPU, memory or a disk crossed into warning or critical and back, newest first (the last 1000 per agent).',
+  description: 'When CPU, memory or a disk crossed into warning or critical and back, newest first (last 1000 per agent).',
   input: z
     .object({
       since_unix_ms: z.number().int().min(0).optional(),

@@ -9,6 +9,7 @@ export const DEFAULT_HOST_PROC = '/host/proc';
 export const systemDomain = {
   name: 'system',
   rank: 30,
+  icon: '<rect x="3" y="4" width="18" height="12" rx="1"/><path d="M8 20h8M12 16v4M6 12l3-3 3 2 5-5"/>',
   actions: [systemStatus, processes, openPorts, alerts, alertsHistory],
   reports: { alert_crossing: alertCrossingSchema },
   flags: {
