@@ -28,7 +28,7 @@ function inputSchema(actions: readonly Action[]) {
 /** One tool per domain (`docker`, `system`, `fleet`…): {action, params, confirm}. */
 export const metaSurface: Surface = {
   name: 'meta',
-  tools(visible) {
+  tools(visible, icons) {
     const groups = new Map<string, Action[]>();
     for (const action of visible) groups.set(domainOf(action), [...(groups.get(domainOf(action)) ?? []), action]);
     return [...groups.entries()].map(([domain, actions]): ToolDefinition => {
@@ -47,6 +47,7 @@ export const metaSurface: Surface = {
               }),
           ...(actions.some((a) => a.openWorld) ? {} : { openWorldHint: false as const }),
         },
+        ...icons.of(domain),
         ...executionOf(actions),
       };
     });

@@ -63,16 +63,16 @@ const advertisedCache = new Map<string, JsonSchema>();
 
 /**
  * The input schema tools/list advertises: the action's parameters with what a
- * model needs to choose them. A tool that runs on hosts shows `host`; the
- * server's instructions say once that every such tool also takes `hosts`,
- * `selector` and `timeout_ms` (defaults and bounds included), so those are
- * accepted but not advertised: they would cost more than every tool's icon
- * (docs/tokens.json). The shared `confirm`, `cluster`, `version` and `wait`
- * are explained there too rather than on every tool; `server`, an alias of
- * host, and `cursor`, which only the text of a paged answer hands out, are
- * accepted but not advertised either. JSON Schema
- * 2020-12 is MCP's default dialect, so no `$schema`. fleet://actions/{id} has
- * the full schema.
+ * model needs to choose them. A tool that runs on hosts advertises `host` and
+ * `selector` bare, so a client that sends only what a schema names still
+ * reaches one host, the hosts whose labels match, or (with neither) the whole
+ * fleet; the server's instructions say once what they mean, and that `hosts`
+ * (a list of names) and `timeout_ms` are accepted too. The shared `confirm`,
+ * `cluster`, `version` and `wait` are explained there rather than on every
+ * tool; `server`, an alias of host, and `cursor`, which only the text of a
+ * paged answer hands out, are accepted but not advertised. JSON Schema 2020-12
+ * is MCP's default dialect, so no `$schema`. fleet://actions/{id} has the
+ * full schema.
  */
 export function advertisedInputSchema(action: Action): JsonSchema {
   let schema = advertisedCache.get(action.id);
@@ -80,8 +80,11 @@ export function advertisedInputSchema(action: Action): JsonSchema {
     const full = structuredClone(toolInputSchema(action));
     const properties = (full.properties ?? {}) as Record<string, Record<string, unknown>>;
     if (action.runsOn === 'host') {
-      for (const key of TARGET_KEYS) if (key !== 'host') delete properties[key];
-      delete properties.host?.description;
+      delete properties.server;
+      delete properties.cursor;
+      delete properties.hosts;
+      delete properties.timeout_ms;
+      for (const key of TARGET_KEYS) delete properties[key]?.description;
     }
     for (const key of EXPLAINED_ONCE) delete properties[key]?.description;
     schema = compact(full) as JsonSchema;
