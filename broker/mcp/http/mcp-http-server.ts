@@ -16,6 +16,8 @@ import { closeHttp, hostAllowed, listenHttp, loopbackHosts } from '../../http/li
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
+import { replayHandshake } from '../sessions/replay-handshake.ts';
+import { SharedSessions } from '../sessions/shared-sessions.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
@@ -45,6 +47,8 @@ interface LiveSession {
   session: McpSession;
   identityId: string;
   lastUsed: number;
+  /** Whether the store has the session, so another broker may take it over. */
+  shared: boolean;
 }
 
 /**
@@ -58,6 +62,9 @@ interface ModernEndpoint {
   identityId: string;
   lastUsed: number;
 }
+
+/** Why a session named by a request cannot be served here. */
+type ResumeRefusal = 'not_found' | 'forbidden' | 'unavailable';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Bearer tokens remembered for a store outage; past it the memory starts afresh. */
@@ -123,6 +130,10 @@ function isInitialize(body: unknown): boolean {
 export class McpHttpServer {
   private server: Server | undefined;
   private readonly sessions = new Map<string, LiveSession>();
+  /** 2025-era sessions in the store, which this broker resumes when a request names one it does not hold. */
+  private readonly shared: SharedSessions;
+  /** Sessions being resumed, by id: requests that name one at once wait for the same resumption. */
+  private readonly resuming = new Map<string, Promise<LiveSession | ResumeRefusal>>();
   /** One per identity that sent 2026-07-28 requests, by identity id. */
   private readonly modern = new Map<string, ModernEndpoint>();
   /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
@@ -140,6 +151,7 @@ export class McpHttpServer {
 
   constructor(private readonly options: McpHttpServerOptions) {
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+    this.shared = new SharedSessions(options.store, options.log, IDLE_SESSION_MS);
   }
 
   get url(): string {
@@ -231,8 +243,34 @@ export class McpHttpServer {
       this.modern.delete(id);
       void endpoint.handler.close().catch(() => {});
     }
+    const ended: string[] = [];
     for (const [id, live] of [...this.sessions]) {
       if ((await revoked(live.identityId)) !== true) continue;
+      this.sessions.delete(id);
+      ended.push(id);
+      void live.transport.close().catch(() => {});
+    }
+    this.shared.ended(ended);
+    await this.closeMoved();
+  }
+
+  /**
+   * Closes the sessions another broker took over (or that ended there): the
+   * store names who serves each, and a session is told of changes by that
+   * broker alone. Its client, if it still talks to this broker, resumes it here.
+   */
+  private async closeMoved(): Promise<void> {
+    const ids = [...this.sessions].filter(([, live]) => live.shared).map(([id]) => id);
+    if (ids.length === 0) return;
+    let held: Set<string>;
+    try {
+      held = await this.shared.held(ids);
+    } catch {
+      return;
+    }
+    for (const id of ids) {
+      const live = this.sessions.get(id);
+      if (held.has(id) || !live) continue;
       this.sessions.delete(id);
       void live.transport.close().catch(() => {});
     }
@@ -240,12 +278,16 @@ export class McpHttpServer {
 
   private closeIdle(): void {
     const now = Date.now();
+    const idle: string[] = [];
     for (const [id, live] of this.sessions) {
       if (now - live.lastUsed > IDLE_SESSION_MS) {
         this.sessions.delete(id);
+        idle.push(id);
         void live.transport.close().catch(() => {});
       }
     }
+    this.shared.ended(idle);
+    this.shared.prune();
     for (const [id, endpoint] of this.modern) {
       if (now - endpoint.lastUsed > IDLE_SESSION_MS) {
         this.modern.delete(id);
@@ -345,21 +387,21 @@ export class McpHttpServer {
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (sessionId !== undefined) {
-      const live = this.sessions.get(sessionId);
-      if (!live) {
-        jsonRpcError(
-          res,
-          404,
-          -32001,
-          'Session not found: it was closed, never existed, or lives on another broker of the cluster (each session stays on the broker that opened it); start a new one with initialize',
-        );
+      const live = this.sessions.get(sessionId) ?? (await this.resume(sessionId, identity, authInfo));
+      if (live === 'not_found') {
+        jsonRpcError(res, 404, -32001, 'Session not found: it was closed, expired or never existed; start a new one with initialize');
         return;
       }
-      if (live.identityId !== identity.id) {
+      if (live === 'unavailable') {
+        jsonRpcError(res, 503, -32000, 'Unavailable: the broker store did not answer, so this session cannot be resumed here; retry shortly');
+        return;
+      }
+      if (live === 'forbidden' || live.identityId !== identity.id) {
         jsonRpcError(res, 403, -32000, 'Forbidden: this session belongs to another identity');
         return;
       }
       live.lastUsed = Date.now();
+      if (live.shared) this.shared.used(sessionId, parsed);
       await sendWebResponse(res, await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
       return;
     }
@@ -376,21 +418,83 @@ export class McpHttpServer {
       return;
     }
     const session = this.options.createSession(identity, 'legacy');
+    const transport = await this.legacyTransport(session, randomUUID(), async (id) => {
+      const shared = await this.shared.opened(id, identity.id, parsed);
+      if (shared) this.shared.follow(id, session);
+      this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now(), shared });
+    });
+    await sendWebResponse(res, await transport.handleRequest(request, { authInfo, parsedBody: parsed }));
+  }
+
+  /** A transport for a 2025-era session with this id, connected to the session's server; `opened` runs when the initialize arrives. */
+  private async legacyTransport(
+    session: McpSession,
+    sessionId: string,
+    opened: (id: string) => Promise<void>,
+  ): Promise<WebStandardStreamableHTTPServerTransport> {
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => sessionId,
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now() });
-      },
+      onsessioninitialized: opened,
       onsessionclosed: (id) => {
-        this.sessions.delete(id);
+        // The client ended it (DELETE): no broker serves it again.
+        if (id && this.sessions.get(id)?.shared) this.shared.ended([id]);
+        if (id) this.sessions.delete(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId && this.sessions.get(transport.sessionId)?.transport === transport) this.sessions.delete(transport.sessionId);
+      this.shared.forget(sessionId);
     };
     await session.server.connect(transport);
-    await sendWebResponse(res, await transport.handleRequest(request, { authInfo, parsedBody: parsed }));
+    return transport;
+  }
+
+  /**
+   * A session this broker does not hold, from the store: another broker of
+   * the cluster opened it (and died, or the client's address now leads
+   * here), or this broker did before a restart. It is served again from
+   * here with the same id, without a new initialize: the handshake is
+   * replayed to a new server, the log level and subscriptions restored, and
+   * the store told that this broker serves it now. An HTTP status instead
+   * when it cannot be: unknown, ended or expired, another identity's, or
+   * the store did not answer.
+   */
+  private resume(sessionId: string, identity: Identity, authInfo: AuthInfo): Promise<LiveSession | ResumeRefusal> {
+    let resuming = this.resuming.get(sessionId);
+    if (!resuming) {
+      resuming = this.resumeOnce(sessionId, identity, authInfo).finally(() => this.resuming.delete(sessionId));
+      this.resuming.set(sessionId, resuming);
+    }
+    return resuming;
+  }
+
+  private async resumeOnce(sessionId: string, identity: Identity, authInfo: AuthInfo): Promise<LiveSession | ResumeRefusal> {
+    let row: Awaited<ReturnType<SharedSessions['find']>>;
+    try {
+      row = await this.shared.find(sessionId);
+    } catch {
+      return 'unavailable';
+    }
+    if (!row) return 'not_found';
+    // The owner is known before anything is built: a session id alone takes nothing over.
+    if (row.identityId !== identity.id) return 'forbidden';
+    const session = this.options.createSession(identity, 'legacy');
+    const transport = await this.legacyTransport(session, sessionId, async () => {});
+    try {
+      await replayHandshake(transport, row, authInfo);
+      await session.resubscribe(row.subscriptions);
+      if (!(await this.shared.take(sessionId))) throw new Error('the session ended meanwhile');
+    } catch (error) {
+      this.options.log.warn('MCP session not resumed', { session: sessionId, error: (error as Error).message });
+      await transport.close().catch(() => {});
+      return error instanceof FleetError && error.code === 'unavailable' ? 'unavailable' : 'not_found';
+    }
+    this.shared.follow(sessionId, session);
+    const live: LiveSession = { transport, session, identityId: identity.id, lastUsed: Date.now(), shared: true };
+    this.sessions.set(sessionId, live);
+    this.options.log.info('MCP session resumed from the store', { session: sessionId, identity: identity.name });
+    return live;
   }
 
   /** The identity a request's bearer token proves, or a 401 written to the response. */
