@@ -91,7 +91,15 @@ describe('MCP sessions shared by the brokers of a cluster', () => {
     const mover = await movableClient(cluster.mcpUrl.b, token);
     const sessionId = mover.sessionId;
     await mover.client.subscribeResource({ uri: 'fleet://agents/watched' });
+    await mover.client.setLoggingLevel('warning');
     await waitFor(() => mover.streamsOpened.includes(cluster.mcpUrl.b), { what: 'the notification stream open on b' });
+    // What the store keeps of the session: nothing secret, enough to serve it elsewhere.
+    const stored = await waitFor(async () => {
+      const row = await cluster.a.store.mcpSessions.get(sessionId ?? '', 0);
+      return row?.logLevel === 'warning' && row.subscriptions.length === 1 ? row : undefined;
+    });
+    expect(stored).toMatchObject({ subscriptions: ['fleet://agents/watched'], clientInfo: { name: 'session-mover' } });
+    expect(JSON.stringify(stored)).not.toContain(token);
 
     cluster.b.signal('SIGKILL');
     await cluster.b.exited;
@@ -100,6 +108,10 @@ describe('MCP sessions shared by the brokers of a cluster', () => {
     expect(listed.isError).toBeFalsy();
     expect(mover.sessionId).toBe(sessionId);
     await waitFor(() => mover.streamsOpened.includes(cluster.mcpUrl.a), { what: 'the notification stream open again, on a' });
+    expect((await cluster.a.store.mcpSessions.get(sessionId ?? '', 0))?.heldBy).not.toBe(stored.heldBy);
+    // What changed while no broker served the session is unknown: a tells each subscription once.
+    await waitFor(() => mover.updated.includes('fleet://agents/watched'), { what: 'the catch-up update' });
+    mover.updated.length = 0;
 
     // The watched agent goes away: a tells the subscription the client made on b.
     await watched.stop();
@@ -169,6 +181,8 @@ describe('MCP sessions of a single broker on SQLite', () => {
     expect((await call(mover.client, 'list_agents')).isError).toBeFalsy();
     expect(mover.sessionId).toBe(sessionId);
     await waitFor(() => mover.streamsOpened.length === 2, { what: 'the notification stream open again' });
+    await waitFor(() => mover.updated.includes('fleet://status'), { what: 'the catch-up update' });
+    mover.updated.length = 0;
 
     // An agent joins: the restarted broker tells the subscription made before the restart.
     const enrollment = JSON.parse((await runFleetmesh(['token', 'create', '--data-dir', dataDir, '--output', 'json'])).stdout);

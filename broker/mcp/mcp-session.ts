@@ -355,10 +355,18 @@ export class McpSession {
    * Subscribes a resumed 2025-era session again to what it was subscribed to
    * on the broker that served it before; a resource its identity may no
    * longer read is dropped, as a subscribe would have refused it. Changes
-   * count from now.
+   * count from now. Resolves to the URIs subscribed again.
    */
-  async resubscribe(uris: readonly string[]): Promise<void> {
-    await Promise.all(uris.map((uri) => this.watch.subscribe(uri, AbortSignal.timeout(10_000)).catch(() => {})));
+  async resubscribe(uris: readonly string[]): Promise<string[]> {
+    const restored = await Promise.all(
+      uris.map((uri) =>
+        this.watch.subscribe(uri, AbortSignal.timeout(10_000)).then(
+          () => uri,
+          () => undefined,
+        ),
+      ),
+    );
+    return restored.filter((uri) => uri !== undefined);
   }
 
   /** A 2026-07-28 `subscriptions/listen` names these URIs: the ones this identity may read are watched from now. */

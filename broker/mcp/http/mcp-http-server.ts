@@ -49,6 +49,12 @@ interface LiveSession {
   lastUsed: number;
   /** Whether the store has the session, so another broker may take it over. */
   shared: boolean;
+  /**
+   * A resumed session's subscriptions: what changed while no broker served
+   * it is unknown, so each is told as updated once its client opens a
+   * notification stream here (a needless re-read rather than a missed change).
+   */
+  untold?: string[];
 }
 
 /**
@@ -402,7 +408,12 @@ export class McpHttpServer {
       }
       live.lastUsed = Date.now();
       if (live.shared) this.shared.used(sessionId, parsed);
-      await sendWebResponse(res, await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
+      const response = await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) });
+      if (req.method === 'GET' && response.ok && live.untold) {
+        for (const uri of live.untold) void live.session.server.sendResourceUpdated({ uri }).catch(() => {});
+        live.untold = undefined;
+      }
+      await sendWebResponse(res, response);
       return;
     }
     if (req.method !== 'POST') {
@@ -481,9 +492,10 @@ export class McpHttpServer {
     if (row.identityId !== identity.id) return 'forbidden';
     const session = this.options.createSession(identity, 'legacy');
     const transport = await this.legacyTransport(session, sessionId, async () => {});
+    let untold: string[];
     try {
       await replayHandshake(transport, row, authInfo);
-      await session.resubscribe(row.subscriptions);
+      untold = await session.resubscribe(row.subscriptions);
       if (!(await this.shared.take(sessionId))) throw new Error('the session ended meanwhile');
     } catch (error) {
       this.options.log.warn('MCP session not resumed', { session: sessionId, error: (error as Error).message });
@@ -491,7 +503,7 @@ export class McpHttpServer {
       return error instanceof FleetError && error.code === 'unavailable' ? 'unavailable' : 'not_found';
     }
     this.shared.follow(sessionId, session);
-    const live: LiveSession = { transport, session, identityId: identity.id, lastUsed: Date.now(), shared: true };
+    const live: LiveSession = { transport, session, identityId: identity.id, lastUsed: Date.now(), shared: true, untold };
     this.sessions.set(sessionId, live);
     this.options.log.info('MCP session resumed from the store', { session: sessionId, identity: identity.name });
     return live;
