@@ -129,8 +129,9 @@ function isInitialize(body: unknown): boolean {
  * MCP over Streamable HTTP at /mcp: Host and Origin checked against an
  * allow-list (DNS rebinding), a bearer token on every request, then the era
  * decided per request. 2025-era traffic (initialize, Mcp-Session-Id) gets one
- * SDK transport and session per MCP session, 404 for an unknown or closed
- * one; 2026-07-28 traffic (`server/discover`, the per-request `_meta`
+ * SDK transport and session per MCP session, kept in the store too so that
+ * any broker on it resumes a session it does not hold, 404 for an unknown or
+ * ended one; 2026-07-28 traffic (`server/discover`, the per-request `_meta`
  * envelope) is served statelessly by one endpoint per identity.
  */
 export class McpHttpServer {

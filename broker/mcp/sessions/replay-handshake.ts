@@ -1,6 +1,14 @@
 import type { AuthInfo, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { McpSessionRow } from '../../store/mcp-sessions-table.ts';
 
+/** The JSON-RPC messages of an event stream's `data:` lines. */
+function answers(eventStream: string): object[] {
+  return eventStream
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as object);
+}
+
 /**
  * Brings a fresh transport, already connected to a fresh server, to where a
  * stored session stood: the client's initialize is replayed (so the
@@ -20,7 +28,9 @@ export async function replayHandshake(transport: WebStandardStreamableHTTPServer
     const response = await transport.handleRequest(request, { authInfo, parsedBody: message });
     const text = await response.text();
     // A refusal is an HTTP error, or a JSON-RPC error in the answer's event stream.
-    if (!response.ok || text.includes('"error":{')) throw new Error(`the session's ${String(message.method)} was refused on replay: ${text.slice(0, 300)}`);
+    if (!response.ok || answers(text).some((answer) => 'error' in answer)) {
+      throw new Error(`the session's ${String(message.method)} was refused on replay: ${text.slice(0, 300)}`);
+    }
   };
   await post({
     jsonrpc: '2.0',
