@@ -504,6 +504,8 @@ export class McpHttpServer {
       return error instanceof FleetError && error.code === 'unavailable' ? 'unavailable' : 'not_found';
     }
     this.shared.follow(sessionId, session);
+    // A subscription its identity may no longer read is gone from the store too.
+    if (untold.length < row.subscriptions.length) session.onSubscriptions?.(untold);
     const live: LiveSession = { transport, session, identityId: identity.id, lastUsed: Date.now(), shared: true, untold };
     this.sessions.set(sessionId, live);
     this.options.log.info('MCP session resumed from the store', { session: sessionId, identity: identity.name });
