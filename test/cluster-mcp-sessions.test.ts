@@ -57,6 +57,7 @@ async function movableClient(first: string, token: string) {
   };
 }
 
+/** The HTTP status of a ping naming the session, sent with that bearer token. */
 async function status(url: string, token: string, sessionId: string): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
