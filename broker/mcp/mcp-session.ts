@@ -86,9 +86,15 @@ export class McpSession {
   readonly server: Server;
   private bus: InMemoryServerEventBus | undefined;
   private readonly watch: ResourceWatch;
+  /** Told every subscribed URI whenever the client subscribes or unsubscribes (the HTTP layer keeps them in the store). */
+  onSubscriptions: ((uris: string[]) => void) | undefined;
 
   constructor(private readonly options: McpSessionOptions) {
-    this.watch = new ResourceWatch((signal) => this.resourceContext(signal), options.era === 'legacy' ? this.legacyNotices() : this.modernNotices());
+    this.watch = new ResourceWatch(
+      (signal) => this.resourceContext(signal),
+      options.era === 'legacy' ? this.legacyNotices() : this.modernNotices(),
+      (uris) => this.onSubscriptions?.(uris),
+    );
     this.server = this.createServer(options.iconOrigin);
   }
 
@@ -357,6 +363,24 @@ export class McpSession {
   taskStatus(task: TaskWire): void {
     if (this.options.era !== 'legacy') return;
     this.server.notification({ method: 'notifications/tasks/status', params: { ...task } }).catch(() => {});
+  }
+
+  /**
+   * Subscribes a resumed 2025-era session again to what it was subscribed to
+   * on the broker that served it before; a resource its identity may no
+   * longer read is dropped, as a subscribe would have refused it. Changes
+   * count from now. Resolves to the URIs subscribed again.
+   */
+  async resubscribe(uris: readonly string[]): Promise<string[]> {
+    const restored = await Promise.all(
+      uris.map((uri) =>
+        this.watch.subscribe(uri, AbortSignal.timeout(10_000)).then(
+          () => uri,
+          () => undefined,
+        ),
+      ),
+    );
+    return restored.filter((uri) => uri !== undefined);
   }
 
   /** A 2026-07-28 `subscriptions/listen` names these URIs: the ones this identity may read are watched from now. */

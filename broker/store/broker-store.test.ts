@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freshDatabase } from '../../test/harness/postgres-server.ts';
+import { createIdentity } from '../auth/identities.ts';
 import { createJoinToken, redeemJoinToken } from '../enrollment/join-tokens.ts';
 import { BrokerStore, STORE_FILE } from './broker-store.ts';
 import { MIGRATIONS } from './migrations.ts';
@@ -250,6 +251,47 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect((await store.taskFailures.since(0)).map((f) => f.taskId)).toEqual(['t1', 't2']);
     await store.taskFailures.prune(6000);
     expect((await store.taskFailures.since(0)).map((f) => f.taskId)).toEqual(['t2']);
+  });
+
+  it('keeps an MCP session for every broker on the store: one serves it at a time, and it goes when idle or its identity is revoked', async () => {
+    const { store, location } = await open();
+    const { store: other } = await open(location);
+    const kept = await createIdentity(store, { name: 'kept', level: 1 });
+    const revoked = await createIdentity(store, { name: 'gone', level: 1 });
+    const session = (sessionId: string, identityId: string, lastUsedAt: number) => ({
+      sessionId,
+      identityId,
+      protocolVersion: '2025-06-18',
+      clientInfo: { name: 'c', version: '1' },
+      clientCapabilities: { elicitation: {} },
+      heldBy: 'broker-1',
+      createdAt: lastUsedAt,
+      lastUsedAt,
+    });
+    const now = Date.now();
+    await store.mcpSessions.insert(session('s1', kept.id, now));
+    await store.mcpSessions.insert(session('s2', revoked.id, now));
+    await store.mcpSessions.insert(session('s3', kept.id, now - 10_000));
+    await store.mcpSessions.setSubscriptions('s1', ['fleet://status']);
+    await store.mcpSessions.setLogLevel('s1', 'warning');
+
+    expect(await other.mcpSessions.get('s1', now - 5000)).toMatchObject({
+      identityId: kept.id,
+      clientInfo: { name: 'c', version: '1' },
+      clientCapabilities: { elicitation: {} },
+      logLevel: 'warning',
+      subscriptions: ['fleet://status'],
+    });
+    expect(await other.mcpSessions.get('s3', now - 5000)).toBeUndefined();
+    expect(await other.mcpSessions.take('s1', 'broker-2', now + 1)).toBe(true);
+    expect(await store.mcpSessions.held('broker-1', ['s1', 's2'])).toEqual(new Set(['s2']));
+    expect(await other.mcpSessions.held('broker-2', ['s1', 's2'])).toEqual(new Set(['s1']));
+
+    await store.identities.revoke(revoked.id, now);
+    await other.mcpSessions.prune(now - 5000, now);
+    expect(await store.mcpSessions.held('broker-1', ['s2', 's3'])).toEqual(new Set());
+    await store.mcpSessions.delete(['s1']);
+    expect(await other.mcpSessions.take('s1', 'broker-1', now + 2)).toBe(false);
   });
 });
 

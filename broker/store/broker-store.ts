@@ -7,6 +7,7 @@ import { AuditTable } from './audit-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
 import { IdentitiesTable } from './identities-table.ts';
 import { JoinTokensTable } from './join-tokens-table.ts';
+import { McpSessionsTable } from './mcp-sessions-table.ts';
 import { McpTasksTable } from './mcp-tasks-table.ts';
 import { MetricsTable } from './metrics-table.ts';
 import { MIGRATIONS } from './migrations.ts';
@@ -42,6 +43,7 @@ export class BrokerStore {
   readonly metrics: MetricsTable;
   readonly taskFailures: TaskFailuresTable;
   readonly mcpTasks: McpTasksTable;
+  readonly mcpSessions: McpSessionsTable;
   private closed = false;
 
   private constructor(
@@ -57,6 +59,7 @@ export class BrokerStore {
     this.metrics = new MetricsTable(sql);
     this.taskFailures = new TaskFailuresTable(sql);
     this.mcpTasks = new McpTasksTable(sql, brokerId);
+    this.mcpSessions = new McpSessionsTable(sql);
   }
 
   static async open(dataDir: string, options: StoreOpenOptions = {}): Promise<BrokerStore> {

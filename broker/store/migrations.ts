@@ -182,4 +182,24 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE mcp_tasks ADD COLUMN audit_id TEXT;
   CREATE INDEX mcp_tasks_working_broker ON mcp_tasks(broker_id) WHERE status = 'working';
   `,
+  // 9: 2025-era MCP sessions, so that another broker (or this one restarted)
+  // can resume one: what the client said in initialize, its log level and
+  // subscriptions, and which broker process serves it now. No secret: a
+  // request still needs a bearer of the session's identity.
+  `
+  CREATE TABLE mcp_sessions (
+    session_id TEXT PRIMARY KEY,
+    identity_id TEXT NOT NULL,
+    protocol_version TEXT NOT NULL,
+    client_info_json TEXT NOT NULL,
+    client_capabilities_json TEXT NOT NULL,
+    log_level TEXT,
+    subscriptions_json TEXT NOT NULL DEFAULT '[]',
+    held_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_sessions_held_by ON mcp_sessions(held_by);
+  CREATE INDEX mcp_sessions_last_used ON mcp_sessions(last_used_at);
+  `,
 ];

@@ -17,6 +17,8 @@ import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import { createIconRoutes } from '../icons/icon-routes.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
+import { replayHandshake } from '../sessions/replay-handshake.ts';
+import { SharedSessions } from '../sessions/shared-sessions.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
@@ -52,6 +54,14 @@ interface LiveSession {
   session: McpSession;
   identityId: string;
   lastUsed: number;
+  /** Whether the store has the session, so another broker may take it over. */
+  shared: boolean;
+  /**
+   * A resumed session's subscriptions: what changed while no broker served
+   * it is unknown, so each is told as updated once its client opens a
+   * notification stream here (a needless re-read rather than a missed change).
+   */
+  untold?: string[];
 }
 
 /**
@@ -65,6 +75,9 @@ interface ModernEndpoint {
   identityId: string;
   lastUsed: number;
 }
+
+/** Why a session named by a request cannot be served here. */
+type ResumeRefusal = 'not_found' | 'forbidden' | 'unavailable';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Bearer tokens remembered for a store outage; past it the memory starts afresh. */
@@ -123,13 +136,18 @@ function isInitialize(body: unknown): boolean {
  * MCP over Streamable HTTP at /mcp: Host and Origin checked against an
  * allow-list (DNS rebinding), a bearer token on every request, then the era
  * decided per request. 2025-era traffic (initialize, Mcp-Session-Id) gets one
- * SDK transport and session per MCP session, 404 for an unknown or closed
- * one; 2026-07-28 traffic (`server/discover`, the per-request `_meta`
+ * SDK transport and session per MCP session, kept in the store too so that
+ * any broker on it resumes a session it does not hold, 404 for an unknown or
+ * ended one; 2026-07-28 traffic (`server/discover`, the per-request `_meta`
  * envelope) is served statelessly by one endpoint per identity.
  */
 export class McpHttpServer {
   private server: Server | undefined;
   private readonly sessions = new Map<string, LiveSession>();
+  /** 2025-era sessions in the store, which this broker resumes when a request names one it does not hold. */
+  private readonly shared: SharedSessions;
+  /** Sessions being resumed, by id: requests that name one at once wait for the same resumption. */
+  private readonly resuming = new Map<string, Promise<LiveSession | ResumeRefusal>>();
   /** One per identity that sent 2026-07-28 requests, by identity id. */
   private readonly modern = new Map<string, ModernEndpoint>();
   /** When each identity's last use was recorded, so a busy client does not write the store on every request. */
@@ -147,6 +165,7 @@ export class McpHttpServer {
 
   constructor(private readonly options: McpHttpServerOptions) {
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+    this.shared = new SharedSessions(options.store, options.log, IDLE_SESSION_MS);
   }
 
   get url(): string {
@@ -238,8 +257,34 @@ export class McpHttpServer {
       this.modern.delete(id);
       void endpoint.handler.close().catch(() => {});
     }
+    const ended: string[] = [];
     for (const [id, live] of [...this.sessions]) {
       if ((await revoked(live.identityId)) !== true) continue;
+      this.sessions.delete(id);
+      ended.push(id);
+      void live.transport.close().catch(() => {});
+    }
+    this.shared.ended(ended);
+    await this.closeMoved();
+  }
+
+  /**
+   * Closes the sessions another broker took over (or that ended there): the
+   * store names who serves each, and a session is told of changes by that
+   * broker alone. Its client, if it still talks to this broker, resumes it here.
+   */
+  private async closeMoved(): Promise<void> {
+    const ids = [...this.sessions].filter(([, live]) => live.shared).map(([id]) => id);
+    if (ids.length === 0) return;
+    let held: Set<string>;
+    try {
+      held = await this.shared.held(ids);
+    } catch {
+      return;
+    }
+    for (const id of ids) {
+      const live = this.sessions.get(id);
+      if (held.has(id) || !live) continue;
       this.sessions.delete(id);
       void live.transport.close().catch(() => {});
     }
@@ -247,12 +292,16 @@ export class McpHttpServer {
 
   private closeIdle(): void {
     const now = Date.now();
+    const idle: string[] = [];
     for (const [id, live] of this.sessions) {
       if (now - live.lastUsed > IDLE_SESSION_MS) {
         this.sessions.delete(id);
+        idle.push(id);
         void live.transport.close().catch(() => {});
       }
     }
+    this.shared.ended(idle);
+    this.shared.prune();
     for (const [id, endpoint] of this.modern) {
       if (now - endpoint.lastUsed > IDLE_SESSION_MS) {
         this.modern.delete(id);
@@ -361,22 +410,27 @@ export class McpHttpServer {
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (sessionId !== undefined) {
-      const live = this.sessions.get(sessionId);
-      if (!live) {
-        jsonRpcError(
-          res,
-          404,
-          -32001,
-          'Session not found: it was closed, never existed, or lives on another broker of the cluster (each session stays on the broker that opened it); start a new one with initialize',
-        );
+      const live = this.sessions.get(sessionId) ?? (await this.resume(sessionId, identity, authInfo, this.iconOrigin(request)));
+      if (live === 'not_found') {
+        jsonRpcError(res, 404, -32001, 'Session not found: it was closed, expired or never existed; start a new one with initialize');
         return;
       }
-      if (live.identityId !== identity.id) {
+      if (live === 'unavailable') {
+        jsonRpcError(res, 503, -32000, 'Unavailable: the broker store did not answer, so this session cannot be resumed here; retry shortly');
+        return;
+      }
+      if (live === 'forbidden' || live.identityId !== identity.id) {
         jsonRpcError(res, 403, -32000, 'Forbidden: this session belongs to another identity');
         return;
       }
       live.lastUsed = Date.now();
-      await sendWebResponse(res, await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
+      if (live.shared) this.shared.used(sessionId, parsed);
+      const response = await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) });
+      if (req.method === 'GET' && response.ok && live.untold) {
+        for (const uri of live.untold) void live.session.server.sendResourceUpdated({ uri }).catch(() => {});
+        live.untold = undefined;
+      }
+      await sendWebResponse(res, response);
       return;
     }
     if (req.method !== 'POST') {
@@ -392,21 +446,86 @@ export class McpHttpServer {
       return;
     }
     const session = this.options.createSession(identity, 'legacy', this.iconOrigin(request));
+    const transport = await this.legacyTransport(session, randomUUID(), async (id) => {
+      const shared = await this.shared.opened(id, identity.id, parsed);
+      if (shared) this.shared.follow(id, session);
+      this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now(), shared });
+    });
+    await sendWebResponse(res, await transport.handleRequest(request, { authInfo, parsedBody: parsed }));
+  }
+
+  /** A transport for a 2025-era session with this id, connected to the session's server; `opened` runs when the initialize arrives. */
+  private async legacyTransport(
+    session: McpSession,
+    sessionId: string,
+    opened: (id: string) => Promise<void>,
+  ): Promise<WebStandardStreamableHTTPServerTransport> {
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => sessionId,
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now() });
-      },
+      onsessioninitialized: opened,
       onsessionclosed: (id) => {
-        this.sessions.delete(id);
+        // The client ended it (DELETE): no broker serves it again.
+        if (id && this.sessions.get(id)?.shared) this.shared.ended([id]);
+        if (id) this.sessions.delete(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId && this.sessions.get(transport.sessionId)?.transport === transport) this.sessions.delete(transport.sessionId);
+      this.shared.forget(sessionId);
     };
     await session.server.connect(transport);
-    await sendWebResponse(res, await transport.handleRequest(request, { authInfo, parsedBody: parsed }));
+    return transport;
+  }
+
+  /**
+   * A session this broker does not hold, from the store: another broker of
+   * the cluster opened it (and died, or the client's address now leads
+   * here), or this broker did before a restart. It is served again from
+   * here with the same id, without a new initialize: the handshake is
+   * replayed to a new server, the log level and subscriptions restored, and
+   * the store told that this broker serves it now. An HTTP status instead
+   * when it cannot be: unknown, ended or expired, another identity's, or
+   * the store did not answer.
+   */
+  private resume(sessionId: string, identity: Identity, authInfo: AuthInfo, iconOrigin: string): Promise<LiveSession | ResumeRefusal> {
+    let resuming = this.resuming.get(sessionId);
+    if (!resuming) {
+      resuming = this.resumeOnce(sessionId, identity, authInfo, iconOrigin).finally(() => this.resuming.delete(sessionId));
+      this.resuming.set(sessionId, resuming);
+    }
+    return resuming;
+  }
+
+  private async resumeOnce(sessionId: string, identity: Identity, authInfo: AuthInfo, iconOrigin: string): Promise<LiveSession | ResumeRefusal> {
+    let row: Awaited<ReturnType<SharedSessions['find']>>;
+    try {
+      row = await this.shared.find(sessionId);
+    } catch {
+      return 'unavailable';
+    }
+    if (!row) return 'not_found';
+    // The owner is known before anything is built: a session id alone takes nothing over.
+    if (row.identityId !== identity.id) return 'forbidden';
+    const session = this.options.createSession(identity, 'legacy', iconOrigin);
+    const transport = await this.legacyTransport(session, sessionId, async () => {});
+    let untold: string[];
+    try {
+      await replayHandshake(transport, row, authInfo);
+      untold = await session.resubscribe(row.subscriptions);
+      if (!(await this.shared.take(sessionId))) throw new Error('the session ended meanwhile');
+    } catch (error) {
+      this.options.log.warn('MCP session not resumed', { session: sessionId, error: (error as Error).message });
+      await transport.close().catch(() => {});
+      return error instanceof FleetError && error.code === 'unavailable' ? 'unavailable' : 'not_found';
+    }
+    this.shared.follow(sessionId, session);
+    // A subscription its identity may no longer read is gone from the store too.
+    if (untold.length < row.subscriptions.length) session.onSubscriptions?.(untold);
+    const live: LiveSession = { transport, session, identityId: identity.id, lastUsed: Date.now(), shared: true, untold };
+    this.sessions.set(sessionId, live);
+    this.options.log.info('MCP session resumed from the store', { session: sessionId, identity: identity.name });
+    return live;
   }
 
   /** The identity a request's bearer token proves, or a 401 written to the response. */

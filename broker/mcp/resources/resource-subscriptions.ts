@@ -60,6 +60,10 @@ export class ResourceSubscriptions {
     return this.subscribed.has(uri);
   }
 
+  uris(): string[] {
+    return [...this.subscribed.keys()];
+  }
+
   /**
    * Something the identity may see changed; `liveScope` (such as a swarm's
    * URIs) says which agent-answered subscriptions it touches.

@@ -23,6 +23,8 @@ export class ResourceWatch {
   constructor(
     private readonly contextOf: (signal: AbortSignal) => ResourceContext,
     notices: ResourceNotices,
+    /** Told every subscribed URI after a subscribe or unsubscribe. */
+    private readonly onSubscriptions: (uris: string[]) => void = () => {},
   ) {
     const now = () => this.now();
     this.subscriptions = new ResourceSubscriptions(
@@ -46,10 +48,12 @@ export class ResourceWatch {
   async subscribe(uri: string, signal: AbortSignal): Promise<void> {
     const { text } = await readAny(uri, this.contextOf(signal));
     this.subscriptions.subscribe(uri, isAgentAnswered(uri), text);
+    this.onSubscriptions(this.subscriptions.uris());
   }
 
   unsubscribe(uri: string): void {
     this.subscriptions.unsubscribe(uri);
+    this.onSubscriptions(this.subscriptions.uris());
   }
 
   /** Forgets every subscription (a 2026-07-28 endpoint whose listen streams all ended). */
