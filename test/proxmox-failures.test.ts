@@ -44,6 +44,7 @@ describe('proxmox failure classes through MCP', () => {
     await waitFor(() => facts(name)?.facts.proxmox_node, { what: `${name} to learn its node` });
     await waitFor(() => pve.sim.requestsTo('/cluster/resources', 'GET', token.id).some((request) => request.status !== 0), {
       what: `${name}'s first guest inventory`,
+      timeoutMs: 30_000,
     });
     return token.id;
   };

@@ -48,6 +48,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
   private inventoryTimer: NodeJS.Timeout | undefined;
   private soonTimer: NodeJS.Timeout | undefined;
   private learnTimer: NodeJS.Timeout | undefined;
+  private inventoryRetryTimer: NodeJS.Timeout | undefined;
   private lastInventory: GuestInventory | undefined;
   private reporting = false;
 
@@ -84,7 +85,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     // not both ask /cluster/status at start.
     void this.learnMembership(api, LEARN_RETRY_FIRST_MS).finally(() => {
       if (!this.options.report || this.stopping.signal.aborted) return;
-      void this.reportGuests();
+      void this.firstInventory(LEARN_RETRY_FIRST_MS);
       this.inventoryTimer = setInterval(() => void this.reportGuests(), inventoryIntervalMs);
       this.inventoryTimer.unref();
     });
@@ -108,9 +109,21 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     }
   }
 
+  /**
+   * The first guest inventory: an API that did not answer in time at start is
+   * asked again sooner than the next round, as for the node name, so the
+   * index learns the guests of a node that was busy when the agent started.
+   */
+  private async firstInventory(retryMs: number): Promise<void> {
+    if ((await this.reportGuests()) !== 'transport' || this.stopping.signal.aborted) return;
+    this.inventoryRetryTimer = setTimeout(() => void this.firstInventory(Math.min(retryMs * 2, LEARN_RETRY_MAX_MS)), retryMs);
+    this.inventoryRetryTimer.unref();
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
     clearTimeout(this.learnTimer);
+    clearTimeout(this.inventoryRetryTimer);
     clearInterval(this.inventoryTimer);
     clearTimeout(this.soonTimer);
   }
@@ -127,10 +140,13 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     this.soonTimer.unref();
   }
 
-  /** Reads the cluster's guests and reports them; a failure is logged once per kind and the last report stands. */
-  private async reportGuests(): Promise<void> {
+  /**
+   * Reads the cluster's guests and reports them; a failure is logged and the
+   * last report stands. Resolves to the class of the failure, if any.
+   */
+  private async reportGuests(): Promise<ReturnType<typeof failureClassOf> | undefined> {
     const config = this.options.config;
-    if (!config || this.reporting || this.stopping.signal.aborted) return;
+    if (!config || this.reporting || this.stopping.signal.aborted) return undefined;
     this.reporting = true;
     try {
       const api = this.reader({ signal: this.stopping.signal, deadlineUnixMs: Date.now() + config.timeoutMs });
@@ -140,8 +156,10 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
       const guests = await readGuests(api);
       this.lastInventory = { cluster: membership?.cluster ?? null, node: membership?.localNode ?? null, taken_unix_ms: Date.now(), guests };
       this.options.report?.('proxmox_guests', this.lastInventory);
+      return undefined;
     } catch (error) {
       if (!this.stopping.signal.aborted) this.options.log.debug('proxmox: could not read the guests for the index', { error: (error as Error).message });
+      return failureClassOf(error);
     } finally {
       this.reporting = false;
     }
