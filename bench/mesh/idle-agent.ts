@@ -11,7 +11,7 @@ import { buildDist, DIST_MAIN } from '../fleet/build-dist.ts';
 import { processUsage } from '../proc-stats.ts';
 import type { ScenarioResult } from '../report.ts';
 
-const AGENT_NODE_OPTIONS = '--max-semi-space-size=1';
+const AGENT_NODE_OPTIONS = '--max-semi-space-size=1 --lite-mode';
 
 /** A bare node process idling with the same flags, in the same run: the floor any node agent starts from. */
 async function bareNodeUsage(): Promise<ReturnType<typeof processUsage>> {
@@ -40,7 +40,7 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
       ...['--broker', `localhost:${broker.grpcPort}`, '--token', token, '--ca-pin', broker.authority.pin, '--name', 'idle-host'],
       ...['--data-dir', join(root, 'agent'), '--docker-socket', join(root, 'no-docker.sock'), '--log-level', 'warn'],
     ],
-    // The V8 flag the agent's deployments give it (docker-compose.yml, the Helm chart): a 1 MiB young generation.
+    // The V8 flags the agent's deployments give it (docker-compose.yml, the Helm chart): a 1 MiB young generation, lite mode.
     { entry: DIST_MAIN, env: { NODE_ENV: 'production', NODE_OPTIONS: AGENT_NODE_OPTIONS } },
   );
   try {
