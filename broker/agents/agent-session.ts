@@ -3,7 +3,6 @@ import { create } from '@bufbuild/protobuf';
 import type * as grpc from '@grpc/grpc-js';
 import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
 import { type BrokerFrame, BrokerFrameSchema, type Call, CallSchema, CancelSchema, type Chunk, type Result } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
-import { DeadlineTimers } from './deadline-timers.ts';
 
 export interface CallRequest {
   action: string;
@@ -81,9 +80,6 @@ export function callFrame(request: CallRequest): BrokerFrame {
     },
   });
 }
-
-/** The deadlines of every session's calls: the hosts of one fan-out round share one timer. */
-const deadlines = new DeadlineTimers();
 
 function parsePayload(bytes: Uint8Array): unknown {
   return bytes.length === 0 ? null : JSON.parse(textDecoder.decode(bytes));
@@ -186,7 +182,7 @@ export class AgentSession implements HostSession {
       // A shared frame's id is new to this stream unless the same host was targeted twice: then it gets its own.
       const frame = shared && !this.pending.has((shared.frame.value as Call).callId) ? shared : callFrame(request);
       const callId = (frame.frame.value as Call).callId;
-      const deadlineUnixMs = request.deadlineUnixMs;
+      let timer: NodeJS.Timeout | undefined;
       const onAbort = () => {
         this.cancel(callId, 'cancelled by the caller');
         this.awaitLate(callId, request);
@@ -194,13 +190,13 @@ export class AgentSession implements HostSession {
       };
       const settle = (outcome: CallOutcome) => {
         if (!this.pending.delete(callId)) return;
-        deadlines.remove(deadlineUnixMs, expire);
+        clearTimeout(timer);
         request.signal?.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
       this.pending.set(callId, { request, settle });
-      const remainingMs = Math.max(0, deadlineUnixMs - Date.now());
-      const expire = () => {
+      const remainingMs = Math.max(0, request.deadlineUnixMs - Date.now());
+      timer = setTimeout(() => {
         this.cancel(callId, 'deadline exceeded');
         this.awaitLate(callId, request);
         settle({
@@ -211,8 +207,7 @@ export class AgentSession implements HostSession {
             'Raise timeout_ms (up to 60000) or check the host with agent_info.',
           ),
         });
-      };
-      deadlines.add(deadlineUnixMs, expire);
+      }, remainingMs);
       if (request.signal?.aborted) {
         onAbort();
         return;
