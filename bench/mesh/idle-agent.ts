@@ -11,11 +11,12 @@ import { buildDist, DIST_MAIN } from '../fleet/build-dist.ts';
 import { processUsage } from '../proc-stats.ts';
 import type { ScenarioResult } from '../report.ts';
 
-const AGENT_NODE_OPTIONS = '--max-semi-space-size=1';
+/** The V8 flags the agent's deployments give it (docker-compose.yml, the Helm chart): a 1 MiB young generation, lite mode. */
+const AGENT_NODE_FLAGS = ['--max-semi-space-size=1', '--lite-mode'];
 
 /** A bare node process idling with the same flags, in the same run: the floor any node agent starts from. */
 async function bareNodeUsage(): Promise<ReturnType<typeof processUsage>> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { env: { ...process.env, NODE_OPTIONS: AGENT_NODE_OPTIONS }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   try {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     return processUsage(child.pid as number);
@@ -40,8 +41,7 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
       ...['--broker', `localhost:${broker.grpcPort}`, '--token', token, '--ca-pin', broker.authority.pin, '--name', 'idle-host'],
       ...['--data-dir', join(root, 'agent'), '--docker-socket', join(root, 'no-docker.sock'), '--log-level', 'warn'],
     ],
-    // The V8 flag the agent's deployments give it (docker-compose.yml, the Helm chart): a 1 MiB young generation.
-    { entry: DIST_MAIN, env: { NODE_ENV: 'production', NODE_OPTIONS: AGENT_NODE_OPTIONS } },
+    { entry: DIST_MAIN, nodeFlags: AGENT_NODE_FLAGS, env: { NODE_ENV: 'production' } },
   );
   try {
     while (broker.registry.find('idle-host')?.state !== 'online') {
@@ -63,7 +63,7 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
         agent_private_rss_mib: after.anonRssBytes / 2 ** 20,
         bare_node_rss_mib: bare.rssBytes / 2 ** 20,
         bare_node_private_rss_mib: bare.anonRssBytes / 2 ** 20,
-        node_flags: AGENT_NODE_OPTIONS,
+        node_flags: AGENT_NODE_FLAGS.join(' '),
         agent_idle_cpu_percent: ((after.cpuMs - before.cpuMs) / (idleSeconds * 1000)) * 100,
         idle_seconds: idleSeconds,
         'target: idle agent': 'RSS ≤ 64 MiB, CPU ≤ 1 %',

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
 import { FleetError } from '../errors/fleet-error.ts';
 import { closestNames } from '../format/closest-names.ts';
+import { yamlLibrary } from '../yaml/yaml-library.ts';
 import { parseDurationMs, parseLabels } from './values.ts';
 
 /**
@@ -145,7 +145,7 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
   let parsed: unknown;
   try {
-    parsed = parseYaml(text);
+    parsed = yamlLibrary().parse(text);
   } catch (error) {
     throw new FleetError('invalid_argument', `config file ${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }

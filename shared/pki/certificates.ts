@@ -1,6 +1,7 @@
 import { createHash, createPublicKey, generateKeyPair, randomBytes, verify, X509Certificate } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
 import { FleetError } from '../errors/fleet-error.ts';
 
 /**
@@ -30,6 +31,18 @@ export interface CertificateAuthority {
 }
 
 const generateKeyPairAsync = promisify(generateKeyPair);
+
+let loadedForge: typeof Forge | undefined;
+
+/**
+ * node-forge, required on first use: only issuing a certificate or writing a
+ * request needs it, which an enrolled agent does once a renewal, and loading it
+ * at start held about 5 MiB of an idle agent's memory (docs/performance.md).
+ */
+function nodeForge(): typeof Forge {
+  loadedForge ??= createRequire(import.meta.url)('node-forge') as typeof Forge;
+  return loadedForge;
+}
 /**
  * Certificates start a little in the past, so a peer whose clock is behind
  * accepts them: 5 minutes, or a tenth of a short lifetime (so the agent's
@@ -73,7 +86,8 @@ export function publicKeyFingerprint(publicKeyPem: string): string {
   return createHash('sha256').update(der).digest('hex');
 }
 
-function baseCertificate(publicKeyPem: string, lifetimeMs: number, now: number): { cert: forge.pki.Certificate; serial: string } {
+function baseCertificate(publicKeyPem: string, lifetimeMs: number, now: number): { cert: Forge.pki.Certificate; serial: string } {
+  const forge = nodeForge();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
   const serial = newSerial();
@@ -83,7 +97,8 @@ function baseCertificate(publicKeyPem: string, lifetimeMs: number, now: number):
   return { cert, serial };
 }
 
-function issued(cert: forge.pki.Certificate, serial: string): IssuedCertificate {
+function issued(cert: Forge.pki.Certificate, serial: string): IssuedCertificate {
+  const forge = nodeForge();
   return {
     certificatePem: forge.pki.certificateToPem(cert),
     serial,
@@ -93,6 +108,7 @@ function issued(cert: forge.pki.Certificate, serial: string): IssuedCertificate 
 }
 
 export async function createCertificateAuthority(options: { commonName: string; lifetimeMs: number; now?: number }): Promise<CertificateAuthority> {
+  const forge = nodeForge();
   const keys = await createKeyPair();
   const { cert, serial } = baseCertificate(keys.publicKeyPem, options.lifetimeMs, options.now ?? Date.now());
   const subject = [
@@ -110,7 +126,8 @@ export async function createCertificateAuthority(options: { commonName: string; 
   return { certificatePem: issued(cert, serial).certificatePem, privateKeyPem: keys.privateKeyPem };
 }
 
-function signWithAuthority(cert: forge.pki.Certificate, authority: CertificateAuthority, extensions: object[]): void {
+function signWithAuthority(cert: Forge.pki.Certificate, authority: CertificateAuthority, extensions: object[]): void {
+  const forge = nodeForge();
   const caCert = forge.pki.certificateFromPem(authority.certificatePem);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
@@ -142,6 +159,7 @@ export function issueServerCertificate(
 
 /** A PKCS#10 request proving possession of the key; the broker ignores its subject. */
 export function createCertificateRequest(keys: KeyPair, commonName: string): string {
+  const forge = nodeForge();
   const csr = forge.pki.createCertificationRequest();
   csr.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
   csr.setSubject([{ name: 'commonName', value: commonName }]);
@@ -157,13 +175,14 @@ const SHA256_WITH_RSA = '1.2.840.113549.1.1.11';
  * that is what our agents send.
  */
 export function readCertificateRequest(csrPem: string): { publicKeyPem: string } {
-  let csr: forge.pki.CertificateSigningRequest;
+  const forge = nodeForge();
+  let csr: Forge.pki.CertificateSigningRequest;
   try {
     csr = forge.pki.certificationRequestFromPem(csrPem, false, false);
   } catch (error) {
     throw new FleetError('invalid_argument', `the certificate signing request cannot be parsed: ${(error as Error).message}`);
   }
-  const parsed = csr as unknown as { certificationRequestInfo?: forge.asn1.Asn1; signature?: string; signatureOid?: string };
+  const parsed = csr as unknown as { certificationRequestInfo?: Forge.asn1.Asn1; signature?: string; signatureOid?: string };
   if (!parsed.certificationRequestInfo || !parsed.signature || parsed.signatureOid !== SHA256_WITH_RSA || !csr.publicKey) {
     throw new FleetError('invalid_argument', 'the certificate signing request must be an RSA request signed with SHA-256');
   }

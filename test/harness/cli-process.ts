@@ -14,11 +14,12 @@ export class CliProcess {
 
   /**
    * `entry`: another build of the CLI to run (the benchmarks run the compiled dist/); `prefix`: a command that runs
-   * it (`ip netns exec NS`), which must exec it in place so signals reach the CLI itself.
+   * it (`ip netns exec NS`), which must exec it in place so signals reach the CLI itself; `nodeFlags`: flags for node
+   * itself that NODE_OPTIONS does not take (`--lite-mode`).
    */
-  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string; prefix?: string[] } = {}) {
+  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string; prefix?: string[]; nodeFlags?: string[] } = {}) {
     const [command = process.execPath, ...before] = [...(options.prefix ?? []), process.execPath];
-    this.child = spawn(command, [...before, options.entry ?? FLEETMESH_BIN, ...args], {
+    this.child = spawn(command, [...before, ...(options.nodeFlags ?? []), options.entry ?? FLEETMESH_BIN, ...args], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import type Docker from 'dockerode';
 
@@ -40,12 +41,37 @@ function loadDockerode(): typeof Docker {
 
 /** A dockerode client for a socket path, `unix://…`, or `tcp://host:port`. */
 export function createDockerApi(address: string): Docker {
-  const Docker = loadDockerode();
   if (address.startsWith('tcp://') || address.startsWith('http://')) {
     const url = new URL(address.replace(/^tcp:/, 'http:'));
-    return new Docker({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
+    return new (loadDockerode())({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
   }
-  return new Docker({ socketPath: address.replace(/^unix:\/\//, '') });
+  return socketDockerApi(address.replace(/^unix:\/\//, ''));
+}
+
+/**
+ * A client for the engine's socket that loads dockerode only once the socket
+ * exists: on a host without Docker, the probes the Docker collectors make
+ * (version, ping, the event stream, a dial of the modem) fail as dockerode's would, with the
+ * socket's ENOENT, and dockerode's 4 MiB stay out of the idle agent
+ * (docs/performance.md). Once the socket appears, every call is dockerode's.
+ */
+function socketDockerApi(socketPath: string): Docker {
+  let docker: Docker | undefined;
+  const refusal = () => Object.assign(new Error(`connect ENOENT ${socketPath}`), { code: 'ENOENT', syscall: 'connect', address: socketPath });
+  const probes: Record<PropertyKey, unknown> = {
+    version: () => Promise.reject(refusal()),
+    ping: () => Promise.reject(refusal()),
+    getEvents: () => Promise.reject(refusal()),
+    modem: { dial: (_options: unknown, callback: (error: unknown) => void) => queueMicrotask(() => callback(refusal())) },
+  };
+  return new Proxy({} as Docker, {
+    get(_target, property) {
+      if (!docker && property in probes && !existsSync(socketPath)) return probes[property];
+      docker ??= new (loadDockerode())({ socketPath });
+      const value: unknown = Reflect.get(docker, property);
+      return typeof value === 'function' ? value.bind(docker) : value;
+    },
+  });
 }
 
 /** The engine's error status code, when there is one (404 no such container, 304 not modified…). */

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { type ErrorInfo, FleetError } from '../../../shared/errors/fleet-error.ts';
+import { yamlLibrary } from '../../../shared/yaml/yaml-library.ts';
 import builtin from './app-catalog.json' with { type: 'json' };
 import { type AppDefinition, appDefinitionSchema } from './app-definition.ts';
 
@@ -43,7 +43,7 @@ export class AppCatalog {
     for (const file of files) {
       try {
         const text = await readFile(join(this.siteDir, file), 'utf8');
-        const parsed = appDefinitionSchema.safeParse(file.endsWith('.json') ? JSON.parse(text) : parseYaml(text));
+        const parsed = appDefinitionSchema.safeParse(file.endsWith('.json') ? JSON.parse(text) : yamlLibrary().parse(text));
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
           throw new Error(`${issue?.path.join('.') || 'the file'}: ${issue?.message ?? 'invalid'}`);

@@ -1,9 +1,9 @@
-import si from 'systeminformation';
 import { systemDomain } from '../../../shared/domains/system/system-domain.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { dockerPlugin } from '../docker/docker-plugin.ts';
 import { ownsPidNamespace } from './own-pid-namespace.ts';
 import { SystemCollector } from './system-collector.ts';
+import { systemInfo } from './system-info.ts';
 
 /** The host itself, on every agent: status, processes, ports, alerts. */
 export const systemPlugin: CollectorPlugin<SystemCollector> = {
@@ -11,7 +11,7 @@ export const systemPlugin: CollectorPlugin<SystemCollector> = {
   create: ({ options, sampler, hooks, use }) =>
     new SystemCollector({
       sampler,
-      si,
+      si: systemInfo(),
       thresholds: options.alertThresholds,
       dataDir: options.dataDir,
       containers: use(dockerPlugin),

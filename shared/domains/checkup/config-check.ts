@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { toFleetError } from '../../errors/fleet-error.ts';
 import { closestNames } from '../../format/closest-names.ts';
 import { convertFlagValue, type FlagSpecs } from '../../options/command-line.ts';
+import { yamlLibrary } from '../../yaml/yaml-library.ts';
 import type { configIssueShape } from './config-validate-action.ts';
 
 export type ConfigIssue = z.infer<typeof configIssueShape>;
@@ -22,6 +22,7 @@ interface ConfigCheckOptions {
  * checks refuse.
  */
 export function checkConfigText(text: string, options: ConfigCheckOptions): ConfigIssue[] {
+  const { isMap, isScalar, LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, uniqueKeys: false });
   const issues: ConfigIssue[] = [];
