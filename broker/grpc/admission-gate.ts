@@ -1,0 +1,107 @@
+import { lookup } from 'node:dns/promises';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
+import type { AdmissionPacer } from './admission-pacer.ts';
+
+/**
+ * The listen queue asked of the kernel, which caps it at net.core.somaxconn
+ * (4096 on current kernels). Node's default of 511 let a fleet dialling at once
+ * overflow it: the kernel dropped the excess SYNs and the agents' TCP retried
+ * them 1, 3, 7, 15 and 31 s later, long after the broker was idle again.
+ */
+const LISTEN_BACKLOG = 4096;
+
+interface AdmissionGateOptions {
+  pacer: AdmissionPacer;
+  /** Hands a connection to the gRPC server, which starts its TLS handshake. */
+  admit: (socket: Socket) => void;
+  /**
+   * The longest a connection is held for its turn. Past it the connection is
+   * closed at once, which costs the broker nothing and the agent one retry
+   * after its backoff, and the turn is not taken from the agents that wait.
+   */
+  maxHoldMs: number;
+}
+
+/**
+ * The agents' TCP listener in front of the gRPC server. It accepts every
+ * connection at once (accepting is cheap, the TLS handshake is not) and hands
+ * each to the server when the admission pacer gives it its turn: until then
+ * the socket is not read, and the agent's TLS hello waits in the kernel. A
+ * fleet that dials at once after a restart is thus handshaken at the
+ * admission rate, in the order it arrived, and no dial is dropped by a full
+ * listen queue or refused for being early.
+ */
+export class AdmissionGate {
+  private readonly servers: Server[] = [];
+  private readonly held = new Map<Socket, NodeJS.Timeout>();
+
+  constructor(private readonly options: AdmissionGateOptions) {}
+
+  /** Connections accepted and waiting for their turn. */
+  get waiting(): number {
+    return this.held.size;
+  }
+
+  /**
+   * Listens on every address `host` names (both loopbacks for `localhost`, as
+   * grpc-js would) on one port; resolves with that port (useful with port 0).
+   */
+  async listen(host: string, port: number): Promise<number> {
+    const addresses = isIP(host) !== 0 ? [host] : [...new Set((await lookup(host, { all: true })).map((entry) => entry.address))];
+    let bound = port;
+    try {
+      for (const address of addresses) bound = await this.listenOn(address, bound);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    return bound;
+  }
+
+  private listenOn(host: string, port: number): Promise<number> {
+    const server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.onConnection(socket));
+    this.servers.push(server);
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port, backlog: LISTEN_BACKLOG }, () => {
+        server.off('error', reject);
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  }
+
+  private onConnection(socket: Socket): void {
+    // A peer that resets while it waits must not take the process down.
+    socket.on('error', () => {});
+    const waitMs = this.options.pacer.admit(Date.now(), this.options.maxHoldMs);
+    if (waitMs === undefined) {
+      socket.destroy();
+      return;
+    }
+    if (waitMs === 0) {
+      this.options.admit(socket);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.held.delete(socket);
+      if (!socket.destroyed) this.options.admit(socket);
+    }, waitMs);
+    this.held.set(socket, timer);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.held.delete(socket);
+    });
+  }
+
+  /** Stops listening and closes the connections still waiting; those handed over are the gRPC server's to close. */
+  async close(): Promise<void> {
+    for (const [socket, timer] of this.held) {
+      clearTimeout(timer);
+      socket.destroy();
+    }
+    this.held.clear();
+    const servers = this.servers.splice(0);
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
+  }
+}
