@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RECONNECT_BACKOFF } from '../../agent/connection/backoff.ts';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
@@ -93,8 +94,8 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
           hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: [], name: identity.name }),
           sample: () => BENCH_SAMPLE,
           log: silentLogger,
-          backoffBaseMs: 500,
-          backoffCapMs: 15_000,
+          backoffBaseMs: RECONNECT_BACKOFF.baseMs,
+          backoffCapMs: RECONNECT_BACKOFF.capMs,
         });
         // Counted once per agent: one told to come back later may be welcomed, then moved, more than once.
         connection.on('connected', () => {
