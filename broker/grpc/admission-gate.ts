@@ -52,7 +52,7 @@ export class AdmissionGate {
     try {
       for (const address of addresses) bound = await this.listenOn(address, bound);
     } catch (error) {
-      await this.close();
+      this.close();
       throw error;
     }
     return bound;
@@ -94,14 +94,18 @@ export class AdmissionGate {
     });
   }
 
-  /** Stops listening and closes the connections still waiting; those handed over are the gRPC server's to close. */
-  async close(): Promise<void> {
+  /**
+   * Stops listening at once and closes the connections still waiting. Those
+   * handed over are the gRPC server's to close: the listeners' own close
+   * waits for them, so it is not awaited here (it would wait for ever for a
+   * server that has not shut down yet).
+   */
+  close(): void {
     for (const [socket, timer] of this.held) {
       clearTimeout(timer);
       socket.destroy();
     }
     this.held.clear();
-    const servers = this.servers.splice(0);
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
+    for (const server of this.servers.splice(0)) if (server.listening) server.close();
   }
 }

@@ -183,7 +183,7 @@ export class MeshServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    await this.gate?.close();
+    this.gate?.close();
     this.gate = undefined;
     if (!server) return;
     await new Promise<void>((resolve) => {
