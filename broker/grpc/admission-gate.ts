@@ -44,27 +44,33 @@ export class AdmissionGate {
 
   /**
    * Listens on every address `host` names (both loopbacks for `localhost`, as
-   * grpc-js would) on one port; resolves with that port (useful with port 0).
+   * grpc-js would) on one port, and fails only when none could be bound;
+   * resolves with that port (useful with port 0).
    */
   async listen(host: string, port: number): Promise<number> {
     const addresses = isIP(host) !== 0 ? [host] : [...new Set((await lookup(host, { all: true })).map((entry) => entry.address))];
-    let bound = port;
-    try {
-      for (const address of addresses) bound = await this.listenOn(address, bound);
-    } catch (error) {
-      this.close();
-      throw error;
+    let bound: number | undefined;
+    let failure: unknown;
+    for (const address of addresses) {
+      try {
+        bound = await this.listenOn(address, bound ?? port);
+      } catch (error) {
+        failure ??= error;
+      }
     }
+    if (bound === undefined) throw failure;
     return bound;
   }
 
   private listenOn(host: string, port: number): Promise<number> {
     const server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.onConnection(socket));
-    this.servers.push(server);
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host, port, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', reject);
+        // An accept that fails (out of descriptors) loses that one connection, which retries; it must not end the broker.
+        server.on('error', () => {});
+        this.servers.push(server);
         const address = server.address();
         resolve(typeof address === 'object' && address ? address.port : port);
       });
