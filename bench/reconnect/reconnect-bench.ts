@@ -27,12 +27,10 @@ class BrokerProcess {
   private readonly waiting = new Map<number, (stats: Stats) => void>();
   private nextId = 1;
 
-  /** With `profileDir`, the process writes its CPU profile there as it exits. */
+  /** With `profileDir`, the process writes its CPU profile to its `broker-reconnect-storm/` as it exits. */
   constructor(dataDir: string, port: number, profileDir?: string) {
-    const execArgv = [
-      ...process.execArgv,
-      ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'broker-reconnect-storm.cpuprofile'] : []),
-    ];
+    // One profile per thread (the TypeScript loader has one of its own), named by Node: the broker's is the main thread's (`.0.` in its name).
+    const execArgv = [...process.execArgv, ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'broker-reconnect-storm')] : [])];
     this.child = fork(RUN_TS, [BROKER, dataDir, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     this.listening = new Promise((resolve, reject) => {
       this.child.once('exit', (code) => reject(new Error(`the broker exited with ${code} before listening`)));
