@@ -11,6 +11,7 @@ import { LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
 import { type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
+import { RECONNECT_BACKOFF } from './connection/backoff.ts';
 import { parseBrokerAddresses } from './connection/broker-addresses.ts';
 
 export const AGENT_FLAGS = {
@@ -151,10 +152,8 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
       caFile: values['proxmox-ca-file'],
       insecure: values['proxmox-insecure'],
     }),
-    backoffBaseMs: 500,
-    // The cap bounds how long a fleet stays away once its broker is back (about half of it on average); the herd is
-    // kept off by the jitter and the broker's admission pacing, and a refused dial to a broker that is down costs it nothing.
-    backoffCapMs: 15_000,
+    backoffBaseMs: RECONNECT_BACKOFF.baseMs,
+    backoffCapMs: RECONNECT_BACKOFF.capMs,
     sampleIntervalMs: 5000,
     healthListen: values['health-listen'],
     logLevel: values['log-level'] as LogLevel,

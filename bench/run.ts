@@ -4,7 +4,7 @@
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
- *   npm run bench -- --only reconnect --reconnect-agents 2000
+ *   npm run bench -- --only reconnect --reconnect-agents 2000 [--profile]
  *   npm run bench -- --only web --web-hosts 2000
  *   npm run bench -- --only cluster --cluster-agents 3000 --rounds 20
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
@@ -86,7 +86,7 @@ if (selected.has('cli')) {
 }
 if (selected.has('reconnect')) {
   process.stderr.write(`reconnect: ${values['reconnect-agents']} agents\n`);
-  results.push(withLoad(await reconnectScenario(Number(values['reconnect-agents']))));
+  results.push(withLoad(await reconnectScenario(Number(values['reconnect-agents']), values.profile ? profileDir() : undefined)));
 }
 if (selected.has('web')) {
   process.stderr.write(`web: ${values['web-hosts']} hosts\n`);

@@ -1,4 +1,14 @@
 /**
+ * The agent's reconnect backoff: the real agent's, and the benchmarks'
+ * simulated agents' too, so that they measure what users run. The cap bounds
+ * how long a fleet stays away once its broker is back (about half of it on
+ * average); the herd is kept off by the jitter and by the broker, which holds
+ * connections past its admission rate until their turn, and a refused dial to
+ * a broker that is down costs it nothing.
+ */
+export const RECONNECT_BACKOFF = { baseMs: 500, capMs: 15_000 } as const;
+
+/**
  * Exponential backoff with full jitter: the n-th consecutive failure waits a
  * uniformly random time in [0, min(cap, base·2^(n-1))]. Randomising the whole
  * wait (not just a part) is what spreads a fleet that lost its broker at the

@@ -25,6 +25,36 @@ function hostOf(address: string): string {
 }
 
 /**
+ * The TLS credentials of one identity for one broker host, built once and
+ * reused by every dial: building them parses the key and certificates, which
+ * every reconnect attempt paid again (a fleet retrying together paid it
+ * thousands of times a second in the benchmark's single process).
+ */
+const credentialsCache = new WeakMap<MeshClientCredentials, Map<string, grpc.ChannelCredentials>>();
+
+function channelCredentials(credentials: MeshClientCredentials, host: string, byAddress: boolean): grpc.ChannelCredentials {
+  let byHost = credentialsCache.get(credentials);
+  if (!byHost) {
+    byHost = new Map();
+    credentialsCache.set(credentials, byHost);
+  }
+  const key = byAddress ? host : '';
+  let built = byHost.get(key);
+  if (!built) {
+    built = grpc.credentials.createSsl(
+      Buffer.from(credentials.caCertificatePem),
+      credentials.privateKeyPem ? Buffer.from(credentials.privateKeyPem) : null,
+      credentials.certificatePem ? Buffer.from(credentials.certificatePem) : null,
+      // grpc-js sends the dialled host as the TLS server name, which RFC 6066 forbids for an address (Node warns, DEP0123):
+      // dialled by address, it sends a placeholder name instead and still checks the certificate against the address.
+      byAddress ? { checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate) } : {},
+    );
+    byHost.set(key, built);
+  }
+  return built;
+}
+
+/**
  * A channel to the broker. Each agent gets its own subchannel pool so that
  * simulated agents in one process do not share a connection (DESIGN §10);
  * retries are off because the agent stream is re-opened by our own loop, and
@@ -33,15 +63,7 @@ function hostOf(address: string): string {
 export function createMeshClient(address: string, credentials: MeshClientCredentials): MeshClient {
   const host = hostOf(address);
   const byAddress = isIP(host) !== 0;
-  const channelCredentials = grpc.credentials.createSsl(
-    Buffer.from(credentials.caCertificatePem),
-    credentials.privateKeyPem ? Buffer.from(credentials.privateKeyPem) : null,
-    credentials.certificatePem ? Buffer.from(credentials.certificatePem) : null,
-    // grpc-js sends the dialled host as the TLS server name, which RFC 6066 forbids for an address (Node warns, DEP0123):
-    // dialled by address, it sends a placeholder name instead and still checks the certificate against the address.
-    byAddress ? { checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate) } : {},
-  );
-  return createClient(Mesh, address, channelCredentials, {
+  return createClient(Mesh, address, channelCredentials(credentials, host, byAddress), {
     ...(byAddress ? { 'grpc.ssl_target_name_override': ADDRESS_SERVER_NAME } : {}),
     'grpc.use_local_subchannel_pool': 1,
     'grpc.enable_retries': 0,

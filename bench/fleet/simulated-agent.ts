@@ -1,3 +1,4 @@
+import { RECONNECT_BACKOFF } from '../../agent/connection/backoff.ts';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import type { HostSample } from '../../shared/catalog/sample.ts';
@@ -137,8 +138,8 @@ export function simulatedAgent(
     }),
     sample: () => sample(i),
     log: silentLogger,
-    backoffBaseMs: 500,
-    backoffCapMs: 30_000,
+    backoffBaseMs: RECONNECT_BACKOFF.baseMs,
+    backoffCapMs: RECONNECT_BACKOFF.capMs,
   });
   connection.once('connected', () => {
     if (!dockerUp) return;

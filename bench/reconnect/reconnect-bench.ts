@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RECONNECT_BACKOFF } from '../../agent/connection/backoff.ts';
 import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
@@ -11,11 +12,12 @@ import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import { buildDist } from '../fleet/build-dist.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
+import { listenDrops } from './listen-drops.ts';
 
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const BROKER = fileURLToPath(new URL('./reconnect-broker.ts', import.meta.url));
 
-type Stats = { id: number; cpu_us: number; online?: number; port?: number };
+type Stats = { id: number; cpu_us: number; loop_active_ms: number; loop_idle_ms: number; online?: number; port?: number };
 
 /** One broker process: ready when it listens, answering stats over IPC. */
 class BrokerProcess {
@@ -25,8 +27,11 @@ class BrokerProcess {
   private readonly waiting = new Map<number, (stats: Stats) => void>();
   private nextId = 1;
 
-  constructor(dataDir: string, port: number) {
-    this.child = fork(RUN_TS, [BROKER, dataDir, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** With `profileDir`, the process writes its CPU profile to its `broker-reconnect-storm/` as it exits. */
+  constructor(dataDir: string, port: number, profileDir?: string) {
+    // One profile per thread (the TypeScript loader has one of its own), named by Node: the broker's is the main thread's (`.0.` in its name).
+    const execArgv = [...process.execArgv, ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'broker-reconnect-storm')] : [])];
+    this.child = fork(RUN_TS, [BROKER, dataDir, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     this.listening = new Promise((resolve, reject) => {
       this.child.once('exit', (code) => reject(new Error(`the broker exited with ${code} before listening`)));
       this.waiting.set(0, (stats) => resolve({ ...stats, at: performance.now() }));
@@ -59,9 +64,10 @@ class BrokerProcess {
  * own channel and TLS connection) connect to a broker process; the broker is
  * stopped with SIGTERM and a new one started on the same port and data dir.
  * Reports how long after the new broker listens 50, 90 and 100 % of the fleet
- * are back, and the new broker's CPU over that storm.
+ * are back, and the new broker's CPU over that storm. With `profileDir`, the
+ * new broker's CPU profile (its start, the storm, its stop) is written there.
  */
-export async function reconnectScenario(agentCount: number): Promise<ScenarioResult> {
+export async function reconnectScenario(agentCount: number, profileDir?: string): Promise<ScenarioResult> {
   await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-reconnect-'));
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
@@ -93,8 +99,8 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
           hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: [], name: identity.name }),
           sample: () => BENCH_SAMPLE,
           log: silentLogger,
-          backoffBaseMs: 500,
-          backoffCapMs: 15_000,
+          backoffBaseMs: RECONNECT_BACKOFF.baseMs,
+          backoffCapMs: RECONNECT_BACKOFF.capMs,
         });
         // Counted once per agent: one told to come back later may be welcomed, then moved, more than once.
         connection.on('connected', () => {
@@ -117,7 +123,8 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
     const stopStarted = performance.now();
     await broker.terminate();
     const downAt = performance.now();
-    broker = new BrokerProcess(dataDir, port ?? 0);
+    const dropsAtRestart = listenDrops();
+    broker = new BrokerProcess(dataDir, port ?? 0, profileDir);
     const listening = await broker.listening;
     newBrokerUp = true;
     const agentsCpuAtListening = process.cpuUsage();
@@ -126,6 +133,9 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
     clearTimeout(timeout);
     const agentsCpu = process.cpuUsage(agentsCpuAtListening);
     const after = await broker.stats();
+    const dropsAtEnd = listenDrops();
+    const loopActiveMs = after.loop_active_ms - listening.loop_active_ms;
+    const loopIdleMs = after.loop_idle_ms - listening.loop_idle_ms;
     const backMs = [...backAt.values()].map((at) => at - listening.at).sort((a, b) => a - b);
     const stormMs = backMs.at(-1) ?? 0;
     const stormCpuMs = (after.cpu_us - listening.cpu_us) / 1000;
@@ -143,6 +153,12 @@ export async function reconnectScenario(agentCount: number): Promise<ScenarioRes
         broker_cpu_s_during_storm: stormCpuMs / 1000,
         broker_cpu_pct_of_core_during_storm: (stormCpuMs / Math.max(1, stormMs)) * 100,
         broker_cpu_ms_per_agent_back: stormCpuMs / Math.max(1, backAt.size),
+        // The share of the storm the broker's event loop was running (not waiting): near 1, the broker sets the pace.
+        broker_event_loop_utilization_during_storm: loopActiveMs / Math.max(1, loopActiveMs + loopIdleMs),
+        // Dials the kernel dropped from full listen queues from the restart to the end (every listener on this machine's
+        // network namespace counts, so other work adds to it): each one waits for a SYN retransmit 1, 3, 7, 15, 31 s later.
+        listen_overflows_from_restart: dropsAtEnd.overflows - dropsAtRestart.overflows,
+        listen_drops_from_restart: dropsAtEnd.drops - dropsAtRestart.drops,
         broker_online_at_end: after.online ?? Number.NaN,
         // The simulated fleet shares one process: when this nears 100 %, it, not the broker, sets the pace.
         agents_process_cpu_pct_of_core_during_storm: ((agentsCpu.user + agentsCpu.system) / 1000 / Math.max(1, stormMs)) * 100,

@@ -5,6 +5,7 @@
  * is listening, answers `stats` over IPC, and stops cleanly on SIGTERM (which
  * is what tells its agents when to come back).
  */
+import { performance } from 'node:perf_hooks';
 import { loadDistBroker } from '../fleet/dist-broker.ts';
 
 const [dataDir = '', port = '0'] = process.argv.slice(2);
@@ -14,10 +15,12 @@ const broker = await Broker.start(inProcessBrokerOptions(dataDir, { grpcListen: 
 process.on('message', (message: { id: number; type: 'stats' }) => {
   const cpu = process.cpuUsage();
   const online = broker.registry.list().filter((host) => host.state === 'online').length;
-  process.send?.({ id: message.id, cpu_us: cpu.user + cpu.system, online });
+  const loop = performance.eventLoopUtilization();
+  process.send?.({ id: message.id, cpu_us: cpu.user + cpu.system, online, loop_active_ms: loop.active, loop_idle_ms: loop.idle });
 });
 process.once('SIGTERM', () => {
   void broker.stop().then(() => process.exit(0));
 });
 const cpu = process.cpuUsage();
-process.send?.({ id: 0, port: broker.grpcPort, cpu_us: cpu.user + cpu.system });
+const loop = performance.eventLoopUtilization();
+process.send?.({ id: 0, port: broker.grpcPort, cpu_us: cpu.user + cpu.system, loop_active_ms: loop.active, loop_idle_ms: loop.idle });

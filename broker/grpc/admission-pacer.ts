@@ -1,43 +1,44 @@
 export interface AdmissionRate {
-  /** Agent streams admitted at once after a quiet spell. */
+  /** Agent connections taken on at once after a quiet spell. */
   burst: number;
-  /** Agent streams admitted per second, sustained. */
+  /** Agent connections taken on per second, sustained. */
   perSecond: number;
 }
 
 /**
- * Paces the agents a broker takes on: a token bucket admits `burst` at once and
- * `perSecond` after that, and every agent past it is given a slot of its own
- * later on, one slot per admission interval after those already promised, so
- * a fleet that arrives in one second is told to come back spread over
- * `fleet / perSecond` seconds rather than dropped and left to retry together.
+ * Paces the agents a broker takes on: `burst` at once after a quiet spell and
+ * `perSecond` after that, each arrival past the burst given the next free slot
+ * (one admission interval after the slot promised before it). A promised slot
+ * is spent when it is promised: the connection waits for it and is not paced
+ * again, so a fleet that arrives in one second is taken on, in the order it
+ * came, over `fleet / perSecond` seconds, and a newcomer never jumps the queue.
  */
 export class AdmissionPacer {
-  private tokens: number;
-  private updatedMs: number;
-  /** The latest return time promised to an agent told to come back. */
-  private promisedUntilMs = 0;
+  /** When the slots promised so far, past the burst allowance, run out. */
+  private slotsUntilMs: number;
 
   constructor(
     private readonly rate: AdmissionRate,
     nowMs = Date.now(),
   ) {
-    this.tokens = rate.burst;
-    this.updatedMs = nowMs;
+    this.slotsUntilMs = nowMs;
   }
 
-  /** 0 when the agent may go ahead now, else in how many milliseconds it should come back. */
-  admit(nowMs = Date.now(), random: () => number = Math.random): number {
-    const intervalMs = 1000 / this.rate.perSecond;
-    this.tokens = Math.min(this.rate.burst, this.tokens + (nowMs - this.updatedMs) / intervalMs);
-    this.updatedMs = nowMs;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
-    }
-    this.promisedUntilMs = Math.max(this.promisedUntilMs, nowMs) + intervalMs;
-    // Jitter within the slot, so agents given neighbouring slots do not land on the same millisecond.
-    return Math.ceil(this.promisedUntilMs - nowMs + random() * intervalMs);
+  private get intervalMs(): number {
+    return 1000 / this.rate.perSecond;
+  }
+
+  /**
+   * 0 when the connection may go ahead now, else in how many milliseconds its
+   * slot comes; undefined when that would be later than `maxWaitMs`, and then
+   * no slot is taken.
+   */
+  admit(nowMs = Date.now(), maxWaitMs = Number.POSITIVE_INFINITY): number | undefined {
+    const next = Math.max(this.slotsUntilMs, nowMs);
+    const waitMs = Math.max(0, Math.ceil(next - nowMs - (this.rate.burst - 1) * this.intervalMs));
+    if (waitMs > maxWaitMs) return undefined;
+    this.slotsUntilMs = next + this.intervalMs;
+    return waitMs;
   }
 
   /**

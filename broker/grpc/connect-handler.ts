@@ -1,15 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
-import {
-  type AgentFrame,
-  type BrokerFrame,
-  BrokerFrameSchema,
-  type Hello,
-  ReconnectSchema,
-  RenewResponseSchema,
-  WelcomeSchema,
-} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { type AgentFrame, type BrokerFrame, type Hello, RenewResponseSchema, WelcomeSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { agentIdFromAltNames, normalizeSerial } from '../../shared/pki/certificates.ts';
@@ -19,7 +11,6 @@ import { AgentSession } from '../agents/agent-session.ts';
 import type { Enrollment } from '../enrollment/enrollment.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { AdmissionPacer } from './admission-pacer.ts';
 
 /** An agent that opens a stream and sends no Hello within this time is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -29,8 +20,6 @@ interface ConnectHandlerOptions {
   registry: AgentRegistry;
   enrollment: Enrollment;
   heartbeatIntervalMs: number;
-  /** Agents past the admission rate are told when to come back instead of being taken on now. */
-  admissions: AdmissionPacer;
   log: Logger;
 }
 
@@ -98,17 +87,6 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
       return;
     }
     if (call.cancelled) return;
-    // Paced after authentication, so only enrolled agents take up admission slots.
-    const waitMs = options.admissions.admit();
-    if (waitMs > 0) {
-      call.write(
-        create(BrokerFrameSchema, {
-          frame: { case: 'reconnect', value: create(ReconnectSchema, { delayMs: waitMs, reason: 'the broker is taking agents on at its own pace' }) },
-        }),
-      );
-      call.end();
-      return;
-    }
     const session = new AgentSession(call, identity.agentId, identity.serial);
     let attached = false;
     const helloTimer = setTimeout(() => {

@@ -5,6 +5,7 @@ import { EnrollResponseSchema, Mesh, ReconnectSchema } from '../../shared/gen/fl
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import { addService } from '../../shared/grpc/service-adapter.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import { parseHostPort } from '../../shared/options/values.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Enrollment } from '../enrollment/enrollment.ts';
@@ -13,6 +14,7 @@ import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import type { ServerIdentity } from '../pki/broker-authority.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { AdmissionGate } from './admission-gate.ts';
 import { AdmissionPacer, type AdmissionRate } from './admission-pacer.ts';
 import { createConnectHandler } from './connect-handler.ts';
 import { StaticCertificateProvider } from './static-certificate-provider.ts';
@@ -27,7 +29,7 @@ interface MeshServerOptions {
   heartbeatIntervalMs: number;
   /** Heartbeats missed before the registry ends a silent agent's stream. */
   offlineAfterMissed: number;
-  /** How fast agent streams are taken on; the excess is told when to come back. */
+  /** How fast agent connections are taken on (TLS handshakes begun); the excess waits for its turn. */
   admissionRate: AdmissionRate;
   /** Enroll attempts allowed per source address and per join token id. */
   enrollLimits: { perSource: RateLimit; perToken: RateLimit };
@@ -54,9 +56,17 @@ function admit(limiter: RateLimiter, key: string, what: string): void {
   });
 }
 
+/**
+ * The longest an agent's connection waits for its turn at the admission gate
+ * (30 s of slots: 6,000 agents at the default rate). Later arrivals are closed
+ * and retry after their backoff, by when the queue has moved on.
+ */
+const MAX_ADMISSION_HOLD_MS = 30_000;
+
 /** The broker's gRPC endpoint: Enroll for newcomers, Connect for enrolled agents, one TLS port. */
 export class MeshServer {
   private server: grpc.Server | undefined;
+  private gate: AdmissionGate | undefined;
   private readonly enrollsBySource: RateLimiter;
   private readonly enrollsByToken: RateLimiter;
   /** Refused enrollments are logged, at most 20 lines at once and 6 a minute. */
@@ -132,7 +142,7 @@ export class MeshServer {
           callback(toGrpcStatus(failure));
         }
       },
-      connect: createConnectHandler({ ...options, admissions: this.admissions }),
+      connect: createConnectHandler(options),
     });
     // The chain carries the CA too, so an enrolling agent can read it and check it against its pin.
     const certificates = new StaticCertificateProvider(Buffer.from(options.caCertificatePem), {
@@ -140,9 +150,18 @@ export class MeshServer {
       privateKey: Buffer.from(options.serverIdentity.privateKeyPem),
     });
     const credentials = grpc.experimental.createCertificateProviderServerCredentials(certificates, certificates, false);
-    const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(options.listen, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
-    });
+    // The port is our own listener's, not grpc-js's: connections reach grpc-js's TLS only when the gate admits them.
+    const injector = server.createConnectionInjector(credentials);
+    const gate = new AdmissionGate({ pacer: this.admissions, admit: (socket) => injector.injectConnection(socket), maxHoldMs: MAX_ADMISSION_HOLD_MS });
+    const address = parseHostPort(options.listen, '--grpc-listen');
+    let port: number;
+    try {
+      port = await gate.listen(address.host, address.port);
+    } catch (error) {
+      server.forceShutdown();
+      throw error;
+    }
+    this.gate = gate;
     this.server = server;
     return port;
   }
@@ -164,6 +183,8 @@ export class MeshServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.gate?.close();
+    this.gate = undefined;
     if (!server) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { reportSchemas } from '../../shared/domains/domains.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
-import { assessClaims } from '../agents/claims.ts';
+import { assessClaims, statedClaims } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { ContainerEvents } from './container-events.ts';
 import { DockerIndexer, type InventoryEntry } from './docker-indexer.ts';
@@ -45,6 +45,8 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly byKind = new Map<string, Indexer>();
   private readonly warnedAt = new Map<string, number>();
   private pruner: NodeJS.Timeout | undefined;
+  /** The hosts that held a role (approved or proven) at the last check. */
+  private roleHolders = new Set<string>();
 
   constructor(
     private readonly registry: AgentRegistry,
@@ -103,7 +105,12 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       this.dropLostRoles();
     });
     // A withdrawn approval, or a Hello that claims another swarm, ends what the agent contributed as a role holder.
-    this.registry.on('state', () => this.dropLostRoles());
+    // Each check reads every host: it runs only for a host that has or states a role, or held one at the last check,
+    // since no other host's change can take a role away (run for every state change, it cost a fleet of 2000 coming
+    // back after a restart seconds of the broker's CPU).
+    this.registry.on('state', (host) => {
+      if (host.roles.length > 0 || this.roleHolders.has(host.id) || statedClaims(host.hello?.facts ?? {}).length > 0) this.dropLostRoles();
+    });
     this.pruner = setInterval(() => this.prune(), 3_600_000);
     this.pruner.unref();
   }
@@ -184,6 +191,7 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   /** Removes what agents contributed as holders of a role they no longer hold (revoked, approval withdrawn, claim changed). */
   private dropLostRoles(): void {
     const claims = assessClaims(this.registry.list(), this);
+    this.roleHolders = new Set([...claims].filter(([, held]) => held.some((claim) => claim.status !== 'pending')).map(([hostId]) => hostId));
     for (const indexer of this.indexers.values()) indexer.dropLostRoles?.(claims);
   }
 

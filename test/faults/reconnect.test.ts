@@ -19,14 +19,18 @@ describe('agents told when to come back', () => {
     proxy = undefined;
   });
 
-  it('tells agents past the admission rate when to come back instead of refusing them, and takes them all on', async () => {
-    fleet = await startTestFleet({ admissionRate: { burst: 1, perSecond: 0.5 } });
+  it('takes agents past the admission rate on in turn, none refused or sent away to retry', async () => {
+    // Each agent dials twice (Enroll, then its stream): eight connections, one at once and then one every 250 ms.
+    fleet = await startTestFleet({ admissionRate: { burst: 1, perSecond: 4 } });
     const logs = ['paced-1', 'paced-2', 'paced-3', 'paced-4'].map(() => captureLogger());
+    const startedMs = Date.now();
     await Promise.all(logs.map(({ log }, i) => fleet?.addAgent(`paced-${i + 1}`, { log })));
     expect(fleet.broker.registry.list().filter((host) => host.state === 'online')).toHaveLength(4);
-    const told = logs.flatMap(({ lines }) => lines.filter((line) => line.message === TOLD_TO_COME_BACK));
-    expect(told.length).toBeGreaterThan(0);
-    for (const line of told) expect(line.reason).toMatch(/at its own pace/);
+    // The gate held the excess rather than admitting them at once: eight connections cannot pass in less than 7 slots.
+    expect(Date.now() - startedMs).toBeGreaterThanOrEqual(7 * 250);
+    const lines = logs.flatMap(({ lines }) => lines);
+    expect(lines.filter((line) => line.message === TOLD_TO_COME_BACK)).toEqual([]);
+    expect(lines.filter((line) => /retrying/.test(String(line.message)))).toEqual([]);
   });
 
   it('sends the agent to the address a Reconnect names, once, with the same CA', async () => {

@@ -444,8 +444,8 @@ export const WelcomeSchema: GenMessage<Welcome> = /*@__PURE__*/
 /**
  * The broker asks the agent to end this stream and dial again after delay_ms:
  * sent to every agent when the broker shuts down (each told a different
- * delay, so the fleet does not come back in the same second) and to agents
- * past the broker's admission rate. The stream ends right after it; a
+ * delay, so the fleet does not come back in the same second), and by a
+ * cluster to move agents between brokers. The stream ends right after it; a
  * Reconnect is a clean close, so the agent's backoff starts afresh.
  *
  * @generated from message fleetmesh.v1.Reconnect
