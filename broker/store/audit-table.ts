@@ -1,3 +1,4 @@
+import { type BrokerScope, whereBrokers } from './broker-scope.ts';
 import type { SqlEngine, SqlValue } from './sql-engine.ts';
 
 export type AuditOutcome = 'pending' | 'ok' | 'partial' | 'error' | 'refused' | 'cancelled' | 'interrupted';
@@ -158,18 +159,10 @@ export class AuditTable {
    * brokers not among those still alive. Without either: every pending row
    * (a single broker starting).
    */
-  markInterrupted(now: number, scope: { brokerIds?: string[]; except?: string[]; note?: string } = {}): Promise<number> {
+  markInterrupted(now: number, scope: BrokerScope & { note?: string } = {}): Promise<number> {
     const where = ["outcome = 'pending'"];
     const args: SqlValue[] = [now, scope.note ?? null, scope.note ?? null, scope.note ?? null];
-    if (scope.brokerIds) {
-      if (scope.brokerIds.length === 0) return Promise.resolve(0);
-      where.push(`broker_id IN (${scope.brokerIds.map(() => '?').join(', ')})`);
-      args.push(...scope.brokerIds);
-    }
-    if (scope.except) {
-      where.push(`broker_id IS NOT NULL${scope.except.map(() => ' AND broker_id <> ?').join('')}`);
-      args.push(...scope.except);
-    }
+    if (!whereBrokers(scope, where, args)) return Promise.resolve(0);
     return this.sql.run(
       `UPDATE audit SET outcome = 'interrupted', finished_at = ?,
          note = CASE WHEN CAST(? AS TEXT) IS NULL THEN note ELSE ${APPEND_NOTE} END WHERE ${where.join(' AND ')}`,

@@ -1,3 +1,4 @@
+import { type BrokerScope, whereBrokers } from './broker-scope.ts';
 import type { SqlEngine, SqlValue } from './sql-engine.ts';
 
 export type McpTaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
@@ -55,10 +56,8 @@ function fromRaw(row: RawRow): McpTaskRow {
 export const BROKER_STOPPED = 'the broker running this task stopped before it ended';
 
 /** Which working tasks a broker that stopped left behind (see `interrupt`). */
-export interface InterruptedScope {
+export interface InterruptedScope extends BrokerScope {
   taskId?: string;
-  brokerIds?: string[];
-  except?: string[];
 }
 
 /** MCP tasks, by the identity that made them: kept until they expire, whichever broker ran them. */
@@ -136,15 +135,7 @@ export class McpTasksTable {
       where.push('task_id = ?');
       args.push(scope.taskId);
     }
-    if (scope.brokerIds) {
-      if (scope.brokerIds.length === 0) return Promise.resolve(0);
-      where.push(`broker_id IN (${scope.brokerIds.map(() => '?').join(', ')})`);
-      args.push(...scope.brokerIds);
-    }
-    if (scope.except) {
-      where.push(`broker_id IS NOT NULL${scope.except.map(() => ' AND broker_id <> ?').join('')}`);
-      args.push(...scope.except);
-    }
+    if (!whereBrokers(scope, where, args)) return Promise.resolve(0);
     // The status message keeps the last progress: what the task knew of its hosts.
     return this.sql.run(
       `UPDATE mcp_tasks SET status = 'failed', status_message = CAST(? AS TEXT) || COALESCE('; last progress: ' || status_message, ''), result_json = NULL,
