@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerStore } from '../broker/store/broker-store.ts';
+import { brokerAddresses, brokerProcessArgs, enrolledAgentProcess } from './harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
@@ -114,39 +115,13 @@ describe('the audit log', () => {
     const temp = makeTempDir();
     temps.push(temp);
     const dataDir = join(temp.path, 'broker');
-    const brokerArgs = [
-      'broker',
-      '--data-dir',
-      dataDir,
-      '--grpc-listen',
-      '127.0.0.1:0',
-      '--mcp-listen',
-      '127.0.0.1:0',
-      '--advertise-names',
-      'localhost',
-      '--operations-level',
-      '3',
-    ];
+    const brokerArgs = brokerProcessArgs(dataDir, { level: 3 });
     const broker = new CliProcess(brokerArgs);
     processes.push(broker);
-    const mcpUrl = (await broker.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/))[1] as string;
-    const grpcPort = (await broker.waitForOutput(/grpc=127\.0\.0\.1:(\d+)/))[1] as string;
+    const { mcpUrl, grpcPort } = await brokerAddresses(broker);
     const identity = JSON.parse((await runFleetmesh(['identity', 'create', 'killer', '--level', '3', '--data-dir', dataDir, '--output', 'json'])).stdout);
-    const enrollment = JSON.parse((await runFleetmesh(['token', 'create', '--data-dir', dataDir, '--output', 'json'])).stdout);
     const agentDir = join(temp.path, 'agent');
-    const agent = new CliProcess([
-      'agent',
-      '--broker',
-      `localhost:${grpcPort}`,
-      '--token',
-      enrollment.token,
-      '--ca-pin',
-      enrollment.ca_pin,
-      '--name',
-      'stuck',
-      '--data-dir',
-      agentDir,
-    ]);
+    const agent = await enrolledAgentProcess(['--data-dir', dataDir], grpcPort, 'stuck', agentDir);
     processes.push(agent);
     await agent.waitForOutput(/connected to the broker/);
     agent.signal('SIGSTOP');

@@ -6,6 +6,7 @@ import { BOOTSTRAP_FILES, writeBootstrapFiles } from '../broker/bootstrap/bootst
 import { readBrokerBootstrap } from '../broker/bootstrap/broker-bootstrap.ts';
 import { SERVER_CERT_FILE } from '../broker/pki/broker-authority.ts';
 import { STORE_FILE } from '../broker/store/broker-store.ts';
+import { brokerAddresses, brokerProcessArgs, enrolledAgentProcess } from './harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
 import { freshDatabase, type PostgresServer, startPostgres } from './harness/postgres-server.ts';
@@ -26,36 +27,11 @@ describe('a broker on PostgreSQL', () => {
     cleanups.push(() => temp.remove());
     const dataDir = join(temp.path, 'broker');
     const store = ['--data-dir', dataDir, '--store', database.url];
-    const broker = new CliProcess([
-      'broker',
-      ...store,
-      '--grpc-listen',
-      '127.0.0.1:0',
-      '--mcp-listen',
-      '127.0.0.1:0',
-      '--advertise-names',
-      'localhost',
-      '--operations-level',
-      '3',
-    ]);
+    const broker = new CliProcess(brokerProcessArgs(dataDir, { level: 3, extra: ['--store', database.url] }));
     cleanups.push(() => broker.stop());
-    const mcpUrl = (await broker.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/))[1] as string;
-    const grpcPort = (await broker.waitForOutput(/grpc=127\.0\.0\.1:(\d+)/))[1] as string;
+    const { mcpUrl, grpcPort } = await brokerAddresses(broker);
     const identity = JSON.parse((await runFleetmesh(['identity', 'create', 'pg-admin', '--level', '3', ...store, '--output', 'json'])).stdout);
-    const enrollment = JSON.parse((await runFleetmesh(['token', 'create', ...store, '--output', 'json'])).stdout);
-    const agent = new CliProcess([
-      'agent',
-      '--broker',
-      `localhost:${grpcPort}`,
-      '--token',
-      enrollment.token,
-      '--ca-pin',
-      enrollment.ca_pin,
-      '--name',
-      'pg-host',
-      '--data-dir',
-      join(temp.path, 'agent'),
-    ]);
+    const agent = await enrolledAgentProcess(store, grpcPort, 'pg-host', join(temp.path, 'agent'));
     cleanups.push(() => agent.stop());
     await agent.waitForOutput(/connected to the broker/);
 

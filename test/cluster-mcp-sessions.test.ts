@@ -5,6 +5,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import type { Broker } from '../broker/broker.ts';
+import { brokerProcessArgs, enrolledAgentProcess } from './harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { freePort } from './harness/free-port.ts';
 import { call, identityToken, readJson } from './harness/mcp-client.ts';
@@ -154,17 +155,7 @@ describe('MCP sessions of a single broker on SQLite', () => {
 
   it('continues a session after the broker restarts, subscriptions included', async () => {
     const dataDir = join(temp.path, 'broker');
-    const args = [
-      'broker',
-      '--data-dir',
-      dataDir,
-      '--grpc-listen',
-      '127.0.0.1:0',
-      '--mcp-listen',
-      `127.0.0.1:${await freePort()}`,
-      '--advertise-names',
-      'localhost',
-    ];
+    const args = brokerProcessArgs(dataDir, { mcpPort: String(await freePort()) });
     const first = new CliProcess(args);
     processes.push(first);
     const mcpUrl = (await first.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/))[1] as string;
@@ -186,20 +177,7 @@ describe('MCP sessions of a single broker on SQLite', () => {
     mover.updated.length = 0;
 
     // An agent joins: the restarted broker tells the subscription made before the restart.
-    const enrollment = JSON.parse((await runFleetmesh(['token', 'create', '--data-dir', dataDir, '--output', 'json'])).stdout);
-    const agent = new CliProcess([
-      'agent',
-      '--broker',
-      `localhost:${grpcPort}`,
-      '--token',
-      enrollment.token,
-      '--ca-pin',
-      enrollment.ca_pin,
-      '--name',
-      'joiner',
-      '--data-dir',
-      join(temp.path, 'agent'),
-    ]);
+    const agent = await enrolledAgentProcess(['--data-dir', dataDir], grpcPort, 'joiner', join(temp.path, 'agent'));
     processes.push(agent);
     await waitFor(() => mover.updated.includes('fleet://status'), { what: 'the update of the subscription made before the restart' });
     expect(mover.posted.filter((method) => method === 'initialize')).toHaveLength(1);

@@ -8,6 +8,7 @@ import { createIdentity } from '../broker/auth/identities.ts';
 import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
 import { BrokerStore } from '../broker/store/broker-store.ts';
 import { silentLogger } from '../shared/log/logger.ts';
+import { brokerAddresses, brokerProcessArgs } from './harness/broker-process.ts';
 import { CliProcess } from './harness/cli-process.ts';
 import { identityToken, mcpClient } from './harness/mcp-client.ts';
 import { openRawStream, type RawStream } from './harness/raw-stream.ts';
@@ -50,23 +51,10 @@ describe('MCP tasks whose broker stopped', () => {
     const temp = makeTempDir();
     temps.push(temp);
     const dataDir = join(temp.path, 'broker');
-    const brokerArgs = [
-      'broker',
-      '--data-dir',
-      dataDir,
-      '--grpc-listen',
-      '127.0.0.1:0',
-      '--mcp-listen',
-      '127.0.0.1:0',
-      '--advertise-names',
-      'localhost',
-      '--operations-level',
-      '2',
-    ];
+    const brokerArgs = brokerProcessArgs(dataDir, { level: 2 });
     const broker = new CliProcess(brokerArgs);
     processes.push(broker);
-    const mcpUrl = (await broker.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/))[1] as string;
-    const grpcPort = (await broker.waitForOutput(/grpc=127\.0\.0\.1:(\d+)/))[1] as string;
+    const { mcpUrl, grpcPort } = await brokerAddresses(broker);
     const caPin = (await broker.waitForOutput(/ca_pin=(sha256:[0-9a-f]+)/))[1] as string;
     // The admin commands' way: the running broker's store, opened beside it.
     const store = await BrokerStore.open(dataDir, { create: false });

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
+import { brokerAddresses, brokerProcessArgs, enrolledAgentProcess } from '../harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from '../harness/cli-process.ts';
 import { makeTempDir } from '../harness/temp-dir.ts';
 import { waitFor } from '../harness/wait.ts';
@@ -23,43 +24,16 @@ describe('a broker stopped or killed with agents mid-call', () => {
     const temp = makeTempDir();
     temps.push(temp);
     const dataDir = join(temp.path, 'broker');
-    const brokerArgs = (grpc: string, mcp: string) => [
-      'broker',
-      '--data-dir',
-      dataDir,
-      '--grpc-listen',
-      `127.0.0.1:${grpc}`,
-      '--mcp-listen',
-      `127.0.0.1:${mcp}`,
-      '--advertise-names',
-      'localhost',
-      '--operations-level',
-      '3',
-      '--heartbeat-interval',
-      '500ms',
-    ];
-    const broker = new CliProcess(brokerArgs('0', '0'));
+    const brokerArgs = (grpcPort?: string, mcpPort?: string) =>
+      brokerProcessArgs(dataDir, { level: 3, grpcPort, mcpPort, extra: ['--heartbeat-interval', '500ms'] });
+    const broker = new CliProcess(brokerArgs());
     processes.push(broker);
-    const mcpUrl = (await broker.waitForOutput(/mcp=(http:\/\/\S+\/mcp)/, 60_000))[1] as string;
-    const grpcPort = (await broker.waitForOutput(/grpc=127\.0\.0\.1:(\d+)/))[1] as string;
+    const { mcpUrl, grpcPort } = await brokerAddresses(broker, 60_000);
     const mcpPort = new URL(mcpUrl).port;
     const identity = JSON.parse((await runFleetmesh(['identity', 'create', 'operator', '--level', '3', '--data-dir', dataDir, '--output', 'json'])).stdout);
     const agents = new Map<string, CliProcess>();
     for (const name of AGENTS) {
-      const enrollment = JSON.parse((await runFleetmesh(['token', 'create', '--data-dir', dataDir, '--output', 'json'])).stdout);
-      const agent = new CliProcess([
-        'agent',
-        '--broker',
-        `localhost:${grpcPort}`,
-        '--token',
-        enrollment.token,
-        '--ca-pin',
-        enrollment.ca_pin,
-        '--name',
-        name,
-        '--data-dir',
-        join(temp.path, name),
-      ]);
+      const agent = await enrolledAgentProcess(['--data-dir', dataDir], grpcPort, name, join(temp.path, name));
       processes.push(agent);
       agents.set(name, agent);
     }
