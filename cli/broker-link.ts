@@ -8,6 +8,11 @@ function unknownSession(error: unknown): boolean {
   return /Session not found|Failed to open SSE stream: Not Found/.test(error instanceof Error ? error.message : String(error));
 }
 
+/** The broker refused the request unhandled (it is shutting down, or cannot resume the session now): another may take it. */
+function refusedUnhandled(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 503;
+}
+
 /** Nothing answered at the broker's address (it died, or has not started): the request never reached it. */
 function unreachable(error: unknown): boolean {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
@@ -30,7 +35,8 @@ function connectionLost(error: unknown): boolean {
  * When the broker answers that it no longer knows the session, the link opens
  * a new one (initialize again), subscribes again to every resource the client
  * subscribed to, and sends the request again: it was never handled. The
- * same happens when nothing answers at the broker's address (`open` may then
+ * same happens when nothing answers at the broker's address, or the broker
+ * refuses the request unhandled because it is shutting down (`open` may then
  * reach another broker of a cluster); while no broker can be reached, requests fail.
  * A request whose connection broke mid-answer fails, since it may have run,
  * and the link opens a new session for the requests after it.
@@ -70,7 +76,7 @@ export class BrokerLink {
       return await send(client);
     } catch (error) {
       if (this.closed) throw error;
-      if (unknownSession(error) || unreachable(error)) return send(await this.reconnect(client));
+      if (unknownSession(error) || unreachable(error) || refusedUnhandled(error)) return send(await this.reconnect(client));
       // This request fails (it may have run); the next ones go to a new session, on the next broker if this one is gone.
       if (connectionLost(error)) void this.reconnect(client).catch(() => undefined);
       throw error;

@@ -86,6 +86,15 @@ const MAX_PROVEN_TOKENS = 10_000;
 const IDLE_SESSION_MS = 60 * 60_000;
 /** How often live sessions are checked against their identity's row: a revocation (on any broker sharing the store) ends them within this. */
 const REVOCATION_CHECK_MS = 1000;
+/**
+ * How long a stopping broker waits for the answers it owes: the longest call
+ * deadline a client may ask for (60 s) is not waited out in full, since an
+ * orchestrator's stop grace is often 30 s.
+ */
+const ANSWER_GRACE_MS = 25_000;
+/** What a request that reaches a stopping broker is told: it was not handled, so it may be sent again as it is. */
+const STOPPING_MESSAGE =
+  'Unavailable: this broker is shutting down and did not handle the request; send it again (to another broker of the cluster, or to this one once it is back)';
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -121,9 +130,20 @@ function parseJson(body: Buffer): unknown {
 
 /** The resource URIs a 2026-07-28 `subscriptions/listen` request asks to hear of (none for anything else). */
 function listenedResources(body: unknown): string[] {
-  if (body === null || typeof body !== 'object' || (body as { method?: unknown }).method !== 'subscriptions/listen') return [];
+  if (!isListen(body)) return [];
   const uris = (body as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params?.notifications?.resourceSubscriptions;
   return Array.isArray(uris) ? uris.filter((uri): uri is string => typeof uri === 'string').slice(0, 100) : [];
+}
+
+/** A 2026-07-28 `subscriptions/listen` request, whose answer is a stream that lasts as long as the client listens. */
+function isListen(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && (body as { method?: unknown }).method === 'subscriptions/listen';
+}
+
+/** Whether a body asks for something (a JSON-RPC request), rather than only answering the server or notifying it. */
+function asksForSomething(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => m && typeof m === 'object' && 'method' in m && 'id' in m);
 }
 
 function isInitialize(body: unknown): boolean {
@@ -159,6 +179,10 @@ export class McpHttpServer {
   private readonly proven = new Map<string, Identity>();
   private sweeper: NodeJS.Timeout | undefined;
   private revocationChecker: NodeJS.Timeout | undefined;
+  /** Set once stop() begins: requests that ask for something new are refused, answers owed are still sent. */
+  private stopping = false;
+  /** POSTs to /mcp whose answer is still being written (an SSE answer lasts until its call ends). */
+  private readonly answering = new Set<ServerResponse>();
   /** Requests with a foreign Host or Origin are logged, at most 20 lines at once and 6 a minute. */
   private readonly refusedHosts: ThrottledWarnings;
   port = 0;
@@ -210,17 +234,35 @@ export class McpHttpServer {
     return this.port;
   }
 
+  /**
+   * Stops the orderly way: no new connection is taken and idle ones are
+   * closed, so clients move on (a relay given several brokers opens its
+   * session on the next one); a request that still arrives is refused with
+   * 503, unhandled; the answers of requests already taken are sent, for up
+   * to ANSWER_GRACE_MS, before the sessions and their connections close.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.sweeper);
     clearInterval(this.revocationChecker);
+    const server = this.server;
+    this.server = undefined;
+    server?.close();
+    server?.closeIdleConnections();
+    await this.answersSent(ANSWER_GRACE_MS);
     await this.options.tasks.stop();
     await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})));
     this.sessions.clear();
     await Promise.all([...this.modern.values()].map((m) => m.handler.close().catch(() => {})));
     this.modern.clear();
-    const server = this.server;
-    this.server = undefined;
     await closeHttp(server);
+  }
+
+  /** Resolves once every answer owed has been written (or its client left), or after `graceMs`. */
+  private async answersSent(graceMs: number): Promise<void> {
+    const until = Date.now() + graceMs;
+    while (this.answering.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (this.answering.size > 0) this.options.log.warn('MCP answers still owed when the broker stopped', { requests: this.answering.size });
   }
 
   private allowedHost(host: string | undefined): boolean {
@@ -320,6 +362,10 @@ export class McpHttpServer {
       else sendJson(res, 403, { error: message });
       return;
     }
+    if (this.stopping && url.pathname !== '/mcp') {
+      sendJson(res, 503, { error: STOPPING_MESSAGE }, { connection: 'close' });
+      return;
+    }
     const route = this.options.routes?.[url.pathname] ?? ICON_ROUTES[url.pathname];
     if (route) return route(req, res);
     if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
@@ -354,10 +400,20 @@ export class McpHttpServer {
         return;
       }
     }
+    const parsed = body === undefined ? undefined : parseJson(body);
+    // A stopping broker still takes what completes work it owes (a client's answer to an elicitation, a cancellation).
+    if (this.stopping && (body === undefined || asksForSomething(parsed))) {
+      jsonRpcError(res, 503, -32000, STOPPING_MESSAGE, { connection: 'close' });
+      return;
+    }
+    // A 2026-07-28 listen stream is open for as long as its client listens: it is not an answer owed.
+    if (req.method === 'POST' && !isListen(parsed)) {
+      this.answering.add(res);
+      res.once('close', () => this.answering.delete(res));
+    }
     const aborted = new AbortController();
     res.once('close', () => aborted.abort());
     const request = toWebRequest(req, body, aborted.signal);
-    const parsed = body === undefined ? undefined : parseJson(body);
     if (await isLegacyRequest(request, parsed)) await this.handleLegacy(req, res, request, body, parsed, identity, authInfo);
     else {
       const endpoint = this.modernEndpoint(identity);

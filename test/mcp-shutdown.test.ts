@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
+import { type RogueAgent, startRogueAgent } from './harness/rogue-agent.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+
+describe('a broker stopping the orderly way', () => {
+  let fleet: TestFleet;
+  let held: RogueAgent;
+  beforeAll(async () => {
+    fleet = await startTestFleet();
+    held = await startRogueAgent(fleet, 'held-answer', { collectors: ['agent'] });
+  });
+  afterAll(async () => {
+    held.close();
+    await fleet.stop();
+  });
+
+  it('sends the answer of a call it took before it closes, and takes no new connection meanwhile', async () => {
+    const token = await identityToken(fleet.broker, 0);
+    const caller = await mcpClient(fleet.broker, token);
+    const url = fleet.broker.mcpUrl;
+    const before = held.calls().length;
+    // Answered only once the broker has begun to stop: a broker that closed its sessions first would leave it unanswered.
+    const pending = call(caller, 'agent_info', { host: 'held-answer', timeout_ms: 30_000 }, { timeout: 45_000 });
+    const sent = await waitFor(() => held.calls()[before], { what: 'the call sent to the agent' });
+
+    const restarted = fleet.restartBroker();
+    await waitFor(
+      async () =>
+        fetch(url, { method: 'POST' }).then(
+          () => false,
+          () => true,
+        ),
+      { what: 'the stopping broker refusing new connections' },
+    );
+    held.answer(sent.callId, {
+      agent_id: held.agentId,
+      name: 'held-answer',
+      version: 'rogue',
+      protocol_version: 1,
+      uptime_s: 1,
+      started_at_unix_ms: Date.now(),
+      collectors: [],
+      labels: {},
+      facts: {},
+      sample: null,
+      certificate_not_after_unix_ms: Date.now() + 60_000,
+    });
+    const result = await pending;
+    expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ host: 'held-answer', availability: 'available' });
+    await restarted;
+    await caller.close().catch(() => {});
+  });
+});
