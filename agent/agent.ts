@@ -8,7 +8,7 @@ import { createAgentInfoHandler } from './actions/agent-info.ts';
 import type { AgentOptions } from './agent-options.ts';
 import type { Collector, CollectorStatus } from './collectors/collector.ts';
 import { defaultCollectors } from './collectors/default-collectors.ts';
-import { systemInfo } from './collectors/system/system-info.ts';
+import { ProcReadings } from './collectors/system/proc-readings.ts';
 import { SystemSampler } from './collectors/system/system-sampler.ts';
 import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
 import { Dispatcher } from './dispatcher/dispatcher.ts';
@@ -49,7 +49,7 @@ export class Agent {
   static async start(options: AgentOptions, log: Logger, collectors: CollectorChoice = 'default'): Promise<Agent> {
     const identity = await Agent.identity(options, log);
     const dispatcher = new Dispatcher(log);
-    const sampler = new SystemSampler(systemInfo(), options.sampleIntervalMs, undefined, options.hostProc);
+    const sampler = new SystemSampler(new ProcReadings(), options.sampleIntervalMs, undefined, options.hostProc);
     sampler.start();
     let agent: Agent | undefined;
     const current = () => agent as Agent;

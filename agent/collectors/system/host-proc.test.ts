@@ -191,7 +191,7 @@ describe('the heartbeat with a host /proc', () => {
       `    lo: 999 1 0 0 0 0 0 0 999 1 0 0 0 0 0 0\n  eth0: ${rx} 10 0 0 0 0 0 0 ${tx} 10 0 0 0 0 0 0\n`;
     writeFileSync(join(root, '1', 'net', 'dev'), dev(5000, 7000));
     writeFileSync(join(root, 'net', 'dev'), dev(1, 2));
-    const sample = new SystemSampler({} as SystemInfo, 5000, 2000, root).heartbeatSample();
+    const sample = new SystemSampler(undefined, 5000, 2000, root).heartbeatSample();
     expect(sample).toMatchObject({ net_rx_bytes: 5000, net_tx_bytes: 7000 });
   });
 });
@@ -205,7 +205,7 @@ describe('the system collector with a host /proc', () => {
   async function ask(action: typeof processes | typeof openPorts, params: object, files?: ProcFiles, withHostProc = true) {
     const dispatcher = new Dispatcher(createLogger({ level: 'error', format: 'text' }));
     const collector = new SystemCollector({
-      sampler: new SystemSampler(noSi),
+      sampler: new SystemSampler(),
       si: noSi,
       thresholds: { cpu: 90, memory: 85, disk: 90 },
       dataDir: undefined,

@@ -18,9 +18,6 @@ export function systemInfo(): SystemInfo {
   const osInfo = part('osinfo');
   loaded = {
     cpu: cpu.cpu,
-    currentLoad: cpu.currentLoad,
-    mem: part('memory').mem,
-    fsSize: part('filesystem').fsSize,
     networkConnections: part('network').networkConnections,
     osInfo: osInfo.osInfo,
     time: osInfo.time,

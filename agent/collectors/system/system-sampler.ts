@@ -3,37 +3,12 @@ import { arch, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type si from 'systeminformation';
 import type { HostSample } from '../../../shared/catalog/sample.ts';
+import { type CheapReadings, type Disk, ProcReadings } from './proc-readings.ts';
 
-/** The slice of systeminformation the system collector uses (a test may pass a fake). */
-export type SystemInfo = Pick<typeof si, 'currentLoad' | 'mem' | 'fsSize' | 'processes' | 'networkConnections' | 'osInfo' | 'time' | 'cpu'>;
+export type { Disk } from './proc-readings.ts';
 
-/** Filesystems worth watching for fullness; the rest (overlay, tmpfs, proc…) are not disks. */
-const DISK_FS_TYPES = new Set([
-  'ext2',
-  'ext3',
-  'ext4',
-  'xfs',
-  'btrfs',
-  'zfs',
-  'f2fs',
-  'jfs',
-  'reiserfs',
-  'vfat',
-  'exfat',
-  'ntfs',
-  'ntfs3',
-  'fuseblk',
-  'apfs',
-  'hfs',
-]);
-
-export interface Disk {
-  mount: string;
-  fs_type: string;
-  total_bytes: number;
-  used_bytes: number;
-  usage_percent: number;
-}
+/** The slice of systeminformation the system collector uses on demand (a test may pass a fake). */
+export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'osInfo' | 'time' | 'cpu'>;
 
 export interface CheapFigures {
   cpuPercent: number | null;
@@ -73,9 +48,8 @@ function networkCounters(path: string): { net_rx_bytes: number | null; net_tx_by
 }
 
 /**
- * Measured here: `currentLoad` takes 0.5 s on its first call, `processes` 0.2 s
- * on a busy host. So the cheap figures (CPU, memory, disks) are sampled in the
- * background every few seconds from the start, and the expensive ones
+ * The cheap figures (CPU, memory, disks: a few reads of /proc and statfs) are
+ * sampled in the background every few seconds from the start, and the expensive ones
  * (processes, connections) are read on demand and kept for a short while: no
  * call waits on a cold sample.
  */
@@ -88,7 +62,7 @@ export class SystemSampler {
   private readonly listeners: ((figures: CheapFigures) => void)[] = [];
 
   constructor(
-    private readonly si: SystemInfo,
+    private readonly readings: CheapReadings = new ProcReadings(),
     private readonly intervalMs = 5000,
     private readonly cacheMs = 2000,
     /** The host's /proc mounted into the agent's container, when the agent runs in one (see networkCounters). */
@@ -116,25 +90,15 @@ export class SystemSampler {
 
   private async refresh(): Promise<void> {
     try {
-      const [load, mem, fs] = await Promise.all([this.si.currentLoad(), this.si.mem(), this.si.fsSize()]);
-      const used = mem.total - mem.available;
-      const seen = new Set<string>();
-      const disks = fs
-        .filter((f) => DISK_FS_TYPES.has(f.type) && f.size > 0)
-        .filter((f) => {
-          // One filesystem mounted twice (bind mounts) counts once.
-          if (seen.has(f.fs)) return false;
-          seen.add(f.fs);
-          return true;
-        })
-        .map((f) => ({ mount: f.mount, fs_type: f.type, total_bytes: f.size, used_bytes: f.used, usage_percent: round1(f.use) }));
+      const [cpuPercent, mem, disks] = await Promise.all([this.readings.cpuPercent(), this.readings.memory(), this.readings.disks()]);
+      const used = mem.total_bytes - mem.available_bytes;
       this.cheap = {
-        cpuPercent: Number.isFinite(load.currentLoad) ? round1(load.currentLoad) : null,
+        cpuPercent,
         memory: {
-          total_bytes: mem.total,
+          total_bytes: mem.total_bytes,
           used_bytes: used,
-          available_bytes: mem.available,
-          usage_percent: mem.total > 0 ? round1((used / mem.total) * 100) : 0,
+          available_bytes: mem.available_bytes,
+          usage_percent: mem.total_bytes > 0 ? round1((used / mem.total_bytes) * 100) : 0,
         },
         disks,
         sampledAt: Date.now(),
