@@ -30,7 +30,10 @@ describe('CPU, memory and disks read from /proc and statfs', () => {
   });
 
   it('gives total and available memory in bytes, free and cache where the kernel has no MemAvailable', async () => {
-    writeFileSync(join(proc, 'meminfo'), 'MemTotal:        8000000 kB\nMemFree:         1000000 kB\nMemAvailable:    3000000 kB\nCached:          1500000 kB\n');
+    writeFileSync(
+      join(proc, 'meminfo'),
+      'MemTotal:        8000000 kB\nMemFree:         1000000 kB\nMemAvailable:    3000000 kB\nCached:          1500000 kB\n',
+    );
     expect(await new ProcReadings(proc).memory()).toEqual({ total_bytes: 8_192_000_000, available_bytes: 3_072_000_000 });
     writeFileSync(join(proc, 'meminfo'), 'MemTotal:        8000000 kB\nMemFree:         1000000 kB\nCached:          1500000 kB\n');
     expect(await new ProcReadings(proc).memory()).toEqual({ total_bytes: 8_192_000_000, available_bytes: 2_560_000_000 });
