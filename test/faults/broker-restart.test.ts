@@ -10,7 +10,11 @@ import { waitFor } from '../harness/wait.ts';
 
 const AGENTS = ['north', 'south', 'east'];
 
-/** A broker process, three agent processes, and a call in flight when the broker is stopped or killed. */
+/**
+ * A broker process, three agent processes, and a call in flight when the
+ * broker is stopped or killed. Each test starts four processes and then waits
+ * up to a minute for each of several steps: it gets three minutes in all.
+ */
 describe('a broker stopped or killed with agents mid-call', () => {
   const processes: CliProcess[] = [];
   const temps: ReturnType<typeof makeTempDir>[] = [];
@@ -91,7 +95,7 @@ describe('a broker stopped or killed with agents mid-call', () => {
     restart();
     agents.get('north')?.signal('SIGCONT');
     await waitFor(async () => (await onlineNames()).join() === [...AGENTS].sort().join(), { what: 'every agent back', timeoutMs: 60_000 });
-  });
+  }, 180_000);
 
   it('on SIGKILL, leaves the call in flight audited as interrupted and has every agent back after a restart', async () => {
     const { broker, mcpUrl, identity, agents, onlineNames, restart } = await startFleet();
@@ -109,5 +113,5 @@ describe('a broker stopped or killed with agents mid-call', () => {
     await waitFor(async () => (await onlineNames()).join() === [...AGENTS].sort().join(), { what: 'every agent back', timeoutMs: 60_000 });
     const audit = JSON.parse((await runFleetmesh(['audit', '--data-dir', join(temps[0]?.path ?? '', 'broker'), '--output', 'json'])).stdout);
     expect(audit.find((row: { tool: string }) => row.tool === 'set_agent_labels')).toMatchObject({ outcome: 'interrupted' });
-  });
+  }, 180_000);
 });
