@@ -69,15 +69,15 @@ describe('Swarm tools through manager agents', () => {
   });
 
   it('says why the cluster is not healthy: an unschedulable service and a crash loop', async () => {
-    await waitFor(
+    // Each answer comes from one manager's snapshot, and the two managers' may differ in age: every check reads the same answer.
+    const status = await waitFor(
       async () => {
-        const status = await call(admin, 'get_cluster_status');
-        const restarting = (status.structuredContent.services as { restarting: { name: string }[] }).restarting;
-        return restarting.some((s) => s.name === 'tw-crash');
+        const answer = await call(admin, 'get_cluster_status', { cluster: 'test-swarm' });
+        const restarting = (answer.structuredContent.services as { restarting: { name: string }[] }).restarting;
+        return restarting.some((s) => s.name === 'tw-crash') ? answer : undefined;
       },
       { timeoutMs: 60_000, what: 'tw-crash seen restarting in a loop' },
     );
-    const status = await call(admin, 'get_cluster_status', { cluster: 'test-swarm' });
     const services = status.structuredContent.services as { not_converged: { name: string; reason?: string; running: number; desired: number }[] };
     expect(status.structuredContent.health).not.toBe('healthy');
     const stuck = services.not_converged.find((s) => s.name === 'tw-stuck');
