@@ -111,4 +111,64 @@ describe('MCP over Streamable HTTP', () => {
     controller.abort();
     await fetch(url, { method: 'DELETE', headers });
   });
+
+  it("holds a session's requests to Streamable HTTP's rules; a quick answer is one JSON body, one with progress an event stream", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const jsonOnly = await post({ ...auth, accept: 'application/json' });
+    expect(jsonOnly.status).toBe(406);
+    const notJson = await post({ ...auth, 'content-type': 'text/plain' });
+    expect(notJson.status).toBe(415);
+
+    const opened = await post(auth);
+    expect(opened.headers.get('content-type')).toBe('application/json');
+    const sessionId = opened.headers.get('mcp-session-id') ?? '';
+    expect(await opened.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-06-18' } });
+    const headers = { ...auth, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    expect((await post(headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
+
+    const again = await post(headers);
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/already initialized/);
+    const unknownVersion = await post({ ...headers, 'mcp-protocol-version': '1999-01-01' }, JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }));
+    expect(unknownVersion.status).toBe(400);
+    const notRpc = await post(headers, JSON.stringify({ hello: 'world' }));
+    expect(notRpc.status).toBe(400);
+    const broken = await post(headers, '{"jsonrpc": ');
+    expect(broken.status).toBe(400);
+
+    const batch = await post(
+      headers,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+        { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'agent_info', arguments: { host: 'web-1' } } },
+      ]),
+    );
+    expect(batch.status).toBe(200);
+    expect(batch.headers.get('content-type')).toBe('application/json');
+    const answers = (await batch.json()) as { id: string; result: { structuredContent?: unknown } }[];
+    expect(answers.map((answer) => answer.id)).toEqual(['a', 'b']);
+    expect(answers[1]?.result.structuredContent).toMatchObject({ host: 'web-1', availability: 'available' });
+
+    // Asked for progress, the call is answered on an event stream: its progress events, then its answer.
+    const withProgress = await post(
+      headers,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'c',
+        method: 'tools/call',
+        params: { name: 'agent_info', arguments: { host: 'web-1' }, _meta: { progressToken: 'p1' } },
+      }),
+    );
+    expect(withProgress.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = (await withProgress.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { id?: string; method?: string; params?: { progressToken?: string } });
+    expect(events.at(-1)).toMatchObject({ id: 'c', result: { structuredContent: { host: 'web-1' } } });
+    expect(events.slice(0, -1).length).toBeGreaterThan(0);
+    expect(events.slice(0, -1).every((e) => e.method === 'notifications/progress' && e.params?.progressToken === 'p1')).toBe(true);
+
+    expect((await fetch(url, { method: 'DELETE', headers })).status).toBe(200);
+    expect((await post(headers, JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping' }))).status).toBe(404);
+  });
 });

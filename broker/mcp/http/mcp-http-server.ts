@@ -1,13 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import {
-  type AuthInfo,
-  createMcpHandler,
-  InMemoryServerEventBus,
-  isLegacyRequest,
-  type McpHttpHandler,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
@@ -20,6 +13,7 @@ import type { McpSession, McpSessionEra } from '../mcp-session.ts';
 import { replayHandshake } from '../sessions/replay-handshake.ts';
 import { SharedSessions } from '../sessions/shared-sessions.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
+import { SessionTransport } from './session-transport.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
 /** The icons tools/list and the other lists point at, served beside /mcp without a bearer token. */
@@ -50,7 +44,7 @@ interface McpHttpServerOptions {
 }
 
 interface LiveSession {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: SessionTransport;
   session: McpSession;
   identityId: string;
   lastUsed: number;
@@ -144,6 +138,29 @@ function isListen(body: unknown): boolean {
 function asksForSomething(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => m && typeof m === 'object' && 'method' in m && 'id' in m);
+}
+
+/**
+ * Whether a request is 2025-era traffic (initialize, Mcp-Session-Id), as the
+ * SDK's entry classifies it, read from the Node request: a POST whose body is
+ * not JSON is answered by the 2025-era rules too.
+ */
+function isLegacy(req: IncomingMessage, parsed: unknown): boolean {
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (method === 'POST' && parsed === undefined) return true;
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return (
+    classifyInboundRequest({
+      httpMethod: method,
+      protocolVersionHeader: header('mcp-protocol-version'),
+      mcpMethodHeader: header('mcp-method'),
+      mcpNameHeader: header('mcp-name'),
+      ...(parsed === undefined ? {} : { body: parsed }),
+    }).kind === 'legacy'
+  );
 }
 
 function isInitialize(body: unknown): boolean {
@@ -411,17 +428,20 @@ export class McpHttpServer {
       this.answering.add(res);
       res.once('close', () => this.answering.delete(res));
     }
+    // A session this broker serves is 2025-era by its nature (2026-07-28 has no sessions): no need to classify what its client sends.
+    const held = req.headers['mcp-session-id'];
+    if ((typeof held === 'string' && this.sessions.has(held)) || isLegacy(req, parsed)) {
+      await this.handleLegacy(req, res, body, parsed, identity, authInfo);
+      return;
+    }
     const aborted = new AbortController();
     res.once('close', () => aborted.abort());
     const request = toWebRequest(req, body, aborted.signal);
-    if (await isLegacyRequest(request, parsed)) await this.handleLegacy(req, res, request, body, parsed, identity, authInfo);
-    else {
-      const endpoint = this.modernEndpoint(identity);
-      // A listen stream names its resources without subscribing: the session watches the ones its identity may read.
-      const uris = listenedResources(parsed);
-      if (uris.length) await endpoint.session.listen(uris);
-      await sendWebResponse(res, await endpoint.handler.fetch(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
-    }
+    const endpoint = this.modernEndpoint(identity);
+    // A listen stream names its resources without subscribing: the session watches the ones its identity may read.
+    const uris = listenedResources(parsed);
+    if (uris.length) await endpoint.session.listen(uris);
+    await sendWebResponse(res, await endpoint.handler.fetch(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) }));
   }
 
   /**
@@ -429,8 +449,13 @@ export class McpHttpServer {
    * proxy in front may speak HTTPS), else the request's own, whose Host header
    * the allow-list has already checked.
    */
-  private iconOrigin(request: Request): string {
-    return new URL(this.options.publicUrl ?? request.url).origin;
+  private iconOrigin(requestUrl: string): string {
+    return new URL(this.options.publicUrl ?? requestUrl).origin;
+  }
+
+  /** The URL a Node request was sent to, as far as the icon links need it. */
+  private static requestOrigin(req: IncomingMessage): string {
+    return `http://${req.headers.host ?? 'localhost'}/`;
   }
 
   /** The 2026-07-28 endpoint of an identity, made on its first modern request. */
@@ -439,7 +464,7 @@ export class McpHttpServer {
     if (!endpoint) {
       const session = this.options.createSession(identity, 'modern', undefined);
       const bus = new InMemoryServerEventBus();
-      const handler = createMcpHandler((context) => session.createServer(context.requestInfo && this.iconOrigin(context.requestInfo)), {
+      const handler = createMcpHandler((context) => session.createServer(context.requestInfo && this.iconOrigin(context.requestInfo.url)), {
         legacy: 'reject',
         bus,
         maxRequestBodySize: MAX_BODY_BYTES,
@@ -457,7 +482,6 @@ export class McpHttpServer {
   private async handleLegacy(
     req: IncomingMessage,
     res: ServerResponse,
-    request: Request,
     body: Buffer | undefined,
     parsed: unknown,
     identity: Identity,
@@ -466,7 +490,7 @@ export class McpHttpServer {
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (sessionId !== undefined) {
-      const live = this.sessions.get(sessionId) ?? (await this.resume(sessionId, identity, authInfo, this.iconOrigin(request)));
+      const live = this.sessions.get(sessionId) ?? (await this.resume(sessionId, identity, authInfo, this.iconOrigin(McpHttpServer.requestOrigin(req))));
       if (live === 'not_found') {
         jsonRpcError(res, 404, -32001, 'Session not found: it was closed, expired or never existed; start a new one with initialize');
         return;
@@ -481,12 +505,11 @@ export class McpHttpServer {
       }
       live.lastUsed = Date.now();
       if (live.shared) this.shared.used(sessionId, parsed);
-      const response = await live.transport.handleRequest(request, { authInfo, ...(parsed === undefined ? {} : { parsedBody: parsed }) });
-      if (req.method === 'GET' && response.ok && live.untold) {
+      const status = await live.transport.handle(req, res, parsed, authInfo);
+      if (req.method === 'GET' && status === 200 && live.untold) {
         for (const uri of live.untold) void live.session.server.sendResourceUpdated({ uri }).catch(() => {});
         live.untold = undefined;
       }
-      await sendWebResponse(res, response);
       return;
     }
     if (req.method !== 'POST') {
@@ -501,29 +524,24 @@ export class McpHttpServer {
       jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with initialize first');
       return;
     }
-    const session = this.options.createSession(identity, 'legacy', this.iconOrigin(request));
+    const session = this.options.createSession(identity, 'legacy', this.iconOrigin(McpHttpServer.requestOrigin(req)));
     const transport = await this.legacyTransport(session, randomUUID(), async (id) => {
       const shared = await this.shared.opened(id, identity.id, parsed);
       if (shared) this.shared.follow(id, session);
       this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now(), shared });
     });
-    await sendWebResponse(res, await transport.handleRequest(request, { authInfo, parsedBody: parsed }));
+    await transport.handle(req, res, parsed, authInfo);
   }
 
   /** A transport for a 2025-era session with this id, connected to the session's server; `opened` runs when the initialize arrives. */
-  private async legacyTransport(
-    session: McpSession,
-    sessionId: string,
-    opened: (id: string) => Promise<void>,
-  ): Promise<WebStandardStreamableHTTPServerTransport> {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => sessionId,
-      maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: opened,
-      onsessionclosed: (id) => {
+  private async legacyTransport(session: McpSession, sessionId: string, opened: (id: string) => Promise<void>): Promise<SessionTransport> {
+    const transport = new SessionTransport({
+      sessionId,
+      onInitialized: opened,
+      onDeleted: (id) => {
         // The client ended it (DELETE): no broker serves it again.
-        if (id && this.sessions.get(id)?.shared) this.shared.ended([id]);
-        if (id) this.sessions.delete(id);
+        if (this.sessions.get(id)?.shared) this.shared.ended([id]);
+        this.sessions.delete(id);
       },
     });
     transport.onclose = () => {

@@ -69,7 +69,8 @@ export class SharedSessions {
       this.write('last use', this.store.mcpSessions.touch(sessionId, now));
     }
     for (const message of Array.isArray(body) ? body : [body]) {
-      if (isSpecType.SetLevelRequest(message)) this.write('log level', this.store.mcpSessions.setLogLevel(sessionId, message.params.level));
+      const setsLevel = (message as { method?: unknown } | null)?.method === 'logging/setLevel' && isSpecType.SetLevelRequest(message);
+      if (setsLevel) this.write('log level', this.store.mcpSessions.setLogLevel(sessionId, message.params.level));
     }
   }
 
