@@ -1,4 +1,4 @@
-import { loadavg } from 'node:os';
+import { loadavg, uptime } from 'node:os';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -182,7 +182,8 @@ export class SystemCollector implements Collector {
           os: os.distro ? `${os.distro}${os.release ? ` ${os.release}` : ''}` : os.platform,
           kernel: os.kernel,
           arch: os.arch,
-          uptime_s: Math.round(si.time().uptime),
+          // node:os, not systeminformation's time(): that one forks `date` synchronously for the time zone at every call.
+          uptime_s: Math.round(uptime()),
           cpu: { usage_percent: figures.cpuPercent, cores: cpu.cores, load_1: round2(load[0]), load_5: round2(load[1]), load_15: round2(load[2]) },
           memory: figures.memory,
           disks: figures.disks,

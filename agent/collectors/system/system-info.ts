@@ -20,7 +20,6 @@ export function systemInfo(): SystemInfo {
     cpu: cpu.cpu,
     networkConnections: part('network').networkConnections,
     osInfo: osInfo.osInfo,
-    time: osInfo.time,
     processes: part('processes').processes,
   };
   return loaded;

@@ -8,7 +8,7 @@ import { type CheapReadings, type Disk, ProcReadings } from './proc-readings.ts'
 export type { Disk } from './proc-readings.ts';
 
 /** The slice of systeminformation the system collector uses on demand (a test may pass a fake). */
-export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'osInfo' | 'time' | 'cpu'>;
+export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'osInfo' | 'cpu'>;
 
 export interface CheapFigures {
   cpuPercent: number | null;
