@@ -5,6 +5,11 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+/** This machine's users, root's login shell made /bin/sh. */
+function rootWithSh(): string {
+  return readFileSync('/etc/passwd', 'utf8').replace(/^(root:[^:]*:0:0:[^:]*:[^:]*:)[^\n]*$/m, '$1/bin/sh');
+}
+
 /** The name agents dial: each namespace's own hosts file points it at the broker's end of its link. */
 export const BROKER_NAME = 'fleetmesh-bench-broker';
 
@@ -45,6 +50,7 @@ export class TestHosts {
   }
 
   async create(count: number): Promise<void> {
+    const passwd = rootWithSh();
     for (let i = 0; i < count; i++) {
       const namespace = `${this.prefix}-${i}`;
       const outside = `${this.prefix}h${i}`;
@@ -65,6 +71,9 @@ export class TestHosts {
       // `ip netns exec` binds /etc/netns/NAME/hosts over /etc/hosts inside.
       mkdirSync(`/etc/netns/${namespace}`, { recursive: true });
       writeFileSync(`/etc/netns/${namespace}/hosts`, `127.0.0.1 localhost\n${gatewayAddress} ${BROKER_NAME}\n`);
+      // And /etc/netns/NAME/passwd over /etc/passwd: inside, root's login shell is /bin/sh, so an ssh command
+      // costs what SSH costs, not what this machine's root shell start-up files do (a bashrc may run for seconds).
+      writeFileSync(`/etc/netns/${namespace}/passwd`, passwd);
     }
   }
 
