@@ -16,6 +16,27 @@ describe('a broker stopping the orderly way', () => {
     await fleet.stop();
   });
 
+  it('answers a call still running when its session ends with an error that says its outcome is unknown, rather than leave it hanging', async () => {
+    const token = await identityToken(fleet.broker, 0);
+    const caller = await mcpClient(fleet.broker, token);
+    const sessionId = (caller.transport as unknown as { sessionId: string }).sessionId;
+    const before = held.calls().length;
+    // The agent never answers this one.
+    const pending = call(caller, 'agent_info', { host: 'held-answer', timeout_ms: 30_000 }, { timeout: 45_000 }).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+    await waitFor(() => held.calls()[before], { what: 'the call sent to the agent' });
+    const ended = await fetch(fleet.broker.mcpUrl, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    });
+    expect(ended.status).toBe(200);
+    // Told now: not the call's own deadline 30 s on (a deadline_exceeded result), nor the client's timeout (a timed-out request).
+    expect(await pending).toMatch(/session ended before this request was answered.*whether a change it asked for took effect is unknown/);
+    await caller.close().catch(() => {});
+  });
+
   it('sends the answer of a call it took before it closes, and takes no new connection meanwhile', async () => {
     const token = await identityToken(fleet.broker, 0);
     const caller = await mcpClient(fleet.broker, token);

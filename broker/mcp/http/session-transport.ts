@@ -49,6 +49,9 @@ const KEEP_ALIVE_MS = 15_000;
 /** How long a POST's answers may take before they are given an event stream (whose headers tell the client the call was taken). */
 const SSE_AFTER_MS = 100;
 const MAX_BATCH = 100;
+/** The answer of a request its session ended under. */
+const UNANSWERED_AT_CLOSE =
+  'The MCP session ended before this request was answered (the broker stopped, the identity was revoked, or the session was deleted or moved to another broker): whether a change it asked for took effect is unknown, so check before sending it again';
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
@@ -323,9 +326,20 @@ export class SessionTransport implements Transport {
     this.forget(stream);
   }
 
+  /**
+   * Ends the session. A request still waiting for its answer is answered
+   * with an error rather than left hanging (a client waits out its own
+   * timeout on a stream that ends without its answer): the broker is
+   * stopping past its grace, the identity was revoked, the client deleted
+   * the session, or another broker took it over.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const [id, stream] of [...this.streamOf]) {
+      if (this.answered.has(id) || !this.streams.has(stream)) continue;
+      await this.send({ jsonrpc: '2.0', id, error: { code: -32000, message: UNANSWERED_AT_CLOSE } });
+    }
     for (const stream of [...this.streams]) this.forget(stream, true);
     this.streamOf.clear();
     this.answered.clear();
