@@ -26,6 +26,15 @@ describe('pageOfEnvelope', () => {
     expect(pageOfEnvelope(envelope, undefined)).toEqual(envelope);
   });
 
+  it('pages an answer short in characters but long in tokens (text in scripts that take several tokens a character)', () => {
+    const envelope = fleet(4, 1);
+    for (const node of envelope.hosts) (node as HostNode & { note?: string }).note = 'ꙮ'.repeat(4000);
+    expect(JSON.stringify(envelope).length).toBeLessThan(24_000);
+    const page = pageOfEnvelope(envelope, undefined);
+    expect(page.page?.of).toBeGreaterThan(1);
+    expect(encode(JSON.stringify(page)).length).toBeLessThan(25_000);
+  });
+
   it('pages a large fleet under the token budget, and the cursors walk every host exactly once', () => {
     const envelope = fleet(100, 30);
     const seen: string[] = [];

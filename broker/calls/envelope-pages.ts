@@ -7,8 +7,8 @@ import type { FleetEnvelope } from '../fanout/merge.ts';
  * 25,000 tokens Claude Code accepts in one tool result.
  */
 const PAGE_TOKENS = 24_000;
-/** Below this many characters of JSON an answer cannot reach PAGE_TOKENS, so nothing is counted. */
-const SURELY_FITS_CHARS = PAGE_TOKENS;
+/** Below this many bytes of JSON (UTF-8) an answer cannot reach PAGE_TOKENS (a token is at least a byte), so nothing is counted. */
+const SURELY_FITS_BYTES = PAGE_TOKENS;
 
 interface EnvelopePage {
   number: number;
@@ -59,7 +59,8 @@ function split(weights: number[], budget: number): [number, number][] {
  */
 export function pageOfEnvelope(envelope: FleetEnvelope, cursor: string | undefined): PagedEnvelope {
   const after = cursor === undefined ? undefined : hostAfter(cursor);
-  if (after === undefined && JSON.stringify(envelope.hosts).length <= SURELY_FITS_CHARS) return envelope;
+  // Bytes, not characters: some scripts take three tokens a character.
+  if (after === undefined && Buffer.byteLength(JSON.stringify(envelope.hosts)) <= SURELY_FITS_BYTES) return envelope;
   const weights = envelope.hosts.map((node) => encode(JSON.stringify(node)).length);
   // The counts and every error come with each page; the hosts share what is left.
   const budget = PAGE_TOKENS - encode(JSON.stringify({ ...envelope, hosts: [] })).length - 100;
