@@ -54,6 +54,27 @@ describe('pageOfEnvelope', () => {
     expect(seen).toEqual(envelope.hosts.map((node) => node.host));
   });
 
+  it('keeps every page under the budget when the hosts it estimated from are lighter than the rest', () => {
+    // Every third host (the ones sampled) is plain ASCII; the others take three tokens a character.
+    const envelope = fleet(100, 1);
+    envelope.hosts.forEach((node, i) => {
+      (node as HostNode & { note?: string }).note = i % 3 === 0 ? 'a b '.repeat(500) : 'ꙮ'.repeat(2000);
+    });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = pageOfEnvelope(envelope, cursor);
+      pages += 1;
+      expect(encode(JSON.stringify(page)).length).toBeLessThan(25_000);
+      expect(page.page?.number).toBe(pages);
+      expect(page.page?.of).toBeGreaterThanOrEqual(pages + (page.next_cursor ? 1 : 0));
+      seen.push(...page.hosts.map((node) => node.host));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(envelope.hosts.map((node) => node.host));
+  });
+
   it('refuses a cursor it did not give, naming what to do', () => {
     expect(() => pageOfEnvelope(fleet(100, 30), 'not-a-cursor')).toThrow(FleetError);
   });
