@@ -183,8 +183,8 @@ export class McpSession {
     };
   }
 
-  private view(): FleetView {
-    return new FleetView(this.options.identity, this.options.runner.index, this.options.registry.list());
+  private view(types?: ReadonlySet<string>): FleetView {
+    return new FleetView(this.options.identity, this.options.runner.index, this.options.registry.list(), types);
   }
 
   private text(action: Action | undefined, shape: Parameters<typeof renderMarkdown>[1], structured: Record<string, unknown>): string {
@@ -300,7 +300,7 @@ export class McpSession {
     return {
       content: [
         { type: 'text', text: this.text(result.action, result.shape, result.structured) },
-        ...resourceLinks(result.action, result.structured, () => this.view()),
+        ...resourceLinks(result.action, result.structured, (types) => this.view(types)),
       ],
       structuredContent: result.structured,
       ...(result.isError ? { isError: true } : {}),

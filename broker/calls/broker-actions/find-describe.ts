@@ -20,7 +20,7 @@ export const findResourcesHandler = defineBrokerAction({
   async run(params, context) {
     const type = params.type?.replace(/s$/, '');
     const query = params.query?.toLowerCase();
-    const candidates = allResources(context.index, context.registry.list())
+    const candidates = allResources(context.index, context.registry.list(), type ? new Set([type]) : undefined)
       .filter((r) => visible(context.identity, r))
       .filter((r) => !type || r.row.type === type)
       .filter((r) => !query || r.row.name.toLowerCase().includes(query) || r.row.id.toLowerCase().startsWith(query))
@@ -51,7 +51,7 @@ export const describeResourceHandler = defineBrokerAction({
   action: describeAction,
   async run(params, context) {
     const hosts = context.registry.list();
-    const ofType = allResources(context.index, hosts).filter((r) => r.row.type === params.type && visible(context.identity, r));
+    const ofType = allResources(context.index, hosts, new Set([params.type])).filter((r) => visible(context.identity, r));
     const wanted = params.id;
     const lower = wanted.toLowerCase();
     // host/name names a container or volume on one host.

@@ -26,9 +26,11 @@ export class FleetView {
     readonly identity: Identity,
     readonly index: FleetIndex,
     hosts: readonly Host[],
+    /** Only resources of these types (a view for links to a few of them); every type when absent. */
+    types?: ReadonlySet<string>,
   ) {
     this.hosts = hosts;
-    this.resources = allResources(index, hosts).filter((resource) => visible(identity, resource));
+    this.resources = allResources(index, hosts, types).filter((resource) => visible(identity, resource));
     const known = knownSwarms(hosts, index);
     const shared = (name: string) => known.filter((s) => s.name === name).length > 1;
     this.swarms = known

@@ -27,13 +27,18 @@ interface ResourceLink {
  * client can offer where to go next. Only things in the identity's view are
  * linked: the answer showed nothing else.
  */
-export function resourceLinks(action: Action | undefined, structured: Record<string, unknown>, view: () => FleetView): ResourceLink[] {
+export function resourceLinks(
+  action: Action | undefined,
+  structured: Record<string, unknown>,
+  /** The fleet as the caller sees it, built with only the resource types the links need. */
+  view: (types: ReadonlySet<string>) => FleetView,
+): ResourceLink[] {
   const links = action?.indexLinks;
   if (!links) return [];
   const listed = links.list === undefined ? [structured] : structured[links.list];
   const named: Named[] = Array.isArray(listed) ? (listed as Named[]) : [];
   if (named.length === 0) return [];
-  const fleet = view();
+  const fleet = view(new Set(named.slice(0, MAX_LINKS).map((thing) => String(thing.type))));
   const found: ResourceLink[] = [];
   for (const thing of named.slice(0, MAX_LINKS)) {
     const candidates = fleet.resources.filter((r) => r.row.type === thing.type && (thing.host === undefined || r.row.host === thing.host));
