@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -35,6 +35,10 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
  * figures (one connection and one process per host per call). Needs root.
  */
 export async function sshScenario(options: { hosts: number; rounds: number; sshRounds: number }): Promise<ScenarioResult> {
+  const missing = ['/usr/sbin/sshd', '/usr/bin/ssh', '/usr/bin/ssh-keygen'].filter((path) => !existsSync(path));
+  if (missing.length) {
+    throw new Error(`the ssh scenario needs OpenSSH (missing: ${missing.join(', ')}): apt-get install -y openssh-server openssh-client`);
+  }
   const root = mkdtempSync(join(tmpdir(), 'fm-bench-ssh-'));
   const hosts = new TestHosts(root, await TestHosts.freeSubnet());
   let broker: Broker | undefined;
