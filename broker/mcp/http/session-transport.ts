@@ -105,7 +105,7 @@ export class SessionTransport implements Transport {
   private initialized = false;
   private closed = false;
   private supportedVersions: string[] = [...SUPPORTED_PROTOCOL_VERSIONS];
-  /** The open POST streams and, under the key `get`, the GET stream. */
+  /** The open answers: every POST still owed one, and the GET stream. */
   private readonly streams = new Set<EventStream>();
   private standalone: EventStream | undefined;
   /** Which stream carries each open request's answer. */
