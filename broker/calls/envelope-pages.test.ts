@@ -35,22 +35,26 @@ describe('pageOfEnvelope', () => {
     expect(encode(JSON.stringify(page)).length).toBeLessThan(25_000);
   });
 
-  it('pages a large fleet under the token budget, and the cursors walk every host exactly once', () => {
-    const envelope = fleet(100, 30);
-    const seen: string[] = [];
+  /** Every page of an answer, followed by its cursors as a client would: each under the budget, numbered in order. */
+  function walk(envelope: ReturnType<typeof fleet>) {
+    const pages: ReturnType<typeof pageOfEnvelope>[] = [];
     let cursor: string | undefined;
-    let pages = 0;
     do {
       const page = pageOfEnvelope(envelope, cursor);
-      pages += 1;
+      pages.push(page);
       expect(encode(JSON.stringify(page)).length).toBeLessThan(25_000);
-      expect(page.page?.number).toBe(pages);
-      expect(page.targeted).toBe(100);
-      seen.push(...page.hosts.map((node) => node.host));
+      expect(page.page?.number).toBe(pages.length);
+      expect(page.targeted).toBe(envelope.targeted);
       cursor = page.next_cursor;
     } while (cursor);
-    expect(pages).toBeGreaterThan(1);
-    expect(pageOfEnvelope(envelope, undefined).page?.of).toBe(pages);
+    return { pages, seen: pages.flatMap((page) => page.hosts.map((node) => node.host)) };
+  }
+
+  it('pages a large fleet under the token budget, and the cursors walk every host exactly once', () => {
+    const envelope = fleet(100, 30);
+    const { pages, seen } = walk(envelope);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pageOfEnvelope(envelope, undefined).page?.of).toBe(pages.length);
     expect(seen).toEqual(envelope.hosts.map((node) => node.host));
   });
 
@@ -60,18 +64,10 @@ describe('pageOfEnvelope', () => {
     envelope.hosts.forEach((node, i) => {
       (node as HostNode & { note?: string }).note = i % 3 === 0 ? 'a b '.repeat(500) : 'ꙮ'.repeat(2000);
     });
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = pageOfEnvelope(envelope, cursor);
-      pages += 1;
-      expect(encode(JSON.stringify(page)).length).toBeLessThan(25_000);
-      expect(page.page?.number).toBe(pages);
-      expect(page.page?.of).toBeGreaterThanOrEqual(pages + (page.next_cursor ? 1 : 0));
-      seen.push(...page.hosts.map((node) => node.host));
-      cursor = page.next_cursor;
-    } while (cursor);
+    const { pages, seen } = walk(envelope);
+    pages.forEach((page, i) => {
+      expect(page.page?.of).toBeGreaterThanOrEqual(i + 1 + (page.next_cursor ? 1 : 0));
+    });
     expect(seen).toEqual(envelope.hosts.map((node) => node.host));
   });
 
