@@ -22,7 +22,6 @@ export const findResourcesHandler = defineBrokerAction({
     const query = params.query?.toLowerCase();
     const candidates = allResources(context.index, context.registry.list(), type ? new Set([type]) : undefined)
       .filter((r) => visible(context.identity, r))
-      .filter((r) => !type || r.row.type === type)
       .filter((r) => !query || r.row.name.toLowerCase().includes(query) || r.row.id.toLowerCase().startsWith(query))
       .filter((r) => !params.state || r.row.state?.toLowerCase() === params.state.toLowerCase())
       .filter((r) => !params.stack || r.row.stack === params.stack)

@@ -13,7 +13,7 @@ import type { McpSession, McpSessionEra } from '../mcp-session.ts';
 import { replayHandshake } from '../sessions/replay-handshake.ts';
 import { SharedSessions } from '../sessions/shared-sessions.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
-import { SessionTransport } from './session-transport.ts';
+import { header, SessionTransport } from './session-transport.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
 /** The icons tools/list and the other lists point at, served beside /mcp without a bearer token. */
@@ -148,16 +148,12 @@ function asksForSomething(body: unknown): boolean {
 function isLegacy(req: IncomingMessage, parsed: unknown): boolean {
   const method = (req.method ?? 'GET').toUpperCase();
   if (method === 'POST' && parsed === undefined) return true;
-  const header = (name: string) => {
-    const value = req.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
   return (
     classifyInboundRequest({
       httpMethod: method,
-      protocolVersionHeader: header('mcp-protocol-version'),
-      mcpMethodHeader: header('mcp-method'),
-      mcpNameHeader: header('mcp-name'),
+      protocolVersionHeader: header(req.headers, 'mcp-protocol-version'),
+      mcpMethodHeader: header(req.headers, 'mcp-method'),
+      mcpNameHeader: header(req.headers, 'mcp-name'),
       ...(parsed === undefined ? {} : { body: parsed }),
     }).kind === 'legacy'
   );
@@ -429,8 +425,8 @@ export class McpHttpServer {
       res.once('close', () => this.answering.delete(res));
     }
     // A session this broker serves is 2025-era by its nature (2026-07-28 has no sessions): no need to classify what its client sends.
-    const held = req.headers['mcp-session-id'];
-    if ((typeof held === 'string' && this.sessions.has(held)) || isLegacy(req, parsed)) {
+    const held = header(req.headers, 'mcp-session-id');
+    if ((held !== undefined && this.sessions.has(held)) || isLegacy(req, parsed)) {
       await this.handleLegacy(req, res, body, parsed, identity, authInfo);
       return;
     }
@@ -453,9 +449,9 @@ export class McpHttpServer {
     return new URL(this.options.publicUrl ?? requestUrl).origin;
   }
 
-  /** The URL a Node request was sent to, as far as the icon links need it. */
-  private static requestOrigin(req: IncomingMessage): string {
-    return `http://${req.headers.host ?? 'localhost'}/`;
+  /** iconOrigin of a Node request: its Host header, already checked against the allow-list. */
+  private nodeIconOrigin(req: IncomingMessage): string {
+    return this.iconOrigin(`http://${req.headers.host ?? 'localhost'}/`);
   }
 
   /** The 2026-07-28 endpoint of an identity, made on its first modern request. */
@@ -487,10 +483,9 @@ export class McpHttpServer {
     identity: Identity,
     authInfo: AuthInfo,
   ): Promise<void> {
-    const sessionHeader = req.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    const sessionId = header(req.headers, 'mcp-session-id');
     if (sessionId !== undefined) {
-      const live = this.sessions.get(sessionId) ?? (await this.resume(sessionId, identity, authInfo, this.iconOrigin(McpHttpServer.requestOrigin(req))));
+      const live = this.sessions.get(sessionId) ?? (await this.resume(sessionId, identity, authInfo, this.nodeIconOrigin(req)));
       if (live === 'not_found') {
         jsonRpcError(res, 404, -32001, 'Session not found: it was closed, expired or never existed; start a new one with initialize');
         return;
@@ -524,7 +519,7 @@ export class McpHttpServer {
       jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with initialize first');
       return;
     }
-    const session = this.options.createSession(identity, 'legacy', this.iconOrigin(McpHttpServer.requestOrigin(req)));
+    const session = this.options.createSession(identity, 'legacy', this.nodeIconOrigin(req));
     const transport = await this.legacyTransport(session, randomUUID(), async (id) => {
       const shared = await this.shared.opened(id, identity.id, parsed);
       if (shared) this.shared.follow(id, session);

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import {
   type AuthInfo,
   isInitializeRequest,
+  isJsonContentType,
   type JSONRPCMessage,
   parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -65,7 +66,8 @@ function event(message: JSONRPCMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+/** A request header's value (the first, when it came several times). */
+export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -76,10 +78,6 @@ function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: R
 
 function isAnswer(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
   return ('result' in message || 'error' in message) && 'id' in message;
-}
-
-function jsonContentType(value: string | undefined): boolean {
-  return value?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 /**
@@ -167,7 +165,7 @@ export class SessionTransport implements Transport {
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
       return this.refuse(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
-    if (!jsonContentType(header(req.headers, 'content-type'))) {
+    if (!isJsonContentType(header(req.headers, 'content-type'))) {
       return this.refuse(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     }
     if (parsed === undefined) return this.refuse(res, 400, -32700, 'Parse error: Invalid JSON');
