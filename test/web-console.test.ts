@@ -40,7 +40,8 @@ describe('the web console in Chromium', () => {
       name: 'wc-ticker',
       command: ['sh', '-c', 'i=0; while true; do echo "tick $i"; echo "tock $i" >&2; i=$((i+1)); sleep 0.3; done'],
     });
-    await runContainer(docker, { name: 'wc-victim', command: ['sleep', '3600'] });
+    // Stops at SIGTERM, so docker_stop is quick.
+    await runContainer(docker, { name: 'wc-victim', command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'] });
     fleet = await startTestFleet({ operationsLevel: 3, webListen: '127.0.0.1:0', webAssetsDir: assets.dir });
     await fleet.addAgent('wc-manager', {
       collectors: 'default',
@@ -209,6 +210,38 @@ describe('the web console in Chromium', () => {
       await other.close();
     }
     expect((await docker.getContainer('wc-victim').inspect()).State.Running).toBe(false);
+    expect(problems.filter((p) => !/Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  it('says when the broker does not answer, and follows the log again once it does', async () => {
+    await page.goto(`${consoleUrl}#/host/wc-manager`);
+    await page.click('tr[data-key="wc-ticker"]');
+    await page.waitForSelector('.log-status:has-text("following")');
+    // Every call fails as a dropped connection does, the way a restarting broker looks to the browser.
+    await page.route('**/api/call', (route) => route.abort('connectionreset'));
+    await page.waitForSelector('.log-status:has-text("no answer from the broker")');
+    await page.click('button[data-tool="docker_restart"]');
+    await page.waitForSelector('.notice.error:has-text("docker_restart: no answer from the broker")');
+    expect(await page.textContent('.notice.error')).toContain('whether a change ran is unknown');
+    await page.unroute('**/api/call');
+    await page.waitForSelector('.log-status:has-text("following")');
+
+    // A read that loses its connection once is sent again: the follow goes on without a word of it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { statuses: string[] }).statuses = seen;
+      const status = document.querySelector('.log-status');
+      if (status) new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    let sent = 0;
+    await page.route('**/api/call', (route) => (sent++ % 2 === 0 ? route.abort('connectionreset') : route.continue()));
+    await waitFor(async () => (await page.evaluate(() => (window as unknown as { statuses: string[] }).statuses.length)) >= 3, {
+      what: 'three more reads of the log',
+    });
+    await page.unroute('**/api/call');
+    const statuses = await page.evaluate(() => (window as unknown as { statuses: string[] }).statuses);
+    expect(statuses.every((text) => text.startsWith('following'))).toBe(true);
+    expect(sent).toBeGreaterThanOrEqual(6);
     expect(problems.filter((p) => !/Failed to load resource/.test(p))).toEqual([]);
   });
 });

@@ -25,6 +25,8 @@ export function launchChromium(): Promise<Browser> {
 export function watchProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // The pages recover from a request that got no answer; which one it was is worth seeing in the test's output.
+  page.on('requestfailed', (request) => console.warn(`request failed: ${request.method()} ${request.url()}: ${request.failure()?.errorText}`));
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
   });

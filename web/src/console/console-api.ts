@@ -12,6 +12,27 @@ export interface Me {
 
 export class SignedOut extends Error {}
 
+/** What a call answers when the broker could not be reached: its outcome is unknown. */
+function unanswered(error: Error): ToolAnswer {
+  return {
+    is_error: true,
+    error: {
+      code: 'unavailable',
+      message: error.message,
+      hint: 'The broker may be restarting or the network dropped; whether a change ran is unknown until the audit log says so.',
+    },
+  };
+}
+
+/** A request to the broker; a network failure (the broker restarting, a dropped link) says so in its message. */
+async function send(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, { credentials: 'same-origin', ...init });
+  } catch (error) {
+    throw new Error(`no answer from the broker (${(error as Error).message}); it may be restarting`);
+  }
+}
+
 async function json(response: Response): Promise<Record<string, unknown>> {
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   if (response.status === 401) throw new SignedOut((body.error as { message?: string } | undefined)?.message ?? 'signed out');
@@ -26,10 +47,12 @@ async function json(response: Response): Promise<Record<string, unknown>> {
  */
 export class ConsoleApi {
   private csrf = '';
+  /** The tools that only read, which may be sent again. */
+  private reads = new Set<string>();
 
   async session(): Promise<Me | undefined> {
     try {
-      return this.remember((await json(await fetch('/api/session', { credentials: 'same-origin' }))) as unknown as Me);
+      return this.remember((await json(await send('/api/session', {}))) as unknown as Me);
     } catch (error) {
       if (error instanceof SignedOut) return undefined;
       throw error;
@@ -37,9 +60,8 @@ export class ConsoleApi {
   }
 
   async signIn(token: string): Promise<Me> {
-    const response = await fetch('/api/session', {
+    const response = await send('/api/session', {
       method: 'POST',
-      credentials: 'same-origin',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token }),
     });
@@ -47,22 +69,32 @@ export class ConsoleApi {
   }
 
   async signOut(): Promise<void> {
-    await fetch('/api/session', { method: 'DELETE', credentials: 'same-origin', headers: { 'x-fleetmesh-csrf': this.csrf } });
+    await send('/api/session', { method: 'DELETE', headers: { 'x-fleetmesh-csrf': this.csrf } });
     this.csrf = '';
   }
 
+  /**
+   * One tool call. A read that loses its connection (the browser drops every
+   * socket when the machine's network changes; a broker restarts) is sent once
+   * more; a change is not, as it may have run. A broker that still cannot be
+   * reached is an error answer, not an exception, so that pages which poll (log
+   * follow, charts) show it and try again; a session that ended throws SignedOut.
+   */
   readonly call: CallTool = async (tool, args) => {
-    const response = await fetch('/api/call', {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': this.csrf },
-      body: JSON.stringify({ tool, args }),
-    });
+    const attempt = () =>
+      send('/api/call', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': this.csrf },
+        body: JSON.stringify({ tool, args }),
+      }).catch((error: Error) => error);
+    let response = await attempt();
+    if (response instanceof Error && this.reads.has(tool)) response = await attempt();
+    if (response instanceof Error) return unanswered(response);
     return (await json(response)) as unknown as ToolAnswer;
   };
 
   async audit(limit = 200): Promise<Record<string, unknown>[]> {
-    return (await json(await fetch(`/api/audit?limit=${limit}`, { credentials: 'same-origin' }))).rows as Record<string, unknown>[];
+    return (await json(await send(`/api/audit?limit=${limit}`, {}))).rows as Record<string, unknown>[];
   }
 
   /** Calls `onChange` with the fleet:// resources that changed, as the broker reports them; returns a stop function. */
@@ -74,6 +106,7 @@ export class ConsoleApi {
 
   private remember(me: Me): Me {
     this.csrf = me.csrf_token;
+    this.reads = new Set(me.tools.filter((t) => t.risk === 'read').map((t) => t.tool));
     return me;
   }
 }

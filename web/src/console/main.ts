@@ -77,8 +77,10 @@ function start(me: Me): void {
         }
         answer = await api.call(tool, { ...args, confirm: true });
       }
-      if (answer.error) show(`${tool}: ${answer.error.message}`, 'error');
+      if (answer.error) show(`${tool}: ${answer.error.message}${answer.error.code === 'unavailable' ? ` — ${answer.error.hint}` : ''}`, 'error');
       else show(`${tool}: done${answer.is_error ? ' with errors' : ''}.`, answer.is_error ? 'error' : 'ok');
+      // Whatever it changed shows at once, not only when the broker's change notice comes.
+      void refresh(['fleet://index']);
       return !answer.error;
     },
   };

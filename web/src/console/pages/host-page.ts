@@ -47,7 +47,8 @@ function followLogs(call: CallTool, host: string, name: string): { viewer: LogVi
       viewer.setStatus(`following · ${new Date().toLocaleTimeString()}`);
     }
   };
-  void loop();
+  // A session that ended stops the follow; the page's next refresh asks to sign in again.
+  void loop().catch((error: Error) => viewer.setStatus(error.message));
   return {
     viewer,
     stop: () => {
@@ -105,7 +106,7 @@ export function hostPage(context: PageContext, host: string): Page {
             type: 'button',
             class: tool === 'docker_stop' ? 'danger' : undefined,
             'data-tool': tool,
-            onclick: () => void context.act(tool, { host, name: container.name }).then(() => page.refresh(['fleet://index'])),
+            onclick: () => void context.act(tool, { host, name: container.name }),
           },
           tool.replace('docker_', ''),
         ),

@@ -87,9 +87,11 @@ export function swarmPage(context: PageContext): Page {
         viewer.append(lines.map((l) => ({ stream: l.stream, timestamp: l.timestamp, text: l.text, source: l.task })));
         viewer.setStatus(`following · ${new Date().toLocaleTimeString()}`);
       }
-      timer = setTimeout(() => void read(), LOG_POLL_MS);
+      timer = setTimeout(poll, LOG_POLL_MS);
     };
-    let timer = setTimeout(() => void read(), 0);
+    // A session that ended stops the follow; the page's next refresh asks to sign in again.
+    const poll = () => void read().catch((error: Error) => viewer.setStatus(error.message));
+    let timer = setTimeout(poll, 0);
     stopLogs = () => {
       stopped = true;
       clearTimeout(timer);
