@@ -188,16 +188,27 @@ function guestRows(index: FleetIndex, byId: Map<string, Host>): Resource[] {
 }
 
 /**
+ * Which resources a caller wants, by what names them: id (a container's short
+ * id), name, host, and the record's own id (a container's full id). Asked
+ * before a host's or container's row is built, so a lookup of a few things in a
+ * fleet of 2,000 hosts builds a few rows, not tens of thousands; a superset is
+ * fine (the caller picks among what passes).
+ */
+export type ResourceMatch = (id: string, name: string, host: string | undefined, recordId: string | undefined) => boolean;
+
+/**
  * Every resource of the fleet the index knows, as rows with what filters need;
  * with `types`, only resources of those types (a fleet of 2,000 hosts has
- * tens of thousands of container rows, which a search for a host need not build).
+ * tens of thousands of container rows, which a search for a host need not
+ * build); with `match`, only those it passes.
  */
-export function allResources(index: FleetIndex, hosts: readonly Host[], types?: ReadonlySet<string>): Resource[] {
+export function allResources(index: FleetIndex, hosts: readonly Host[], types?: ReadonlySet<string>, match?: ResourceMatch): Resource[] {
   const wants = (type: string) => types === undefined || types.has(type);
   const resources: Resource[] = [];
   const byId = new Map(hosts.map((h) => [h.id, h]));
   if (wants('host'))
     for (const host of hosts) {
+      if (match && !match(host.id, host.name, host.name, host.id)) continue;
       resources.push({
         row: {
           id: host.id,
@@ -228,15 +239,21 @@ export function allResources(index: FleetIndex, hosts: readonly Host[], types?: 
     const host = byId.get(entry.hostId);
     if (!host) continue;
     for (const inventoried of containers || sandboxes ? entry.inventory.containers : []) {
-      if (!containers && !inventoried.sandbox_id) continue;
+      const { sandbox_id: sandboxId } = inventoried;
+      const asContainer = containers && (!match || match(inventoried.id.slice(0, 12), inventoried.name, host.name, inventoried.id));
+      const asSandbox = sandboxes && !!sandboxId && (!match || match(sandboxId, sandboxId, host.name, undefined));
+      if (!asContainer && !asSandbox) continue;
       // An engine event newer than the inventory tells the container's state first.
       const state = index.containerEvents.stateSince(host.id, inventoried.id, entry.receivedAt);
       const container = state == null || state === inventoried.state ? inventoried : { ...inventoried, state };
-      if (containers) resources.push(containerRow(container, host));
-      if (sandboxes && container.sandbox_id) resources.push(sandboxRow(container, container.sandbox_id, host));
+      if (asContainer) resources.push(containerRow(container, host));
+      if (asSandbox) resources.push(sandboxRow(container, sandboxId, host));
     }
-    if (volumes) for (const volume of entry.inventory.volumes) resources.push(volumeRow(volume, host));
+    for (const volume of volumes ? entry.inventory.volumes : []) {
+      if (!match || match(volume.name, volume.name, host.name, undefined)) resources.push(volumeRow(volume, host));
+    }
   }
+  const hostRows = resources.length;
   if (wants('guest')) resources.push(...guestRows(index, byId));
   for (const { snapshot } of index.swarmEntries()) {
     const stacks = new Map<string, ServiceRecord[]>();
@@ -314,6 +331,14 @@ export function allResources(index: FleetIndex, hosts: readonly Host[], types?: 
       }
     }
   }
-  // The swarms' rows are few: built whole, then kept to the types asked for.
-  return types === undefined ? resources : resources.filter((resource) => types.has(resource.row.type));
+  // Guests' and the swarms' rows are few: built whole, then kept to the types (and matches) asked for.
+  if (types === undefined && match === undefined) return resources;
+  const kept = resources.slice(0, hostRows);
+  for (let i = hostRows; i < resources.length; i += 1) {
+    const { row, record } = resources[i] as Resource;
+    if (types && !types.has(row.type)) continue;
+    if (match && !match(row.id, row.name, row.host, (record as { id?: unknown }).id as string | undefined)) continue;
+    kept.push(resources[i] as Resource);
+  }
+  return kept;
 }

@@ -18,6 +18,7 @@ import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
 import type { RunContext, RunResult } from '../calls/call-route.ts';
 import { redactArguments } from '../calls/redact.ts';
+import type { ResourceMatch } from '../index/index-resources.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
 import { LIST_CACHE_HINTS } from './cache-hints.ts';
@@ -183,8 +184,8 @@ export class McpSession {
     };
   }
 
-  private view(types?: ReadonlySet<string>): FleetView {
-    return new FleetView(this.options.identity, this.options.runner.index, this.options.registry.list(), types);
+  private view(types?: ReadonlySet<string>, match?: ResourceMatch): FleetView {
+    return new FleetView(this.options.identity, this.options.runner.index, this.options.registry.list(), types, match);
   }
 
   private text(action: Action | undefined, shape: Parameters<typeof renderMarkdown>[1], structured: Record<string, unknown>): string {
@@ -300,7 +301,7 @@ export class McpSession {
     return {
       content: [
         { type: 'text', text: this.text(result.action, result.shape, result.structured) },
-        ...resourceLinks(result.action, result.structured, (types) => this.view(types)),
+        ...resourceLinks(result.action, result.structured, (types, match) => this.view(types, match)),
       ],
       structuredContent: result.structured,
       ...(result.isError ? { isError: true } : {}),

@@ -20,9 +20,9 @@ export const findResourcesHandler = defineBrokerAction({
   async run(params, context) {
     const type = params.type?.replace(/s$/, '');
     const query = params.query?.toLowerCase();
-    const candidates = allResources(context.index, context.registry.list(), type ? new Set([type]) : undefined)
+    const named = query ? (id: string, name: string) => name.toLowerCase().includes(query) || id.toLowerCase().startsWith(query) : undefined;
+    const candidates = allResources(context.index, context.registry.list(), type ? new Set([type]) : undefined, named)
       .filter((r) => visible(context.identity, r))
-      .filter((r) => !query || r.row.name.toLowerCase().includes(query) || r.row.id.toLowerCase().startsWith(query))
       .filter((r) => !params.state || r.row.state?.toLowerCase() === params.state.toLowerCase())
       .filter((r) => !params.stack || r.row.stack === params.stack)
       .filter((r) => !params.node || r.node?.toLowerCase() === params.node.toLowerCase())
@@ -50,20 +50,36 @@ export const describeResourceHandler = defineBrokerAction({
   action: describeAction,
   async run(params, context) {
     const hosts = context.registry.list();
-    const ofType = allResources(context.index, hosts, new Set([params.type])).filter((r) => visible(context.identity, r));
+    const types = new Set([params.type]);
     const wanted = params.id;
     const lower = wanted.toLowerCase();
     // host/name names a container or volume on one host.
     const slash = wanted.indexOf('/');
+    const [onHost, nameOnHost] = slash > 0 ? [wanted.slice(0, slash), wanted.slice(slash + 1)] : [];
+    // Only the rows the id could name are built; the order of preference below picks among them.
+    const ofType = allResources(
+      context.index,
+      hosts,
+      types,
+      (id, name, host, recordId) =>
+        id === wanted ||
+        (wanted.length >= 6 && id.startsWith(wanted)) ||
+        recordId === wanted ||
+        name === wanted ||
+        name.toLowerCase() === lower ||
+        (host === onHost && name === nameOnHost),
+    ).filter((r) => visible(context.identity, r));
     let matches = ofType.filter(
       (r) => r.row.id === wanted || (wanted.length >= 6 && r.row.id.startsWith(wanted)) || (r.record as { id?: string }).id === wanted,
     );
     if (matches.length === 0) matches = ofType.filter((r) => r.row.name === wanted || r.row.name.toLowerCase() === lower);
-    if (matches.length === 0 && slash > 0) matches = ofType.filter((r) => r.row.host === wanted.slice(0, slash) && r.row.name === wanted.slice(slash + 1));
+    if (matches.length === 0 && slash > 0) matches = ofType.filter((r) => r.row.host === onHost && r.row.name === nameOnHost);
     if (matches.length === 0) {
       const closest = closestNames(
         wanted,
-        ofType.map((r) => r.row.name),
+        allResources(context.index, hosts, types)
+          .filter((r) => visible(context.identity, r))
+          .map((r) => r.row.name),
       );
       throw new FleetError('not_found', `no ${params.type} "${wanted}" in the fleet`, {
         hint: closest.length ? `Closest: ${closest.join(', ')}. find with type ${params.type} lists them.` : `find with type ${params.type} lists them.`,

@@ -2,7 +2,7 @@ import type { Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
 import { knownSwarms } from '../../calls/swarm-routing.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
-import { allResources, type Resource, visible } from '../../index/index-resources.ts';
+import { allResources, type Resource, type ResourceMatch, visible } from '../../index/index-resources.ts';
 import { swarmReadScope } from '../../swarm/swarm-grants.ts';
 
 /** A swarm as resource URIs name it: by its name where that is unique in the fleet, else by its id. */
@@ -26,11 +26,12 @@ export class FleetView {
     readonly identity: Identity,
     readonly index: FleetIndex,
     hosts: readonly Host[],
-    /** Only resources of these types (a view for links to a few of them); every type when absent. */
+    /** Only resources of these types, and of those only what `match` passes (a view for links to a few of them); every resource when absent. */
     types?: ReadonlySet<string>,
+    match?: ResourceMatch,
   ) {
     this.hosts = hosts;
-    this.resources = allResources(index, hosts, types).filter((resource) => visible(identity, resource));
+    this.resources = allResources(index, hosts, types, match).filter((resource) => visible(identity, resource));
     const known = knownSwarms(hosts, index);
     const shared = (name: string) => known.filter((s) => s.name === name).length > 1;
     this.swarms = known

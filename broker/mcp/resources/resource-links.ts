@@ -1,4 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
+import type { ResourceMatch } from '../../index/index-resources.ts';
 import { extraUrisOf, uriOf } from './domain-resources.ts';
 import type { FleetView } from './fleet-view.ts';
 
@@ -30,17 +31,19 @@ interface ResourceLink {
 export function resourceLinks(
   action: Action | undefined,
   structured: Record<string, unknown>,
-  /** The fleet as the caller sees it, built with only the resource types the links need. */
-  view: (types: ReadonlySet<string>) => FleetView,
+  /** The fleet as the caller sees it, built with only the resources the links may name. */
+  view: (types: ReadonlySet<string>, match: ResourceMatch) => FleetView,
 ): ResourceLink[] {
   const links = action?.indexLinks;
   if (!links) return [];
   const listed = links.list === undefined ? [structured] : structured[links.list];
-  const named: Named[] = Array.isArray(listed) ? (listed as Named[]) : [];
+  const named: Named[] = Array.isArray(listed) ? (listed as Named[]).slice(0, MAX_LINKS) : [];
   if (named.length === 0) return [];
-  const fleet = view(new Set(named.slice(0, MAX_LINKS).map((thing) => String(thing.type))));
+  const ids = new Set(named.map((thing) => thing.id));
+  const names = new Set(named.map((thing) => thing.name));
+  const fleet = view(new Set(named.map((thing) => String(thing.type))), (id, name) => ids.has(id) || names.has(name));
   const found: ResourceLink[] = [];
-  for (const thing of named.slice(0, MAX_LINKS)) {
+  for (const thing of named) {
     const candidates = fleet.resources.filter((r) => r.row.type === thing.type && (thing.host === undefined || r.row.host === thing.host));
     const resource = candidates.find((r) => r.row.id === thing.id) ?? candidates.find((r) => r.row.name === thing.name);
     if (!resource) continue;
