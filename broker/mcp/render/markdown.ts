@@ -110,21 +110,35 @@ function viewLines(action: Action, hosts: Record<string, unknown>[]): string[] {
 const HOT_PERCENT = 90;
 const TROUBLED_STATES = new Set(['unhealthy', 'restarting', 'dead', 'unavailable', 'partial', 'critical', 'warning', 'down', 'failed', 'warn', 'fail']);
 
-/** What in a record is worth a look, as `key value` phrases: figures over HOT_PERCENT, restarts, troubled states. */
+const STATE_KEYS = new Set(['state', 'health', 'status', 'level']);
+
+/** Whether one field is worth a look: a figure over HOT_PERCENT, a restart, a troubled state. */
+function hotField(key: string, value: unknown): boolean {
+  if (typeof value === 'number') return (key.endsWith('percent') && value >= HOT_PERCENT) || (key === 'restart_count' && value > 0);
+  return typeof value === 'string' && STATE_KEYS.has(key) && TROUBLED_STATES.has(value);
+}
+
+/** What in a record (and the records it holds, one level down) is worth a look, as `key value` phrases. */
 function hotFields(record: Record<string, unknown>, prefix = ''): string[] {
   return Object.entries(record).flatMap(([key, value]): string[] => {
-    if (typeof value === 'number')
-      return (key.endsWith('percent') && value >= HOT_PERCENT) || (key === 'restart_count' && value > 0) ? [`${prefix}${key} ${numberText(key, value)}`] : [];
-    if (typeof value === 'string')
-      return ['state', 'health', 'status', 'level'].includes(key) && TROUBLED_STATES.has(value) ? [`${prefix}${key} ${value}`] : [];
+    if (hotField(key, value)) return [`${prefix}${key} ${typeof value === 'number' ? numberText(key, value) : value}`];
     if (!prefix && value && typeof value === 'object')
       return (Array.isArray(value) ? value : [value]).flatMap((v) => (v && typeof v === 'object' ? hotFields(v as Record<string, unknown>, `${key}.`) : []));
     return [];
   });
 }
 
-function hot(record: Record<string, unknown>): boolean {
-  return hotFields(record).length > 0;
+/** Whether hotFields would find anything, without building its phrases: asked of every row of a table. */
+function hot(record: Record<string, unknown>, nested = false): boolean {
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (hotField(key, value)) return true;
+    if (nested || !value || typeof value !== 'object') continue;
+    for (const inner of Array.isArray(value) ? value : [value]) {
+      if (inner && typeof inner === 'object' && hot(inner as Record<string, unknown>, true)) return true;
+    }
+  }
+  return false;
 }
 
 /** How much a row asks for attention: 3 no answer, 2 partly failed, 1 over a threshold or unhealthy, 0 fine. */
@@ -134,12 +148,19 @@ function attention(record: Record<string, unknown>): number {
   return hot(record) ? 1 : 0;
 }
 
-/** Rows whose `first` field is truthy first, then those that need attention (worst first), the others in their order. */
-function troubleFirst<T extends Record<string, unknown>>(rows: T[], first?: string): T[] {
-  return rows
-    .map((row, index) => ({ row, index, weight: attention(row) + (first && row[first] ? 4 : 0) }))
-    .sort((a, b) => b.weight - a.weight || a.index - b.index)
-    .map(({ row }) => row);
+/**
+ * Rows whose `first` field is truthy first, then those that need attention
+ * (worst first), the others in their order; and how many need attention.
+ */
+function troubleFirst<T extends Record<string, unknown>>(rows: T[], first?: string): { ordered: T[]; needing: number } {
+  let needing = 0;
+  const weighed = rows.map((row, index) => {
+    const weight = attention(row);
+    if (weight > 0) needing += 1;
+    return { row, index, weight: weight + (first && row[first] ? 4 : 0) };
+  });
+  weighed.sort((a, b) => b.weight - a.weight || a.index - b.index);
+  return { ordered: weighed.map(({ row }) => row), needing };
 }
 
 function table(headers: string[], rows: string[][]): string {
@@ -207,8 +228,7 @@ function itemsTable(
   const hinted = columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
   const chosen = hinted.length ? hinted : scalarColumns(items, lead);
   const omitted = [...present].filter((key) => !lead.includes(key) && !chosen.some((c) => c === key || c.startsWith(`${key}.`)));
-  const ordered = tail ? items : troubleFirst(items, first);
-  const needing = tail ? 0 : ordered.filter((item) => attention(item) > 0).length;
+  const { ordered, needing } = tail ? { ordered: items, needing: 0 } : troubleFirst(items, first);
   // Say why a row comes first, unless the shown columns already do (every row is a finding).
   const why = needing > 0 && needing < items.length;
   const picked = shown ?? (tail ? ordered.slice(-MAX_ROWS) : ordered.slice(0, MAX_ROWS));
