@@ -21,7 +21,7 @@ export interface ExchangeResponse {
   writeHead(status: number, headers: OutgoingHttpHeaders): unknown;
   flushHeaders(): void;
   write(chunk: string): unknown;
-  end(chunk?: string): unknown;
+  end(chunk?: string | Buffer): unknown;
   once(event: 'close', listener: () => void): unknown;
 }
 
@@ -315,9 +315,14 @@ export class SessionTransport implements Transport {
     } else if (last) {
       // Every answer is there and nothing else was said: one JSON body (an array for a batch).
       const answers = stream.requests.map((id) => this.answered.get(id));
-      const headers = this.sessionId === undefined ? JSON_HEADERS : { ...JSON_HEADERS, 'mcp-session-id': this.sessionId };
-      stream.res.writeHead(200, headers);
-      stream.res.end(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+      // Encoded once: a string body would be measured (its UTF-8 length) and then encoded, two passes over megabytes.
+      const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+      stream.res.writeHead(200, {
+        ...JSON_HEADERS,
+        ...(this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId }),
+        'content-length': body.length,
+      });
+      stream.res.end(body);
     }
     if (!last) return;
     stream.form = 'ended';

@@ -34,8 +34,8 @@ class KeptAnswer implements ExchangeResponse {
     this.text += chunk;
   }
 
-  end(chunk?: string): void {
-    if (chunk) this.text += chunk;
+  end(chunk?: string | Buffer): void {
+    if (chunk) this.text += chunk.toString();
     this.finish();
   }
 
