@@ -101,6 +101,10 @@ const connections: ReturnType<typeof simulatedAgent>[] = [];
 const clients: Client[] = [];
 let stopping = false;
 const latencies: number[] = [];
+/** Each tool's call latencies after warm-up: which calls are slow, and whether they slow down over the run. */
+const byTool = new Map<string, { first: number[]; second: number[] }>();
+/** When the clients began, and the warm-up and the run's halfway mark after it (performance.now()). */
+const marks = { started: 0, warm: 0, half: 0 };
 let calls = 0;
 let errors = 0;
 const firstErrors: string[] = [];
@@ -124,7 +128,14 @@ async function clientLoop(client: Client, index: number, hostName: (n: number) =
       if (!stopping) noteError(`${name}: ${(error as Error).message}`);
     }
     calls += 1;
-    latencies.push(performance.now() - started);
+    const now = performance.now();
+    latencies.push(now - started);
+    if (started >= marks.warm) {
+      const label = args.selector ? `${name} (zone)` : Array.isArray(args.hosts) ? `${name} (${args.hosts.length} hosts)` : name;
+      const tool = byTool.get(label) ?? { first: [], second: [] };
+      byTool.set(label, tool);
+      (started < marks.half ? tool.first : tool.second).push(now - started);
+    }
     await new Promise((resolve) => setTimeout(resolve, thinkMs));
   }
 }
@@ -173,6 +184,10 @@ try {
     clients.push(client);
   }
   const started = performance.now();
+  marks.started = started;
+  marks.warm = started + warmUpMs;
+  marks.half = marks.warm + (durationMs - warmUpMs) / 2;
+  const driverCpu = process.cpuUsage();
   const loops = clients.map((client, c) => clientLoop(client, c, hostName));
 
   const rows: Row[] = [];
@@ -198,6 +213,8 @@ try {
     );
   }
   stopping = true;
+  const driverCpuUs = process.cpuUsage(driverCpu);
+  const driverCpuPercent = ((driverCpuUs.user + driverCpuUs.system) / 1000 / (performance.now() - started)) * 100;
   await Promise.all(loops);
 
   const columns = Object.keys(rows[0] ?? {}) as (keyof Row)[];
@@ -219,6 +236,7 @@ try {
   const warm = rows.find((r) => r.elapsed_s * 1000 >= warmUpMs) ?? rows[0];
   const last = rows.at(-1);
   if (!warm || !last || warm === last) throw new Error('the run was too short to measure growth after warm-up');
+  const afterWarmUp = rows.filter((r) => r.elapsed_s >= warm.elapsed_s);
   const rssGrowthPercent = ((last.rss_mib - warm.rss_mib) / warm.rss_mib) * 100;
   const heapGrowthPercent = ((last.heap_used_mib - warm.heap_used_mib) / warm.heap_used_mib) * 100;
   const lines = [
@@ -235,9 +253,24 @@ try {
     `| RSS growth after warm-up | ${rssGrowthPercent.toFixed(1)} % (target < ${RSS_GROWTH_TARGET_PERCENT} %) |`,
     `| heap growth after warm-up | ${heapGrowthPercent.toFixed(1)} % (${warm.heap_used_mib.toFixed(1)} → ${last.heap_used_mib.toFixed(1)} MiB) |`,
     `| event loop delay p99, worst sample | ${Math.max(...rows.map((r) => r.loop_delay_p99_ms)).toFixed(1)} ms |`,
+    `| event loop delay p99, median of the samples after warm-up | ${percentile(
+      afterWarmUp.map((r) => r.loop_delay_p99_ms),
+      50,
+    ).toFixed(1)} ms |`,
     `| open handles after warm-up → end | ${warm.open_handles} → ${last.open_handles} |`,
-    `| call latency p50 / p99 (last sample) | ${last.call_p50_ms.toFixed(1)} / ${last.call_p99_ms.toFixed(1)} ms |`,
+    `| this process's CPU (the simulated agents and the clients), share of one core | ${driverCpuPercent.toFixed(0)} % |`,
     `| CSV and chart | bench/results/soak-${stamp}.csv, .png |`,
+    '',
+    'Call latency after warm-up, by tool, in the first and the second half of the rest of the run:',
+    '',
+    '| tool | calls | p50 ms, first → second half | p99 ms, first → second half |',
+    '| --- | --- | --- | --- |',
+    ...[...byTool.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([tool, { first, second }]) =>
+          `| ${tool} | ${first.length + second.length} | ${percentile(first, 50).toFixed(0)} → ${percentile(second, 50).toFixed(0)} | ${percentile(first, 99).toFixed(0)} → ${percentile(second, 99).toFixed(0)} |`,
+      ),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
