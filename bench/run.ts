@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark scenario, or those named with --only.
- *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--profile]
+ *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--profile] [--agent-node PATH]
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '50' },
     containers: { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '60' },
+    /** The node binary the idle agent runs on (the image ships Node 24; the bench itself may run on 20). */
+    'agent-node': { type: 'string', default: process.execPath },
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
     'reconnect-agents': { type: 'string', default: '2000' },
@@ -66,7 +68,7 @@ if (selected.has('mesh')) {
   process.stderr.write('mesh: MCP overhead on a local agent\n');
   results.push(withLoad(await mcpOverheadScenario(Number(values.calls), values.profile ? profileDir() : undefined)));
   process.stderr.write('mesh: idle agent\n');
-  results.push(withLoad(await idleAgentScenario(Number(values['idle-seconds']))));
+  results.push(withLoad(await idleAgentScenario(Number(values['idle-seconds']), values['agent-node'])));
 }
 if (selected.has('docker')) {
   process.stderr.write('docker\n');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +15,8 @@ import type { ScenarioResult } from '../report.ts';
 const AGENT_NODE_FLAGS = ['--max-semi-space-size=1', '--lite-mode'];
 
 /** A bare node process idling with the same flags, in the same run: the floor any node agent starts from. */
-async function bareNodeUsage(): Promise<ReturnType<typeof processUsage>> {
-  const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+async function bareNodeUsage(node: string): Promise<ReturnType<typeof processUsage>> {
+  const child = spawn(node, [...AGENT_NODE_FLAGS, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   try {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     return processUsage(child.pid as number);
@@ -30,7 +30,7 @@ async function bareNodeUsage(): Promise<ReturnType<typeof processUsage>> {
  * sampling, idle: its RSS and CPU over a while. No Docker here, so the docker
  * collector is off; the docker scenario measures an idle agent beside a live engine.
  */
-export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioResult> {
+export async function idleAgentScenario(idleSeconds: number, node = process.execPath): Promise<ScenarioResult> {
   const root = mkdtempSync(join(tmpdir(), 'fm-bench-idle-'));
   await buildDist();
   const broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker')), silentLogger);
@@ -41,7 +41,7 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
       ...['--broker', `localhost:${broker.grpcPort}`, '--token', token, '--ca-pin', broker.authority.pin, '--name', 'idle-host'],
       ...['--data-dir', join(root, 'agent'), '--docker-socket', join(root, 'no-docker.sock'), '--log-level', 'warn'],
     ],
-    { entry: DIST_MAIN, nodeFlags: AGENT_NODE_FLAGS, env: { NODE_ENV: 'production' } },
+    { entry: DIST_MAIN, nodeFlags: AGENT_NODE_FLAGS, env: { NODE_ENV: 'production' }, node },
   );
   try {
     while (broker.registry.find('idle-host')?.state !== 'online') {
@@ -55,7 +55,8 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
     const before = processUsage(pid);
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const after = processUsage(pid);
-    const bare = await bareNodeUsage();
+    const bare = await bareNodeUsage(node);
+    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
     return {
       scenario: 'mesh, idle agent (dist/, as the image runs it)',
       figures: {
@@ -63,6 +64,7 @@ export async function idleAgentScenario(idleSeconds: number): Promise<ScenarioRe
         agent_private_rss_mib: after.anonRssBytes / 2 ** 20,
         bare_node_rss_mib: bare.rssBytes / 2 ** 20,
         bare_node_private_rss_mib: bare.anonRssBytes / 2 ** 20,
+        node: version,
         node_flags: AGENT_NODE_FLAGS.join(' '),
         agent_idle_cpu_percent: ((after.cpuMs - before.cpuMs) / (idleSeconds * 1000)) * 100,
         idle_seconds: idleSeconds,

@@ -15,10 +15,11 @@ export class CliProcess {
   /**
    * `entry`: another build of the CLI to run (the benchmarks run the compiled dist/); `prefix`: a command that runs
    * it (`ip netns exec NS`), which must exec it in place so signals reach the CLI itself; `nodeFlags`: flags for node
-   * itself that NODE_OPTIONS does not take (`--lite-mode`).
+   * itself that NODE_OPTIONS does not take (`--lite-mode`); `node`: another node binary (the image's version).
    */
-  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string; prefix?: string[]; nodeFlags?: string[] } = {}) {
-    const [command = process.execPath, ...before] = [...(options.prefix ?? []), process.execPath];
+  constructor(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; entry?: string; prefix?: string[]; nodeFlags?: string[]; node?: string } = {}) {
+    const node = options.node ?? process.execPath;
+    const [command = node, ...before] = [...(options.prefix ?? []), node];
     this.child = spawn(command, [...before, ...(options.nodeFlags ?? []), options.entry ?? FLEETMESH_BIN, ...args], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
