@@ -17,7 +17,8 @@ import {
   ResultSchema,
 } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import { createCertificateRequest, createKeyPair, type KeyPair } from '../../shared/pki/certificates.ts';
+import { createCertificateRequest } from '../../shared/pki/certificate-request.ts';
+import { createKeyPair, type KeyPair } from '../../shared/pki/certificates.ts';
 import { type ContainerFigures, sampleToWire } from '../../shared/wire/sample-codec.ts';
 import type { Dispatcher, ResultSink } from '../dispatcher/dispatcher.ts';
 import { type AgentIdentity, replaceCertificate } from '../identity/agent-identity.ts';

@@ -1,12 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createCertificateRequest } from './certificate-request.ts';
 import {
   certificatePin,
   createCertificateAuthority,
-  createCertificateRequest,
   createKeyPair,
   issueAgentCertificate,
   issueServerCertificate,
+  publicKeyFingerprint,
   readCertificate,
   readCertificateRequest,
 } from './certificates.ts';
@@ -22,6 +23,15 @@ describe('the fleet PKI', () => {
     expect(x509.subjectAltName).toBe('URI:spiffe://fleetmesh/agent/abc');
     expect(x509.checkPrivateKey((await import('node:crypto')).createPrivateKey(keys.privateKeyPem))).toBe(true);
     expect(readCertificate(issued.certificatePem)).toMatchObject({ agentId: 'abc', subjectCommonName: 'web-1', serial: issued.serial });
+  });
+
+  it('writes requests the broker reads for any agent name, long or not ASCII', async () => {
+    const keys = await createKeyPair();
+    for (const name of ['web_1', 'hôte-ünïcode', 'x'.repeat(300)]) {
+      const pem = createCertificateRequest(keys, name);
+      expect(pem).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE REQUEST-----\n$/);
+      expect(publicKeyFingerprint(readCertificateRequest(pem).publicKeyPem)).toBe(publicKeyFingerprint(keys.publicKeyPem));
+    }
   });
 
   it('refuses a request whose signature does not match its key', async () => {

@@ -35,9 +35,10 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 let loadedForge: typeof Forge | undefined;
 
 /**
- * node-forge, required on first use: only issuing a certificate or writing a
- * request needs it, which an enrolled agent does once a renewal, and loading it
- * at start held about 5 MiB of an idle agent's memory (docs/performance.md).
+ * node-forge, required on first use: only the broker's issuing of
+ * certificates and reading of requests needs it (an agent writes its requests
+ * with node:crypto, certificate-request.ts), and loading it at start held
+ * about 5 MiB of an idle agent's memory (docs/performance.md).
  */
 function nodeForge(): typeof Forge {
   loadedForge ??= createRequire(import.meta.url)('node-forge') as typeof Forge;
@@ -155,16 +156,6 @@ export function issueServerCertificate(
     { name: 'subjectAltName', altNames },
   ]);
   return issued(cert, serial);
-}
-
-/** A PKCS#10 request proving possession of the key; the broker ignores its subject. */
-export function createCertificateRequest(keys: KeyPair, commonName: string): string {
-  const forge = nodeForge();
-  const csr = forge.pki.createCertificationRequest();
-  csr.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
-  csr.setSubject([{ name: 'commonName', value: commonName }]);
-  csr.sign(forge.pki.privateKeyFromPem(keys.privateKeyPem), forge.md.sha256.create());
-  return forge.pki.certificationRequestToPem(csr);
 }
 
 const SHA256_WITH_RSA = '1.2.840.113549.1.1.11';
