@@ -99,7 +99,19 @@ function start(me: Me): void {
     h('a', { href: '#/', class: 'brand' }, 'fleetmesh'),
     ...links.map(([href, label]) => h('a', { href }, label)),
     h('span', { class: 'who' }, `${me.identity} · level ${me.effective_level}`),
-    h('button', { type: 'button', class: 'link', onclick: () => void api.signOut().then(() => location.reload()) }, 'Sign out'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'link',
+        onclick: () =>
+          void api.signOut().then(
+            () => location.reload(),
+            (error: Error) => show(`Sign out: ${error.message}`, 'error'),
+          ),
+      },
+      'Sign out',
+    ),
   );
 
   const route = () => {
