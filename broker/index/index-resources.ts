@@ -253,7 +253,8 @@ export function allResources(index: FleetIndex, hosts: readonly Host[], types?: 
       if (!match || match(volume.name, volume.name, host.name, undefined)) resources.push(volumeRow(volume, host));
     }
   }
-  const hostRows = resources.length;
+  // Rows so far were kept to the types and matches as they were built.
+  const keptAsBuilt = resources.length;
   if (wants('guest')) resources.push(...guestRows(index, byId));
   for (const { snapshot } of index.swarmEntries()) {
     const stacks = new Map<string, ServiceRecord[]>();
@@ -333,8 +334,8 @@ export function allResources(index: FleetIndex, hosts: readonly Host[], types?: 
   }
   // Guests' and the swarms' rows are few: built whole, then kept to the types (and matches) asked for.
   if (types === undefined && match === undefined) return resources;
-  const kept = resources.slice(0, hostRows);
-  for (let i = hostRows; i < resources.length; i += 1) {
+  const kept = resources.slice(0, keptAsBuilt);
+  for (let i = keptAsBuilt; i < resources.length; i += 1) {
     const { row, record } = resources[i] as Resource;
     if (types && !types.has(row.type)) continue;
     if (match && !match(row.id, row.name, row.host, (record as { id?: unknown }).id as string | undefined)) continue;

@@ -56,24 +56,17 @@ export const describeResourceHandler = defineBrokerAction({
     // host/name names a container or volume on one host.
     const slash = wanted.indexOf('/');
     const [onHost, nameOnHost] = slash > 0 ? [wanted.slice(0, slash), wanted.slice(slash + 1)] : [];
-    // Only the rows the id could name are built; the order of preference below picks among them.
-    const ofType = allResources(
-      context.index,
-      hosts,
-      types,
-      (id, name, host, recordId) =>
-        id === wanted ||
-        (wanted.length >= 6 && id.startsWith(wanted)) ||
-        recordId === wanted ||
-        name === wanted ||
-        name.toLowerCase() === lower ||
-        (host === onHost && name === nameOnHost),
-    ).filter((r) => visible(context.identity, r));
-    let matches = ofType.filter(
-      (r) => r.row.id === wanted || (wanted.length >= 6 && r.row.id.startsWith(wanted)) || (r.record as { id?: string }).id === wanted,
+    // The ways an id names a resource, in order of preference.
+    const byId = (id: string, recordId: string | undefined) => id === wanted || (wanted.length >= 6 && id.startsWith(wanted)) || recordId === wanted;
+    const byName = (name: string) => name === wanted || name.toLowerCase() === lower;
+    const onItsHost = (host: string | undefined, name: string) => onHost !== undefined && host === onHost && name === nameOnHost;
+    // Only the rows the id could name in any of those ways are built.
+    const ofType = allResources(context.index, hosts, types, (id, name, host, recordId) => byId(id, recordId) || byName(name) || onItsHost(host, name)).filter(
+      (r) => visible(context.identity, r),
     );
-    if (matches.length === 0) matches = ofType.filter((r) => r.row.name === wanted || r.row.name.toLowerCase() === lower);
-    if (matches.length === 0 && slash > 0) matches = ofType.filter((r) => r.row.host === onHost && r.row.name === nameOnHost);
+    let matches = ofType.filter((r) => byId(r.row.id, (r.record as { id?: string }).id));
+    if (matches.length === 0) matches = ofType.filter((r) => byName(r.row.name));
+    if (matches.length === 0) matches = ofType.filter((r) => onItsHost(r.row.host, r.row.name));
     if (matches.length === 0) {
       const closest = closestNames(
         wanted,
