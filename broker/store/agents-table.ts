@@ -1,4 +1,4 @@
-import type { SqlEngine } from './sql-engine.ts';
+import { type SqlEngine, writeInBatches } from './sql-engine.ts';
 
 export type AgentState = 'online' | 'stale' | 'offline';
 
@@ -70,6 +70,9 @@ export function effectiveLabels(row: Pick<AgentRow, 'tokenLabels' | 'reportedLab
   return { ...row.reportedLabels, ...row.tokenLabels };
 }
 
+/** Agents per last-seen statement: 1,000 parameters. */
+const TOUCH_ROWS = 500;
+
 export class AgentsTable {
   constructor(private readonly sql: SqlEngine) {}
 
@@ -137,12 +140,20 @@ export class AgentsTable {
     await this.sql.run('UPDATE agents SET state = ?, last_seen_at = COALESCE(?, last_seen_at) WHERE id = ?', [state, lastSeenAt, id]);
   }
 
-  /** Records last-seen times for many agents in one transaction. */
+  /**
+   * Records last-seen times for many agents (every connected one, each
+   * heartbeat interval): at most TOUCH_ROWS agents to a statement
+   * (writeInBatches).
+   */
   async touch(seen: ReadonlyMap<string, number>): Promise<void> {
-    if (seen.size === 0) return;
-    await this.sql.transaction(async () => {
-      for (const [id, at] of seen) await this.sql.run('UPDATE agents SET last_seen_at = ? WHERE id = ?', [at, id]);
-    });
+    // A VALUES list's columns are column1, column2… on both engines; PostgreSQL reads its parameters as text.
+    await writeInBatches([...seen], TOUCH_ROWS, (chunk) =>
+      this.sql.run(
+        `UPDATE agents SET last_seen_at = CAST(v.column2 AS BIGINT)
+         FROM (VALUES ${chunk.map(() => '(?, ?)').join(', ')}) AS v WHERE agents.id = v.column1`,
+        chunk.flat(),
+      ),
+    );
   }
 
   /** At broker start nobody is connected yet, whatever the last run left behind. */

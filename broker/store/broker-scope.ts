@@ -1,4 +1,4 @@
-import type { SqlValue } from './sql-engine.ts';
+import { placeholders, type SqlValue } from './sql-engine.ts';
 
 /** Which brokers' rows a cluster-wide settling touches: those named, or those not among the brokers still alive. */
 export interface BrokerScope {
@@ -14,7 +14,7 @@ export interface BrokerScope {
 export function whereBrokers(scope: BrokerScope, where: string[], args: SqlValue[]): boolean {
   if (scope.brokerIds) {
     if (scope.brokerIds.length === 0) return false;
-    where.push(`broker_id IN (${scope.brokerIds.map(() => '?').join(', ')})`);
+    where.push(`broker_id IN (${placeholders(scope.brokerIds.length)})`);
     args.push(...scope.brokerIds);
   }
   if (scope.except) {

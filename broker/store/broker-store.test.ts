@@ -108,6 +108,36 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect((await store.roles.all()).size).toBe(0);
   });
 
+  it('keeps each transaction its own through every await, one after another, while a statement from elsewhere stays out', async () => {
+    const { store } = await open();
+    const turns = async () => {
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await store.transaction(async () => {
+      await turns();
+      await store.agents.insert(agent('a'));
+    });
+    // Started outside the transaction, and let go from inside it.
+    let letGo = () => {};
+    const outside = new Promise<void>((resolve) => (letGo = resolve)).then(() => store.agents.insert(agent('c', 'C')));
+    await expect(
+      store.transaction(async () => {
+        await turns();
+        await store.agents.insert(agent('b', 'B'));
+        letGo();
+        // A nested transaction joins this one, and goes with it.
+        await store.transaction(async () => {
+          await turns();
+          await store.agents.insert(agent('d', 'D'));
+        });
+        await turns();
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    await outside;
+    expect((await store.agents.list()).map((row) => row.id).sort()).toEqual(['a', 'c']);
+  });
+
   it('spends a single-use join token once when two brokers redeem it at the same moment', async () => {
     const { store, location } = await open();
     const { store: other } = await open(location);
@@ -231,6 +261,134 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(await store.metrics.rows('host', {}, 0)).toEqual([]);
   });
 
+  it("writes a fleet's minute of metrics whole, over several statements, and updates it in place", async () => {
+    const { store } = await open();
+    const rows = (minute: number, cpu: number, net: number | null) =>
+      Array.from({ length: 1234 }, (_, i) => ({
+        kind: 'container' as const,
+        entity: `h${i % 100}/c${i}`,
+        minute,
+        host_id: `h${i % 100}`,
+        name: `c${i}`,
+        service: i % 2 ? 'web' : null,
+        cpu_percent: cpu,
+        memory_bytes: i,
+        net_bytes_per_s: net,
+      }));
+    await store.metrics.upsert(rows(60_000, 1, 10));
+    await store.metrics.upsert([...rows(60_000, 2, null), ...rows(120_000, 3, 30)]);
+    const stored = await store.metrics.rows('container', {}, 0);
+    expect(stored).toHaveLength(2468);
+    expect(stored.filter((row) => row.minute === 60_000).every((row) => row.cpu_percent === 2 && row.net_bytes_per_s === 10)).toBe(true);
+    expect(stored.filter((row) => row.minute === 120_000).every((row) => row.cpu_percent === 3 && row.net_bytes_per_s === 30)).toBe(true);
+    expect(await store.metrics.rows('container', { service: 'web' }, 120_000)).toHaveLength(617);
+  });
+
+  it("sums each service's containers per minute, on the hosts asked about only", async () => {
+    const { store } = await open();
+    const row = (host: string, name: string, service: string | null, minute: number, cpu: number | null, net: number | null) => ({
+      kind: 'container' as const,
+      entity: `${host}/${name}`,
+      minute,
+      host_id: host,
+      name,
+      service,
+      cpu_percent: cpu,
+      memory_bytes: 100,
+      net_bytes_per_s: net,
+    });
+    await store.metrics.upsert([
+      row('h1', 'web.1', 'web', 60_000, 10, null),
+      row('h2', 'web.2', 'web', 60_000, 5.5, null),
+      row('h3', 'web.3', 'web', 60_000, 1000, 7),
+      row('h1', 'db.1', 'db', 60_000, 2, 3),
+      row('h1', 'lone', null, 60_000, 50, 1),
+      row('h1', 'web.1', 'web', 120_000, 20, 4),
+      row('h1', 'web.1', 'web', 0, 99, 99),
+    ]);
+    expect(await store.metrics.serviceMinutes(['h1', 'h2'], 60_000)).toEqual([
+      { service: 'db', minute: 60_000, cpu_percent: 2, memory_bytes: 100, net_bytes_per_s: 3 },
+      { service: 'web', minute: 60_000, cpu_percent: 15.5, memory_bytes: 200, net_bytes_per_s: null },
+      { service: 'web', minute: 120_000, cpu_percent: 20, memory_bytes: 100, net_bytes_per_s: 4 },
+    ]);
+    expect(await store.metrics.serviceMinutes([], 0)).toEqual([]);
+  });
+
+  it('prunes expired minutes and the oldest past the cap a slice at a time, other work running between slices', async () => {
+    const { store } = await open();
+    const minute = (at: number, hosts: number) =>
+      Array.from({ length: hosts }, (_, i) => ({
+        kind: 'host' as const,
+        entity: `h${i}`,
+        minute: at,
+        host_id: `h${i}`,
+        name: `host-${i}`,
+        service: null,
+        cpu_percent: 1,
+        memory_bytes: 1,
+        net_bytes_per_s: null,
+      }));
+    await store.metrics.upsert([...minute(60_000, 2500), ...minute(120_000, 2500), ...minute(180_000, 2500), ...minute(240_000, 100)]);
+    let turns = 0;
+    let pruned = false;
+    const other = () => {
+      if (pruned) return;
+      turns += 1;
+      setImmediate(other);
+    };
+    setImmediate(other);
+    // Minute 60,000 has expired; of the 5,100 rows left, the cap keeps the newest 2,600: minutes 180,000 and 240,000.
+    await store.metrics.prune(120_000, 2600);
+    pruned = true;
+    expect(turns).toBeGreaterThan(1);
+    const left = await store.metrics.rows('host', {}, 0);
+    expect(left).toHaveLength(2600);
+    expect(new Set(left.map((row) => row.minute))).toEqual(new Set([180_000, 240_000]));
+  });
+
+  it("reads the metrics of more hosts than one statement lists, in the store's order and summed once", async () => {
+    const { store } = await open();
+    const hosts = Array.from({ length: 1234 }, (_, i) => `h${String(i).padStart(4, '0')}`);
+    const row = (host: string, minute: number, cpu: number | null) => ({
+      kind: 'container' as const,
+      entity: `${host}/web.1`,
+      minute,
+      host_id: host,
+      name: 'web.1',
+      service: 'web',
+      cpu_percent: cpu,
+      memory_bytes: 2,
+      net_bytes_per_s: null,
+    });
+    await store.metrics.upsert(hosts.flatMap((host, i) => [row(host, 60_000, i % 2 ? 1 : null), row(host, 120_000, 0.5)]));
+    const asked = [...hosts].reverse().filter((_, i) => i % 3 !== 0);
+    // Hosts with no rows, enough to pass both engines' parameter limits (SQLite 32,766, PostgreSQL 65,535).
+    const gone = Array.from({ length: 70_000 }, (_, i) => `gone-${i}`);
+    const rows = await store.metrics.rows('container', { entities: [...gone, ...asked].map((host) => `${host}/web.1`) }, 0);
+    expect(rows).toHaveLength(asked.length * 2);
+    const order = (a: { minute: number; entity: string }, b: { minute: number; entity: string }) =>
+      a.minute - b.minute || (a.entity < b.entity ? -1 : a.entity > b.entity ? 1 : 0);
+    expect(rows).toEqual([...rows].sort(order));
+    expect(new Set(rows.map((found) => found.host_id))).toEqual(new Set(asked));
+    const odd = asked.filter((host) => Number(host.slice(1)) % 2 === 1).length;
+    expect(await store.metrics.serviceMinutes([...asked, ...gone], 0)).toEqual([
+      { service: 'web', minute: 60_000, cpu_percent: odd, memory_bytes: 2 * asked.length, net_bytes_per_s: null },
+      { service: 'web', minute: 120_000, cpu_percent: 0.5 * asked.length, memory_bytes: 2 * asked.length, net_bytes_per_s: null },
+    ]);
+  });
+
+  it("records a fleet's last-seen times over several statements, and no other agent's", async () => {
+    const { store } = await open();
+    for (let i = 0; i < 1234; i++) {
+      await store.agents.insert({ id: `a${i}`, name: `host-${i}`, tokenLabels: {}, publicKeySha256: 'k', enrolledAt: 1, tokenId: 't' });
+    }
+    const seen = new Map<string, number>(Array.from({ length: 1200 }, (_, i) => [`a${i}`, 1_796_000_000_000 + i]));
+    await store.agents.touch(seen);
+    const rows = await store.agents.list();
+    expect(rows).toHaveLength(1234);
+    for (const row of rows) expect(row.lastSeenAt).toBe(seen.get(row.id) ?? null);
+  });
+
   it('tells a watching broker when another connection revokes an agent or grants a role', async () => {
     const { store, location } = await open();
     const { store: admin } = await open(location);
@@ -292,6 +450,13 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(await store.mcpSessions.held('broker-1', ['s2', 's3'])).toEqual(new Set());
     await store.mcpSessions.delete(['s1']);
     expect(await other.mcpSessions.take('s1', 'broker-1', now + 2)).toBe(false);
+
+    // A broker with more sessions than one statement lists.
+    const many = Array.from({ length: 1234 }, (_, i) => `m${i}`);
+    for (const id of many) await store.mcpSessions.insert(session(id, kept.id, now));
+    expect(await other.mcpSessions.held('broker-1', [...many, 's2'])).toEqual(new Set(many));
+    await store.mcpSessions.delete(many.slice(0, 1000));
+    expect(await other.mcpSessions.held('broker-1', many)).toEqual(new Set(many.slice(1000)));
   });
 });
 

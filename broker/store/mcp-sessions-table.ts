@@ -1,4 +1,4 @@
-import type { SqlEngine } from './sql-engine.ts';
+import { IN_LIST_MAX, placeholders, queryInBatches, type SqlEngine, writeInBatches } from './sql-engine.ts';
 
 /**
  * What a 2025-era MCP session is, apart from its connection: enough for any
@@ -85,10 +85,11 @@ export class McpSessionsTable {
 
   /** Of these sessions, the ones the store still says `heldBy` serves. */
   async held(heldBy: string, sessionIds: readonly string[]): Promise<Set<string>> {
-    if (sessionIds.length === 0) return new Set();
-    const rows = await this.sql.all<{ session_id: string }>(
-      `SELECT session_id FROM mcp_sessions WHERE held_by = ? AND session_id IN (${sessionIds.map(() => '?').join(', ')})`,
-      [heldBy, ...sessionIds],
+    const { rows } = await queryInBatches(sessionIds, (batch) =>
+      this.sql.all<{ session_id: string }>(`SELECT session_id FROM mcp_sessions WHERE held_by = ? AND session_id IN (${placeholders(batch.length)})`, [
+        heldBy,
+        ...batch,
+      ]),
     );
     return new Set(rows.map((row) => row.session_id));
   }
@@ -106,8 +107,9 @@ export class McpSessionsTable {
   }
 
   async delete(sessionIds: readonly string[]): Promise<void> {
-    if (sessionIds.length === 0) return;
-    await this.sql.run(`DELETE FROM mcp_sessions WHERE session_id IN (${sessionIds.map(() => '?').join(', ')})`, sessionIds);
+    await writeInBatches(sessionIds, IN_LIST_MAX, (batch) =>
+      this.sql.run(`DELETE FROM mcp_sessions WHERE session_id IN (${placeholders(batch.length)})`, batch),
+    );
   }
 
   /** Deletes the sessions idle since `usedBefore` and those of identities revoked or expired, whichever broker held them. */

@@ -1,5 +1,5 @@
 import { type BrokerScope, whereBrokers } from './broker-scope.ts';
-import type { SqlEngine, SqlValue } from './sql-engine.ts';
+import { placeholders, queryInBatches, type SqlEngine, type SqlValue } from './sql-engine.ts';
 
 export type McpTaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
 
@@ -150,10 +150,8 @@ export class McpTasksTable {
   }
 
   async cancelRequested(taskIds: readonly string[]): Promise<string[]> {
-    if (taskIds.length === 0) return [];
-    const rows = await this.sql.all<{ task_id: string }>(
-      `SELECT task_id FROM mcp_tasks WHERE cancel_requested = 1 AND task_id IN (${taskIds.map(() => '?').join(', ')})`,
-      taskIds,
+    const { rows } = await queryInBatches(taskIds, (batch) =>
+      this.sql.all<{ task_id: string }>(`SELECT task_id FROM mcp_tasks WHERE cancel_requested = 1 AND task_id IN (${placeholders(batch.length)})`, batch),
     );
     return rows.map((row) => row.task_id);
   }

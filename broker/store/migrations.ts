@@ -202,4 +202,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX mcp_sessions_held_by ON mcp_sessions(held_by);
   CREATE INDEX mcp_sessions_last_used ON mcp_sessions(last_used_at);
   `,
+  // 10: a container's metrics history found by its name, without reading
+  // every container's rows of the range (a 2,000-host fleet writes 24,000
+  // container rows a minute).
+  `
+  CREATE INDEX metrics_name ON metrics(kind, name, minute);
+  `,
 ];

@@ -1,8 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { SqlEngine, SqlValue } from './sql-engine.ts';
+import { type SqlEngine, type SqlValue, TransactionContext } from './sql-engine.ts';
 
 /** The lock every broker takes while it migrates, so brokers starting together migrate once. */
 const MIGRATION_LOCK = 0x666c6d65;
@@ -26,7 +25,8 @@ export class PostgresEngine implements SqlEngine {
   readonly description: string;
   readonly shared = true;
   private readonly pool: pg.Pool;
-  private readonly current = new AsyncLocalStorage<pg.PoolClient>();
+  /** The connection of the transaction a statement runs in. */
+  private readonly context = new TransactionContext<pg.PoolClient>();
   private readonly placeholders = new Map<string, string>();
 
   constructor(url: string) {
@@ -54,13 +54,13 @@ export class PostgresEngine implements SqlEngine {
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.current.getStore()) return work();
+    if (this.context.current) return work();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       let broken = false;
       try {
         await this.on(client, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
-        const result = await this.current.run(client, work);
+        const result = await this.context.run(client, work);
         await this.on(client, 'COMMIT');
         return result;
       } catch (error) {
@@ -117,7 +117,7 @@ export class PostgresEngine implements SqlEngine {
   private async query(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
     const text = this.numbered(sql);
     try {
-      return await (this.current.getStore() ?? this.pool).query(text, params as SqlValue[]);
+      return await (this.context.current ?? this.pool).query(text, params as SqlValue[]);
     } catch (error) {
       throw asStoreError(error);
     }

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /** A value a statement parameter or a result column holds, the same on both engines. */
 export type SqlValue = string | number | null;
 
@@ -27,4 +29,90 @@ export interface SqlEngine {
   /** The number of migrations applied. */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
+}
+
+/**
+ * Items split for statements of many rows each: as many of `max` as fit, then
+ * the rest in powers of two. A statement's text depends on its row count, and
+ * the engines keep each text they run (SQLite prepared, PostgreSQL with its
+ * placeholders numbered): the counts stay few whatever the number of items
+ * (500 rows a batch and 137 left: 500, 128, 8, 1).
+ */
+export function batchesOf<T>(items: readonly T[], max: number): T[][] {
+  const batches: T[][] = [];
+  let start = 0;
+  while (start < items.length) {
+    const left = items.length - start;
+    const size = left >= max ? max : 2 ** Math.floor(Math.log2(left));
+    batches.push(items.slice(start, start + size));
+    start += size;
+  }
+  return batches;
+}
+
+/** The `?, ?, …` of an IN list of `count` items. */
+export function placeholders(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
+/** Items of an IN list per statement: far below SQLite's 32,766 parameters and PostgreSQL's 65,535. */
+export const IN_LIST_MAX = 500;
+
+/**
+ * Runs `query` for batchesOf(items, IN_LIST_MAX) and joins what each returns:
+ * an IN list as long as the fleet stays within the engines' parameter limits
+ * and makes few statement texts. Rows come batch after batch: a caller that
+ * wants one order sorts them, or sums them again, when there was more than one.
+ */
+export async function queryInBatches<T, R>(items: readonly T[], query: (batch: T[]) => Promise<R[]>): Promise<{ rows: R[]; batches: number }> {
+  const batches = batchesOf(items, IN_LIST_MAX);
+  const rows: R[] = [];
+  for (const batch of batches) rows.push(...(await query(batch)));
+  return { rows, batches: batches.length };
+}
+
+/**
+ * Which transaction the code running now belongs to, at any depth of awaits:
+ * what an engine tells its transaction's statements from the others by. It is
+ * followed only while some transaction runs. Enabled, an AsyncLocalStorage
+ * sends every promise, timer and write of the process through async hooks
+ * (every await about twice as costly: docs/performance.md), and transactions
+ * are rare.
+ */
+export class TransactionContext<T> {
+  private readonly storage = new AsyncLocalStorage<T>();
+  private running = 0;
+
+  /** The transaction the caller runs in, if any. */
+  get current(): T | undefined {
+    return this.storage.getStore();
+  }
+
+  /** Runs `work` as part of `transaction`. */
+  async run<R>(transaction: T, work: () => Promise<R>): Promise<R> {
+    this.running += 1;
+    try {
+      return await this.storage.run(transaction, work);
+    } finally {
+      this.running -= 1;
+      if (this.running === 0) this.storage.disable();
+    }
+  }
+}
+
+/** Resolves once the event loop has run what waits (I/O, timers): taken between two statements of a long write. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Writes items in batchesOf(items, max), one `write` at a time, letting the
+ * event loop run between two: a fleet's worth of rows does not hold up
+ * heartbeats and calls for the whole write.
+ */
+export async function writeInBatches<T>(items: readonly T[], max: number, write: (batch: T[]) => Promise<unknown>): Promise<void> {
+  for (const [i, batch] of batchesOf(items, max).entries()) {
+    if (i > 0) await nextTurn();
+    await write(batch);
+  }
 }

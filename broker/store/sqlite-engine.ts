@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
-import type { SqlEngine, SqlValue } from './sql-engine.ts';
+import { type SqlEngine, type SqlValue, TransactionContext } from './sql-engine.ts';
 
 /**
  * The embedded engine: one better-sqlite3 connection. WAL lets admin commands
@@ -13,7 +12,7 @@ export class SqliteEngine implements SqlEngine {
   readonly description: string;
   readonly shared = false;
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly current = new AsyncLocalStorage<object>();
+  private readonly context = new TransactionContext<object>();
   /** The transaction in progress, and a promise that settles when it ends. */
   private active: { token: object; ended: Promise<void> } | undefined;
 
@@ -47,7 +46,7 @@ export class SqliteEngine implements SqlEngine {
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active && this.current.getStore() === this.active.token) return work();
+    if (this.active && this.context.current === this.active.token) return work();
     while (this.active) await this.active.ended;
     let end = () => {};
     const token = {};
@@ -56,7 +55,7 @@ export class SqliteEngine implements SqlEngine {
       // IMMEDIATE, so writers in other processes queue (busy_timeout) instead of failing half-way.
       this.db.exec('BEGIN IMMEDIATE');
       try {
-        const result = await this.current.run(token, work);
+        const result = await this.context.run(token, work);
         this.db.exec('COMMIT');
         return result;
       } catch (error) {
@@ -92,7 +91,7 @@ export class SqliteEngine implements SqlEngine {
   /** Runs `statement` now, or once the transaction in progress (if it is not ours) has ended. */
   private when<T>(statement: () => T): Promise<T> {
     const active = this.active;
-    if (active && this.current.getStore() !== active.token) return active.ended.then(() => this.when(statement));
+    if (active && this.context.current !== active.token) return active.ended.then(() => this.when(statement));
     try {
       return Promise.resolve(statement());
     } catch (error) {
