@@ -177,6 +177,31 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
       { timeoutMs: 30_000, what: 'ix-solo ranked busiest' },
     );
     expect(ranking[0]?.value).toBeGreaterThan(ranking[1]?.value ?? 0);
+    // One running container's history (ix-api's: ix-flaky's tasks come and go). Both agents here watch the same engine,
+    // so its name and its id name it on two hosts once both have sampled it.
+    const row = await waitFor(
+      async () => {
+        const rows = await fleet.broker.runner.metrics.rows('container', {}, 0);
+        const hostsOf = (match: (row: (typeof rows)[number]) => boolean) => new Set(rows.filter(match).map((row) => row.host_id)).size;
+        return rows.find((candidate) => {
+          if (candidate.service !== 'ix-api') return false;
+          const id = candidate.entity.slice(candidate.entity.indexOf('/') + 1);
+          return hostsOf((row) => row.name === candidate.name) > 1 && hostsOf((row) => row.entity.endsWith(`/${id}`)) > 1;
+        });
+      },
+      { what: 'a container sampled by both agents' },
+    );
+    const hostName = fleet.broker.registry.get(row.host_id)?.name;
+    for (const id of [row.name, row.entity.slice(row.entity.indexOf('/') + 1)]) {
+      const twice = await call(admin, 'get_metrics', { target: 'container', id, metric: 'memory' });
+      expect(twice.structuredContent.error).toMatchObject({ code: 'ambiguous' });
+      expect((twice.structuredContent.error as { hint: string }).hint).toContain(`${hostName}/${row.name}`);
+    }
+    const one = await call(admin, 'get_metrics', { target: 'container', id: `${hostName}/${row.name}`, metric: 'memory' });
+    expect((one.structuredContent.series as { name: string; latest: number | null }[])[0]).toMatchObject({ name: `${hostName}/${row.name}` });
+    expect((one.structuredContent.series as { latest: number | null }[])[0]?.latest).toBeGreaterThan(0);
+    const unknown = await call(admin, 'get_metrics', { target: 'container', id: 'ix-no-such-container' });
+    expect(unknown.structuredContent.error).toMatchObject({ code: 'not_found' });
     const network = await call(admin, 'get_metrics', { target: 'host', id: 'ix-host-b', metric: 'network', range: '6h' });
     expect(network.structuredContent).toMatchObject({ unit: 'bytes_per_second', step_s: 300 });
     // History stays readable after the host goes offline.

@@ -9,6 +9,7 @@ import { systemStatus } from '../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
+import type { ContainerFigures } from '../../shared/wire/sample-codec.ts';
 import type { preEnroll } from '../mesh/bench-fleet.ts';
 
 export const CONTAINERS_PER_HOST = 12;
@@ -50,6 +51,21 @@ function containers(identity: Identity, i: number) {
       labels: { 'com.example.team': 'platform', 'com.example.tier': c % 2 ? 'backend' : 'frontend' },
     };
   });
+}
+
+/** The heartbeat figures of a host's running containers. */
+function containerFigures(rows: ReturnType<typeof containers>): ContainerFigures[] {
+  return rows
+    .filter((row) => row.state === 'running')
+    .map((row, c) => ({
+      id: row.id,
+      name: row.name,
+      service: null,
+      cpu_percent: 0.5 + c,
+      memory_usage_bytes: 50_000_000 + c * 1_000_000,
+      net_rx_bytes: 1_000_000 + c,
+      net_tx_bytes: 2_000_000 + c,
+    }));
 }
 
 /**
@@ -137,6 +153,8 @@ export function simulatedAgent(
       startedUnixMs: BigInt(startedAt),
     }),
     sample: () => sample(i),
+    // As an agent with Docker does: every heartbeat carries the running containers' figures.
+    ...(dockerUp ? { containerSamples: () => containerFigures(rows) } : {}),
     log: silentLogger,
     backoffBaseMs: RECONNECT_BACKOFF.baseMs,
     backoffCapMs: RECONNECT_BACKOFF.capMs,

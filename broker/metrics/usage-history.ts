@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { MetricKind, MetricRow } from '../store/metrics-table.ts';
+import type { MetricKind, MetricRow, MetricsFilter, ServiceMinute } from '../store/metrics-table.ts';
 
 export type { MetricRow };
 
@@ -16,16 +16,21 @@ const DEFAULT_USAGE_HISTORY_OPTIONS: UsageHistoryOptions = { retentionMs: 7 * 86
 
 const MINUTE = 60_000;
 
+function minuteOf(unixMs: number): number {
+  return Math.floor(unixMs / MINUTE) * MINUTE;
+}
+
 /**
  * Minute-resolution history of every host's and container's CPU, memory and
  * network, from what agents already send with their heartbeats: no Prometheus.
- * Writes are buffered and flushed together; history of a host that went
- * offline stays readable until it ages out (7 days).
+ * Writes are buffered and flushed together, a minute once it is over; history
+ * of a host that went offline stays readable until it ages out (7 days).
  */
 export class UsageHistory {
   private readonly pending = new Map<string, MetricRow>();
   private readonly counters = new Map<string, { at: number; bytes: number }>();
   private timers: NodeJS.Timeout[] = [];
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: BrokerStore,
@@ -37,7 +42,7 @@ export class UsageHistory {
   start(): void {
     this.registry.on('heartbeat', (host) => this.observe(host));
     this.timers = [
-      setInterval(() => void this.flush(), this.options.flushIntervalMs),
+      setInterval(() => void this.flush(minuteOf(Date.now())), this.options.flushIntervalMs),
       setInterval(() => void this.prune().catch((error: unknown) => this.log.warn('could not prune metrics', { error: (error as Error).message })), 3_600_000),
     ];
     for (const timer of this.timers) timer.unref();
@@ -67,7 +72,7 @@ export class UsageHistory {
   observe(host: Host, now = Date.now()): void {
     const sample = host.sample;
     if (!sample) return;
-    const minute = Math.floor(sample.sampled_at_unix_ms / MINUTE) * MINUTE;
+    const minute = minuteOf(sample.sampled_at_unix_ms);
     const traffic = sample.net_rx_bytes === null || sample.net_tx_bytes === null ? null : sample.net_rx_bytes + sample.net_tx_bytes;
     this.put({
       kind: 'host',
@@ -87,7 +92,7 @@ export class UsageHistory {
         this.put({
           kind: 'container',
           entity: `${host.id}/${container.id}`,
-          minute: Math.floor(at / MINUTE) * MINUTE,
+          minute: minuteOf(at),
           host_id: host.id,
           name: container.name,
           service: container.service,
@@ -99,11 +104,31 @@ export class UsageHistory {
     }
   }
 
-  /** Writes what is pending; resolves once the store took it (or refused it: the failure is logged, the rows dropped). */
-  async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const rows = [...this.pending.values()];
-    this.pending.clear();
+  /**
+   * Writes what is pending, or with `filling` all but that minute's rows;
+   * resolves once the store took them (or refused them: the failure is
+   * logged, the rows dropped). A write waits for the one before it, so an
+   * older reading of a minute never lands after a newer one.
+   *
+   * The timer's flushes leave the minute still filling in memory, where later
+   * heartbeats update it: each row is written once, when its minute is over,
+   * not at every flush of the minute. On a store of millions of rows a row
+   * written costs far more than one updated in memory. Readers flush all, and
+   * see the minute so far.
+   */
+  flush(filling?: number): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write(filling));
+    return this.flushing;
+  }
+
+  private async write(filling: number | undefined): Promise<void> {
+    const rows: MetricRow[] = [];
+    for (const [key, row] of this.pending) {
+      if (row.minute === filling) continue;
+      rows.push(row);
+      this.pending.delete(key);
+    }
+    if (rows.length === 0) return;
     try {
       await this.store.metrics.upsert(rows);
     } catch (error) {
@@ -116,8 +141,14 @@ export class UsageHistory {
   }
 
   /** Rows of these entities since a time, oldest first (flushing what is pending first). */
-  async rows(kind: MetricKind, filter: { entities?: string[]; service?: string; hostId?: string }, since: number): Promise<MetricRow[]> {
+  async rows(kind: MetricKind, filter: MetricsFilter, since: number): Promise<MetricRow[]> {
     await this.flush();
     return this.store.metrics.rows(kind, filter, since);
+  }
+
+  /** Each service's figures per minute on these hosts since a time (flushing what is pending first). */
+  async serviceMinutes(hostIds: readonly string[], since: number): Promise<ServiceMinute[]> {
+    await this.flush();
+    return this.store.metrics.serviceMinutes(hostIds, since);
   }
 }

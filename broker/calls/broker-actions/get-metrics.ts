@@ -4,20 +4,23 @@ import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
 import { knownSwarms } from '../swarm-routing.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import { type BrokerActionContext, defineBrokerAction } from './broker-action.ts';
 
 const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;
 const UNITS = { cpu: 'percent', memory: 'bytes', network: 'bytes_per_second' } as const;
 
 type Metric = keyof typeof UNITS;
 
-function figureOf(row: MetricRow, metric: Metric): number | null {
+/** What a series is made of: a row of the history, or a service's sums of one minute. */
+type Figures = Pick<MetricRow, 'minute' | 'cpu_percent' | 'memory_bytes' | 'net_bytes_per_s'>;
+
+function figureOf(row: Figures, metric: Metric): number | null {
   return metric === 'cpu' ? row.cpu_percent : metric === 'memory' ? row.memory_bytes : row.net_bytes_per_s;
 }
 
 /** Sums a group's rows per minute (a service over its containers, a cluster over its hosts), then averages per bucket. */
 function seriesOf(
-  rows: MetricRow[],
+  rows: readonly Figures[],
   metric: Metric,
   since: number,
   step: number,
@@ -59,7 +62,7 @@ function findHost(hosts: Host[], wanted: string): Host {
   return host;
 }
 
-function rank(groups: Map<string, { rows: MetricRow[]; host?: string }>, metric: Metric, since: number, step: number, now: number, top: number) {
+function rank(groups: Map<string, { rows: readonly Figures[]; host?: string }>, metric: Metric, since: number, step: number, now: number, top: number) {
   return [...groups]
     .map(([name, group]) => ({
       name,
@@ -70,20 +73,36 @@ function rank(groups: Map<string, { rows: MetricRow[]; host?: string }>, metric:
     .slice(0, top);
 }
 
-function groupBy(
-  rows: MetricRow[],
-  key: (row: MetricRow) => string | null,
-  hostName?: (id: string) => string,
-): Map<string, { rows: MetricRow[]; host?: string }> {
-  const groups = new Map<string, { rows: MetricRow[]; host?: string }>();
+function groupBy<R extends Figures>(
+  rows: readonly R[],
+  key: (row: R) => string | null,
+  hostOf?: (row: R) => string,
+): Map<string, { rows: R[]; host?: string }> {
+  const groups = new Map<string, { rows: R[]; host?: string }>();
   for (const row of rows) {
     const name = key(row);
     if (name === null) continue;
-    const group = groups.get(name) ?? { rows: [], ...(hostName ? { host: hostName(row.host_id) } : {}) };
+    const group = groups.get(name) ?? { rows: [], ...(hostOf ? { host: hostOf(row) } : {}) };
     group.rows.push(row);
     groups.set(name, group);
   }
   return groups;
+}
+
+/**
+ * The rows a container id of get_metrics could name: HOST/NAME, or a name or
+ * a full container id on any host. Read by name or by id from the store, not
+ * by reading every container's rows of the range.
+ */
+async function containerRows(context: BrokerActionContext, wanted: string, slash: number, since: number): Promise<MetricRow[]> {
+  if (slash > 0) {
+    const host = context.registry.find(wanted.slice(0, slash));
+    return host ? context.metrics.rows('container', { hostId: host.id, name: wanted.slice(slash + 1) }, since) : [];
+  }
+  const byName = await context.metrics.rows('container', { name: wanted }, since);
+  const byId = await context.metrics.rows('container', { entities: context.registry.list().map((host) => `${host.id}/${wanted}`) }, since);
+  const seen = new Set(byName.map((row) => `${row.entity}|${row.minute}`));
+  return [...byName, ...byId.filter((row) => !seen.has(`${row.entity}|${row.minute}`))];
 }
 
 /** get_metrics: series or rankings from the broker's own minute history. */
@@ -122,7 +141,7 @@ export const getMetricsHandler = defineBrokerAction({
       if (!params.id) throw new FleetError('invalid_argument', 'target container needs id', { hint: 'docker_list or find with type container lists them.' });
       const wanted = params.id;
       const slash = wanted.indexOf('/');
-      const rows = (await context.metrics.rows('container', {}, since)).filter(canSeeContainer);
+      const rows = (await containerRows(context, wanted, slash, since)).filter(canSeeContainer);
       const matching = rows.filter((row) =>
         slash > 0
           ? hostName(row.host_id) === wanted.slice(0, slash) && row.name === wanted.slice(slash + 1)
@@ -178,10 +197,10 @@ export const getMetricsHandler = defineBrokerAction({
         const groups = groupBy(await context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));
         return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
       }
-      const rows = (await context.metrics.rows('container', {}, since)).filter((row) => ids.includes(row.host_id) && row.service !== null);
+      const minutes = await context.metrics.serviceMinutes(ids, since);
       const groups = groupBy(
-        rows.filter((row) => mayRead(context.identity, { type: 'service', name: row.service ?? '' })),
-        (row) => row.service,
+        minutes.filter((minute) => mayRead(context.identity, { type: 'service', name: minute.service })),
+        (minute) => minute.service,
       );
       return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
     }
