@@ -1,6 +1,7 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
+import { http } from '../node-http.ts';
 
 interface HealthServerOptions {
   /** HOST:PORT; port 0 picks a free one. */
@@ -24,7 +25,7 @@ export class HealthServer {
 
   async start(): Promise<number> {
     const { host, port } = parseHostPort(this.options.listen, '--health-listen');
-    const server = createServer((req, res) => {
+    const server = http.createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, { error: 'method not allowed' });
       const connected = this.options.connected();

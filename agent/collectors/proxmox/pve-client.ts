@@ -1,5 +1,5 @@
-import { request } from 'node:http';
 import type { Logger } from '../../../shared/log/logger.ts';
+import { http } from '../../node-http.ts';
 import { apiRefusal } from './api-refusal.ts';
 import type { ApiToken } from './api-token.ts';
 import { proxmoxFailure } from './proxmox-failure.ts';
@@ -106,7 +106,7 @@ export class PveClient {
       const path = `/api2/json${pveRequest.path}${pveRequest.method === 'GET' && encoded ? `?${encoded}` : ''}`;
       return await new Promise<PveAnswer>((resolve, reject) => {
         let answered = false;
-        const req = request({
+        const req = http.request({
           host: this.host,
           port: this.port,
           method: pveRequest.method,
