@@ -169,8 +169,19 @@ describe('a cluster through restarts of its brokers', () => {
     await waitFor(async () => (await info())?.availability === 'available' || undefined, { what: `${target} answering through the relay` });
     cluster.b.signal('SIGKILL');
     await cluster.b.exited;
-    expect(await info()).toMatchObject({ host: target, availability: 'available' });
-    expect(await info()).toMatchObject({ host: target, availability: 'available' });
+    // The calls right after go through the next broker and are answered for the host. A broker left
+    // holding the whole fleet evens it out, and may move the target just then: it is between two
+    // brokers for a moment, which the answer says, and nothing else may go wrong.
+    for (let n = 0; n < 2; n++) {
+      const answer = await info();
+      expect(answer).toMatchObject({ host: target });
+      if (answer?.availability !== 'available') {
+        const codes = ((answer?.errors ?? []) as { code: string }[]).map((error) => error.code);
+        expect(codes.length, JSON.stringify(answer)).toBeGreaterThan(0);
+        expect(codes.filter((code) => !MOVING.includes(code))).toEqual([]);
+      }
+    }
+    await waitFor(async () => (await info())?.availability === 'available' || undefined, { what: `${target} answering through the next broker` });
     await client.close();
   });
 

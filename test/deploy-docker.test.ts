@@ -1,25 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BOOTSTRAP_FILES } from '../broker/bootstrap/bootstrap-files.ts';
 import { buildFleetmeshImage, buildNodeBase, NODE_BASE_IMAGE, REPO_ROOT, removeImages, run } from './harness/fleetmesh-image.ts';
+import { freePort } from './harness/free-port.ts';
 import { call } from './harness/mcp-client.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
 import { waitFor } from './harness/wait.ts';
-
-/** A TCP port free on this machine now (the broker is published on it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * A process of this machine (the test engine's host) listening on a loopback

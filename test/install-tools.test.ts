@@ -5,20 +5,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { removeContainers, testDocker } from './harness/containers.ts';
+import { freePort } from './harness/free-port.ts';
 import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 
 const APP = 'fm-web-app';
-
-/** A port nobody listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface AppRow {
   name: string;

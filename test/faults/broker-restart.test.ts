@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { brokerAddresses, brokerProcessArgs, enrolledAgentProcess } from '../harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from '../harness/cli-process.ts';
+import { freePort } from '../harness/free-port.ts';
 import { makeTempDir } from '../harness/temp-dir.ts';
 import { waitFor } from '../harness/wait.ts';
 
@@ -30,7 +31,8 @@ describe('a broker stopped or killed with agents mid-call', () => {
     const dataDir = join(temp.path, 'broker');
     const brokerArgs = (grpcPort?: string, mcpPort?: string) =>
       brokerProcessArgs(dataDir, { level: 3, grpcPort, mcpPort, extra: ['--heartbeat-interval', '500ms'] });
-    const broker = new CliProcess(brokerArgs());
+    // Fixed ports from outside the kernel's ephemeral range: the restarted broker takes them again.
+    const broker = new CliProcess(brokerArgs(String(await freePort()), String(await freePort())));
     processes.push(broker);
     const { mcpUrl, grpcPort } = await brokerAddresses(broker, 60_000);
     const mcpPort = new URL(mcpUrl).port;

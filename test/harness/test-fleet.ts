@@ -5,6 +5,7 @@ import { Broker } from '../../broker/broker.ts';
 import { type BrokerOptions, inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
 import { type Logger, silentLogger } from '../../shared/log/logger.ts';
+import { freePort } from './free-port.ts';
 import { makeTempDir } from './temp-dir.ts';
 import { TEST_AGENT_DEFAULTS } from './test-agent-defaults.ts';
 import { nextEvent } from './wait.ts';
@@ -41,7 +42,9 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
   const temp = overrides.root ? { path: overrides.root, remove: () => {} } : makeTempDir();
   const brokerDir = join(temp.path, 'broker');
   const log = overrides.log ?? silentLogger;
-  let options = brokerOptions(brokerDir, overrides);
+  // Ports outside the kernel's ephemeral range, so none is taken by another socket while the broker restarts.
+  const ports = { grpcListen: `127.0.0.1:${await freePort()}`, mcpListen: `127.0.0.1:${await freePort()}` };
+  let options = brokerOptions(brokerDir, { ...ports, ...overrides });
   let broker = await Broker.start(options, log);
   // Later restarts keep the ports, so agents and MCP clients find the broker where they left it.
   options = { ...options, grpcListen: `127.0.0.1:${broker.grpcPort}`, mcpListen: `127.0.0.1:${broker.mcp.port}` };
