@@ -65,8 +65,27 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
   }
 }
 
+/** How long the bench waits after the rounds before measuring what the connections hold. */
+const SETTLE_MS = 15_000;
+
+/** What a host process says of itself: CPU, RSS, heap, connections online. */
+type Stats = Record<string, number>;
+
+/** One side of the comparison, the broker's agents or the bare streams: connected, then rounds. */
+interface Fleet {
+  server: BrokerProcess;
+  count: number;
+  idle: Stats;
+  connected: Stats;
+  connectWallMs: number;
+  durations: number[];
+  cpu: number[];
+  failures: number;
+}
+
 interface RoundFigures {
   rssKibPerConnection: number;
+  settledRssKibPerConnection: number;
   heapKibPerConnection: number;
   cpuMsPerConnect: number;
   connectWallS: number;
@@ -76,14 +95,8 @@ interface RoundFigures {
   failures: number;
 }
 
-/** Connects, then warm-up rounds and measured rounds, against a broker or the echo baseline alike. */
-async function measureRounds(
-  server: BrokerProcess,
-  count: number,
-  rounds: number,
-  connect: () => void,
-  profile?: { dir: string; name: string },
-): Promise<RoundFigures> {
+/** Connects a fleet to its server (what the connections cost is measured here), then warm-up rounds. */
+async function connectFleet(server: BrokerProcess, count: number, connect: () => void): Promise<Fleet> {
   const idle = await server.request('stats');
   const connectStarted = performance.now();
   connect();
@@ -91,65 +104,54 @@ async function measureRounds(
   const connectWallMs = performance.now() - connectStarted;
   const connected = await server.request('stats');
   for (let i = 0; i < 3; i++) await server.request('fanout', { timeoutMs: 30_000 });
-  if (profile) await server.request('profile-start');
-  const durations: number[] = [];
-  const cpu: number[] = [];
-  let failures = 0;
-  for (let i = 0; i < rounds; i++) {
-    const round = await server.request('fanout', { timeoutMs: 30_000 });
-    durations.push(round.duration_ms ?? 0);
-    cpu.push(round.cpu_us ?? 0);
-    failures += (round.total ?? 0) - (round.ok ?? 0);
-  }
-  if (profile) await server.request('profile-stop', { path: join(profile.dir, `${profile.name}-fanout.cpuprofile`) });
-  // After the rounds: writing the snapshot stops the broker's loop for seconds, long enough for agents' keepalive to
-  // give up on it, and their reconnects would otherwise land in the profiled rounds.
-  if (profile) await server.request('heap-snapshot', { path: join(profile.dir, `${profile.name}.heapsnapshot`) });
+  return { server, count, idle, connected, connectWallMs, durations: [], cpu: [], failures: 0 };
+}
+
+async function round(fleet: Fleet): Promise<void> {
+  const result = await fleet.server.request('fanout', { timeoutMs: 30_000 });
+  fleet.durations.push(result.duration_ms ?? 0);
+  fleet.cpu.push(result.cpu_us ?? 0);
+  fleet.failures += (result.total ?? 0) - (result.ok ?? 0);
+}
+
+function figures(fleet: Fleet, settled: Stats): RoundFigures {
+  const { idle, connected, count } = fleet;
   return {
     rssKibPerConnection: ((connected.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / count,
+    settledRssKibPerConnection: ((settled.rss_bytes ?? 0) - (idle.rss_bytes ?? 0)) / 1024 / count,
     heapKibPerConnection: ((connected.heap_used_bytes ?? 0) - (idle.heap_used_bytes ?? 0)) / 1024 / count,
     cpuMsPerConnect: ((connected.cpu_us ?? 0) - (idle.cpu_us ?? 0)) / 1000 / count,
-    connectWallS: connectWallMs / 1000,
-    roundP50Ms: percentile(durations, 50),
-    roundP99Ms: percentile(durations, 99),
-    cpuMsPerRound: percentile(cpu, 50) / 1000,
-    failures,
+    connectWallS: fleet.connectWallMs / 1000,
+    roundP50Ms: percentile(fleet.durations, 50),
+    roundP99Ms: percentile(fleet.durations, 99),
+    cpuMsPerRound: percentile(fleet.cpu, 50) / 1000,
+    failures: fleet.failures,
   };
 }
 
-/** The bare baseline: N echo streams over mutual TLS, each on its own channel, answering every message with a reply. */
-async function echoBaseline(dataDir: string, enrolled: Awaited<ReturnType<typeof preEnroll>>, rounds: number): Promise<RoundFigures> {
-  const server = new BrokerProcess(ECHO_HOST, dataDir);
-  const clients: grpc.Client[] = [];
-  try {
-    const { port } = (await server.ready) as { port: number };
-    const reply = Buffer.alloc(ECHO_REPLY_BYTES, 2);
-    return await measureRounds(server, enrolled.agents.length, rounds, () => {
-      for (const agent of enrolled.agents) {
-        const credentials = grpc.credentials.createSsl(
-          Buffer.from(enrolled.caCertificatePem),
-          Buffer.from(enrolled.keys.privateKeyPem),
-          Buffer.from(agent.certificatePem),
-        );
-        const client = new EchoClient(`localhost:${port}`, credentials, {
-          'grpc.use_local_subchannel_pool': 1,
-          'grpc.enable_retries': 0,
-          'grpc.keepalive_time_ms': 20_000,
-          'grpc.keepalive_timeout_ms': 10_000,
-          'grpc.keepalive_permit_without_calls': 1,
-          'grpc.enable_channelz': 0,
-        });
-        clients.push(client);
-        const stream = (client as unknown as { stream: () => grpc.ClientDuplexStream<Buffer, Buffer> }).stream();
-        stream.on('error', () => {});
-        stream.on('data', () => stream.write(reply));
-        // The stream opens on the first message: announce ourselves as an agent's Hello does.
-        stream.write(Buffer.alloc(1));
-      }
+/** N bare grpc-js echo streams over mutual TLS, each on its own channel, answering every message with a reply. */
+function connectEchoStreams(port: number, enrolled: Awaited<ReturnType<typeof preEnroll>>, clients: grpc.Client[]): void {
+  const reply = Buffer.alloc(ECHO_REPLY_BYTES, 2);
+  for (const agent of enrolled.agents) {
+    const credentials = grpc.credentials.createSsl(
+      Buffer.from(enrolled.caCertificatePem),
+      Buffer.from(enrolled.keys.privateKeyPem),
+      Buffer.from(agent.certificatePem),
+    );
+    const client = new EchoClient(`localhost:${port}`, credentials, {
+      'grpc.use_local_subchannel_pool': 1,
+      'grpc.enable_retries': 0,
+      'grpc.keepalive_time_ms': 20_000,
+      'grpc.keepalive_timeout_ms': 10_000,
+      'grpc.keepalive_permit_without_calls': 1,
+      'grpc.enable_channelz': 0,
     });
-  } finally {
-    for (const client of clients) client.close();
-    await server.stop().catch(() => {});
+    clients.push(client);
+    const stream = (client as unknown as { stream: () => grpc.ClientDuplexStream<Buffer, Buffer> }).stream();
+    stream.on('error', () => {});
+    stream.on('data', () => stream.write(reply));
+    // The stream opens on the first message: announce ourselves as an agent's Hello does.
+    stream.write(Buffer.alloc(1));
   }
 }
 
@@ -161,37 +163,52 @@ export async function meshScenario(agentCount: number, rounds: number, profileDi
   await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-mesh-'));
   const connections: BrokerConnection[] = [];
+  const clients: grpc.Client[] = [];
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   // Enrolled before the broker starts, as they would be after a restart.
   const enrolled = await preEnroll(dataDir, agentCount);
-  process.stderr.write(`  baseline: ${agentCount} bare grpc-js echo streams over mTLS…\n`);
-  const bare = await echoBaseline(dataDir, enrolled, rounds);
+  const echo = new BrokerProcess(ECHO_HOST, dataDir);
   const broker = new BrokerProcess(BROKER_HOST, dataDir);
   try {
+    process.stderr.write(`  baseline: ${agentCount} bare grpc-js echo streams over mTLS…\n`);
+    const echoPort = ((await echo.ready) as { port: number }).port;
+    const bareFleet = await connectFleet(echo, agentCount, () => connectEchoStreams(echoPort, enrolled, clients));
     const { port } = (await broker.ready) as { port: number };
-    process.stderr.write(`  broker: ${agentCount} agents over mTLS, ${rounds} fan-out rounds…\n`);
-    const mesh = await measureRounds(
-      broker,
-      agentCount,
-      rounds,
-      () => {
-        for (const identity of enrolled.agents) {
-          const connection = simulatedAgent(identity, enrolled, `localhost:${port}`);
-          connections.push(connection);
-          connection.start();
-        }
-      },
-      profileDir ? { dir: profileDir, name: `broker-${agentCount}-agents` } : undefined,
-    );
+    process.stderr.write(`  broker: ${agentCount} agents over mTLS; ${rounds} fan-out rounds, each beside a round of the baseline…\n`);
+    const meshFleet = await connectFleet(broker, agentCount, () => {
+      for (const identity of enrolled.agents) {
+        const connection = simulatedAgent(identity, enrolled, `localhost:${port}`);
+        connections.push(connection);
+        connection.start();
+      }
+    });
+    // Rounds alternate between the two, so that the machine's speed, which drifts over minutes, is the same for both.
+    if (profileDir) await broker.request('profile-start');
+    for (let i = 0; i < rounds; i++) {
+      await round(bareFleet);
+      await round(meshFleet);
+    }
+    if (profileDir) {
+      await broker.request('profile-stop', { path: join(profileDir, `broker-${agentCount}-agents-fanout.cpuprofile`) });
+      // After the rounds: writing the snapshot stops the broker's loop for seconds, long enough for agents' keepalive to
+      // give up on it, and their reconnects would otherwise land in the profiled rounds.
+      await broker.request('heap-snapshot', { path: join(profileDir, `broker-${agentCount}-agents.heapsnapshot`) });
+    }
+    // What a connection holds once the rounds' and the connects' garbage is gone: the allocator returns freed memory over seconds.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const bare = figures(bareFleet, await echo.request('stats'));
+    const mesh = figures(meshFleet, await broker.request('stats'));
     const cpuUsPerAgentRound = (mesh.cpuMsPerRound * 1000) / agentCount;
     const bareCpuUsPerAgentRound = (bare.cpuMsPerRound * 1000) / agentCount;
     return {
-      scenario: `mesh, ${agentCount} agents (bare: grpc-js mTLS echo streams, same process layout, same run)`,
+      scenario: `mesh, ${agentCount} agents (bare: grpc-js mTLS echo streams, same process layout, rounds alternated)`,
       figures: {
         agents: agentCount,
         rounds,
         broker_rss_kib_per_agent: mesh.rssKibPerConnection,
         bare_rss_kib_per_stream: bare.rssKibPerConnection,
+        broker_rss_kib_per_agent_settled: mesh.settledRssKibPerConnection,
+        bare_rss_kib_per_stream_settled: bare.settledRssKibPerConnection,
         broker_heap_kib_per_agent: mesh.heapKibPerConnection,
         bare_heap_kib_per_stream: bare.heapKibPerConnection,
         'target: broker RSS per agent': '≤ 64 KiB',
@@ -211,7 +228,9 @@ export async function meshScenario(agentCount: number, rounds: number, profileDi
     };
   } finally {
     await Promise.all(connections.map((c) => c.stop()));
+    for (const client of clients) client.close();
     await broker.stop().catch(() => {});
+    await echo.stop().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
