@@ -58,6 +58,13 @@ function plainClient(mcpUrl: string, token: string) {
 }
 
 /**
+ * Calls of each kind made before the measured ones: they warm the connection
+ * pools and let V8 optimise the paths of a call. After 20 the median of the
+ * next 200 was about twice that of a warmed broker (docs/performance.md).
+ */
+const WARM_UP_CALLS = 500;
+
+/**
  * What MCP adds to one call on one local agent: `agent_info {host}` through an
  * SDK client over Streamable HTTP, against the same call sent straight to the
  * broker's fan-out, alternated in the same process so both see the same
@@ -87,8 +94,8 @@ export async function mcpOverheadScenario(calls: number, profileDir?: string): P
     const mcp: number[] = [];
     const plainMs: number[] = [];
     const profiler = profileDir ? new Session() : undefined;
-    for (let i = 0; i < calls + 20; i++) {
-      if (i === 20 && profiler) {
+    for (let i = 0; i < calls + WARM_UP_CALLS; i++) {
+      if (i === WARM_UP_CALLS && profiler) {
         profiler.connect();
         await profiler.post('Profiler.enable');
         await profiler.post('Profiler.start');
@@ -105,8 +112,7 @@ export async function mcpOverheadScenario(calls: number, profileDir?: string): P
       const answer = await plain.call('agent_info', { host: identity.name });
       const plainCallMs = performance.now() - started;
       if (!answer.includes(identity.agentId)) throw new Error(`the plain MCP call failed: ${answer.slice(0, 200)}`);
-      // The first calls warm the JIT and the connection pools.
-      if (i < 20) continue;
+      if (i < WARM_UP_CALLS) continue;
       direct.push(directMs);
       mcp.push(mcpMs);
       plainMs.push(plainCallMs);
