@@ -240,13 +240,15 @@ try {
   // settles back to between bursts. A leak raises the floor; a burst of fleet-wide calls in flight when one
   // sample is taken moves that sample alone, by 15 % either way at 2,000 agents.
   const span = Math.max(2, Math.floor(afterWarmUp.length / 4));
-  const floorOf = (window: Row[], key: 'rss_mib' | 'heap_used_mib') => Math.min(...window.map((r) => r[key]));
-  const growth = (key: 'rss_mib' | 'heap_used_mib') => {
+  const floorOf = (window: Row[], key: 'rss_mib' | 'heap_used_mib' | 'open_handles') => Math.min(...window.map((r) => r[key]));
+  const growth = (key: 'rss_mib' | 'heap_used_mib' | 'open_handles') => {
     const [early, late] = [floorOf(afterWarmUp.slice(0, span), key), floorOf(afterWarmUp.slice(-span), key)];
     return { early, late, percent: ((late - early) / early) * 100 };
   };
   const rss = growth('rss_mib');
   const heap = growth('heap_used_mib');
+  // Handles too: each call in flight holds some, so one sample counts the burst it was taken in.
+  const handles = growth('open_handles');
   const lines = [
     `Command: \`npm run soak -- ${process.argv.slice(2).join(' ')}\``.replace(' -- `', '`'),
     `Machine: ${process.platform} ${process.arch}, Node ${process.version}`,
@@ -266,7 +268,7 @@ try {
       afterWarmUp.map((r) => r.loop_delay_p99_ms),
       50,
     ).toFixed(1)} ms |`,
-    `| open handles after warm-up → end | ${warm.open_handles} → ${last.open_handles} |`,
+    `| open handles, lowest sample of the first → last quarter after warm-up (last sample) | ${handles.early} → ${handles.late} (${last.open_handles}) |`,
     `| this process's CPU (the simulated agents and the clients), share of one core | ${driverCpuPercent.toFixed(0)} % |`,
     `| CSV and chart | bench/results/soak-${stamp}.csv, .png |`,
     '',
