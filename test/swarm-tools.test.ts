@@ -127,17 +127,20 @@ describe('Swarm tools through manager agents', () => {
   });
 
   it('scales, updates the image, rolls back and restarts, answering where the service ended up', async () => {
-    const scaled = await call(admin, 'scale_service', { id: 'tw-web', replicas: 3, wait: true });
+    // wait: true blocks for up to 60 s on the agent, the SDK client's own default timeout: the client waits longer,
+    // so an engine slow to converge shows as the answer's converged: false, not as the client giving up first.
+    const PAST_THE_WAIT = { timeout: 90_000 };
+    const scaled = await call(admin, 'scale_service', { id: 'tw-web', replicas: 3, wait: true }, PAST_THE_WAIT);
     expect(scaled.structuredContent).toMatchObject({ name: 'tw-web', replicas: 3, running: 3, converged: true });
-    const updated = await call(admin, 'update_service_image', { id: 'tw-web', image: 'fleetmesh-test/busybox:2', wait: true });
+    const updated = await call(admin, 'update_service_image', { id: 'tw-web', image: 'fleetmesh-test/busybox:2', wait: true }, PAST_THE_WAIT);
     expect(updated.structuredContent).toMatchObject({ image: 'fleetmesh-test/busybox:2', converged: true });
-    const rolledBack = await call(admin, 'rollback_service', { id: 'tw-web', wait: true });
+    const rolledBack = await call(admin, 'rollback_service', { id: 'tw-web', wait: true }, PAST_THE_WAIT);
     expect(rolledBack.structuredContent).toMatchObject({ image: inject('testImage'), converged: true });
     const before = rolledBack.structuredContent.version as number;
-    const restarted = await call(admin, 'restart_service', { id: 'tw-web', wait: true });
+    const restarted = await call(admin, 'restart_service', { id: 'tw-web', wait: true }, PAST_THE_WAIT);
     expect(restarted.structuredContent.version as number).toBeGreaterThan(before);
     expect(restarted.structuredContent.converged).toBe(true);
-    const back = await call(admin, 'scale_service', { id: 'tw-web', replicas: 2, wait: true });
+    const back = await call(admin, 'scale_service', { id: 'tw-web', replicas: 2, wait: true }, PAST_THE_WAIT);
     expect(back.structuredContent).toMatchObject({ replicas: 2, running: 2 });
   }, 240_000);
 

@@ -25,9 +25,11 @@ export async function createService(docker: Docker, spec: ServiceSpec): Promise<
       ...(spec.networks ? { Networks: spec.networks.map((target) => ({ Target: target })) } : {}),
     },
     Mode: { Replicated: { Replicas: spec.replicas ?? 1 } },
-    // Fast rollouts: all tasks at once, watched for half a second (the default watches each for 5 s).
-    UpdateConfig: { Parallelism: 0, Monitor: 500_000_000, Order: 'stop-first' },
-    RollbackConfig: { Parallelism: 0, Monitor: 500_000_000, Order: 'stop-first' },
+    // Fast rollouts: all tasks at once, watched for half a second (the default watches each for 5 s). A task that
+    // fails in that half second (a busy shared engine) is restarted, not a reason to pause the whole rollout, which
+    // would then never converge.
+    UpdateConfig: { Parallelism: 0, Monitor: 500_000_000, Order: 'stop-first', FailureAction: 'continue' },
+    RollbackConfig: { Parallelism: 0, Monitor: 500_000_000, Order: 'stop-first', FailureAction: 'continue' },
   })) as { id?: string; ID?: string };
   return created.id ?? created.ID ?? '';
 }
