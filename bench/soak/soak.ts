@@ -240,8 +240,9 @@ try {
   // settles back to between bursts. A leak raises the floor; a burst of fleet-wide calls in flight when one
   // sample is taken moves that sample alone, by 15 % either way at 2,000 agents.
   const span = Math.max(2, Math.floor(afterWarmUp.length / 4));
-  const floorOf = (window: Row[], key: 'rss_mib' | 'heap_used_mib' | 'open_handles') => Math.min(...window.map((r) => r[key]));
-  const growth = (key: 'rss_mib' | 'heap_used_mib' | 'open_handles') => {
+  type Floored = 'rss_mib' | 'heap_used_mib' | 'open_handles';
+  const floorOf = (window: Row[], key: Floored) => Math.min(...window.map((r) => r[key]));
+  const growth = (key: Floored) => {
     const [early, late] = [floorOf(afterWarmUp.slice(0, span), key), floorOf(afterWarmUp.slice(-span), key)];
     return { early, late, percent: ((late - early) / early) * 100 };
   };
