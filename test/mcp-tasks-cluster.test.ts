@@ -23,7 +23,10 @@ describe('MCP tasks in a broker cluster', () => {
     // A host held by b that takes the call and never answers: the task works until b dies.
     const donor = await cluster.addAgent('tc-silent', 'b');
     await donor.stop();
+    // Until b has let go of the donor, "online" on a may still be the donor's session, and a call would find no one.
+    await waitFor(() => cluster.a.registry.find('tc-silent')?.state === 'offline', { what: 'the donor offline, seen from a' });
     silent = openRawStream(cluster.address.b, donor.connection.currentIdentity, { actions: ['agent.info'] });
+    await waitFor(() => silent?.frames.some((f) => f.frame.case === 'welcome'), { what: 'the silent host welcomed by b' });
     await waitFor(() => cluster.a.registry.find('tc-silent')?.state === 'online', { what: 'the silent host online through b' });
     const token = await identityToken(cluster.a, 0);
     const onB = new Client({ name: 'tasks-cluster-test', version: '1' });
@@ -35,7 +38,16 @@ describe('MCP tasks in a broker cluster', () => {
     const onA = await mcpClient(cluster.a, token);
     try {
       const poll = () => onA.request({ method: 'tasks/get', params: { taskId: task.taskId } }, GetTaskResultSchema);
-      await waitFor(async () => /^0 of 1 host answered/.test((await poll()).statusMessage ?? ''), { what: 'the task working on b, seen from a' });
+      await waitFor(
+        async () => {
+          const polled = await poll();
+          // Thrown rather than returned false, so a timeout says what the task was instead.
+          if (polled.status !== 'working' || !/^0 of 1 host answered/.test(polled.statusMessage ?? ''))
+            throw new Error(`${polled.status}: ${polled.statusMessage}`);
+          return polled;
+        },
+        { what: 'the task working on b, seen from a' },
+      );
       cluster.b.signal('SIGKILL');
       await onB.close().catch(() => {});
       const ended = await waitFor(
