@@ -100,10 +100,25 @@ export const BROKER_FLAGS = {
   },
   bus: {
     type: 'string',
-    description: 'the NATS bus of a broker cluster (nats://[user:password@|token@]HOST:4222); brokers sharing a store and a bus serve one fleet',
+    description:
+      'the NATS bus of a broker cluster (nats://[user:password@|token@]HOST:4222, or tls://… for NATS over TLS); brokers sharing a store and a bus serve one fleet',
     placeholder: 'URL',
   },
   'bus-token-file': { type: 'string', description: 'a file holding the token NATS asks for (instead of one in the --bus URL)', placeholder: 'FILE' },
+  'bus-nkey-file': { type: 'string', description: 'a file holding the nkey user seed (SU…) NATS knows the brokers by', placeholder: 'FILE' },
+  'bus-ca-file': { type: 'string', description: "the CA certificate NATS's TLS certificate is checked against (with tls://)", placeholder: 'FILE' },
+  'bus-cert-file': {
+    type: 'string',
+    description: 'a client certificate for NATS over TLS, when NATS checks clients by certificate (with --bus-key-file)',
+    placeholder: 'FILE',
+  },
+  'bus-key-file': { type: 'string', description: 'the private key of --bus-cert-file', placeholder: 'FILE' },
+  'bus-insecure': {
+    type: 'boolean',
+    description:
+      'start on a bus that lets in clients without credentials (refused otherwise): anyone reaching NATS then reads what brokers say in clear and can flood it',
+    default: false,
+  },
   'broker-id': {
     type: 'string',
     description: "this broker's name in the cluster (default: the host name and a random suffix, new at each start)",
@@ -273,6 +288,23 @@ function clusterBrokerId(given: string | undefined): string {
     .slice(0, 60)}-${randomBytes(3).toString('hex')}`;
 }
 
+/** The PEM texts of the bus's TLS flags, read (and refused when unreadable) before anything starts. */
+function resolveBusTls(values: BrokerFlagValues): ClusterOptions['tls'] {
+  const cert = values['bus-cert-file'];
+  const key = values['bus-key-file'];
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new FleetError('invalid_argument', `--bus-cert-file and --bus-key-file go together; only ${cert ? '--bus-cert-file' : '--bus-key-file'} is set`, {
+      hint: 'Give both, or neither.',
+    });
+  }
+  const ca = values['bus-ca-file'];
+  if (ca === undefined && cert === undefined) return undefined;
+  return {
+    ...(ca !== undefined ? { ca: readSecretFile(ca, '--bus-ca-file') } : {}),
+    ...(cert !== undefined && key !== undefined ? { cert: readSecretFile(cert, '--bus-cert-file'), key: readSecretFile(key, '--bus-key-file') } : {}),
+  };
+}
+
 export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
   parseHostPort(values['grpc-listen'], '--grpc-listen');
   if (values.bus !== undefined) parseBusUrl(values.bus);
@@ -313,6 +345,9 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
         : {
             url: values.bus,
             token: values['bus-token-file'] === undefined ? undefined : readSecretFile(values['bus-token-file'], '--bus-token-file'),
+            nkeySeed: values['bus-nkey-file'] === undefined ? undefined : readSecretFile(values['bus-nkey-file'], '--bus-nkey-file'),
+            tls: resolveBusTls(values),
+            insecure: values['bus-insecure'],
             brokerId: clusterBrokerId(values['broker-id']),
             beatIntervalMs: CLUSTER_BEAT_MS,
             ...(values['cluster-address'] !== undefined ? { agentAddress: values['cluster-address'] } : {}),

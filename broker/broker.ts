@@ -93,9 +93,24 @@ export class Broker {
         log,
       );
       await registry.start();
+      const callMetrics = new BrokerMetrics();
+      const index = new FleetIndex(registry, store, log, callMetrics);
+      const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       let cluster: BrokerCluster | undefined;
       try {
-        cluster = options.cluster && (await BrokerCluster.start(options.cluster, registry, store, log));
+        cluster =
+          options.cluster &&
+          (await BrokerCluster.start(
+            options.cluster,
+            {
+              registry,
+              store,
+              ca: authority.ca,
+              relay: { index, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS },
+              refusals,
+            },
+            log,
+          ));
       } catch (error) {
         await registry.stop();
         throw error;
@@ -125,13 +140,10 @@ export class Broker {
       // here (a restart under the same --broker-id); the others settle those of a broker that died (broker-cluster.ts).
       const interrupted = await store.audit.markInterrupted(Date.now(), cluster ? { brokerIds: [cluster.brokerId] } : {});
       if (interrupted) log.warn('audit rows left pending by the previous run marked interrupted', { count: interrupted });
-      const callMetrics = new BrokerMetrics();
-      const index = new FleetIndex(registry, store, log, callMetrics);
       index.start();
       const metrics = new UsageHistory(store, registry, log);
       metrics.start();
       const services = new BrokerServices(options.services, { registry, index, log });
-      const refusals = new RefusalAudit(store, options.refusalAuditLimit);
       const runner = new ActionRunner({
         registry,
         store,
@@ -180,6 +192,7 @@ export class Broker {
             agents_listener: mesh.listening ? undefined : 'not listening',
             ...(cluster ? { bus: cluster.problem() } : {}),
           }),
+          warnings: () => cluster?.warnings() ?? [],
           metrics: () => callMetrics.render(registry.list().map((host) => host.state)) + (cluster ? clusterMetrics(cluster, registry) : ''),
           metricsToken: options.metricsToken,
           onTokenRefused: (req, reason) => refusals.record({ source: req.socket.remoteAddress ?? 'unknown', tool: '/metrics', errorCode: 'forbidden', reason }),

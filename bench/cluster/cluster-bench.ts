@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +126,8 @@ async function measure(
 export async function clusterScenario(agentCount: number, rounds: number): Promise<ScenarioResult> {
   const temp = mkdtempSync(join(tmpdir(), 'fm-bench-cluster-'));
   const postgres = await startPostgres();
-  const nats = await NatsServer.start();
+  const busToken = randomBytes(16).toString('hex');
+  const nats = await NatsServer.start(['--auth', busToken]);
   try {
     process.stderr.write(`  single broker (SQLite): enrolling ${agentCount} simulated agents…\n`);
     const singleDir = join(temp, 'single');
@@ -137,7 +139,7 @@ export async function clusterScenario(agentCount: number, rounds: number): Promi
     const database = await postgres.createDatabase();
     const dirs = ['c0', 'c1', 'c2'].map((name) => join(temp, name));
     const clusterFleet = await preEnroll(dirs[0] as string, agentCount, database.url);
-    const args = (i: number) => ['0', database.url, nats.url, `bench-${i}`];
+    const args = (i: number) => ['0', database.url, nats.url.replace('nats://', `nats://${busToken}@`), `bench-${i}`];
     // The first broker puts the CA into the store; the others take it from there.
     const first = new BrokerProcess(HOST, dirs[0] as string, args(0));
     await first.ready;

@@ -4,7 +4,9 @@
  * NATS. Driven over IPC by bench/cluster/cluster-bench.ts; a SIGKILL is how
  * the benchmark takes it away.
  *   run-ts cluster-broker-host.ts DATA_DIR PORT [STORE_URL BUS_URL BROKER_ID]
+ * BUS_URL carries the bus's token (nats://TOKEN@HOST:PORT).
  */
+import { createIdentity } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
@@ -20,6 +22,9 @@ const broker = await Broker.start(
   }),
   silentLogger,
 );
+// The identity the rounds run as: the brokers holding the agents authorise each relayed call for it.
+const identity = await createIdentity(broker.store, { name: `bench-${brokerId ?? 'single'}`, level: 0 });
+const authority = { identityId: identity.id, actionId: 'agent.info', confirmed: false };
 
 function stats() {
   (globalThis as { gc?: () => void }).gc?.();
@@ -38,7 +43,7 @@ process.on('message', async (message: Request) => {
   if (message.type === 'stats') {
     process.send?.({ id: message.id, ...stats() });
   } else if (message.type === 'fanout') {
-    process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs)) });
+    process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs, authority)) });
   } else if (message.type === 'stop') {
     await broker.stop();
     process.send?.({ id: message.id });

@@ -213,10 +213,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.setState(host, 'offline', host.state, { record });
   }
 
-  /** A report an agent sent to the broker holding it, passed on over the bus. */
-  remoteReport(agentId: string, kind: string, payload: unknown, observedUnixMs: number): void {
+  /** A report an agent sent to the broker holding it, passed on over the bus by that broker (and no other). */
+  remoteReport(agentId: string, brokerId: string, kind: string, payload: unknown, observedUnixMs: number): void {
     const host = this.hosts.get(agentId);
-    if (host?.session?.heldBy === undefined) return;
+    if (!host || host.session?.heldBy !== brokerId) return;
     this.emit('report', host, kind, payload, observedUnixMs);
   }
 

@@ -30,6 +30,20 @@ export interface CallRequest {
   onLate?: (outcome: CallOutcome) => void;
   /** The call's audit row, when it has one: a broker of a cluster holding the agent notes a late answer there. */
   auditId?: string;
+  /**
+   * Who asks (the identity's id) and whether they confirmed a destructive
+   * call: a broker of a cluster that runs the call for another authorises it
+   * again from these (cluster/relay-authorization.ts).
+   */
+  authority?: CallAuthority;
+}
+
+/** What a call carries to be authorised again by a broker that runs it for another. */
+export interface CallAuthority {
+  identityId: string;
+  /** The catalog action the identity called: the agent's action itself, or a broker action that sends it (`sends`). */
+  actionId: string;
+  confirmed: boolean;
 }
 
 /** What one agent answered: its result, or why there is none. */

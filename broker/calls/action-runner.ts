@@ -11,6 +11,7 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
+import { splitArguments } from './call-arguments.ts';
 import { auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';
 import type { RouteCall, RunContext, RunResult } from './call-route.ts';
 import { runOnHosts } from './hosts-route.ts';
@@ -154,6 +155,8 @@ export class ActionRunner {
       log: options.log,
       signal: call.context.signal,
       visibleHosts: () => this.visibleHosts(call.identity),
+      authority: { identityId: call.identity.id, actionId: call.action.id, confirmed: splitArguments(call.action, call.args).confirm },
+      auditId: call.auditId,
     };
   }
 }

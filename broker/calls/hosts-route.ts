@@ -73,6 +73,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
     timeoutMs,
     caller: identity.name,
     callerLevel: call.callerLevel,
+    authority: { identityId: identity.id, actionId: action.id, confirmed: confirm },
     signal: context.signal,
     onChunk: (host, payload) => progress.chunk(host.name, payload),
     onHostDone: ({ host, outcome }) => {

@@ -1,7 +1,10 @@
+import type { Action } from '../../shared/catalog/action.ts';
 import { errorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
+import type { Identity } from '../auth/identities.ts';
 import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
-import { checkSwarmReadParams, filterSwarmAnswer, swarmReadScope } from '../swarm/swarm-grants.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import { checkSwarmReadParams, filterSwarmAnswer, type SwarmReadScope, swarmReadScope } from '../swarm/swarm-grants.ts';
 import { agentOnTaskNode, swarmResourceName } from '../swarm/swarm-resources.ts';
 import { requireConfirm } from './authorization.ts';
 import { callTimeoutMs, parseParams, splitArguments } from './call-arguments.ts';
@@ -9,6 +12,39 @@ import { lateNote } from './call-audit.ts';
 import { CallProgress } from './call-progress.ts';
 import type { RouteCall, RouteDeps, RunResult } from './call-route.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
+
+/**
+ * Refuses a swarm call this identity may not make: a resource it names that
+ * the identity may not see (as if it did not exist) or may not change, or a
+ * read of a swarm it sees nothing of. Returns what a read may see of the
+ * swarm, to filter its answer with.
+ */
+export function checkSwarmGrants(
+  identity: Identity,
+  action: Action,
+  params: Record<string, unknown>,
+  index: FleetIndex,
+  clusterId: string,
+  clusterName: string,
+): SwarmReadScope | undefined {
+  const scope = action.resources;
+  const named = scope?.param ? (params[scope.param] as string | undefined) : undefined;
+  const reads = action.risk === 'read';
+  if (scope && named !== undefined) {
+    const name = swarmResourceName(index, clusterId, scope.kind, named);
+    if (!identity.grants.resource(scope.kind, name)) {
+      throw new FleetError('not_found', `no ${scope.kind} "${named}" in swarm ${clusterName}`, { hint: `find with type ${scope.kind} lists them.` });
+    }
+    if (!reads && !identity.grants.resource(scope.kind, name, 'write')) {
+      throw new FleetError('forbidden', `${action.tool} needs a write grant on ${scope.kind} ${name}, which this identity does not have`, {
+        hint: `Ask for an identity whose grants include ${scope.kind}:${name}=write.`,
+      });
+    }
+  }
+  const readScope = reads ? swarmReadScope(identity, index, clusterId) : undefined;
+  if (readScope) checkSwarmReadParams(action, params, readScope, clusterName);
+  return readScope;
+}
 
 /**
  * The route of swarm actions: one agent answers for the whole swarm, a manager
@@ -23,19 +59,7 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
   const route = routeSwarmCall(deps.registry.list(), deps.index, parsed, (clusterId) => (reads ? !swarmReadScope(identity, deps.index, clusterId).none : true));
   const scope = action.resources;
   const named = scope?.param ? (parsed[scope.param] as string | undefined) : undefined;
-  if (scope && named !== undefined) {
-    const name = swarmResourceName(deps.index, route.clusterId, scope.kind, named);
-    if (!identity.grants.resource(scope.kind, name)) {
-      throw new FleetError('not_found', `no ${scope.kind} "${named}" in swarm ${route.clusterName}`, { hint: `find with type ${scope.kind} lists them.` });
-    }
-    if (!reads && !identity.grants.resource(scope.kind, name, 'write')) {
-      throw new FleetError('forbidden', `${action.tool} needs a write grant on ${scope.kind} ${name}, which this identity does not have`, {
-        hint: `Ask for an identity whose grants include ${scope.kind}:${name}=write.`,
-      });
-    }
-  }
-  const readScope = reads ? swarmReadScope(identity, deps.index, route.clusterId) : undefined;
-  if (readScope) checkSwarmReadParams(action, parsed, readScope, route.clusterName);
+  const readScope = checkSwarmGrants(identity, action, parsed, deps.index, route.clusterId, route.clusterName);
   const manager = route.managers[0] as Host;
   requireConfirm(action, confirm, [{ host: manager.name, ...(named !== undefined && scope ? { resource: `${scope.kind}:${named}` } : {}) }]);
   await call.begin([`swarm:${route.clusterName}`]);
@@ -56,6 +80,7 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
       timeoutMs,
       caller: identity.name,
       callerLevel: call.callerLevel,
+      authority: { identityId: identity.id, actionId: action.id, confirmed: confirm },
       signal: context.signal,
       onChunk: (host, payload) => progress.chunk(host.name, payload),
       ...(call.auditId ? { auditId: call.auditId } : {}),

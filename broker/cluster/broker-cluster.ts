@@ -1,13 +1,19 @@
 import type { HostSample } from '../../shared/catalog/sample.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { CertificateAuthority } from '../../shared/pki/certificates.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import type { RefusalAudit } from '../calls/refusal-audit.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { BROKER_STOPPED } from '../store/mcp-tasks-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
+import { createBusKeys } from './bus-keys.ts';
 import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
+import { BusTrust, type DropReason } from './bus-trust.ts';
 import { CallServer } from './call-server.ts';
 import { Rebalancer } from './rebalancer.ts';
+import type { RelayAuthorizationDeps } from './relay-authorization.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
 
@@ -23,6 +29,21 @@ export interface ClusterOptions extends BusOptions {
 }
 
 const MISSED_BEATS = 3;
+/** How often the brokers registered on the store are read again, so one the operator removed is heard no more. */
+const REGISTRATIONS_REFRESH_MS = 5000;
+/** Registrations of brokers stopped this long ago are forgotten (one given no --broker-id has a new id at each start). */
+const STOPPED_BROKERS_KEPT_MS = 7 * 86_400_000;
+
+/** What a broker of a cluster works with besides the bus. */
+export interface ClusterDeps {
+  registry: AgentRegistry;
+  store: BrokerStore;
+  /** The fleet CA: it certifies each broker's bus keys (a broker trusts the CAs it serves agents with). */
+  ca: CertificateAuthority;
+  /** What calls other brokers relay here are authorised against (its selfId is set here). */
+  relay: Omit<RelayAuthorizationDeps, 'selfId' | 'store'>;
+  refusals: Pick<RefusalAudit, 'record'>;
+}
 
 function heldHere(host: Host | undefined): boolean {
   return host?.session !== undefined && host.session.heldBy === undefined;
@@ -47,6 +68,7 @@ export class BrokerCluster {
   private readonly server: CallServer;
   private readonly calls: RemoteCalls;
   private timer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
   private orphansTimer: NodeJS.Timeout | undefined;
   private applyingRevocation = false;
   /** When the samples of the agents held here were last shared. */
@@ -54,13 +76,22 @@ export class BrokerCluster {
 
   private constructor(
     private readonly bus: Bus,
+    private readonly trust: BusTrust,
     private readonly registry: AgentRegistry,
     private readonly store: BrokerStore,
     private readonly options: ClusterOptions,
     private readonly log: Logger,
+    deps: ClusterDeps,
   ) {
-    this.calls = new RemoteCalls(bus, options.brokerId);
-    this.server = new CallServer(bus, registry, store.audit, options.brokerId, log);
+    this.calls = new RemoteCalls(bus, options.brokerId, () => [...this.lastBeat.keys()]);
+    this.server = new CallServer({
+      bus,
+      registry,
+      relay: { ...deps.relay, store, selfId: options.brokerId },
+      audit: store.audit,
+      refusals: deps.refusals,
+      log,
+    });
     this.rebalancer = new Rebalancer(registry, log);
   }
 
@@ -68,9 +99,29 @@ export class BrokerCluster {
     return this.options.brokerId;
   }
 
-  static async start(options: ClusterOptions, registry: AgentRegistry, store: BrokerStore, log: Logger): Promise<BrokerCluster> {
-    const bus = await Bus.open(options, log);
-    const cluster = new BrokerCluster(bus, registry, store, options, log);
+  /**
+   * Joins the cluster: new bus keys certified by the fleet CA, registered on
+   * the store (refused for an id the operator removed), then the bus, whose
+   * credentials are checked (bus.ts).
+   */
+  static async start(options: ClusterOptions, deps: ClusterDeps, log: Logger): Promise<BrokerCluster> {
+    const { store } = deps;
+    const keys = await createBusKeys(deps.ca, options.brokerId);
+    const trust = new BusTrust(keys, store.brokers, () => [deps.ca.certificatePem], log);
+    const bus = await Bus.open(options, trust, log);
+    try {
+      if (!(await store.brokers.register(keys.registration))) {
+        throw new FleetError('conflict', `broker id ${options.brokerId} was removed from the cluster by the operator`, {
+          hint: 'Start this broker with another --broker-id (fleetmesh brokers list shows the ids in use).',
+        });
+      }
+      const pruned = await store.brokers.pruneStopped(Date.now() - STOPPED_BROKERS_KEPT_MS);
+      if (pruned) log.info('registrations of brokers stopped long ago forgotten', { count: pruned });
+    } catch (error) {
+      await bus.close();
+      throw error;
+    }
+    const cluster = new BrokerCluster(bus, trust, deps.registry, store, options, log, deps);
     cluster.listen();
     return cluster;
   }
@@ -80,6 +131,16 @@ export class BrokerCluster {
     return this.bus.problem();
   }
 
+  /** Why the bus is weaker than it should be (--bus-insecure), for /readyz. */
+  warnings(): readonly string[] {
+    return this.bus.warnings;
+  }
+
+  /** Bus messages dropped so far, by reason (for /metrics). */
+  droppedMessages(): ReadonlyMap<DropReason, number> {
+    return this.trust.dropCounts();
+  }
+
   /** The brokers this one hears from, itself included. */
   brokers(): string[] {
     return [this.brokerId, ...this.lastBeat.keys()].sort();
@@ -87,7 +148,12 @@ export class BrokerCluster {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.refreshTimer);
     clearTimeout(this.orphansTimer);
+    // Written first: the others believe a `gone` only once the store says this broker stopped.
+    await this.store.brokers.stopped(this.brokerId, Date.now()).catch((error: unknown) => {
+      this.log.warn('could not record on the store that this broker stops', { error: (error as Error).message });
+    });
     this.bus.publish(SUBJECTS.gone, { broker: this.brokerId });
     this.server.stop();
     await this.bus.close();
@@ -95,46 +161,69 @@ export class BrokerCluster {
 
   private listen(): void {
     const self = this.brokerId;
-    this.bus.subscribe(SUBJECTS.presence, presenceMessage, (message) => {
-      if (message.broker !== self) {
-        // In order: an agent this broker has not met yet is read from the store first.
-        this.presence = this.presence
-          .then(async () => {
-            if (message.state !== 'offline' && !this.registry.get(message.agent)) await this.registry.refreshFromStore(message.agent);
-            this.onPresence(message);
-          })
-          .catch((error: unknown) => this.log.warn('could not apply a presence message', { agent: message.agent, error: (error as Error).message }));
-      }
+    /** A message naming a broker is believed only from that broker. */
+    const speaksFor = (sender: string, broker: string, subject: string): boolean => {
+      if (sender === broker) return true;
+      this.bus.refuse('wrong_sender', { subject, sender, why: `it spoke as broker ${broker}` });
+      return false;
+    };
+    this.bus.subscribe(SUBJECTS.presence, presenceMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.presence)) return;
+      // In order: an agent this broker has not met yet is read from the store first.
+      this.presence = this.presence
+        .then(async () => {
+          if (message.state !== 'offline' && !this.registry.get(message.agent)) await this.registry.refreshFromStore(message.agent);
+          this.onPresence(message);
+        })
+        .catch((error: unknown) => this.log.warn('could not apply a presence message', { agent: message.agent, error: (error as Error).message }));
     });
-    this.bus.subscribe(SUBJECTS.presenceSync, brokerMessage, ({ broker }) => {
-      if (broker === self) return;
-      this.lastBeat.set(broker, Date.now());
+    this.bus.subscribe(SUBJECTS.presenceSync, brokerMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.presenceSync)) return;
+      this.lastBeat.set(sender, Date.now());
       this.announceAll();
     });
-    this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ broker, agentAddress }) => {
-      if (broker === self) return;
-      this.lastBeat.set(broker, Date.now());
-      if (agentAddress) this.agentAddresses.set(broker, agentAddress);
+    this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.beat)) return;
+      this.lastBeat.set(sender, Date.now());
+      if (message.agentAddress) this.agentAddresses.set(sender, message.agentAddress);
     });
-    this.bus.subscribe(SUBJECTS.gone, brokerMessage, ({ broker }) => {
-      if (broker !== self) this.brokerLeft(broker, 'it is shutting down', false);
+    this.bus.subscribe(SUBJECTS.gone, brokerMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.gone)) return;
+      this.confirmed(
+        SUBJECTS.gone,
+        sender,
+        async () => (await this.store.brokers.get(sender))?.stoppedAt != null,
+        () => this.brokerLeft(sender, 'it is shutting down', false),
+      );
     });
-    this.bus.subscribe(SUBJECTS.report, reportMessage, (message) => {
-      if (message.broker !== self) this.registry.remoteReport(message.agent, message.kind, message.payload, message.observedUnixMs);
-    });
-    this.bus.subscribe(SUBJECTS.samples, samplesMessage, (message) => {
-      if (message.broker === self) return;
-      for (const { agent, sample, lastSeenAt } of message.samples)
-        this.registry.remoteSample(agent, message.broker, sample as unknown as HostSample, lastSeenAt);
-    });
-    this.bus.subscribe(SUBJECTS.revoked, revokedMessage, (message) => {
-      if (message.broker === self) return;
-      this.applyingRevocation = true;
-      try {
-        this.registry.revokedElsewhere(message.agent);
-      } finally {
-        this.applyingRevocation = false;
+    this.bus.subscribe(SUBJECTS.report, reportMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.report)) return;
+      // Only the broker holding the agent passes its reports on.
+      if (this.registry.get(message.agent)?.session?.heldBy !== sender) {
+        this.bus.refuse('wrong_sender', { subject: SUBJECTS.report, sender, why: `it does not hold agent ${message.agent}` });
+        return;
       }
+      this.registry.remoteReport(message.agent, sender, message.kind, message.payload, message.observedUnixMs);
+    });
+    this.bus.subscribe(SUBJECTS.samples, samplesMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.samples)) return;
+      for (const { agent, sample, lastSeenAt } of message.samples) this.registry.remoteSample(agent, sender, sample as unknown as HostSample, lastSeenAt);
+    });
+    this.bus.subscribe(SUBJECTS.revoked, revokedMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.revoked)) return;
+      this.confirmed(
+        SUBJECTS.revoked,
+        sender,
+        async () => (await this.store.agents.get(message.agent))?.revokedAt != null,
+        () => {
+          this.applyingRevocation = true;
+          try {
+            this.registry.revokedElsewhere(message.agent);
+          } finally {
+            this.applyingRevocation = false;
+          }
+        },
+      );
     });
     this.registry.on('state', (host) => this.onLocalState(host));
     this.registry.on('report', (host, kind, payload, observedUnixMs) => {
@@ -154,11 +243,28 @@ export class BrokerCluster {
     this.server.start();
     this.timer = setInterval(() => this.beat(), this.options.beatIntervalMs);
     this.timer.unref();
+    this.refreshTimer = setInterval(() => {
+      this.trust.refresh().catch((error: unknown) => this.log.warn('could not read the registered brokers', { error: (error as Error).message }));
+    }, REGISTRATIONS_REFRESH_MS);
+    this.refreshTimer.unref();
     // By then every live broker has beaten at least once: a pending row of any other was left by one that is gone.
     this.orphansTimer = setTimeout(() => this.settleOrphans(), this.options.beatIntervalMs * (MISSED_BEATS + 1));
     this.orphansTimer.unref();
     this.bus.publish(SUBJECTS.presenceSync, { broker: self });
     this.announceAll();
+  }
+
+  /**
+   * Acts on what another broker says happened (a revocation, its own
+   * departure) only once the store, which that broker wrote first, says so.
+   */
+  private confirmed(subject: string, sender: string, check: () => Promise<boolean>, act: () => void): void {
+    check()
+      .then((holds) => {
+        if (holds) act();
+        else this.bus.refuse('unconfirmed', { subject, sender, why: 'the store does not say so' });
+      })
+      .catch((error: unknown) => this.log.warn('could not check a bus message against the store', { subject, error: (error as Error).message }));
   }
 
   private beat(): void {

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../../shared/errors/fleet-error.ts';
 
 /**
- * Subjects and messages brokers exchange over NATS. Everything here is said by
- * a broker (only brokers are on the bus); what agents said inside (hello,
- * reports) is carried as the claim it already was and never routes anything.
+ * Subjects and messages brokers exchange over NATS. Every message is signed by
+ * the broker that sends it or sealed to the brokers it is for (bus-trust.ts),
+ * and a message naming a broker (`broker`, `from`) is believed only from that
+ * broker; what agents said inside (hello, reports) is carried as the claim it
+ * already was and never routes anything.
  */
 export const SUBJECTS = {
   /** A change of which broker holds an agent, or of its state there. */
@@ -83,8 +85,10 @@ export const callRequest = z.object({
   params: z.unknown(),
   /** Time left when sent; the receiving broker counts its own deadline from it (clocks may differ). */
   timeoutMs: z.number().int().nonnegative(),
+  /** The identity's name, as the agent is told it. */
   caller: z.string(),
-  callerLevel: z.number().int().optional(),
+  /** Who asks and for which action: the broker that runs the call authorises it again from these (relay-authorization.ts). */
+  authority: z.object({ identityId: z.string().min(1).max(100), actionId: z.string().min(1).max(200), confirmed: z.boolean() }),
   streamChunks: z.boolean(),
   /** The call's audit row: the receiving broker notes there what its agents answer after the call gave up. */
   auditId: z.string().min(1).max(100).optional(),

@@ -1,14 +1,25 @@
 import { EventEmitter } from 'node:events';
-import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { type ConnectionOptions, connect, type Msg, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { BusTrust, OpenedMessage } from './bus-trust.ts';
 
 export interface BusOptions {
-  /** `nats://[user:password@|token@]host:port[,host:port…]` */
+  /** `nats://[user:password@|token@]host:port[,host:port…]`, or `tls://…` for NATS over TLS. */
   url: string;
   /** A token read from --bus-token-file; wins over one in the URL. */
   token: string | undefined;
+  /** An nkey user seed read from --bus-nkey-file (`SU…`): NATS checks a signature made with it. */
+  nkeySeed?: string | undefined;
+  /** TLS to NATS (PEM texts): the CA its server certificate is checked against, and a client certificate when NATS asks for one. */
+  tls?: { ca?: string | undefined; cert?: string | undefined; key?: string | undefined } | undefined;
+  /**
+   * `--bus-insecure`: start on a bus that anyone who reaches it may join.
+   * Bus messages stay signed and calls sealed, but such a client reads what
+   * brokers say in clear (agents, their reports) and can flood the bus.
+   */
+  insecure?: boolean | undefined;
   /** This broker's name on the bus (client name, for the NATS monitoring pages). */
   brokerId: string;
 }
@@ -18,6 +29,12 @@ export interface BusSubscription {
   unsubscribe(): void;
 }
 
+/** A believed message: who sent it (its keys prove it) and what it says. */
+export interface BusMessage<T> {
+  sender: string;
+  message: T;
+}
+
 interface BusEvents {
   /** The connection to NATS came back: what others missed must be said again. */
   reconnected: [];
@@ -25,66 +42,140 @@ interface BusEvents {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** The servers and credentials of a bus URL, which may list several servers after the first. */
-export function parseBusUrl(url: string): { servers: string[]; user?: string; pass?: string; token?: string } {
+export function parseBusUrl(url: string): { servers: string[]; tls: boolean; user?: string; pass?: string; token?: string } {
   const [first = '', ...more] = url.split(',');
   let parsed: URL;
   try {
     parsed = new URL(first);
   } catch {
     throw new FleetError('invalid_argument', `--bus ${JSON.stringify(url)} is not a URL`, {
-      hint: 'Give it as nats://HOST:4222 (with user:password@ or token@ when NATS asks for them).',
+      hint: 'Give it as nats://HOST:4222 (with user:password@ or token@ when NATS asks for them), or tls://HOST:4222 for NATS over TLS.',
     });
   }
   if (parsed.protocol !== 'nats:' && parsed.protocol !== 'tls:') {
-    throw new FleetError('invalid_argument', `--bus must be a nats:// URL, not ${parsed.protocol}//`, { hint: 'Give it as nats://HOST:4222.' });
+    throw new FleetError('invalid_argument', `--bus must be a nats:// or tls:// URL, not ${parsed.protocol}//`, { hint: 'Give it as nats://HOST:4222.' });
   }
+  const tls = parsed.protocol === 'tls:';
   const servers = [`${parsed.protocol}//${parsed.host}`, ...more.map((server) => server.trim()).filter((server) => server !== '')];
   const user = decodeURIComponent(parsed.username);
   const pass = decodeURIComponent(parsed.password);
-  if (user && pass) return { servers, user, pass };
-  if (user) return { servers, token: user };
-  return { servers };
+  if (user && pass) return { servers, tls, user, pass };
+  if (user) return { servers, tls, token: user };
+  return { servers, tls };
+}
+
+/** How the broker proves itself to NATS: what `connect` takes, and whether there is anything to prove at all. */
+function busCredentials(options: BusOptions): { connection: Partial<ConnectionOptions>; tls: ConnectionOptions['tls']; given: boolean } {
+  const { tls: tlsScheme, user, pass, token } = parseBusUrl(options.url);
+  const tokenGiven = options.token ?? token;
+  const clientCertificate = options.tls?.cert !== undefined && options.tls.key !== undefined;
+  const tls =
+    tlsScheme || options.tls?.ca !== undefined || clientCertificate
+      ? {
+          ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
+          ...(clientCertificate ? { cert: options.tls?.cert, key: options.tls?.key } : {}),
+        }
+      : undefined;
+  const connection: Partial<ConnectionOptions> = {
+    ...(user !== undefined ? { user, pass } : {}),
+    ...(tokenGiven !== undefined ? { token: tokenGiven } : {}),
+    ...(options.nkeySeed !== undefined ? { authenticator: nkeyAuthenticator(encoder.encode(options.nkeySeed.trim())) } : {}),
+  };
+  return { connection, tls, given: user !== undefined || tokenGiven !== undefined || options.nkeySeed !== undefined || clientCertificate };
+}
+
+/** What a bus that takes strangers gives up, for the log line and /readyz. */
+export const INSECURE_BUS_WARNING =
+  'the bus takes clients without credentials (--bus-insecure): anyone who reaches NATS can read what brokers say in clear (agents, their state and reports) and flood the bus; forged and replayed messages are still dropped and calls stay sealed';
+
+/**
+ * Whether NATS lets in a client that proves nothing: a connection with the
+ * same servers and TLS trust but no token, password, nkey or client
+ * certificate. A bus that does is open to anyone who can reach it.
+ */
+async function takesStrangers(servers: string[], tls: ConnectionOptions['tls']): Promise<boolean> {
+  const strangerTls = tls ? { ...(tls.ca !== undefined ? { ca: tls.ca } : {}) } : undefined;
+  try {
+    const probe = await connect({
+      servers,
+      ...(strangerTls ? { tls: strangerTls } : {}),
+      reconnect: false,
+      timeout: 5000,
+      name: 'fleetmesh-broker credential check',
+    });
+    await probe.close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
- * The broker's connection to NATS: JSON messages on fleetmesh subjects, a
- * reconnect that never gives up, and whether it is connected now (for
- * /readyz and for refusing cluster-wide work while it is not). Only brokers
- * talk on the bus; NATS itself should be private and authenticated.
+ * The broker's connection to NATS: messages on fleetmesh subjects, each
+ * signed by this broker or sealed to the brokers it is for, and believed
+ * only from brokers the store registered (bus-trust.ts); a reconnect that
+ * never gives up; and whether it is connected now (for /readyz and for
+ * refusing cluster-wide work while it is not). A bus without credentials is
+ * refused unless the operator says `--bus-insecure`.
  */
 export class Bus extends EventEmitter<BusEvents> {
   private connectedNow = true;
 
   private constructor(
     private readonly nc: NatsConnection,
+    private readonly trust: BusTrust,
     private readonly log: Logger,
+    /** Why this bus is weaker than it should be, for /readyz. */
+    readonly warnings: readonly string[],
   ) {
     super();
     void this.watch();
   }
 
-  static async open(options: BusOptions, log: Logger): Promise<Bus> {
-    const { servers, user, pass, token } = parseBusUrl(options.url);
+  static async open(options: BusOptions, trust: BusTrust, log: Logger): Promise<Bus> {
+    const { servers } = parseBusUrl(options.url);
+    const { connection, tls, given } = busCredentials(options);
+    if (!given && !options.insecure) {
+      throw new FleetError('invalid_argument', 'the bus has no credentials: give NATS a token, an nkey or a client certificate for the brokers', {
+        hint: 'Run nats-server with --auth TOKEN (or nkey users, or TLS with verify) and start the broker with --bus-token-file, --bus-nkey-file or --bus-cert-file/--bus-key-file; --bus-insecure starts it anyway.',
+      });
+    }
+    let nc: NatsConnection;
     try {
-      const nc = await connect({
+      nc = await connect({
         servers,
         name: `fleetmesh-broker ${options.brokerId}`,
-        ...(user !== undefined ? { user, pass } : {}),
-        ...((options.token ?? token) !== undefined ? { token: options.token ?? token } : {}),
+        ...connection,
+        ...(tls ? { tls } : {}),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
         pingInterval: 5000,
         maxPingOut: 2,
       });
-      return new Bus(nc, log);
     } catch (error) {
       throw new FleetError('unavailable', `cannot reach the bus at ${servers.join(',')}: ${(error as Error).message}`, {
-        hint: 'Start NATS there (nats-server -p 4222), or correct --bus and its credentials.',
+        hint: 'Start NATS there (nats-server -p 4222 --auth TOKEN), or correct --bus and its credentials.',
       });
     }
+    const warnings: string[] = [];
+    if (!options.insecure) {
+      if (await takesStrangers(servers, tls)) {
+        await nc.close();
+        throw new FleetError(
+          'invalid_argument',
+          `the bus at ${servers.join(',')} lets in clients without credentials, so anyone who reaches it joins the cluster's bus`,
+          {
+            hint: 'Make NATS require credentials (nats-server --auth TOKEN, nkey users, or TLS with verify); --bus-insecure starts the broker anyway.',
+          },
+        );
+      }
+    } else {
+      log.warn(INSECURE_BUS_WARNING, { bus: servers.join(',') });
+      warnings.push(INSECURE_BUS_WARNING);
+    }
+    return new Bus(nc, trust, log, warnings);
   }
 
   get connected(): boolean {
@@ -97,28 +188,57 @@ export class Bus extends EventEmitter<BusEvents> {
     return this.connectedNow ? undefined : 'disconnected from NATS; reconnecting';
   }
 
+  /** Publishes a message signed by this broker, for every broker listening on `subject`. */
   publish(subject: string, message: unknown, reply?: string): void {
+    this.send(subject, () => this.trust.sign(subject, encoder.encode(JSON.stringify(message))), reply);
+  }
+
+  /**
+   * Publishes a message only `recipients` can read (calls and their answers,
+   * which may carry secrets). Recipients this broker has no keys for yet are
+   * left out; `sign` also signs it (the recipients may forward nothing as if
+   * it came from here).
+   */
+  publishSealed(subject: string, message: unknown, recipients: readonly string[], options: { reply?: string; sign?: boolean } = {}): void {
+    const known = recipients.filter((recipient) => this.trust.knows(recipient));
+    this.send(subject, () => this.trust.seal(subject, encoder.encode(JSON.stringify(message)), known, options.sign ?? false), options.reply);
+  }
+
+  /** Whether a message can be sealed to this broker now. */
+  knows(brokerId: string): boolean {
+    return this.trust.knows(brokerId);
+  }
+
+  /** Counts a message that checked out but was not acted on, saying why (bus-trust.ts). */
+  refuse(reason: Parameters<BusTrust['drop']>[0], fields: Parameters<BusTrust['drop']>[1]): void {
+    this.trust.drop(reason, fields);
+  }
+
+  private send(subject: string, envelope: () => Buffer, reply: string | undefined): void {
     if (this.nc.isClosed()) return;
     try {
-      this.nc.publish(subject, encoder.encode(JSON.stringify(message)), reply ? { reply } : undefined);
+      this.nc.publish(subject, envelope(), reply ? { reply } : undefined);
     } catch (error) {
       this.log.debug('bus publish failed', { subject, error: (error as Error).message });
     }
   }
 
   /**
-   * Calls `onMessage` with each message on `subject` that `schema` accepts;
-   * others are logged and dropped. `raw` is the NATS message (for its reply subject).
+   * Calls `onMessage` with each believed message on `subject` that `schema`
+   * accepts; the rest are dropped and counted. `raw` is the NATS message (for
+   * its reply subject).
    */
-  subscribe<S extends z.ZodType>(subject: string, schema: S, onMessage: (message: z.infer<S>, raw: Msg) => void): BusSubscription {
-    return this.listen(subject, (raw) => {
-      const parsed = parseMessage(raw, schema);
-      if (parsed === undefined) {
-        this.log.warn('bus message dropped: not a fleetmesh message', { subject: raw.subject });
-        return;
-      }
-      onMessage(parsed, raw);
-    });
+  subscribe<S extends z.ZodType>(subject: string, schema: S, onMessage: (message: BusMessage<z.infer<S>>, raw: Msg) => void): BusSubscription {
+    return this.listen(subject, (raw) =>
+      this.trust.open(raw.subject, raw.data, (opened) => {
+        const message = parseBody(opened, schema);
+        if (message === undefined) {
+          this.trust.drop('malformed', { subject: raw.subject, sender: opened.sender });
+          return;
+        }
+        onMessage({ sender: opened.sender, message }, raw);
+      }),
+    );
   }
 
   /** A subject only this connection listens on, for the replies to one request. */
@@ -126,9 +246,22 @@ export class Bus extends EventEmitter<BusEvents> {
     return `_INBOX.${crypto.randomUUID().replaceAll('-', '')}`;
   }
 
-  /** Subscribes to replies, including the server's "no responders" status (503) on a request nobody took. */
-  replies(subject: string, onReply: (reply: Msg | 'no_responders') => void): BusSubscription {
-    return this.listen(subject, (raw) => onReply(raw.headers?.code === 503 ? 'no_responders' : raw));
+  /**
+   * Subscribes to believed replies (sealed to this broker), and to the
+   * server's "no responders" status (503) on a request nobody took.
+   */
+  replies<S extends z.ZodType>(subject: string, schema: S, onReply: (reply: BusMessage<z.infer<S>> | 'no_responders') => void): BusSubscription {
+    return this.listen(subject, (raw) => {
+      if (raw.headers?.code === 503) {
+        onReply('no_responders');
+        return;
+      }
+      this.trust.open(raw.subject, raw.data, (opened) => {
+        const message = parseBody(opened, schema);
+        if (message === undefined) this.trust.drop('malformed', { subject: raw.subject, sender: opened.sender });
+        else onReply({ sender: opened.sender, message });
+      });
+    });
   }
 
   /** Nothing is heard once the bus is closing: the broker is shutting down. */
@@ -175,9 +308,9 @@ export class Bus extends EventEmitter<BusEvents> {
   }
 }
 
-export function parseMessage<S extends z.ZodType>(raw: Msg, schema: S): z.infer<S> | undefined {
+function parseBody<S extends z.ZodType>(opened: OpenedMessage, schema: S): z.infer<S> | undefined {
   try {
-    const result = schema.safeParse(JSON.parse(decoder.decode(raw.data)));
+    const result = schema.safeParse(JSON.parse(opened.body.toString('utf8')));
     return result.success ? result.data : undefined;
   } catch {
     return undefined;

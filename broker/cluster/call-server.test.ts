@@ -4,20 +4,23 @@ import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { CallOutcome, CallRequest } from '../agents/agent-session.ts';
+import { FULL_ACCESS } from '../auth/grants.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
 import type { Bus } from './bus.ts';
 import type { CallReply, CallRequestMessage } from './bus-messages.ts';
 import { CallServer } from './call-server.ts';
 
 describe('the calls a broker serves for other brokers', () => {
   it("notes in the call's audit row what its agent answered after the calling broker gave up", async () => {
-    const handlers = new Map<string, (message: unknown, raw: Msg) => void>();
-    const replies: CallReply[] = [];
+    const handlers = new Map<string, (message: { sender: string; message: unknown }, raw: Msg) => void>();
+    const replies: { message: CallReply; recipients: readonly string[] }[] = [];
     const bus = {
-      subscribe: (subject: string, _schema: unknown, handler: (message: unknown, raw: Msg) => void) => {
+      subscribe: (subject: string, _schema: unknown, handler: (message: { sender: string; message: unknown }, raw: Msg) => void) => {
         handlers.set(subject, handler);
         return { unsubscribe: () => handlers.delete(subject) };
       },
-      publish: (_subject: string, message: unknown) => replies.push(message as CallReply),
+      publishSealed: (_subject: string, message: unknown, recipients: readonly string[]) => replies.push({ message: message as CallReply, recipients }),
+      refuse: () => {},
     };
     let answerLate: ((outcome: CallOutcome) => void) | undefined;
     const host = {
@@ -37,7 +40,21 @@ describe('the calls a broker serves for other brokers', () => {
     } as unknown as Host;
     const registry = { get: () => host, held: () => [] } as unknown as AgentRegistry;
     const noted: [string, string][] = [];
-    const server = new CallServer(bus as unknown as Bus, registry, { noteLate: async (callId, note) => void noted.push([callId, note]) }, 'b', silentLogger);
+    const store = {
+      identities: { get: async () => ({ id: 'id-1', name: 'ops', level: 3, grants: FULL_ACCESS, revokedAt: null, expiresAt: Date.now() + 60_000 }) },
+      audit: {
+        get: async () => ({ callId: 'audit-row-1', outcome: 'pending', brokerId: 'a', identity: 'ops', action: 'agent.set_labels' }),
+        noteLate: async (callId: string, note: string) => void noted.push([callId, note]),
+      },
+    };
+    const server = new CallServer({
+      bus: bus as unknown as Bus,
+      registry,
+      relay: { store: store as never, index: {} as FleetIndex, operationsLevel: 3, brokerActions: [], selfId: 'b' },
+      audit: store.audit,
+      refusals: { record: async () => {} },
+      log: silentLogger,
+    });
     server.start();
     const request: CallRequestMessage = {
       requestId: 'r1',
@@ -47,14 +64,20 @@ describe('the calls a broker serves for other brokers', () => {
       params: {},
       timeoutMs: 900,
       caller: 'ops',
+      authority: { identityId: 'id-1', actionId: 'agent.set_labels', confirmed: false },
       streamChunks: false,
       auditId: 'audit-row-1',
     };
-    handlers.get('fleetmesh.calls.broker.b')?.(request, { reply: '_INBOX.1' } as Msg);
+    handlers.get('fleetmesh.calls.broker.b')?.({ sender: 'a', message: request }, { reply: '_INBOX.1' } as Msg);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(replies).toMatchObject([{ t: 'outcome', agent: 'agent-1', outcome: { ok: false, error: { code: 'deadline_exceeded' } } }]);
+    expect(replies).toMatchObject([
+      { message: { t: 'outcome', agent: 'agent-1', outcome: { ok: false, error: { code: 'deadline_exceeded' } } }, recipients: ['a'] },
+    ]);
     answerLate?.({ ok: true, payload: { labels: {} }, failedCollectors: [], errors: [] });
-    expect(noted).toEqual([['audit-row-1', expect.stringMatching(/^web-1 answered ok after \d+ ms, past the call's 900 ms deadline \(on broker b\)$/)]]);
+    expect(noted).toEqual([
+      ['audit-row-1', 'run on broker b for web-1'],
+      ['audit-row-1', expect.stringMatching(/^web-1 answered ok after \d+ ms, past the call's 900 ms deadline \(on broker b\)$/)],
+    ]);
     server.stop();
   });
 });

@@ -1,34 +1,48 @@
 import type { Msg } from '@nats-io/transport-node';
-import { errorInfo } from '../../shared/errors/fleet-error.ts';
+import { errorInfo, type FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import { lateNote } from '../calls/call-audit.ts';
+import type { RefusalAudit } from '../calls/refusal-audit.ts';
 import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
 import type { AuditTable } from '../store/audit-table.ts';
-import type { Bus, BusSubscription } from './bus.ts';
+import type { Bus, BusMessage, BusSubscription } from './bus.ts';
 import { brokerMessage, type CallReply, type CallRequestMessage, callRequest, SUBJECTS } from './bus-messages.ts';
+import { authorizeRelayedCall, type RelayAuthorizationDeps } from './relay-authorization.ts';
+
+export interface CallServerOptions {
+  bus: Pick<Bus, 'subscribe' | 'publishSealed' | 'refuse'>;
+  registry: AgentRegistry;
+  /** What a relayed call is authorised against again here. */
+  relay: RelayAuthorizationDeps;
+  audit: Pick<AuditTable, 'noteLate'>;
+  /** Where a relayed call refused here is audited, as a refusal at the MCP edge is. */
+  refusals: Pick<RefusalAudit, 'record'>;
+  log: Logger;
+}
 
 /**
  * Serves calls other brokers send for agents whose streams this broker holds:
  * on its own subject (several agents at once) and on each held agent's subject
  * (one agent). Only agents held here are called, so a call never travels
- * further; one that moved away gets `agent_offline`, and the caller asks again.
+ * further; one that moved away gets `agent_offline`, and the caller asks
+ * again. Each call is authorised again here from the store (the identity, its
+ * grants, the audit row of a change) before any agent hears of it, and its
+ * answers are sealed to the broker that asked.
  */
 export class CallServer {
   private readonly agentSubscriptions = new Map<string, BusSubscription>();
   private brokerSubscription: BusSubscription | undefined;
 
-  constructor(
-    private readonly bus: Bus,
-    private readonly registry: AgentRegistry,
-    private readonly audit: Pick<AuditTable, 'noteLate'>,
-    private readonly selfId: string,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly options: CallServerOptions) {}
+
+  private get selfId(): string {
+    return this.options.relay.selfId;
+  }
 
   start(): void {
-    this.brokerSubscription = this.bus.subscribe(SUBJECTS.brokerCalls(this.selfId), callRequest, (request, raw) => this.serve(request, raw));
-    for (const host of this.registry.held()) this.follow(host.id, true);
+    this.brokerSubscription = this.options.bus.subscribe(SUBJECTS.brokerCalls(this.selfId), callRequest, (request, raw) => void this.serve(request, raw));
+    for (const host of this.options.registry.held()) this.follow(host.id, true);
   }
 
   stop(): void {
@@ -43,7 +57,7 @@ export class CallServer {
     if (heldHere && !subscription) {
       this.agentSubscriptions.set(
         agentId,
-        this.bus.subscribe(SUBJECTS.agentCalls(agentId), callRequest, (request, raw) => this.serve(request, raw)),
+        this.options.bus.subscribe(SUBJECTS.agentCalls(agentId), callRequest, (request, raw) => void this.serve(request, raw)),
       );
     } else if (!heldHere && subscription) {
       subscription.unsubscribe();
@@ -51,13 +65,19 @@ export class CallServer {
     }
   }
 
-  private serve(request: CallRequestMessage, raw: Msg): void {
+  private async serve({ sender, message: request }: BusMessage<CallRequestMessage>, raw: Msg): Promise<void> {
+    const { bus, registry } = this.options;
     const reply = raw.reply;
     if (!reply) return;
-    const send = (message: CallReply) => this.bus.publish(reply, message);
+    if (request.from !== sender) {
+      bus.refuse('wrong_sender', { subject: raw.subject, sender, why: `it sent a call as broker ${request.from}` });
+      return;
+    }
+    const receivedAt = Date.now();
+    const send = (message: CallReply) => bus.publishSealed(reply, message, [sender]);
     const local: Host[] = [];
     for (const agentId of request.agents) {
-      const host = this.registry.get(agentId);
+      const host = registry.get(agentId);
       if (host?.session && host.session.heldBy === undefined) {
         local.push(host);
         continue;
@@ -77,18 +97,52 @@ export class CallServer {
     }
     if (local.length === 0) return;
     const controller = new AbortController();
-    const cancel = this.bus.subscribe(SUBJECTS.cancel(request.requestId), brokerMessage, () => controller.abort());
-    void fanOut(local, {
-      action: request.action,
-      params: request.params,
-      timeoutMs: request.timeoutMs,
-      caller: request.caller,
-      ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
-      signal: controller.signal,
-      ...(request.streamChunks ? { onChunk: (host: Host, payload: unknown, seq: number) => send({ t: 'chunk', agent: host.id, seq, payload }) } : {}),
-      onHostDone: ({ host, outcome }) => send({ t: 'outcome', agent: host.id, outcome }),
-      ...(request.auditId ? { onLate: (late: HostOutcome) => this.noteLate(request, late) } : {}),
-    }).finally(() => cancel.unsubscribe());
+    // Before anything is awaited: a cancellation sent while the call is authorised still counts.
+    const cancel = bus.subscribe(SUBJECTS.cancel(request.requestId), brokerMessage, (cancelled) => {
+      if (cancelled.sender === sender) controller.abort();
+    });
+    try {
+      let relayed: Awaited<ReturnType<typeof authorizeRelayedCall>>;
+      try {
+        relayed = await authorizeRelayedCall(this.options.relay, request, sender, local);
+      } catch (error) {
+        this.refuse(request, sender, local, toFleetError(error), send);
+        return;
+      }
+      if (controller.signal.aborted) return;
+      await fanOut(local, {
+        action: request.action,
+        params: request.params,
+        timeoutMs: Math.max(0, request.timeoutMs - (Date.now() - receivedAt)),
+        caller: relayed.identity.name,
+        callerLevel: relayed.callerLevel,
+        signal: controller.signal,
+        ...(request.streamChunks ? { onChunk: (host: Host, payload: unknown, seq: number) => send({ t: 'chunk', agent: host.id, seq, payload }) } : {}),
+        onHostDone: ({ host, outcome }) => send({ t: 'outcome', agent: host.id, outcome }),
+        ...(request.auditId ? { onLate: (late: HostOutcome) => this.noteLate(request, late) } : {}),
+      });
+    } finally {
+      cancel.unsubscribe();
+    }
+  }
+
+  /** Answers every agent of a call refused here with the refusal, and audits it as the MCP edge audits one. */
+  private refuse(request: CallRequestMessage, sender: string, hosts: Host[], failure: FleetError, send: (message: CallReply) => void): void {
+    const error = errorInfo(failure.code, failure.message, failure.hint);
+    for (const host of hosts) send({ t: 'outcome', agent: host.id, outcome: { ok: false, error } });
+    this.options.log.warn('a call relayed by another broker was refused', { broker: sender, action: request.action, reason: failure.message });
+    this.options.refusals
+      .record({
+        identity: request.caller,
+        source: `broker ${sender}`,
+        tool: request.authority.actionId,
+        action: request.action,
+        targets: hosts.map((host) => host.name),
+        targetIds: hosts.map((host) => host.id),
+        errorCode: failure.code,
+        reason: `relayed by broker ${sender} and refused on broker ${this.selfId}: ${failure.message}`.slice(0, 500),
+      })
+      .catch(() => {});
   }
 
   /**
@@ -99,8 +153,8 @@ export class CallServer {
   private noteLate(request: CallRequestMessage, late: HostOutcome): void {
     const error = late.outcome.ok ? late.outcome.errors[0] : late.outcome.error;
     const note = `${lateNote(late.host.name, error?.code, late.durationMs, request.timeoutMs)} (on broker ${this.selfId})`;
-    this.audit.noteLate(request.auditId as string, note).catch((error: unknown) => {
-      this.log.warn('could not note a late answer in the audit', { call_id: request.auditId, error: (error as Error).message });
+    this.options.audit.noteLate(request.auditId as string, note).catch((error: unknown) => {
+      this.options.log.warn('could not note a late answer in the audit', { call_id: request.auditId, error: (error as Error).message });
     });
   }
 }

@@ -17,6 +17,9 @@ export function clusterMetrics(cluster: BrokerCluster, registry: AgentRegistry):
     '# HELP fleetmesh_cluster_bus_up Whether this broker is connected to the bus (1) or not (0).',
     '# TYPE fleetmesh_cluster_bus_up gauge',
     `fleetmesh_cluster_bus_up{${broker}} ${cluster.problem() === undefined ? 1 : 0}`,
+    '# HELP fleetmesh_bus_messages_dropped_total Bus messages this broker did not believe or act on, by reason.',
+    '# TYPE fleetmesh_bus_messages_dropped_total counter',
+    ...[...cluster.droppedMessages()].map(([reason, count]) => `fleetmesh_bus_messages_dropped_total{${broker},reason="${reason}"} ${count}`),
     '',
   ].join('\n');
 }

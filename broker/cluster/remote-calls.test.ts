@@ -1,35 +1,52 @@
-import type { Msg } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import type { CallRequest } from '../agents/agent-session.ts';
 import type { CallReply, CallRequestMessage } from './bus-messages.ts';
 import { RemoteCalls } from './remote-calls.ts';
 
-/** The slice of the bus RemoteCalls uses, recording what is published and letting a test answer. */
+/** The slice of the bus RemoteCalls uses, recording what is published and letting a test answer (as broker `b` unless told). */
 function fakeBus() {
-  const published: { subject: string; message: unknown; reply: string | undefined }[] = [];
-  const inboxes = new Map<string, (reply: Msg | 'no_responders') => void>();
+  const published: { subject: string; message: unknown; reply: string | undefined; recipients: readonly string[] | undefined }[] = [];
+  const inboxes = new Map<string, (reply: { sender: string; message: CallReply } | 'no_responders') => void>();
+  const refused: string[] = [];
   let inboxCount = 0;
   return {
     published,
+    refused,
     connected: true,
     publish(subject: string, message: unknown, reply?: string) {
-      published.push({ subject, message, reply });
+      published.push({ subject, message, reply, recipients: undefined });
     },
+    publishSealed(subject: string, message: unknown, recipients: readonly string[], options: { reply?: string } = {}) {
+      published.push({ subject, message, reply: options.reply, recipients });
+    },
+    knows: (broker: string) => broker !== 'stranger',
+    refuse: (reason: string) => void refused.push(reason),
     inbox: () => `_INBOX.test.${++inboxCount}`,
-    replies(subject: string, onReply: (reply: Msg | 'no_responders') => void) {
+    replies(subject: string, _schema: unknown, onReply: (reply: { sender: string; message: CallReply } | 'no_responders') => void) {
       inboxes.set(subject, onReply);
       return { unsubscribe: () => inboxes.delete(subject) };
     },
-    answer(inbox: string, reply: CallReply | 'no_responders') {
-      const data = new TextEncoder().encode(JSON.stringify(reply));
-      inboxes.get(inbox)?.(reply === 'no_responders' ? reply : ({ data } as Msg));
+    answer(inbox: string, reply: CallReply | 'no_responders', sender = 'b') {
+      inboxes.get(inbox)?.(reply === 'no_responders' ? reply : { sender, message: reply });
     },
     listening: () => inboxes.size,
   };
 }
 
+/** RemoteCalls of broker `a`, with the other brokers alive. */
+function remoteCalls(bus: ReturnType<typeof fakeBus>, others = ['b', 'c']): RemoteCalls {
+  return new RemoteCalls(bus as unknown as ConstructorParameters<typeof RemoteCalls>[0], 'a', () => others);
+}
+
 function request(overrides: Partial<CallRequest> = {}): CallRequest {
-  return { action: 'agent.info', params: {}, deadlineUnixMs: Date.now() + 10_000, caller: 'test', ...overrides };
+  return {
+    action: 'agent.info',
+    params: {},
+    deadlineUnixMs: Date.now() + 10_000,
+    caller: 'test',
+    authority: { identityId: 'id-1', actionId: 'agent.info', confirmed: false },
+    ...overrides,
+  };
 }
 
 const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => true), new Promise((resolve) => setImmediate(() => resolve(false)))]);
@@ -37,7 +54,7 @@ const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => 
 describe('calls to agents held by other brokers', () => {
   it('sends the calls of one fan-out as one request per holding broker, and a lone call to the agent itself', async () => {
     const bus = fakeBus();
-    const calls = new RemoteCalls(bus, 'a');
+    const calls = remoteCalls(bus);
     const shared = request();
     void calls.call('b', 'agent-1', shared);
     void calls.call('b', 'agent-2', shared);
@@ -46,11 +63,38 @@ describe('calls to agents held by other brokers', () => {
     const subjects = bus.published.map((p) => `${p.subject} ${(p.message as CallRequestMessage).agents.join(',')}`);
     expect(subjects.sort()).toEqual(['fleetmesh.calls.agent.agent-3 agent-3', 'fleetmesh.calls.broker.b agent-1,agent-2']);
     expect(calls.inFlightFor('agent-1')).toBe(1);
+    // Sealed: to the holding broker, and for an agent's own subject to every broker, as any may hold it by the time it arrives.
+    expect(bus.published.find((p) => p.subject === 'fleetmesh.calls.broker.b')?.recipients).toEqual(['b']);
+    expect(bus.published.find((p) => p.subject === 'fleetmesh.calls.agent.agent-3')?.recipients).toEqual(['c', 'b']);
+    expect(bus.published[0]?.message).toMatchObject({ authority: { identityId: 'id-1', actionId: 'agent.info', confirmed: false } });
+  });
+
+  it('takes the answers of a call for several agents only from the broker it went to', async () => {
+    const bus = fakeBus();
+    const calls = remoteCalls(bus);
+    const shared = request();
+    const first = calls.call('b', 'agent-1', shared);
+    void calls.call('b', 'agent-2', shared);
+    await Promise.resolve();
+    const inbox = bus.published[0]?.reply as string;
+    bus.answer(inbox, { t: 'outcome', agent: 'agent-1', outcome: { ok: true, payload: { forged: true }, failedCollectors: [], errors: [] } }, 'c');
+    expect(await settled(first)).toBe(false);
+    expect(bus.refused).toEqual(['wrong_sender']);
+    bus.answer(inbox, { t: 'outcome', agent: 'agent-1', outcome: { ok: true, payload: { done: 1 }, failedCollectors: [], errors: [] } });
+    expect(await first).toMatchObject({ ok: true, payload: { done: 1 } });
+  });
+
+  it('refuses at once a call that names no identity, or for a broker whose keys are not known yet', async () => {
+    const bus = fakeBus();
+    const calls = remoteCalls(bus, ['b']);
+    expect(await calls.call('b', 'agent-1', request({ authority: undefined }))).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(await calls.call('stranger', 'agent-1', request())).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(bus.published).toEqual([]);
   });
 
   it('passes chunks on in order and settles each agent by its own outcome', async () => {
     const bus = fakeBus();
-    const calls = new RemoteCalls(bus, 'a');
+    const calls = remoteCalls(bus);
     const chunks: unknown[] = [];
     const shared = request({ onChunk: (payload) => chunks.push(payload) });
     const first = calls.call('b', 'agent-1', shared);
@@ -72,7 +116,7 @@ describe('calls to agents held by other brokers', () => {
 
   it('answers agent_offline when no broker holds the agent (no responders)', async () => {
     const bus = fakeBus();
-    const calls = new RemoteCalls(bus, 'a');
+    const calls = remoteCalls(bus);
     const pending = calls.call('b', 'agent-1', request());
     await Promise.resolve();
     bus.answer(bus.published[0]?.reply as string, 'no_responders');
@@ -81,7 +125,7 @@ describe('calls to agents held by other brokers', () => {
 
   it('settles the calls waiting on a broker that left, naming it, and cancels on the holding broker when the caller cancels', async () => {
     const bus = fakeBus();
-    const calls = new RemoteCalls(bus, 'a');
+    const calls = remoteCalls(bus);
     const controller = new AbortController();
     const leaving = calls.call('b', 'agent-1', request());
     const cancelled = calls.call('c', 'agent-2', request({ signal: controller.signal }));
@@ -95,7 +139,7 @@ describe('calls to agents held by other brokers', () => {
 
   it('refuses at once with unavailable while the bus is down', async () => {
     const bus = { ...fakeBus(), connected: false };
-    const calls = new RemoteCalls(bus, 'a');
+    const calls = remoteCalls(bus);
     expect(await calls.call('b', 'agent-1', request())).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     expect(bus.published).toEqual([]);
   });

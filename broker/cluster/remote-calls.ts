@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { CallOutcome, CallRequest } from '../agents/agent-session.ts';
 import type { Bus, BusSubscription } from './bus.ts';
-import { parseMessage } from './bus.ts';
 import { type CallRequestMessage, callReply, SUBJECTS } from './bus-messages.ts';
 
 interface Waiting {
@@ -41,8 +40,10 @@ export class RemoteCalls {
   private readonly inFlightPerAgent = new Map<string, number>();
 
   constructor(
-    private readonly bus: Pick<Bus, 'connected' | 'publish' | 'replies' | 'inbox'>,
+    private readonly bus: Pick<Bus, 'connected' | 'publish' | 'publishSealed' | 'replies' | 'inbox' | 'knows' | 'refuse'>,
     private readonly selfId: string,
+    /** The other brokers alive now: a call sent to an agent's subject is sealed to all of them, as any may hold it by then. */
+    private readonly otherBrokers: () => readonly string[],
   ) {}
 
   inFlightFor(agentId: string): number {
@@ -58,6 +59,22 @@ export class RemoteCalls {
           `the broker cluster's bus is down, and agent ${agentId} is held by broker ${brokerId}`,
           'Call again in a few seconds; agents held by this broker still answer.',
         ),
+      });
+    }
+    if (!request.authority) {
+      return Promise.resolve({
+        ok: false,
+        error: errorInfo(
+          'forbidden',
+          `agent ${agentId} is held by broker ${brokerId}, and a call that names no identity is not relayed`,
+          'Call it through a tool.',
+        ),
+      });
+    }
+    if (!this.bus.knows(brokerId)) {
+      return Promise.resolve({
+        ok: false,
+        error: errorInfo('unavailable', `broker ${brokerId}, which holds agent ${agentId}, has not been heard on the bus yet`, 'Call again in a few seconds.'),
       });
     }
     return new Promise((resolve) => {
@@ -145,7 +162,7 @@ export class RemoteCalls {
     };
     for (const item of group) this.count(item.agentId, 1);
     this.inFlight.add(flight);
-    subscription = this.bus.replies(inbox, (raw) => {
+    subscription = this.bus.replies(inbox, callReply, (raw) => {
       if (raw === 'no_responders') {
         flight.failAll((agentId) =>
           toAgent
@@ -164,8 +181,12 @@ export class RemoteCalls {
         );
         return;
       }
-      const reply = parseMessage(raw, callReply);
-      if (!reply) return;
+      // A call for several agents is answered by the broker it was sent to; one for an agent's subject by whichever holds it.
+      if (!toAgent && raw.sender !== brokerId) {
+        this.bus.refuse('wrong_sender', { subject: inbox, sender: raw.sender, why: `the call went to broker ${brokerId}` });
+        return;
+      }
+      const reply = raw.message;
       if (reply.t === 'chunk') pending.get(reply.agent)?.request.onChunk?.(reply.payload, reply.seq);
       else flight.settle(reply.agent, reply.outcome as CallOutcome);
     });
@@ -194,11 +215,17 @@ export class RemoteCalls {
       params: request.params ?? {},
       timeoutMs: remoteTimeoutMs(remainingMs),
       caller: request.caller,
-      ...(request.callerLevel !== undefined ? { callerLevel: request.callerLevel } : {}),
+      authority: request.authority as NonNullable<CallRequest['authority']>,
       streamChunks: request.onChunk !== undefined,
       ...(request.auditId ? { auditId: request.auditId } : {}),
     };
-    this.bus.publish(toAgent ? SUBJECTS.agentCalls(first.agentId) : SUBJECTS.brokerCalls(brokerId), message, inbox);
+    // Sealed: parameters may hold secrets (create_secret's data) that no one else on the bus may read.
+    if (toAgent) {
+      const recipients = [brokerId, ...this.otherBrokers().filter((other) => other !== brokerId)];
+      this.bus.publishSealed(SUBJECTS.agentCalls(first.agentId), message, recipients, { reply: inbox, sign: true });
+    } else {
+      this.bus.publishSealed(SUBJECTS.brokerCalls(brokerId), message, [brokerId], { reply: inbox, sign: true });
+    }
   }
 
   private count(agentId: string, delta: number): void {
@@ -218,6 +245,7 @@ function sameCall(a: CallRequest | undefined, b: CallRequest): boolean {
     a.caller === b.caller &&
     a.signal === b.signal &&
     a.callerLevel === b.callerLevel &&
+    a.authority === b.authority &&
     a.auditId === b.auditId &&
     (a.onChunk === undefined) === (b.onChunk === undefined)
   );

@@ -1,6 +1,6 @@
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
-import { type CallOutcome, callFrame, encodeParams } from '../agents/agent-session.ts';
+import { type CallAuthority, type CallOutcome, callFrame, encodeParams } from '../agents/agent-session.ts';
 
 export interface FanOutRequest {
   action: string;
@@ -16,6 +16,8 @@ export interface FanOutRequest {
   onLate?: (outcome: HostOutcome) => void;
   /** The call's audit row, for late answers that reach another broker of a cluster. */
   auditId?: string;
+  /** Who asks, for a broker of a cluster that runs the call for this one. */
+  authority?: CallAuthority;
 }
 
 export interface HostOutcome {
@@ -91,6 +93,7 @@ export async function fanOut(targets: readonly Host[], request: FanOutRequest): 
         ...(signal ? { signal } : {}),
         ...(request.onChunk ? { onChunk: (payload: unknown, seq: number) => request.onChunk?.(host, payload, seq) } : {}),
         ...(request.auditId ? { auditId: request.auditId } : {}),
+        ...(request.authority ? { authority: request.authority } : {}),
         ...(request.onLate ? { onLate: (late: CallOutcome) => request.onLate?.({ host, outcome: late, durationMs: performance.now() - started }) } : {}),
       }));
     const result = { host, outcome, durationMs: performance.now() - started };

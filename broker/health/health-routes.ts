@@ -6,6 +6,8 @@ type Route = (req: IncomingMessage, res: ServerResponse) => void;
 interface HealthSources {
   /** Readiness checks by name: undefined when the part is up, else why it is not. */
   readiness(): Record<string, string | undefined> | Promise<Record<string, string | undefined>>;
+  /** What the operator chose to give up (a bus without credentials): said on /readyz without making it fail. */
+  warnings?(): readonly string[];
   /** The Prometheus text exposition of the broker's metrics. */
   metrics(): string;
   /** The bearer token /metrics requires (--metrics-token-file), or undefined for none. */
@@ -59,7 +61,12 @@ export function createHealthRoutes(sources: HealthSources): Record<string, Route
         checks = { readiness: (error as Error).message };
       }
       const failing = Object.values(checks).some((reason) => reason !== undefined);
-      const body = { ready: !failing, checks: Object.fromEntries(Object.entries(checks).map(([name, reason]) => [name, reason ?? 'ok'])) };
+      const warnings = sources.warnings?.() ?? [];
+      const body = {
+        ready: !failing,
+        checks: Object.fromEntries(Object.entries(checks).map(([name, reason]) => [name, reason ?? 'ok'])),
+        ...(warnings.length ? { warnings } : {}),
+      };
       send(req, res, failing ? 503 : 200, 'application/json', `${JSON.stringify(body)}\n`);
     }),
     '/metrics': readOnly((req, res) => {

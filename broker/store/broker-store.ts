@@ -4,6 +4,7 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { AgentRolesTable } from './agent-roles-table.ts';
 import { AgentsTable } from './agents-table.ts';
 import { AuditTable } from './audit-table.ts';
+import { BrokersTable } from './brokers-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
 import { IdentitiesTable } from './identities-table.ts';
 import { JoinTokensTable } from './join-tokens-table.ts';
@@ -44,6 +45,7 @@ export class BrokerStore {
   readonly taskFailures: TaskFailuresTable;
   readonly mcpTasks: McpTasksTable;
   readonly mcpSessions: McpSessionsTable;
+  readonly brokers: BrokersTable;
   private closed = false;
 
   private constructor(
@@ -60,6 +62,7 @@ export class BrokerStore {
     this.taskFailures = new TaskFailuresTable(sql);
     this.mcpTasks = new McpTasksTable(sql, brokerId);
     this.mcpSessions = new McpSessionsTable(sql);
+    this.brokers = new BrokersTable(sql);
   }
 
   static async open(dataDir: string, options: StoreOpenOptions = {}): Promise<BrokerStore> {

@@ -208,4 +208,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX metrics_name ON metrics(kind, name, minute);
   `,
+  // 11: the brokers of a cluster, each with the certificate and bus keys it
+  // registered when it started: the only senders bus messages are believed from.
+  `
+  CREATE TABLE brokers (
+    broker_id TEXT PRIMARY KEY,
+    certificate_pem TEXT NOT NULL,
+    signing_key TEXT NOT NULL,
+    agreement_key TEXT NOT NULL,
+    binding TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    stopped_at INTEGER,
+    removed_at INTEGER
+  );
+  `,
 ];

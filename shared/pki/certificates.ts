@@ -53,6 +53,7 @@ function backdateMs(lifetimeMs: number): number {
   return Math.min(5 * 60_000, Math.floor(lifetimeMs / 10));
 }
 const AGENT_URI_PREFIX = 'spiffe://fleetmesh/agent/';
+const BROKER_URI_PREFIX = 'spiffe://fleetmesh/broker/';
 
 export async function createKeyPair(): Promise<KeyPair> {
   const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
@@ -205,6 +206,33 @@ export function issueAgentCertificate(
   return issued(cert, serial);
 }
 
+/**
+ * A broker's certificate on the cluster's bus: CN and SAN URI name the broker
+ * id, and its key signs the keys the broker speaks with on the bus
+ * (broker/cluster/bus-keys.ts). It authenticates nothing over TLS.
+ */
+export function issueBrokerCertificate(
+  authority: CertificateAuthority,
+  options: { publicKeyPem: string; brokerId: string; lifetimeMs: number; now?: number },
+): IssuedCertificate {
+  const { cert, serial } = baseCertificate(options.publicKeyPem, options.lifetimeMs, options.now ?? Date.now());
+  cert.setSubject([
+    { name: 'commonName', value: options.brokerId },
+    { name: 'organizationName', value: 'fleetmesh brokers' },
+  ]);
+  signWithAuthority(cert, authority, [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+    { name: 'subjectAltName', altNames: [{ type: 6, value: `${BROKER_URI_PREFIX}${options.brokerId}` }] },
+  ]);
+  return issued(cert, serial);
+}
+
+/** The broker id in a `subjectaltname` string as Node renders it (`URI:spiffe://fleetmesh/broker/<id>`). */
+export function brokerIdFromAltNames(altNames: string | undefined): string | undefined {
+  return uriSuffix(altNames, BROKER_URI_PREFIX);
+}
+
 interface CertificateFacts {
   serial: string;
   notBefore: Date;
@@ -230,10 +258,14 @@ export function readCertificate(certificatePem: string): CertificateFacts {
 
 /** The agent id in a `subjectaltname` string as Node renders it (`URI:spiffe://fleetmesh/agent/<id>`). */
 export function agentIdFromAltNames(altNames: string | undefined): string | undefined {
+  return uriSuffix(altNames, AGENT_URI_PREFIX);
+}
+
+function uriSuffix(altNames: string | undefined, prefix: string): string | undefined {
   if (!altNames) return undefined;
   for (const part of altNames.split(',')) {
     const item = part.trim();
-    if (item.startsWith(`URI:${AGENT_URI_PREFIX}`)) return item.slice(`URI:${AGENT_URI_PREFIX}`.length);
+    if (item.startsWith(`URI:${prefix}`)) return item.slice(`URI:${prefix}`.length);
   }
   return undefined;
 }

@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { Agent } from '../../agent/agent.ts';
+import { Agent, type CollectorChoice } from '../../agent/agent.ts';
+import type { AgentOptions } from '../../agent/agent-options.ts';
 import { writeBootstrapFiles } from '../../broker/bootstrap/bootstrap-files.ts';
 import { readBrokerBootstrap } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
+import type { AgentRole } from '../../broker/store/agent-roles-table.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { CliProcess } from './cli-process.ts';
 import { freePort } from './free-port.ts';
@@ -42,6 +45,10 @@ export interface TestClusterOptions {
  */
 export interface TestCluster {
   nats: NatsServer;
+  /** The token the bus asks of every client. */
+  busToken: string;
+  /** The fleet CA's files, which every broker is given. */
+  caFiles: { cert: string; key: string };
   /** The broker running now under that name (a stopped one stays until it is started again). */
   readonly a: Broker;
   readonly c: Broker;
@@ -55,7 +62,11 @@ export interface TestCluster {
    * (or `dial`, as `--broker` takes it); resolves once the running in-process
    * brokers see it online.
    */
-  addAgent(name: string, first: BrokerName, options?: { dial?: string }): Promise<Agent>;
+  addAgent(
+    name: string,
+    first: BrokerName,
+    options?: { dial?: string; roles?: AgentRole[]; agent?: Partial<AgentOptions>; collectors?: CollectorChoice },
+  ): Promise<Agent>;
   running(name: BrokerName): boolean;
   /** Shuts a broker down the orderly way (its agents move to the others). */
   stopBroker(name: BrokerName): Promise<void>;
@@ -69,7 +80,9 @@ export interface TestCluster {
 export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
   const temp = makeTempDir('fleetmesh-cluster-');
   const database = await freshDatabase(inject('postgresUrl'));
-  const nats = await NatsServer.start();
+  // The bus asks for a token, as every deployment's does: a broker refuses a bus that lets strangers in.
+  const busToken = randomBytes(16).toString('hex');
+  const nats = await NatsServer.start(['--auth', busToken]);
   const files = join(temp.path, 'bootstrap');
   await writeBootstrapFiles(files);
   const caCertFile = join(files, 'ca.crt');
@@ -101,7 +114,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
         advertiseNames,
         cluster: {
           url: nats.url,
-          token: undefined,
+          token: busToken,
           brokerId: name,
           beatIntervalMs: 1000,
           // Under one shared name, no broker can be told apart: none is sent agents to even out the load.
@@ -127,7 +140,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     '--ca-key-file',
     caKeyFile,
     '--bus',
-    nats.url,
+    nats.url.replace('nats://', `nats://${busToken}@`),
     '--broker-id',
     'b',
     '--heartbeat-interval',
@@ -176,6 +189,8 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   const order: BrokerName[] = ['a', 'b', 'c'];
   return {
     nats,
+    busToken,
+    caFiles: { cert: caCertFile, key: caKeyFile },
     get a() {
       return first('a') as Broker;
     },
@@ -201,13 +216,14 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
         {
           dataDir: join(temp.path, 'agents', name),
           brokerAddress: dial,
-          token: (await createJoinToken(tokenStore, { ttlMs: 60_000, uses: 1, labels: {} })).token,
+          token: (await createJoinToken(tokenStore, { ttlMs: 60_000, uses: 1, labels: {}, roles: agentOptions.roles ?? [] })).token,
           caPin: (watchers[0] as Broker).authority.pin,
           name,
           ...TEST_AGENT_DEFAULTS,
+          ...agentOptions.agent,
         },
         silentLogger,
-        [],
+        agentOptions.collectors ?? [],
       );
       agents.push(agent);
       await waitFor(() => watchers.every((broker) => broker.registry.find(name)?.state === 'online'), { what: `${name} online on a and c` });

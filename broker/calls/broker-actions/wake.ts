@@ -37,6 +37,7 @@ function plan(params: { target: string; broadcast?: string | undefined }, contex
 /** wake: the broker chooses an agent on the target's segment, and that agent sends the magic packet. */
 export const wakeHandler = defineBrokerAction({
   action: wake,
+  sends: [sendMagicPacket.id],
   targets(params, context) {
     return [plan(params, context).sender.host.name];
   },
@@ -48,6 +49,8 @@ export const wakeHandler = defineBrokerAction({
       timeoutMs: SEND_TIMEOUT_MS,
       caller: context.identity.name,
       signal: context.signal,
+      ...(context.authority ? { authority: context.authority } : {}),
+      ...(context.auditId ? { auditId: context.auditId } : {}),
     });
     const outcome = answer?.outcome;
     if (!outcome?.ok || outcome.errors.length) {
