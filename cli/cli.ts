@@ -66,6 +66,16 @@ export const COMMANDS: CommandEntry[] = [
     async () => (await import('./commands/agents-approve-command.ts')).agentsApproveCommand,
   ),
   entry(
+    'brokers',
+    'List the brokers of a cluster as registered on its store: id, when started, whether stopped or removed.',
+    async () => (await import('./commands/brokers-command.ts')).brokersCommand,
+  ),
+  entry(
+    'brokers remove',
+    'Remove a broker from a cluster: the others drop its bus messages from now on, and its id cannot register again.',
+    async () => (await import('./commands/brokers-command.ts')).brokersRemoveCommand,
+  ),
+  entry(
     'revoke',
     "Revoke an agent's certificates: a running broker closes its stream at once and refuses it from then on.",
     async () => (await import('./commands/revoke-command.ts')).revokeCommand,

@@ -106,7 +106,7 @@ export class CallServer {
       try {
         relayed = await authorizeRelayedCall(this.options.relay, request, sender, local);
       } catch (error) {
-        this.refuse(request, sender, local, toFleetError(error), send);
+        await this.refuse(request, sender, local, toFleetError(error), send);
         return;
       }
       if (controller.signal.aborted) return;
@@ -126,12 +126,10 @@ export class CallServer {
     }
   }
 
-  /** Answers every agent of a call refused here with the refusal, and audits it as the MCP edge audits one. */
-  private refuse(request: CallRequestMessage, sender: string, hosts: Host[], failure: FleetError, send: (message: CallReply) => void): void {
-    const error = errorInfo(failure.code, failure.message, failure.hint);
-    for (const host of hosts) send({ t: 'outcome', agent: host.id, outcome: { ok: false, error } });
+  /** Audits a call refused here as the MCP edge audits one, then answers every agent of it with the refusal. */
+  private async refuse(request: CallRequestMessage, sender: string, hosts: Host[], failure: FleetError, send: (message: CallReply) => void): Promise<void> {
     this.options.log.warn('a call relayed by another broker was refused', { broker: sender, action: request.action, reason: failure.message });
-    this.options.refusals
+    await this.options.refusals
       .record({
         identity: request.caller,
         source: `broker ${sender}`,
@@ -143,6 +141,8 @@ export class CallServer {
         reason: `relayed by broker ${sender} and refused on broker ${this.selfId}: ${failure.message}`.slice(0, 500),
       })
       .catch(() => {});
+    const error = errorInfo(failure.code, failure.message, failure.hint);
+    for (const host of hosts) send({ t: 'outcome', agent: host.id, outcome: { ok: false, error } });
   }
 
   /**

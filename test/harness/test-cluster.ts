@@ -47,6 +47,8 @@ export interface TestCluster {
   nats: NatsServer;
   /** The token the bus asks of every client. */
   busToken: string;
+  /** The PostgreSQL database the brokers share (`--store`). */
+  storeUrl: string;
   /** The fleet CA's files, which every broker is given. */
   caFiles: { cert: string; key: string };
   /** The broker running now under that name (a stopped one stays until it is started again). */
@@ -190,6 +192,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   return {
     nats,
     busToken,
+    storeUrl: database.url,
     caFiles: { cert: caCertFile, key: caKeyFile },
     get a() {
       return first('a') as Broker;
