@@ -48,8 +48,11 @@ describe('the cluster deploy files', () => {
     expect(broker.environment).toMatchObject({
       FLEETMESH_BROKER_ID: 'broker-{{.Task.Slot}}',
       FLEETMESH_STORE: 'postgres://fleetmesh:db-secret@postgres:5432/fleetmesh',
-      FLEETMESH_BUS: 'nats://bus-secret@nats:4222',
+      FLEETMESH_BUS: 'tls://bus-secret@nats:4222',
+      FLEETMESH_BUS_CA_FILE: '/run/secrets/fleetmesh_ca_crt',
     });
+    // The bus speaks TLS with the certificate fleetmesh bootstrap made, and asks for the token.
+    expect(services.nats?.command).toEqual(expect.arrayContaining(['--tls', '--tlscert', '--tlskey', '--auth', 'bus-secret']));
     expect(broker.environment.FLEETMESH_ADVERTISE_NAMES?.split(',')).toContain('broker');
     expect(agent.deploy?.mode).toBe('global');
     expect(agent.environment.FLEETMESH_BROKER).toBe('broker:7443');
@@ -70,5 +73,7 @@ describe('the cluster deploy files', () => {
       expect(Object.keys(broker.environment).filter((name) => !brokerVariables.has(name))).toEqual([]);
     }
     expect(services.agent?.environment.FLEETMESH_BROKER).toBe('broker-1:7443,broker-2:7443,broker-3:7443');
+    expect(brokers.map((broker) => broker.environment.FLEETMESH_BUS)).toEqual(Array(3).fill('tls://bus-secret@nats:4222'));
+    expect(services.nats?.command).toEqual(expect.arrayContaining(['--tls', '--auth', 'bus-secret']));
   });
 });

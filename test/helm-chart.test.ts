@@ -237,6 +237,22 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     const env = Object.fromEntries(pod.containers[0].env.map((e: Manifest) => [e.name, e.valueFrom?.secretKeyRef]));
     expect(env.FLEETMESH_BUS).toEqual({ name: 'fm-cluster', key: 'bus-url' });
     expect(env.FLEETMESH_STORE).toEqual({ name: 'fm-cluster', key: 'store-url' });
+    expect(pod.volumes.map((v: Manifest) => v.name)).not.toContain('bus');
+  });
+
+  it("mounts the CA of the bus's TLS certificate and an nkey seed from the cluster Secret when named", () => {
+    const { manifests } = render({ bootstrap: inline, cluster: { enabled: true, existingSecret: 'fm-cluster', busCaKey: 'bus-ca.crt', busNkeyKey: 'nkey' } });
+    const pod = find(manifests, 'Deployment', 'fm-broker').spec.template.spec;
+    const env = Object.fromEntries(pod.containers[0].env.map((e: Manifest) => [e.name, e.value]));
+    expect(env).toMatchObject({ FLEETMESH_BUS_CA_FILE: '/etc/fleetmesh/bus/bus-ca.crt', FLEETMESH_BUS_NKEY_FILE: '/etc/fleetmesh/bus/bus-nkey' });
+    expect(pod.volumes.find((v: Manifest) => v.name === 'bus').secret).toMatchObject({
+      secretName: 'fm-cluster',
+      items: [
+        { key: 'bus-ca.crt', path: 'bus-ca.crt' },
+        { key: 'nkey', path: 'bus-nkey' },
+      ],
+    });
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'bus', mountPath: '/etc/fleetmesh/bus', readOnly: true });
   });
 
   it('the renderer refuses template constructs it does not implement', () => {

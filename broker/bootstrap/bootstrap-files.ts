@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
-import { certificatePin, createCertificateAuthority } from '../../shared/pki/certificates.ts';
+import { certificatePin, createCertificateAuthority, createKeyPair, issueServerCertificate } from '../../shared/pki/certificates.ts';
 import { writeFileAtomic, writePrivateKey } from '../../shared/pki/key-files.ts';
 import { newIdentityToken, parseIdentityToken } from '../auth/identities.ts';
 import { newJoinToken, parseJoinToken } from '../enrollment/join-tokens.ts';
@@ -21,6 +21,12 @@ export const BOOTSTRAP_FILES = {
   adminToken: 'admin-token',
 } as const;
 
+/** The TLS certificate and key of NATS for a broker cluster's bus, which the cluster deploy files mount into NATS. */
+export const BUS_TLS_FILES = { cert: 'bus.crt', key: 'bus.key' } as const;
+
+/** The names the bus's TLS certificate carries: NATS as the cluster deploy files run it (service `nats`). */
+const BUS_SERVER_NAMES = ['nats', 'localhost', '127.0.0.1'];
+
 export interface WrittenBootstrap {
   dir: string;
   pin: string;
@@ -34,7 +40,7 @@ export interface WrittenBootstrap {
  * them: overwriting a CA would orphan every agent enrolled with it.
  */
 export async function writeBootstrapFiles(dir: string, now = Date.now()): Promise<WrittenBootstrap> {
-  const present = Object.values(BOOTSTRAP_FILES).filter((file) => existsSync(join(dir, file)));
+  const present = [...Object.values(BOOTSTRAP_FILES), ...Object.values(BUS_TLS_FILES)].filter((file) => existsSync(join(dir, file)));
   if (present.length) {
     throw new FleetError('conflict', `${dir} already holds ${present.join(', ')}`, {
       hint: 'Keep using them, or choose another --out: a new CA means every agent enrolls again.',
@@ -51,6 +57,9 @@ export async function writeBootstrapFiles(dir: string, now = Date.now()): Promis
   }
   const ca = await createCertificateAuthority({ commonName: 'fleetmesh CA', lifetimeMs: CA_LIFETIME_MS, now });
   const pin = certificatePin(ca.certificatePem);
+  // NATS serves the brokers' bus over TLS with a certificate of the same CA, which the brokers already trust.
+  const busKeys = await createKeyPair();
+  const busCertificate = issueServerCertificate(ca, { publicKeyPem: busKeys.publicKeyPem, names: BUS_SERVER_NAMES, lifetimeMs: CA_LIFETIME_MS, now });
   const joinToken = newJoinToken();
   const adminToken = newIdentityToken();
   writePrivateKey(join(dir, BOOTSTRAP_FILES.caKey), ca.privateKeyPem);
@@ -58,5 +67,7 @@ export async function writeBootstrapFiles(dir: string, now = Date.now()): Promis
   writePrivateKey(join(dir, BOOTSTRAP_FILES.joinToken), `${joinToken}\n`);
   writePrivateKey(join(dir, BOOTSTRAP_FILES.adminToken), `${adminToken}\n`);
   writeFileAtomic(join(dir, BOOTSTRAP_FILES.caPin), `${pin}\n`);
+  writeFileAtomic(join(dir, BUS_TLS_FILES.cert), busCertificate.certificatePem);
+  writePrivateKey(join(dir, BUS_TLS_FILES.key), busKeys.privateKeyPem);
   return { dir, pin, joinTokenId: parseJoinToken(joinToken)?.id ?? '', adminTokenId: parseIdentityToken(adminToken)?.id ?? '' };
 }

@@ -37,6 +37,8 @@ function indentLines(text: string, spaces: number): string {
 
 const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   not: (value) => empty(value),
+  // Go's or: the first argument that is not empty, else the last.
+  or: (...values) => values.find((value) => !empty(value)) ?? values[values.length - 1],
   default: (fallback, value) => (empty(value) ? fallback : value),
   required: (message, value) => {
     if (value === undefined || value === null || value === '') throw new Error(String(message));
