@@ -132,6 +132,25 @@ describe('the web console server', () => {
     expect(refused.error.code).toBe('not_found');
   });
 
+  it('audits a lower identity calling tools above it, as MCP does, and answers them as unknown tools', async () => {
+    const session = await signIn((await createIdentity(broker.store, { name: 'web-climber', level: 0 })).token);
+    for (const [tool, args] of [
+      ['docker_stop', { host: 'web-1', name: 'db', confirm: true }],
+      ['revoke_agent', { host: 'web-1', confirm: true }],
+    ] as const) {
+      const answer = JSON.parse((await callTool(session, tool, args)).body) as { error: { code: string; message: string } };
+      expect(answer.error).toMatchObject({ code: 'not_found', message: `unknown tool: ${tool}` });
+    }
+    const unknown = JSON.parse((await callTool(session, 'no_such_tool', {})).body) as { error: { message: string } };
+    expect(unknown.error.message).toBe('unknown tool: no_such_tool');
+    const rows = await broker.store.audit.recent({ limit: 10, identity: 'web-climber', refused: true });
+    expect(rows.map((r) => [r.tool, r.action, r.outcome, r.errorCode]).sort()).toEqual([
+      ['docker_stop', 'docker.stop', 'refused', 'not_found'],
+      ['revoke_agent', 'fleet.revoke_agent', 'refused', 'not_found'],
+    ]);
+    expect(rows.find((r) => r.tool === 'docker_stop')?.reason).toMatch(/above this identity's level 0/);
+  });
+
   it('ends the sessions of a revoked identity', async () => {
     const { id, token } = await createIdentity(broker.store, { name: 'web-leaver', level: 1 });
     const session = await signIn(token);

@@ -307,8 +307,12 @@ export class WebServer {
       if (typeof tool !== 'string' || args === null || typeof args !== 'object' || Array.isArray(args)) {
         throw new FleetError('invalid_argument', 'a call is {tool: string, args: object}');
       }
-      const action = CATALOG.find((candidate) => candidate.tool === tool && runner.allows(identity, candidate));
-      if (!action) throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
+      const action = CATALOG.find((candidate) => candidate.tool === tool);
+      if (!action || !runner.allows(identity, action)) {
+        // A tool above this identity is answered as one that does not exist, and audited as MCP audits it.
+        if (action) await runner.auditHiddenCall(identity, tool, action, args as Record<string, unknown>);
+        throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
+      }
       const result = await runner.run(identity, action, args as Record<string, unknown>, { tool, signal: controller.signal });
       sendJson(res, 200, { structured: result.structured, is_error: result.isError });
     } catch (error) {
