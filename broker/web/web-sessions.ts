@@ -2,11 +2,13 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Identity } from '../auth/identities.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 
-/** A signed-in browser: the identity its token proved, and the token its mutating requests must echo. */
+/** A signed-in browser: the identity its token proved, the token its requests must echo, and where it signed in. */
 export interface WebSession {
   identity: Identity;
   csrfToken: string;
   expiresAtMs: number;
+  /** The console's origin as the browser signed in from it (`http://127.0.0.1:7401`): the session answers there only. */
+  origin: string;
 }
 
 /** A console session lasts a working day, and never past its identity's expiry. */
@@ -32,7 +34,7 @@ export class WebSessions {
 
   constructor(private readonly store: BrokerStore) {}
 
-  open(identity: Identity, now = Date.now()): { id: string; session: WebSession } {
+  open(identity: Identity, origin: string, now = Date.now()): { id: string; session: WebSession } {
     let own = this.byIdentity.get(identity.id);
     if (!own) {
       own = new Set();
@@ -44,7 +46,12 @@ export class WebSessions {
       this.close(oldest);
     }
     const id = randomBytes(32).toString('base64url');
-    const session = { identity, csrfToken: randomBytes(32).toString('base64url'), expiresAtMs: Math.min(now + SESSION_LIFETIME_MS, identity.expiresAt) };
+    const session = {
+      identity,
+      csrfToken: randomBytes(32).toString('base64url'),
+      expiresAtMs: Math.min(now + SESSION_LIFETIME_MS, identity.expiresAt),
+      origin,
+    };
     this.sessions.set(id, session);
     own.add(id);
     return { id, session };
@@ -77,6 +84,20 @@ export class WebSessions {
     this.sessions.clear();
     this.byIdentity.clear();
   }
+}
+
+/**
+ * The name of the session cookie for a console origin. Over HTTPS it is
+ * `__Host-` prefixed: a browser takes it only with Secure, Path=/ and no
+ * Domain, from that host itself. Over plain HTTP a browser keeps and sends
+ * cookies by host whatever the port, so the name carries the port: two
+ * consoles on one host keep their own, and a session is looked up only under
+ * the name of the origin it was signed in from.
+ */
+export function sessionCookieName(origin: string): string {
+  const url = new URL(origin);
+  if (url.protocol === 'https:') return '__Host-fleetmesh_session';
+  return `fleetmesh_session_${url.port || '80'}`;
 }
 
 /** Whether a request's CSRF header carries the session's token (constant time). */
