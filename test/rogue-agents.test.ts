@@ -250,6 +250,19 @@ describe('rogue agents speaking the raw protocol', () => {
         const processes = await call(client, 'processes', { host: 'zz-manager' });
         expect(processes.isError).toBe(true);
         expect(JSON.stringify(processes.structuredContent)).not.toContain('"pid"');
+        // The agent is there, but not what describes its host: collectors and why they fail, the swarm it manages, its figures.
+        const agents = (await call(client, 'list_agents')).structuredContent.agents as Record<string, unknown>[];
+        expect(agents.map((a) => a.name)).toEqual(['zz-manager']);
+        expect(agents[0]).toMatchObject({ sample: null, collectors: [], claims: [] });
+        const status = (await call(client, 'get_fleet_status')).structuredContent;
+        expect(status).toMatchObject({ unavailable_collectors: [], pending_claims: [], insecure: [], hot_hosts: [] });
+        const scan = await call(client, 'inventory_scan', { host: 'zz-manager' });
+        expect(scan.structuredContent).not.toHaveProperty('swarm');
+        expect(JSON.stringify(scan.structuredContent)).not.toContain(nodeId);
+        const containers = scan.structuredContent.containers as { name: string }[];
+        expect(containers.length).toBeGreaterThan(0);
+        expect(containers.every((c) => c.name.startsWith('rg-web'))).toBe(true);
+        expect(scan.structuredContent.container_count).toBe(containers.length);
       } finally {
         await client.close();
       }
