@@ -116,7 +116,10 @@ describe('merge', () => {
         expect(JSON.stringify(node)).not.toMatch(/8200|n0d3id|web-1\.internal|Debian|vault|redis/);
         expect(availability).toBe('partial');
         expect(errors).toEqual([expect.objectContaining({ code: 'not_found', host: 'web-1' })]);
-        expect(errors[0]?.message).toContain('listening_ports');
+        expect(errors[0]?.message).toBe(
+          `${action.tool} leaves out hostname, os, arch, docker_version, swarm, proxmox, listening_ports, guests, guest_count: they describe the whole of web-1, and this identity may see only some of its containers`,
+        );
+        expect(sampled_at_unix_ms).toBe(NOW);
       }
     });
 

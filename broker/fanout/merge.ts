@@ -45,7 +45,8 @@ function applyGrants(payload: Record<string, unknown>, action: Action, host: str
     if (list.count !== undefined && typeof payload[list.count] === 'number') payload[list.count] = visible.length;
   }
   if (reader.resourceNamed || mayRead(identity, { type: 'host', name: host })) return undefined;
-  const shown = new Set([...scope.lists.flatMap((list) => [list.field, list.count ?? list.field]), ...(scope.callFields ?? [])]);
+  // The node's own fields (when the answer was sampled) are set for every reader below.
+  const shown = new Set(['sampled_at_unix_ms', ...scope.lists.flatMap((list) => [list.field, list.count ?? list.field]), ...(scope.callFields ?? [])]);
   const left = Object.keys(payload).filter((field) => !shown.has(field));
   for (const field of left) delete payload[field];
   if (left.length === 0) return undefined;
