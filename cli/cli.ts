@@ -1,4 +1,5 @@
 import { FleetError, toFleetError } from '../shared/errors/fleet-error.ts';
+import { terminalSafe } from '../shared/format/terminal-safe.ts';
 import type { FlagSpecs } from '../shared/options/command-line.ts';
 import { FLEETMESH_VERSION } from '../shared/version.ts';
 import type { CliIo, Command } from './command.ts';
@@ -141,7 +142,15 @@ function findCommand(argv: string[]): { entry: CommandEntry; rest: string[] } | 
   return undefined;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+/**
+ * Runs one command. Everything any command prints goes through the terminal
+ * fence: agent names, labels, versions, errors, audit notes and tool answers
+ * are written by whoever controls a host, and none of their control
+ * characters reaches the terminal as one (`fleetmesh agents` once printed an
+ * agent's labels raw, escape sequences and all).
+ */
+export async function runCli(argv: string[], unfenced: CliIo): Promise<number> {
+  const io: CliIo = { ...unfenced, stdout: (text) => unfenced.stdout(terminalSafe(text)), stderr: (text) => unfenced.stderr(terminalSafe(text)) };
   const [first] = argv;
   if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
     io.stdout(`${overview()}\n`);

@@ -6,7 +6,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { Collector } from '../agent/collectors/collector.ts';
 import { checkupDomain } from '../shared/domains/checkup/checkup-domain.ts';
 import { removeContainers, runContainer, testDocker } from './harness/containers.ts';
-import { text } from './harness/mcp-client.ts';
+import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
 import { type PveTestFleet, startPveTestFleet } from './proxmox/pve-test-fleet.ts';
 
 interface Node {
@@ -213,6 +213,40 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
     const json = await pve.call('inventory_export', { hosts: ['engine-1', 'pve-a'], format: 'json' });
     expect(text(json)).not.toContain('```mermaid');
     expect((json.structuredContent as { hosts: Node[] }).hosts[0]).toMatchObject({ host: 'engine-1', format: 'json' });
+  });
+
+  it('shows a grant on one container that container, and nothing of the host: no ports, node id, hidden count, OS or hostname', async () => {
+    const witness = (await pve.call('inventory_scan', { host: 'engine-1' })).structuredContent as Node;
+    // What the host shows as a whole, which the limited identity must not learn.
+    expect(witness.listening_ports).not.toEqual([]);
+    expect(witness.container_count).toBeGreaterThan(1);
+    const limited = await mcpClient(pve.fleet.broker, await identityToken(pve.fleet.broker, 0, ['container:engine-1/fm-ck-web']));
+    try {
+      expect((await call(limited, 'open_ports', { host: 'engine-1' })).isError).toBe(true);
+      for (const [tool, args] of [
+        ['inventory_scan', {}],
+        ['inventory_export', { format: 'json' }],
+        ['inventory_export', {}],
+      ] as const) {
+        const result = await call(limited, tool, { host: 'engine-1', ...args });
+        const node = result.structuredContent as Node;
+        expect((node.containers as { name: string }[]).map((c) => c.name)).toEqual(['fm-ck-web']);
+        expect(node.container_count, tool).toBe(1);
+        for (const field of ['listening_ports', 'hostname', 'os', 'arch', 'swarm', 'docker_version', 'guests', 'guest_count'])
+          expect(node, `${tool} ${field}`).not.toHaveProperty(field);
+        const everything = JSON.stringify(result);
+        for (const secret of [String(witness.hostname), String(witness.os), 'fm-ck-gone', 'fm-ck-sock'])
+          expect(everything.includes(secret), `${tool} shows ${secret}`).toBe(false);
+        const nodeId = (witness.swarm as { node_id: string } | null)?.node_id;
+        if (nodeId) expect(everything, tool).not.toContain(nodeId);
+        expect(node.errors.map((e) => e.code)).toEqual(['not_found']);
+      }
+      const fleetWide = await call(limited, 'inventory_export', {});
+      expect(text(fleetWide)).toContain('fm-ck-web');
+      expect(text(fleetWide)).not.toContain(String(witness.hostname));
+    } finally {
+      await limited.close();
+    }
   });
 
   it("validates the agent's config file with line numbers, as it is on disk now", async () => {

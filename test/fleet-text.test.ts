@@ -7,6 +7,7 @@ import { AgentFrameSchema, CallErrorSchema, ResultSchema } from '../shared/gen/f
 import { runFleetmesh } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
 import { openRawStream, type RawStream } from './harness/raw-stream.ts';
+import { startRogueAgent } from './harness/rogue-agent.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
 
@@ -75,6 +76,40 @@ describe('text from the fleet in answers', () => {
     expect(run.stdout.includes('\u001b')).toBe(false);
     expect(run.stdout.includes('\r')).toBe(false);
     expect(run.stdout).toContain('\\u001b[2J');
+  });
+
+  it('fleetmesh agents, agents approve and audit print no terminal escape a host sent, and their JSON keeps it exactly', async () => {
+    const labels = { role: 'web\u001b[2J\u001b[31m', note: 'a\u009b1;1H\rb\nfake-row' };
+    const swarmId = '\u001b]0;owned\u0007swarm';
+    const painter = await startRogueAgent(fleet, 'painter', { labels, facts: { swarmRole: 'manager', swarmId, swarmNodeId: 'n1' } });
+    try {
+      // What a caller typed reaches the audit too: a refused change to a host whose name holds escapes.
+      await call(client, 'docker_restart', { host: 'x\u001b[2J\u009b', name: 'db' });
+      const dataDir = fleet.broker.options.dataDir;
+      const runs = {
+        agents: await runFleetmesh(['agents', '--data-dir', dataDir]),
+        agentsJson: await runFleetmesh(['agents', '--data-dir', dataDir, '--output', 'json']),
+        approve: await runFleetmesh(['agents', 'approve', 'painter', '--data-dir', dataDir]),
+        audit: await runFleetmesh(['audit', '--data-dir', dataDir]),
+        refused: await runFleetmesh(['audit', '--refused', '--data-dir', dataDir]),
+      };
+      for (const [name, run] of Object.entries(runs)) {
+        expect(run.code, `${name}: ${run.stderr}`).toBe(0);
+        // Nothing but newlines between the lines we print: no escape, carriage return, DEL or C1 control.
+        expect(run.stdout.replaceAll('\n', '').match(/\p{Cc}/u), name).toBeNull();
+        expect(run.stderr.match(/[^\P{Cc}\n]/u), name).toBeNull();
+      }
+      const row = runs.agents.stdout.split('\n').find((line) => line.startsWith('painter')) ?? '';
+      // The label's newline is spelled out too: it cannot start a row of its own.
+      expect(row).toContain('role=web\\u001b[2J\\u001b[31m');
+      expect(row).toContain('fake-row');
+      expect(runs.approve.stdout).toContain('\\u001b]0;owned\\u0007swarm');
+      expect(runs.refused.stdout).toContain('x\\u001b[2J\\u009b');
+      const listed = (JSON.parse(runs.agentsJson.stdout) as { agents: { name: string; labels: Record<string, string> }[] }).agents;
+      expect(listed.find((agent) => agent.name === 'painter')?.labels).toEqual(labels);
+    } finally {
+      painter.close();
+    }
   });
 
   it('answers arguments that are not an object with invalid params (-32602)', async () => {

@@ -250,6 +250,19 @@ describe('rogue agents speaking the raw protocol', () => {
         const processes = await call(client, 'processes', { host: 'zz-manager' });
         expect(processes.isError).toBe(true);
         expect(JSON.stringify(processes.structuredContent)).not.toContain('"pid"');
+        // The agent is there, but not what describes its host: collectors and why they fail, the swarm it manages, its figures.
+        const agents = (await call(client, 'list_agents')).structuredContent.agents as Record<string, unknown>[];
+        expect(agents.map((a) => a.name)).toEqual(['zz-manager']);
+        expect(agents[0]).toMatchObject({ sample: null, collectors: [], claims: [] });
+        const status = (await call(client, 'get_fleet_status')).structuredContent;
+        expect(status).toMatchObject({ unavailable_collectors: [], pending_claims: [], insecure: [], hot_hosts: [] });
+        const scan = await call(client, 'inventory_scan', { host: 'zz-manager' });
+        expect(scan.structuredContent).not.toHaveProperty('swarm');
+        expect(JSON.stringify(scan.structuredContent)).not.toContain(nodeId);
+        const containers = scan.structuredContent.containers as { name: string }[];
+        expect(containers.length).toBeGreaterThan(0);
+        expect(containers.every((c) => c.name.startsWith('rg-web'))).toBe(true);
+        expect(scan.structuredContent.container_count).toBe(containers.length);
       } finally {
         await client.close();
       }
@@ -274,5 +287,94 @@ describe('rogue agents speaking the raw protocol', () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent.error).toMatchObject({ code: 'agent_disconnected', agent: 'aaa-rogue' });
     expect(text(result)).toContain('aaa-rogue');
+  });
+});
+
+/** A manager node of a swarm, as a manager's snapshot lists it. */
+function managerNode(id: string) {
+  return {
+    id,
+    hostname: `host-${id}`,
+    role: 'manager',
+    availability: 'active',
+    state: 'ready',
+    addr: '10.9.0.1',
+    leader: false,
+    reachability: 'reachable',
+    labels: {},
+    engine_labels: {},
+    cpu_cores: 2,
+    memory_bytes: 2 ** 31,
+    engine_version: '27.5.1',
+    os: 'linux',
+    arch: 'x86_64',
+    version: 1,
+    updated_unix_ms: 0,
+  };
+}
+
+/** Answers every create_secret it is sent as a manager would. */
+function answerSecrets(rogue: RogueAgent): void {
+  rogue.raw.stream.on('data', (frame) => {
+    if (frame.frame.case !== 'call' || frame.frame.value.action !== 'swarm.create_secret') return;
+    rogue.answer(frame.frame.value.callId, { id: `secret-${frame.frame.value.callId.slice(0, 8)}`, name: 'rg-lonely', size_bytes: SECRET_VALUE.length });
+  });
+}
+
+describe('a manager no agent runs on', () => {
+  const SWARM = 'rglonelyswarm0000000000000';
+  let fleet: TestFleet;
+  let admin: Client;
+  let trusted: RogueAgent;
+  let claimant: RogueAgent;
+
+  beforeAll(async () => {
+    fleet = await startTestFleet({ operationsLevel: 3 });
+    // The operator's manager of a swarm of two managers: it runs on node-trusted; nothing of ours runs on node-lonely.
+    trusted = await startRogueAgent(
+      fleet,
+      'rg-trusted-mgr',
+      { facts: { swarmRole: 'manager', swarmId: SWARM, swarmNodeId: 'node-trusted', swarmName: 'rg-lonely' }, collectors: ['swarm'] },
+      await fleet.token({ roles: ['swarm-manager'] }),
+    );
+    answerSecrets(trusted);
+    trusted.report('swarm_snapshot', {
+      ...forgedSnapshot(SWARM, Date.now()),
+      cluster_name: 'rg-lonely',
+      manager_node_id: 'node-trusted',
+      nodes: [managerNode('node-trusted'), managerNode('node-lonely')],
+    });
+    await waitFor(() => fleet.broker.index.swarm(SWARM), { what: 'the trusted manager’s snapshot indexed' });
+    // An agent enrolled with a plain token names the lonely manager's node id, which any worker's `docker info` shows.
+    claimant = await startRogueAgent(fleet, 'rg-claimant', {
+      facts: { swarmRole: 'manager', swarmId: SWARM, swarmNodeId: 'node-lonely', swarmName: 'rg-lonely' },
+      collectors: ['swarm'],
+    });
+    answerSecrets(claimant);
+    admin = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
+  });
+  afterAll(async () => {
+    trusted?.close();
+    claimant?.close();
+    await admin?.close();
+    await fleet?.stop();
+  });
+
+  it('keeps a plain-token agent that names its node id pending, and sends it no secret', async () => {
+    const agents = (await call(admin, 'list_agents')).structuredContent.agents as { name: string; claims: { status: string }[] }[];
+    expect(agents.find((a) => a.name === 'rg-claimant')?.claims).toEqual([{ role: 'swarm-manager', object: SWARM, status: 'pending' }]);
+    expect((await call(admin, 'get_fleet_status')).structuredContent.pending_claims).toEqual([{ host: 'rg-claimant', role: 'swarm-manager', object: SWARM }]);
+    for (let i = 0; i < 4; i += 1) {
+      const created = await call(admin, 'create_secret', { cluster: SWARM, name: `rg-lonely-${i}`, data: SECRET_VALUE });
+      expect(created.isError, text(created)).toBeFalsy();
+      expect((created.structuredContent.cluster as { manager: string }).manager).toBe('rg-trusted-mgr');
+    }
+    // With the operator's manager gone, the claimant is still no manager: the secret goes nowhere.
+    trusted.close();
+    await waitFor(() => fleet.broker.registry.find('rg-trusted-mgr')?.state === 'offline', { what: 'the trusted manager offline' });
+    const orphan = await call(admin, 'create_secret', { cluster: SWARM, name: 'rg-lonely-last', data: SECRET_VALUE });
+    expect(orphan.isError).toBe(true);
+    expect(claimant.calls()).toEqual([]);
+    expect(trusted.calls().filter((c) => c.action === 'swarm.create_secret')).toHaveLength(4);
   });
 });

@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // Functions passed to page.evaluate run in the browser.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type Docker from 'dockerode';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -79,10 +81,47 @@ describe('the web console in Chromium', () => {
     await page.click('button[type=submit]');
     await page.waitForSelector('nav .who:has-text("console-admin")');
     const cookies = await context.cookies();
-    expect(cookies).toEqual([expect.objectContaining({ name: 'fleetmesh_session', httpOnly: true, sameSite: 'Strict' })]);
+    expect(cookies).toEqual([expect.objectContaining({ name: `fleetmesh_session_${new URL(consoleUrl).port}`, httpOnly: true, sameSite: 'Strict' })]);
     expect(cookies[0]?.value).not.toContain(adminToken);
     expect(page.url()).not.toContain(adminToken);
-    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
+    // The page's half of the session, the CSRF token, is all it keeps; the identity token is kept nowhere.
+    expect(await page.evaluate(() => [Object.keys(localStorage), sessionStorage.length, document.cookie])).toEqual([['fleetmesh.csrf'], 0, '']);
+    expect(await page.evaluate(() => localStorage.getItem('fleetmesh.csrf'))).not.toContain(adminToken);
+  });
+
+  it('hands a listener on another port of the host the cookie, which is of no use to it, and stays signed in after a reload', async () => {
+    const handed: string[] = [];
+    const foreign = createServer((req, res) => {
+      handed.push(req.headers.cookie ?? '');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>elsewhere</title>');
+    });
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const other = await context.newPage();
+    try {
+      const foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`;
+      await other.goto(foreignUrl);
+      // The browser sent it the console's cookie (cookies know no ports), but not the page's storage.
+      const cookie = handed[0] ?? '';
+      expect(cookie).toMatch(/^fleetmesh_session_\d+=/);
+      expect(await other.evaluate(() => localStorage.length)).toBe(0);
+      for (const origin of [undefined, consoleUrl.replace(/\/$/, ''), foreignUrl.replace(/\/$/, '')]) {
+        const headers = { cookie, ...(origin ? { origin } : {}) };
+        const me = await fetch(`${consoleUrl}api/session`, { headers });
+        expect([401, 403]).toContain(me.status);
+        const restart = await fetch(`${consoleUrl}api/call`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ tool: 'docker_restart', args: { host: 'wc-manager', name: 'wc-ticker' } }),
+        });
+        expect(restart.status).toBe(403);
+      }
+    } finally {
+      await other.close();
+      await new Promise((resolve) => foreign.close(resolve));
+    }
+    await page.reload();
+    await page.waitForSelector('nav .who:has-text("console-admin")');
   });
 
   it('shows a host go from online to offline when its agent stops, without a reload', async () => {

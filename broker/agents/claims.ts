@@ -1,13 +1,12 @@
 import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
-import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { type AgentRole, ANY_SCOPE } from '../store/agent-roles-table.ts';
 import type { Host } from './agent-registry.ts';
 
 /**
  * How the broker came to believe a claim: the operator granted the role
  * (join token or `fleetmesh agents approve`), the shared object itself
- * confirmed it (a trusted manager's snapshot, a trusted member's guest
- * report), or nothing yet (the agent is served as a plain host).
+ * confirmed it (a trusted member's guest report), or nothing yet (the agent
+ * is served as a plain host).
  */
 type ClaimStatus = 'approved' | 'proven' | 'pending';
 
@@ -23,7 +22,6 @@ export interface Claim {
 
 /** What the broker already trusts about shared objects: only ever built from reports of role holders. */
 export interface ClaimEvidence {
-  swarm(clusterId: string): { snapshot: SwarmSnapshot } | undefined;
   guestEntries(): { inventory: GuestInventory; hostId: string }[];
 }
 
@@ -45,12 +43,17 @@ function approved(host: Host, claim: Stated): boolean {
   return host.roles.some((grant) => grant.role === claim.role && (grant.scope === ANY_SCOPE || grant.scope === claim.object));
 }
 
-/** Whether the shared object itself, as trusted agents reported it, shows the agent's node in that role. */
+/**
+ * Whether the shared object itself, as trusted agents reported it, shows the
+ * agent's node in that role. A swarm never does: a node id is no secret
+ * (every worker's `docker info` lists the managers'), so a trusted manager's
+ * snapshot that lists the claimed node as a manager says nothing of which
+ * agent runs there. An agent that named the node of a manager no agent runs
+ * on was once proven that way and received swarm secrets; a manager claim
+ * now waits for the operator, however many nodes the swarm shows.
+ */
 function confirmed(host: Host, claim: Stated, evidence: ClaimEvidence): boolean {
-  if (!claim.node) return false;
-  if (claim.role === 'swarm-manager') {
-    return evidence.swarm(claim.object)?.snapshot.nodes.some((node) => node.id === claim.node && node.role === 'manager') ?? false;
-  }
+  if (!claim.node || claim.role === 'swarm-manager') return false;
   return evidence
     .guestEntries()
     .some((entry) => entry.hostId !== host.id && entry.inventory.cluster === claim.object && entry.inventory.guests.some((g) => g.node === claim.node));

@@ -15,6 +15,7 @@ import { splitArguments } from './call-arguments.ts';
 import { auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';
 import type { RouteCall, RunContext, RunResult } from './call-route.ts';
 import { runOnHosts } from './hosts-route.ts';
+import { redactArguments } from './redact.ts';
 import type { RefusalAudit } from './refusal-audit.ts';
 import { runOnSwarm } from './swarm-route.ts';
 
@@ -60,6 +61,28 @@ export class ActionRunner {
   /** Whether the identity may see the action at all: within its level, and able to write if the action writes. */
   allows(identity: Identity, action: Action): boolean {
     return allowsAction(identity, action, this.options.operationsLevel);
+  }
+
+  /**
+   * Audits a call of a real action this identity is not shown (an escalation
+   * attempt), which every surface answers as an unknown tool, exactly like
+   * one that does not exist: MCP and the console write the same refusal row.
+   * Resolves once the row is written (or could not be).
+   */
+  auditHiddenCall(identity: Identity, tool: string, action: Action, args: Record<string, unknown>): Promise<void> {
+    const level = this.effectiveLevel(identity);
+    return this.options.refusals.record({
+      identity: identity.name,
+      tool,
+      action: action.id,
+      level: action.level,
+      arguments: redactArguments(args, action.sensitive),
+      errorCode: 'not_found',
+      reason:
+        action.level > level
+          ? `${action.id} is level ${action.level}, above this identity's level ${level}; answered as an unknown tool`
+          : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
+    });
   }
 
   get index(): FleetIndex {

@@ -56,7 +56,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
   progress.start(hidden.length, resolved.hosts.length, `sent to ${live.length} host${live.length === 1 ? '' : 's'}`);
   const timeoutMs = callTimeoutMs(action, parsed, targets.timeout_ms);
   const resultOf = (settled: HostOutcome[]): RunResult => {
-    const nodes: HostNode[] = settled.map((outcome) => toNode(outcome, action, identity));
+    const nodes: HostNode[] = settled.map((outcome) => toNode(outcome, action, { identity, resourceNamed: resourceName !== undefined }));
     if (resolved.single) {
       const node = nodes[0] as HostNode;
       return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };

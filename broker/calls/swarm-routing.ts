@@ -39,7 +39,7 @@ function byHealth(a: Host, b: Host): number {
 }
 
 /**
- * Every swarm the fleet knows, from its proven managers and from the index (a
+ * Every swarm the fleet knows, from its approved managers and from the index (a
  * swarm whose managers are all gone still shows). An agent whose manager
  * claim is still pending neither adds a swarm nor serves one.
  */
@@ -132,7 +132,7 @@ export function routeSwarmCall(
   }
   const route = chosen as KnownSwarm;
   if (route.managers.length === 0) {
-    throw new FleetError('agent_offline', `no approved or proven manager agent of swarm ${route.name} is online`, {
+    throw new FleetError('agent_offline', `no approved manager agent of swarm ${route.name} is online`, {
       hint: 'list_agents shows the agents on its managers, their pending claims and when they were last seen.',
     });
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { inventoryExport, inventoryScan } from '../../shared/domains/checkup/inventory-actions.ts';
 import { dockerList } from '../../shared/domains/docker/docker-actions.ts';
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
@@ -40,7 +41,7 @@ const answered = (names: string[], extra: Partial<Extract<CallOutcome, { ok: tru
 
 describe('merge', () => {
   it("makes a host's answer its node: the action's fields beside host, availability and errors", () => {
-    expect(toNode(outcome('web-1', answered(['nginx'])), dockerList, admin, NOW)).toEqual({
+    expect(toNode(outcome('web-1', answered(['nginx'])), dockerList, { identity: admin }, NOW)).toEqual({
       containers: [row('nginx')],
       count: 1,
       host: 'web-1',
@@ -55,16 +56,16 @@ describe('merge', () => {
     const node = toNode(
       outcome('web-1', answered(['nginx'], { failedCollectors: ['docker'], errors: [errorInfo('collector_failed', 'stats timed out', '')] })),
       dockerList,
-      admin,
+      { identity: admin },
       NOW,
     );
     expect(node).toMatchObject({ availability: 'partial', failed_collectors: ['docker'], errors: [{ code: 'collector_failed', host: 'web-1' }] });
   });
 
   it('marks a node unavailable for a failure, an empty answer or an answer off the schema', () => {
-    const failed = toNode(outcome('a', { ok: false, error: errorInfo('agent_offline', 'offline', '') }), dockerList, admin, NOW);
-    const empty = toNode(outcome('b', { ok: true, payload: null, failedCollectors: [], errors: [] }), dockerList, admin, NOW);
-    const wrong = toNode(outcome('c', { ok: true, payload: { containers: 'none' }, failedCollectors: [], errors: [] }), dockerList, admin, NOW);
+    const failed = toNode(outcome('a', { ok: false, error: errorInfo('agent_offline', 'offline', '') }), dockerList, { identity: admin }, NOW);
+    const empty = toNode(outcome('b', { ok: true, payload: null, failedCollectors: [], errors: [] }), dockerList, { identity: admin }, NOW);
+    const wrong = toNode(outcome('c', { ok: true, payload: { containers: 'none' }, failedCollectors: [], errors: [] }), dockerList, { identity: admin }, NOW);
     expect([failed, empty, wrong].map((node) => [node.availability, node.errors[0]?.code, node.errors[0]?.host])).toEqual([
       ['unavailable', 'agent_offline', 'a'],
       ['unavailable', 'internal', 'b'],
@@ -73,16 +74,66 @@ describe('merge', () => {
     expect(wrong.containers).toBeUndefined();
   });
 
-  it('drops the list items the identity may not see', () => {
+  it('drops the list items the identity may not see, and counts only what is left', () => {
     const narrow: Identity = { ...admin, grants: new GrantSet(['container:web-1/nginx*']) };
-    const node = toNode(outcome('web-1', answered(['nginx', 'nginx-2', 'redis'])), dockerList, narrow, NOW);
+    const node = toNode(outcome('web-1', answered(['nginx', 'nginx-2', 'redis'])), dockerList, { identity: narrow }, NOW);
     expect((node.containers as { name: string }[]).map((c) => c.name)).toEqual(['nginx', 'nginx-2']);
+    expect(node.count).toBe(2);
+    expect(node.errors).toEqual([]);
+  });
+
+  describe("a host's inventory", () => {
+    const inventory = {
+      hostname: 'web-1.internal',
+      os: 'Debian GNU/Linux 12',
+      arch: 'x64',
+      docker_version: '27.5.1',
+      swarm: { role: 'manager', cluster: 'prod', node_id: 'n0d3id' },
+      proxmox: null,
+      containers: ['nginx', 'redis', 'vault'].map((name) => ({ name, image: name, state: 'running', ports: [] })),
+      listening_ports: [{ protocol: 'tcp', address: '0.0.0.0', port: 8200, process: 'vault' }],
+      guests: [],
+      container_count: 3,
+      guest_count: 0,
+      sampled_at_unix_ms: NOW,
+    };
+    const scanned = (extra: Record<string, unknown> = {}) =>
+      outcome('web-1', { ok: true, payload: { ...inventory, ...extra }, failedCollectors: [], errors: [] });
+
+    it('shows a container-only grant its containers and nothing of the host: no ports, node id, hidden count, OS or hostname', () => {
+      const narrow: Identity = { ...admin, grants: new GrantSet(['container:web-1/nginx']) };
+      for (const [action, extra] of [
+        [inventoryScan, {}],
+        [inventoryExport, { format: 'json' }],
+      ] as const) {
+        const node = toNode(scanned(extra), action, { identity: narrow }, NOW);
+        const { host, availability, sampled_at_unix_ms, failed_collectors, errors, ...fields } = node;
+        expect(fields, action.tool).toEqual({
+          containers: [{ name: 'nginx', image: 'nginx', state: 'running', ports: [] }],
+          container_count: 1,
+          ...extra,
+        });
+        expect(JSON.stringify(node)).not.toMatch(/8200|n0d3id|web-1\.internal|Debian|vault|redis/);
+        expect(availability).toBe('partial');
+        expect(errors).toEqual([expect.objectContaining({ code: 'not_found', host: 'web-1' })]);
+        expect(errors[0]?.message).toBe(
+          `${action.tool} leaves out hostname, os, arch, docker_version, swarm, proxmox, listening_ports, guests, guest_count: they describe the whole of web-1, and this identity may see only some of its containers`,
+        );
+        expect(sampled_at_unix_ms).toBe(NOW);
+      }
+    });
+
+    it('shows a host grant the whole inventory', () => {
+      const hostGrant: Identity = { ...admin, grants: new GrantSet(['host:web-*']) };
+      const node = toNode(scanned(), inventoryScan, { identity: hostGrant }, NOW);
+      expect(node).toMatchObject({ ...inventory, availability: 'available', errors: [] });
+    });
   });
 
   it('gathers nodes into an envelope in host order, counting those that responded', () => {
     const nodes = [
-      toNode(outcome('web-1', answered([])), dockerList, admin, NOW),
-      toNode(outcome('db-1', { ok: false, error: errorInfo('deadline_exceeded', 'slow', '') }), dockerList, admin, NOW),
+      toNode(outcome('web-1', answered([])), dockerList, { identity: admin }, NOW),
+      toNode(outcome('db-1', { ok: false, error: errorInfo('deadline_exceeded', 'slow', '') }), dockerList, { identity: admin }, NOW),
     ];
     const envelope = toEnvelope(nodes);
     expect(envelope).toMatchObject({ schema_version: 1, targeted: 2, responded: 1, errors: [{ code: 'deadline_exceeded', host: 'db-1' }] });

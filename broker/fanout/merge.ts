@@ -3,6 +3,7 @@ import type { Action } from '../../shared/catalog/action.ts';
 import { envelopeSchema } from '../../shared/catalog/results.ts';
 import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Identity } from '../auth/identities.ts';
+import { mayRead } from '../auth/visibility.ts';
 import type { HostOutcome } from './fan-out.ts';
 
 /** A fleet answer of any action (DESIGN §5), as the catalog's result schema declares it. */
@@ -16,25 +17,51 @@ function unavailable(host: string, error: ErrorInfo, at: number): HostNode {
   return { host, availability: 'unavailable', sampled_at_unix_ms: at, failed_collectors: [], errors: [{ ...error, host }] };
 }
 
-/** Drops the items of a host's answer the identity may not see, as if they did not exist. */
-function applyGrants(payload: Record<string, unknown>, action: Action, host: string, identity: Identity): void {
+/** How a host's answer is read: by whom, and whether the call named one resource (whose answer is all about it). */
+export interface NodeReader {
+  identity: Identity;
+  resourceNamed?: boolean;
+}
+
+/**
+ * A host's answer as its reader may see it, by `mayRead` like every read: the
+ * list items it may not see are dropped as if they did not exist, and the
+ * lists' counts count what is left. A reader that may see only some of the
+ * host's resources (a grant on some containers) sees those and nothing of the
+ * host itself: every other field is left out, and the error returned says so.
+ */
+function applyGrants(payload: Record<string, unknown>, action: Action, host: string, reader: NodeReader): ErrorInfo | undefined {
   const scope = action.resources;
-  if (!scope?.lists) return;
+  if (!scope?.lists) return undefined;
+  const { identity } = reader;
   for (const list of scope.lists) {
     const items = payload[list.field];
     if (!Array.isArray(items)) continue;
-    payload[list.field] = items.filter((item) => {
+    const visible = items.filter((item) => {
       const name = (item as Record<string, unknown>)[list.name];
-      return typeof name === 'string' && identity.grants.resource(scope.kind, `${host}/${name}`);
+      return typeof name === 'string' && mayRead(identity, { type: scope.kind, name, host });
     });
+    payload[list.field] = visible;
+    if (list.count !== undefined && typeof payload[list.count] === 'number') payload[list.count] = visible.length;
   }
+  if (reader.resourceNamed || mayRead(identity, { type: 'host', name: host })) return undefined;
+  // The node's own fields (when the answer was sampled) are set for every reader below.
+  const shown = new Set(['sampled_at_unix_ms', ...scope.lists.flatMap((list) => [list.field, list.count ?? list.field]), ...(scope.callFields ?? [])]);
+  const left = Object.keys(payload).filter((field) => !shown.has(field));
+  for (const field of left) delete payload[field];
+  if (left.length === 0) return undefined;
+  return errorInfo(
+    'not_found',
+    `${action.tool} leaves out ${left.join(', ')}: they describe the whole of ${host}, and this identity may see only some of its ${scope.kind}s`,
+    'Ask for a host grant to see them.',
+  );
 }
 
 /** Turns one agent's outcome into its node, checking the answer against the action's output schema. */
-export function toNode(outcome: HostOutcome, action: Action, identity: Identity, now = Date.now()): HostNode {
+export function toNode(outcome: HostOutcome, action: Action, reader: NodeReader, now = Date.now()): HostNode {
   const host = outcome.host.name;
   if (!outcome.outcome.ok) return unavailable(host, outcome.outcome.error, now);
-  const errors = outcome.outcome.errors.map((e) => ({ ...e, host }));
+  const errors: ErrorInfo[] = outcome.outcome.errors.map((e) => ({ ...e, host }));
   const failedCollectors = outcome.outcome.failedCollectors;
   const payload = outcome.outcome.payload;
   if (payload === null || payload === undefined) {
@@ -61,7 +88,8 @@ export function toNode(outcome: HostOutcome, action: Action, identity: Identity,
     );
   }
   const fields = { ...(parsed.data as Record<string, unknown>) };
-  applyGrants(fields, action, host, identity);
+  const leftOut = applyGrants(fields, action, host, reader);
+  if (leftOut) errors.push({ ...leftOut, host });
   const reported = (payload as Record<string, unknown>).sampled_at_unix_ms;
   const sampled = typeof reported === 'number' ? reported : now;
   return {

@@ -17,7 +17,7 @@ const KEEP_FAILURES_MS = 8 * 86_400_000;
 
 /**
  * The swarm domain's index: each swarm's whole state as its managers see it,
- * taken only from an approved or proven manager, and its tasks' involuntary
+ * taken only from an approved manager, and its tasks' involuntary
  * ends kept in the store for restart counts (and in memory, read from the
  * store at start, so digests never wait for the store).
  */
@@ -40,7 +40,7 @@ export class SwarmIndexer implements Indexer {
   take(host: Host, kind: string, payload: unknown, receivedAt: number): void {
     const snapshot = { ...(payload as SwarmSnapshot), taken_unix_ms: receivedAt };
     if (!holdsRole(host, 'swarm-manager', snapshot.cluster_id, this.context.registry.list(), this.context.evidence)) {
-      this.context.refuse(host, kind, `is about swarm ${snapshot.cluster_id}, of which this agent is no approved or proven manager`);
+      this.context.refuse(host, kind, `is about swarm ${snapshot.cluster_id}, of which this agent is no approved manager`);
       return;
     }
     this.swarms.set(snapshot.cluster_id, { snapshot, reportedBy: host.id, receivedAt });

@@ -17,7 +17,6 @@ import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
 import type { RunContext, RunResult } from '../calls/call-route.ts';
-import { redactArguments } from '../calls/redact.ts';
 import type { ResourceMatch } from '../index/index-resources.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
@@ -206,20 +205,7 @@ export class McpSession {
       return;
     }
     if (hidden.kind !== 'action') return;
-    const { action } = hidden;
-    const level = options.runner.effectiveLevel(options.identity);
-    options.runner.refusals.record({
-      identity: options.identity.name,
-      tool,
-      action: action.id,
-      level: action.level,
-      arguments: redactArguments(hidden.args, action.sensitive),
-      errorCode: 'not_found',
-      reason:
-        action.level > level
-          ? `${action.id} is level ${action.level}, above this identity's level ${level}; answered as an unknown tool`
-          : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
-    });
+    void options.runner.auditHiddenCall(options.identity, tool, hidden.action, hidden.args);
   }
 
   /** The action a tool call names on this session's surface; a refused resolution of a real action is audited. */

@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,12 +93,47 @@ describe('the web console server', () => {
     expect(refused.map((r) => r.tool)).toContain('/api/session');
   });
 
-  it('keeps the session in an HttpOnly, SameSite=Strict cookie that holds no token', async () => {
+  it('keeps the session in an HttpOnly, SameSite=Strict cookie named after its port, that holds no token', async () => {
     const answer = await send(port, 'POST', '/api/session', { 'content-type': 'application/json' }, JSON.stringify({ token: adminToken }));
     const cookie = String(answer.headers['set-cookie']);
-    expect(cookie).toMatch(/^fleetmesh_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(cookie).toMatch(new RegExp(`^fleetmesh_session_${port}=[\\w-]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=\\d+$`));
     expect(cookie).not.toContain(adminToken);
     expect((await send(port, 'GET', '/api/session')).status).toBe(401);
+  });
+
+  it('gives a listener on another port of the host nothing it can use the console cookie for', async () => {
+    const session = await signIn(adminToken);
+    // Browsers send a host's cookies to each of its ports: a listener on another port of 127.0.0.1 is handed the console's.
+    const handed: string[] = [];
+    const foreign = createServer((req, res) => {
+      handed.push(req.headers.cookie ?? '');
+      res.end();
+    });
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    try {
+      const foreignPort = (foreign.address() as AddressInfo).port;
+      await send(foreignPort, 'GET', '/', { cookie: session.cookie });
+      const stolen = handed[0] ?? '';
+      expect(stolen).toBe(session.cookie);
+      // Replayed to the console as it came, under the console's Origin (anyone but a browser can forge it), or under the listener's own.
+      for (const origin of [undefined, `http://127.0.0.1:${port}`, `http://127.0.0.1:${foreignPort}`]) {
+        const headers: Record<string, string> = { cookie: stolen, ...(origin ? { origin } : {}) };
+        const me = await send(port, 'GET', '/api/session', headers);
+        expect([401, 403], String(origin)).toContain(me.status);
+        expect(me.body).not.toContain(session.csrf);
+        expect((await send(port, 'GET', '/api/audit', headers)).status).not.toBe(200);
+        expect((await send(port, 'GET', '/api/events', headers)).status).not.toBe(200);
+        const restart = await callTool({ cookie: stolen, csrf: '' }, 'docker_restart', { host: 'web-1', name: 'db' }, origin ? { origin } : {});
+        expect(restart.status, String(origin)).toBe(403);
+      }
+      // The page itself, which holds the CSRF token sign-in gave it, still reads its session.
+      const own = await send(port, 'GET', '/api/session', { cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf });
+      expect(own.status).toBe(200);
+      expect(JSON.parse(own.body)).toMatchObject({ identity: 'web-admin' });
+      expect(own.body).not.toContain('csrf');
+    } finally {
+      await new Promise((resolve) => foreign.close(resolve));
+    }
   });
 
   it('runs a call through the runner only with the CSRF token, from the same origin and host', async () => {
@@ -124,19 +160,97 @@ describe('the web console server', () => {
   it('shows a lower identity neither the audit log nor tools above its level', async () => {
     const reader = (await createIdentity(broker.store, { name: 'web-reader', level: 0 })).token;
     const session = await signIn(reader);
-    const me = JSON.parse((await send(port, 'GET', '/api/session', { cookie: session.cookie })).body) as { tools: { tool: string }[]; audit: boolean };
+    const headers = { cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const me = JSON.parse((await send(port, 'GET', '/api/session', headers)).body) as { tools: { tool: string }[]; audit: boolean };
     expect(me.audit).toBe(false);
     expect(me.tools.map((t) => t.tool)).not.toContain('revoke_agent');
-    expect((await send(port, 'GET', '/api/audit', { cookie: session.cookie })).status).toBe(404);
+    expect((await send(port, 'GET', '/api/audit', headers)).status).toBe(404);
     const refused = JSON.parse((await callTool(session, 'revoke_agent', { host: 'x', confirm: true })).body) as { error: { code: string } };
     expect(refused.error.code).toBe('not_found');
+  });
+
+  it('audits a lower identity calling tools above it, as MCP does, and answers them as unknown tools', async () => {
+    const session = await signIn((await createIdentity(broker.store, { name: 'web-climber', level: 0 })).token);
+    for (const [tool, args] of [
+      ['docker_stop', { host: 'web-1', name: 'db', confirm: true }],
+      ['revoke_agent', { host: 'web-1', confirm: true }],
+    ] as const) {
+      const answer = JSON.parse((await callTool(session, tool, args)).body) as { error: { code: string; message: string } };
+      expect(answer.error).toMatchObject({ code: 'not_found', message: `unknown tool: ${tool}` });
+    }
+    const unknown = JSON.parse((await callTool(session, 'no_such_tool', {})).body) as { error: { message: string } };
+    expect(unknown.error.message).toBe('unknown tool: no_such_tool');
+    const rows = await broker.store.audit.recent({ limit: 10, identity: 'web-climber', refused: true });
+    expect(rows.map((r) => [r.tool, r.action, r.outcome, r.errorCode]).sort()).toEqual([
+      ['docker_stop', 'docker.stop', 'refused', 'not_found'],
+      ['revoke_agent', 'fleet.revoke_agent', 'refused', 'not_found'],
+    ]);
+    expect(rows.find((r) => r.tool === 'docker_stop')?.reason).toMatch(/above this identity's level 0/);
   });
 
   it('ends the sessions of a revoked identity', async () => {
     const { id, token } = await createIdentity(broker.store, { name: 'web-leaver', level: 1 });
     const session = await signIn(token);
-    expect((await send(port, 'GET', '/api/session', { cookie: session.cookie })).status).toBe(200);
+    const headers = { cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    expect((await send(port, 'GET', '/api/session', headers)).status).toBe(200);
     await broker.store.identities.revoke(id, Date.now());
-    expect((await send(port, 'GET', '/api/session', { cookie: session.cookie })).status).toBe(401);
+    expect((await send(port, 'GET', '/api/session', headers)).status).toBe(401);
+  });
+});
+
+describe('a web console that answers any Host (behind a proxy)', () => {
+  let root: string;
+  let broker: Broker;
+  let port: number;
+  let adminToken: string;
+
+  async function signIn(headers: Record<string, string>): Promise<{ setCookie: string; cookie: string; csrf: string }> {
+    const answer = await send(port, 'POST', '/api/session', { 'content-type': 'application/json', ...headers }, JSON.stringify({ token: adminToken }));
+    expect(answer.status).toBe(200);
+    const setCookie = String(answer.headers['set-cookie']);
+    return { setCookie, cookie: setCookie.split(';')[0] ?? '', csrf: (JSON.parse(answer.body) as { csrf_token: string }).csrf_token };
+  }
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'fm-web-any-'));
+    broker = await Broker.start(inProcessBrokerOptions(join(root, 'broker'), { webListen: '127.0.0.1:0', webAllowedHosts: ['*'] }), silentLogger);
+    port = broker.web?.port ?? 0;
+    adminToken = (await createIdentity(broker.store, { name: 'proxied-admin', level: 3 })).token;
+  });
+  afterAll(async () => {
+    await broker?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('names the cookie __Host- and makes it Secure for a console served over HTTPS, and finds it only there', async () => {
+    const https = { host: 'console.example', origin: 'https://console.example' };
+    const session = await signIn(https);
+    expect(session.setCookie).toMatch(/^__Host-fleetmesh_session=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    const headers = { cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    expect((await send(port, 'GET', '/api/session', { ...headers, ...https })).status).toBe(200);
+    expect((await send(port, 'GET', '/api/session', { ...headers, host: 'console.example' })).status).toBe(200);
+    // The same cookie over plain HTTP, or for another host, names no session.
+    expect((await send(port, 'GET', '/api/session', { ...headers, host: 'console.example', origin: 'http://console.example' })).status).toBe(401);
+    expect((await send(port, 'GET', '/api/session', { ...headers, host: 'other.example', origin: 'https://other.example' })).status).toBe(401);
+  });
+
+  it('answers a session only on the port it was signed in on, even with its CSRF token', async () => {
+    const session = await signIn({ host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` });
+    const headers = { cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    expect((await send(port, 'GET', '/api/session', headers)).status).toBe(200);
+    const foreign = `127.0.0.1:${port + 1}`;
+    // The cookie under its own name, then under the name the other port's would have: the session remembers its origin.
+    for (const cookie of [session.cookie, session.cookie.replace(`_${port}=`, `_${port + 1}=`)]) {
+      const refused = await send(port, 'GET', '/api/session', { ...headers, cookie, host: foreign, origin: `http://${foreign}` });
+      expect(refused.status, cookie).toBe(401);
+      const call = await send(
+        port,
+        'POST',
+        '/api/call',
+        { ...headers, cookie, host: foreign, origin: `http://${foreign}`, 'content-type': 'application/json' },
+        JSON.stringify({ tool: 'get_fleet_status', args: {} }),
+      );
+      expect(call.status, cookie).toBe(401);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { ChangeStream } from './change-stream.ts';
 import type { StaticAssets } from './static-assets.ts';
-import { csrfMatches, type WebSession, WebSessions } from './web-sessions.ts';
+import { csrfMatches, sessionCookieName, type WebSession, WebSessions } from './web-sessions.ts';
 
 export interface WebServerOptions {
   host: string;
@@ -26,8 +26,9 @@ export interface WebServerOptions {
   log: Logger;
 }
 
-const SESSION_COOKIE = 'fleetmesh_session';
 const CSRF_HEADER = 'x-fleetmesh-csrf';
+/** Where the event stream takes the CSRF token: a browser's EventSource cannot send headers. */
+const CSRF_QUERY = 'csrf';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
@@ -99,18 +100,26 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-function sessionCookie(value: string, maxAgeS: number): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}`;
+function sessionCookie(origin: string, value: string, maxAgeS: number): string {
+  const secure = new URL(origin).protocol === 'https:' ? ' Secure;' : '';
+  return `${sessionCookieName(origin)}=${value}; Path=/;${secure} HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}`;
 }
 
 /**
  * The web console (`--web-listen`): the built console files, and a JSON API
- * behind a session cookie. A browser signs in with an identity token once and
- * holds only a random session id in an HttpOnly, SameSite=Strict cookie; every
+ * behind a session. A browser signs in with an identity token once and then
+ * holds two halves of its session: a random id in an HttpOnly, SameSite=Strict
+ * cookie, and a CSRF token the page keeps in its origin's storage and sends in
+ * a header with every request (in the query of the event stream). Browsers
+ * send a host's cookies to every port of it, so the cookie alone is worth
+ * nothing: a listener on another port that is handed it cannot read the CSRF
+ * token, which only sign-in answers and which storage keeps per origin, port
+ * included. The session is bound to the origin it was signed in from: its
+ * cookie is named after that origin (`__Host-` over HTTPS, the port over plain
+ * HTTP), and a request naming another Host or Origin does not find it. Every
  * call goes through the broker's action runner, so the console has the same
- * levels, grants, confirmation and audit as MCP. Host and Origin are checked on
- * every request as at /mcp, and every mutating request must echo the session's
- * CSRF token in a header, which a page on another origin can neither read nor set.
+ * levels, grants, confirmation and audit as MCP. Host and Origin are checked
+ * on every request as at /mcp.
  */
 export class WebServer {
   private server: Server | undefined;
@@ -199,17 +208,35 @@ export class WebServer {
     res.end(req.method === 'HEAD' ? undefined : asset.body);
   }
 
+  /**
+   * The session a request names, when it comes from the origin the session was
+   * signed in from: its cookie under that origin's name, the same Host, and
+   * the same Origin when the request carries one.
+   */
+  private async sessionOf(req: IncomingMessage): Promise<{ id: string; session: WebSession } | undefined> {
+    const host = req.headers.host?.toLowerCase();
+    const origin = req.headers.origin?.toLowerCase();
+    if (host === undefined || !URL.canParse(origin ?? `http://${host}`)) return undefined;
+    for (const candidate of origin === undefined ? [`https://${host}`, `http://${host}`] : [origin]) {
+      const id = cookie(req, sessionCookieName(candidate));
+      const session = await this.sessions.get(id);
+      if (id !== undefined && session && session.origin === new URL(candidate).origin) return { id, session };
+    }
+    return undefined;
+  }
+
   private async api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const route = `${req.method} ${url.pathname}`;
     if (route === 'POST /api/session') return this.signIn(req, res);
-    const sessionId = cookie(req, SESSION_COOKIE);
-    const session = await this.sessions.get(sessionId);
-    if (!session) {
+    const found = await this.sessionOf(req);
+    if (!found) {
       sendError(res, 401, new FleetError('forbidden', 'not signed in, or the session ended', { hint: 'Sign in again with an identity token.' }));
       return;
     }
-    const mutating = req.method !== 'GET' && req.method !== 'HEAD';
-    if (mutating && !csrfMatches(session, req.headers[CSRF_HEADER] as string | undefined)) {
+    const { id: sessionId, session } = found;
+    // Reads too: the cookie reaches every port of the host, the token only this origin's page.
+    const sent = (req.headers[CSRF_HEADER] as string | undefined) ?? (route === 'GET /api/events' ? url.searchParams.get(CSRF_QUERY) : null) ?? undefined;
+    if (!csrfMatches(session, sent)) {
       sendError(res, 403, new FleetError('forbidden', 'the request lacks this session’s CSRF token', { hint: 'Reload the console and try again.' }));
       return;
     }
@@ -218,9 +245,9 @@ export class WebServer {
         return sendJson(res, 200, this.whoami(session));
       case 'DELETE /api/session':
         this.sessions.close(sessionId);
-        return sendJson(res, 200, { signed_out: true }, { 'set-cookie': sessionCookie('', 0) });
+        return sendJson(res, 200, { signed_out: true }, { 'set-cookie': sessionCookie(session.origin, '', 0) });
       case 'GET /api/events':
-        return this.changes.serve(req, res, sessionId ?? '', session, SECURITY_HEADERS);
+        return this.changes.serve(req, res, sessionId, session, SECURITY_HEADERS);
       case 'GET /api/audit':
         return this.audit(res, session, url);
       case 'POST /api/call':
@@ -237,7 +264,6 @@ export class WebServer {
       identity: identity.name,
       level: identity.level,
       effective_level: runner.effectiveLevel(identity),
-      csrf_token: session.csrfToken,
       tools: CATALOG.filter((action) => runner.allows(identity, action)).map((action) => ({ tool: action.tool, risk: action.risk, level: action.level })),
       audit: identity.level === 3,
     };
@@ -252,11 +278,24 @@ export class WebServer {
       sendError(res, 400, toFleetError(error));
       return;
     }
+    // The origin the page was served from (a browser always sends Origin with a POST), checked against Host above.
+    const from = req.headers.origin ?? `http://${req.headers.host ?? ''}`;
+    if (!URL.canParse(from)) {
+      sendError(res, 400, new FleetError('invalid_argument', 'a sign-in needs a Host header naming the console'));
+      return;
+    }
+    const origin = new URL(from).origin;
     try {
       if (typeof token !== 'string') throw new TokenRefused('no token was given');
       const identity = await verifyBearerToken(this.options.store, token.trim());
-      const { id, session } = this.sessions.open(identity);
-      sendJson(res, 200, this.whoami(session), { 'set-cookie': sessionCookie(id, Math.floor((session.expiresAtMs - Date.now()) / 1000)) });
+      const { id, session } = this.sessions.open(identity, origin);
+      // The CSRF token is handed out here only: the page keeps it, and nothing that holds just the cookie can ask for it again.
+      sendJson(
+        res,
+        200,
+        { ...this.whoami(session), csrf_token: session.csrfToken },
+        { 'set-cookie': sessionCookie(origin, id, Math.floor((session.expiresAtMs - Date.now()) / 1000)) },
+      );
     } catch (error) {
       if (!(error instanceof TokenRefused)) throw error;
       const tokenId = typeof token === 'string' ? parseIdentityToken(token.trim())?.id : undefined;
@@ -307,8 +346,12 @@ export class WebServer {
       if (typeof tool !== 'string' || args === null || typeof args !== 'object' || Array.isArray(args)) {
         throw new FleetError('invalid_argument', 'a call is {tool: string, args: object}');
       }
-      const action = CATALOG.find((candidate) => candidate.tool === tool && runner.allows(identity, candidate));
-      if (!action) throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
+      const action = CATALOG.find((candidate) => candidate.tool === tool);
+      if (!action || !runner.allows(identity, action)) {
+        // A tool above this identity is answered as one that does not exist, and audited as MCP audits it.
+        if (action) await runner.auditHiddenCall(identity, tool, action, args as Record<string, unknown>);
+        throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
+      }
       const result = await runner.run(identity, action, args as Record<string, unknown>, { tool, signal: controller.signal });
       sendJson(res, 200, { structured: result.structured, is_error: result.isError });
     } catch (error) {

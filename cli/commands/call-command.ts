@@ -5,15 +5,6 @@ import { defineCommand } from '../command.ts';
 import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
 import { type PublishedCatalog, routeCall } from './route-call.ts';
 
-/**
- * Text from the broker as a terminal shows it: escape sequences, carriage
- * returns and other control characters spelled out (`\u001b`), so text a host
- * wrote can neither move the cursor nor rewrite what was printed before it.
- */
-function terminalSafe(text: string): string {
-  return text.replace(/[^\P{Cc}\n\t]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /** `k=v`: the value as JSON when it parses (numbers, booleans, objects), else as text. */
 function parseArg(text: string): [string, unknown] {
   const eq = text.indexOf('=');
@@ -103,11 +94,11 @@ export const callCommand = defineCommand({
       );
       const result = (await client.callTool({ name, arguments: callArgs }, undefined, {
         // Hosts settled of hosts targeted, and what streamed in between (a chunk moves the count a fraction: shown whole).
-        onprogress: (progress) => io.stderr(`[${Math.floor(progress.progress)}/${progress.total ?? '?'}] ${terminalSafe(progress.message ?? '')}\n`),
+        onprogress: (progress) => io.stderr(`[${Math.floor(progress.progress)}/${progress.total ?? '?'}] ${progress.message ?? ''}\n`),
         timeout: 120_000,
       })) as CallToolResult;
       if (values.output === 'json') io.stdout(`${JSON.stringify(result.structuredContent ?? null, null, 2)}\n`);
-      else io.stdout(`${terminalSafe(forTheCommandLine(result, result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')))}\n`);
+      else io.stdout(`${forTheCommandLine(result, result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n'))}\n`);
       return result.isError ? 1 : 0;
     } finally {
       await client.close();

@@ -107,8 +107,15 @@ interface ResourceScope {
   readonly kind: string;
   /** The parameter naming one resource (docker_logs' `name`). */
   readonly param?: string;
-  /** List fields of a host's answer whose items are resources, and the item field holding each name. */
-  readonly lists?: readonly { field: string; name: string }[];
+  /**
+   * List fields of a host's answer whose items are resources, the item field
+   * holding each name, and the field that counts the list. An identity sees
+   * the items it may read, counted as such; one that may not read the host
+   * itself sees nothing else of the answer (the host's OS, ports, node id…).
+   */
+  readonly lists?: readonly { field: string; name: string; count?: string }[];
+  /** Fields of a host's answer that echo the call rather than describe the host (inventory_export's format): shown to all who see the lists. */
+  readonly callFields?: readonly string[];
   /**
    * Without explicit targets, a call naming the resource goes to the host the
    * broker's index says holds it (a sandbox lives on one host).

@@ -1,5 +1,8 @@
-/** A plain-text table for terminals: columns padded to their widest cell. */
-export function formatTable(headers: string[], rows: string[][]): string {
+import { terminalCell } from './terminal-safe.ts';
+
+/** A plain-text table for terminals: columns padded to their widest cell, each cell on one line whatever a host put in it. */
+export function formatTable(headers: string[], cells: string[][]): string {
+  const rows = cells.map((row) => row.map(terminalCell));
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -1,3 +1,5 @@
+import { terminalCell } from '../format/terminal-safe.ts';
+
 /**
  * Structured logs on stderr: one line an event, `text` for people, `json` for
  * collectors. Secrets never reach a logger: callers pass names and ids, not
@@ -37,16 +39,17 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
     if (RANK[level] < RANK[options.level]) return;
     const all = { ...bound, ...fields };
     const time = new Date().toISOString();
+    // One line, whatever an agent's name or error holds: its control characters are spelled out (JSON stays the same JSON).
     if (options.format === 'json') {
       const plain = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v instanceof Error ? v.message : v]));
-      write(JSON.stringify({ time, level, message, ...plain }));
+      write(terminalCell(JSON.stringify({ time, level, message, ...plain })));
       return;
     }
     const rest = Object.entries(all)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${renderValue(v)}`)
       .join(' ');
-    write(`${time} ${level.padEnd(5)} ${message}${rest ? ` ${rest}` : ''}`);
+    write(terminalCell(`${time} ${level.padEnd(5)} ${message}${rest ? ` ${rest}` : ''}`));
   };
   return {
     debug: (m, f) => emit('debug', m, f),

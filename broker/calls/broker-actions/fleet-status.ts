@@ -23,14 +23,20 @@ export const fleetStatusHandler = defineBrokerAction({
     const notOnline: { host: string; state: 'stale' | 'offline'; since_unix_ms: number }[] = [];
     const expiring: { host: string; not_after_unix_ms: number }[] = [];
     const insecure: { host: string; what: string }[] = [];
+    // A grant on some of a host's containers shows that the host is there and how it is connected, not what describes the host itself.
+    const readable = new Set(hosts.filter((host) => mayRead(context.identity, { type: 'host', name: host.name })));
     const claims = assessClaims(context.registry.list(), context.index);
     const pendingClaims = hosts.flatMap((host) =>
-      (claims.get(host.id) ?? []).filter((c) => c.status === 'pending').map((c) => ({ host: host.name, role: c.role, object: c.object })),
+      readable.has(host)
+        ? (claims.get(host.id) ?? []).filter((c) => c.status === 'pending').map((c) => ({ host: host.name, role: c.role, object: c.object }))
+        : [],
     );
     for (const host of hosts) {
       counts[host.state] += 1;
       if (host.state !== 'online') notOnline.push({ host: host.name, state: host.state, since_unix_ms: host.stateSince });
-      const sample = host.state === 'offline' || !mayRead(context.identity, { type: 'host', name: host.name }) ? null : host.sample;
+      if (host.certNotAfter !== null && host.certNotAfter - now < CERT_WARNING_MS) expiring.push({ host: host.name, not_after_unix_ms: host.certNotAfter });
+      if (!readable.has(host)) continue;
+      const sample = host.state === 'offline' ? null : host.sample;
       if (sample) {
         if (sample.cpu_percent !== null && sample.cpu_percent >= thresholds.cpu_percent) {
           hot.push({ host: host.name, metric: 'cpu', value_percent: sample.cpu_percent, threshold_percent: thresholds.cpu_percent });
@@ -51,7 +57,6 @@ export const fleetStatusHandler = defineBrokerAction({
       for (const collector of host.hello?.collectors ?? []) {
         if (!collector.available) unavailable.push({ host: host.name, collector: collector.name, reason: collector.reason });
       }
-      if (host.certNotAfter !== null && host.certNotAfter - now < CERT_WARNING_MS) expiring.push({ host: host.name, not_after_unix_ms: host.certNotAfter });
       if (host.hello?.facts.proxmox_insecure === true) insecure.push({ host: host.name, what: 'proxmox collector skips TLS verification (insecure mode)' });
     }
     return {

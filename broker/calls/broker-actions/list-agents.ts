@@ -6,21 +6,26 @@ import { mayRead } from '../../auth/visibility.ts';
 import { parseSelector } from '../selector.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
-/** An agent as list_agents and fleet://agents show it, with how far its claims are believed. */
+/**
+ * An agent as list_agents and fleet://agents show it, with how far its claims
+ * are believed. What describes the host itself (its figures, its collectors
+ * and why they fail, the swarm or cluster it claims) is the host's: a grant on
+ * some of its containers shows the agent, not them.
+ */
 export function agentRow(host: Host, claims: readonly Claim[], identity: Identity) {
+  const hostReadable = mayRead(identity, { type: 'host', name: host.name });
   return {
     name: host.name,
     id: host.id,
     state: host.state,
     version: host.version,
     labels: host.labels,
-    collectors: host.hello?.collectors ?? [],
+    collectors: hostReadable ? (host.hello?.collectors ?? []) : [],
     last_seen_unix_ms: host.lastSeenAt,
     state_since_unix_ms: host.stateSince,
     certificate_not_after_unix_ms: host.certNotAfter,
-    // The host's figures are the host's: a grant on some of its containers does not show them.
-    sample: mayRead(identity, { type: 'host', name: host.name }) ? host.sample : null,
-    claims: claims.map(({ role, object, status }) => ({ role, object, status })),
+    sample: hostReadable ? host.sample : null,
+    claims: hostReadable ? claims.map(({ role, object, status }) => ({ role, object, status })) : [],
   };
 }
 

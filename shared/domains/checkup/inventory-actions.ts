@@ -42,7 +42,7 @@ export const inventoryScan = defineAction({
   description: 'What runs where: OS, Docker, swarm, Proxmox node, containers and published ports, listening ports, PVE guests.',
   input: z.object({}).strict(),
   output: inventoryOutput,
-  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
+  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'container_count' }] },
   table: { columns: ['os', 'docker_version', 'swarm.role', 'container_count', 'listening_ports', 'guest_count'] },
   related: ['checkup.inventory_export'],
 });
@@ -62,7 +62,7 @@ export const inventoryExport = defineAction({
     })
     .strict(),
   output: inventoryOutput.extend({ format: z.enum(['mermaid', 'json']) }),
-  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
+  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'container_count' }], callFields: ['format'] },
   table: { columns: ['format', 'container_count', 'guest_count'] },
   view: (hosts) => (hosts.some((host) => host.format === 'mermaid') ? { language: 'mermaid', text: inventoryGraph(hosts) } : undefined),
   related: ['checkup.inventory_scan'],

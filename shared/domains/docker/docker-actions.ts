@@ -43,7 +43,7 @@ export const dockerList = defineAction({
     })
     .strict(),
   output: z.object({ containers: z.array(containerRowShape), count: z.number() }),
-  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
+  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'count' }] },
   table: { list: 'containers', columns: ['name', 'image', 'state', 'status', 'health', 'restart_count'] },
   widget: 'fleet-table',
   related: ['docker.inspect', 'docker.stats'],
@@ -74,7 +74,7 @@ export const dockerStats = defineAction({
   description: 'CPU, memory, network and block I/O of each running container (a first call takes a second or two).',
   input: z.object({ name: z.string().max(256).optional().describe('Name contains this.') }).strict(),
   output: z.object({ containers: z.array(containerStatsShape), count: z.number() }),
-  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name' }] },
+  resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'count' }] },
   table: { list: 'containers', columns: ['name', 'cpu_percent', 'memory_usage_bytes', 'memory_percent', 'net_rx_bytes', 'net_tx_bytes', 'pids'] },
 });
 
@@ -281,6 +281,6 @@ export const dockerEvents = defineAction({
     })
     .strict(),
   output: z.object({ events: z.array(containerEventShape), count: z.number() }),
-  resources: { kind: 'container', lists: [{ field: 'events', name: 'name' }] },
+  resources: { kind: 'container', lists: [{ field: 'events', name: 'name', count: 'count' }] },
   table: { list: 'events', columns: ['time_unix_ms', 'action', 'name', 'image', 'exit_code'] },
 });

@@ -31,7 +31,7 @@ export const watchList = defineAction({
   description: 'The containers each host watches for restarts, with their state and incident count.',
   input: z.object({}).strict(),
   output: z.object({ watches: z.array(watchShape), count: z.number() }),
-  resources: { kind: 'container', lists: [{ field: 'watches', name: 'container' }] },
+  resources: { kind: 'container', lists: [{ field: 'watches', name: 'container', count: 'count' }] },
   table: { list: 'watches', columns: ['container', 'runner', 'status', 'restart_count', 'incidents', 'last_incident_unix_ms'] },
   related: ['watch.history', 'watch.add'],
 });
@@ -111,6 +111,6 @@ export const watchHistory = defineAction({
     })
     .strict(),
   output: z.object({ incidents: z.array(incidentSchema), count: z.number() }),
-  resources: { kind: 'container', lists: [{ field: 'incidents', name: 'container' }] },
+  resources: { kind: 'container', lists: [{ field: 'incidents', name: 'container', count: 'count' }] },
   table: { list: 'incidents', columns: ['detected_at_unix_ms', 'container', 'restart_count', 'exit_code', 'oom_killed', 'flapping', 'analysis'] },
 });

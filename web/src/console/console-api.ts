@@ -1,11 +1,11 @@
 import type { CallTool, ToolAnswer } from '../call-tool.ts';
 
-/** Who signed in, as GET/POST /api/session answers it. */
+/** Who signed in, as GET/POST /api/session answers it (the CSRF token only at sign-in). */
 export interface Me {
   identity: string;
   level: number;
   effective_level: number;
-  csrf_token: string;
+  csrf_token?: string;
   tools: { tool: string; risk: 'read' | 'write' | 'destructive'; level: number }[];
   audit: boolean;
 }
@@ -33,26 +33,52 @@ async function send(path: string, init: RequestInit): Promise<Response> {
   }
 }
 
+/**
+ * The page's half of its session: the CSRF token sign-in gave, in this
+ * origin's storage. A browser sends the session cookie to every port of the
+ * host, but storage belongs to one origin, port included, so nothing served
+ * elsewhere can read this half; every request sends it, and the broker answers
+ * none without it. Storage outlives a reload and is shared by the origin's tabs.
+ */
+const CSRF_KEY = 'fleetmesh.csrf';
+
+function csrf(): string {
+  return localStorage.getItem(CSRF_KEY) ?? '';
+}
+
+function forgetCsrf(): void {
+  localStorage.removeItem(CSRF_KEY);
+}
+
 async function json(response: Response): Promise<Record<string, unknown>> {
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (response.status === 401) throw new SignedOut((body.error as { message?: string } | undefined)?.message ?? 'signed out');
+  if (response.status === 401) {
+    forgetCsrf();
+    throw new SignedOut((body.error as { message?: string } | undefined)?.message ?? 'signed out');
+  }
   if (!response.ok) throw new Error((body.error as { message?: string } | undefined)?.message ?? `HTTP ${response.status}`);
   return body;
 }
 
 /**
- * The console's link to its broker. The session lives in an HttpOnly cookie the
- * page cannot read; the CSRF token is kept in this object's memory only, and
- * sent as a header with every mutating request.
+ * The console's link to its broker. The session is two halves: an id in an
+ * HttpOnly cookie the page cannot read, and the CSRF token kept in the
+ * origin's storage and sent as a header with every request.
  */
 export class ConsoleApi {
-  private csrf = '';
   /** The tools that only read, which may be sent again. */
   private reads = new Set<string>();
 
+  /** Who is signed in, or undefined: none, or this page's half of the session is gone or belongs to an older one. */
   async session(): Promise<Me | undefined> {
+    if (!csrf()) return undefined;
     try {
-      return this.remember((await json(await send('/api/session', {}))) as unknown as Me);
+      const response = await send('/api/session', { headers: { 'x-fleetmesh-csrf': csrf() } });
+      if (response.status === 403) {
+        forgetCsrf();
+        return undefined;
+      }
+      return this.remember((await json(response)) as unknown as Me);
     } catch (error) {
       if (error instanceof SignedOut) return undefined;
       throw error;
@@ -69,8 +95,8 @@ export class ConsoleApi {
   }
 
   async signOut(): Promise<void> {
-    await send('/api/session', { method: 'DELETE', headers: { 'x-fleetmesh-csrf': this.csrf } });
-    this.csrf = '';
+    await send('/api/session', { method: 'DELETE', headers: { 'x-fleetmesh-csrf': csrf() } });
+    forgetCsrf();
   }
 
   /**
@@ -84,7 +110,7 @@ export class ConsoleApi {
     const attempt = () =>
       send('/api/call', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': this.csrf },
+        headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': csrf() },
         body: JSON.stringify({ tool, args }),
       }).catch((error: Error) => error);
     let response = await attempt();
@@ -94,18 +120,19 @@ export class ConsoleApi {
   };
 
   async audit(limit = 200): Promise<Record<string, unknown>[]> {
-    return (await json(await send(`/api/audit?limit=${limit}`, {}))).rows as Record<string, unknown>[];
+    return (await json(await send(`/api/audit?limit=${limit}`, { headers: { 'x-fleetmesh-csrf': csrf() } }))).rows as Record<string, unknown>[];
   }
 
   /** Calls `onChange` with the fleet:// resources that changed, as the broker reports them; returns a stop function. */
   changes(onChange: (uris: string[]) => void): () => void {
-    const source = new EventSource('/api/events', { withCredentials: true });
+    // An EventSource sends no headers: the token goes in the query, to this origin only.
+    const source = new EventSource(`/api/events?csrf=${encodeURIComponent(csrf())}`, { withCredentials: true });
     source.addEventListener('changed', (event) => onChange((JSON.parse((event as MessageEvent<string>).data) as { uris: string[] }).uris));
     return () => source.close();
   }
 
   private remember(me: Me): Me {
-    this.csrf = me.csrf_token;
+    if (me.csrf_token) localStorage.setItem(CSRF_KEY, me.csrf_token);
     this.reads = new Set(me.tools.filter((t) => t.risk === 'read').map((t) => t.tool));
     return me;
   }
