@@ -12,6 +12,7 @@ import { parseHostPort } from '../shared/options/values.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { ClusterOptions } from './cluster/broker-cluster.ts';
 import { parseBusUrl } from './cluster/bus.ts';
+import type { AdmissionLimits } from './grpc/admission-gate.ts';
 import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
@@ -164,6 +165,24 @@ const DEFAULT_ENROLL_LIMITS = { perSource: { burst: 30, perMinute: 30 }, perToke
  * 2,000 agents are back within about 10 s).
  */
 const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
+/**
+ * The agents' port before a connection's first call: 6,000 connections
+ * pending in all (30 s of turns at the default rate, as many descriptors at
+ * most), 1,024 of one source address (a simulated fleet or a rack behind one
+ * NAT; agents past it retry after their backoff). A hello within 5 s (an
+ * agent sends it at once) and a first call within 15 s of the turn (a TLS
+ * handshake and the call's headers on a busy broker). A source that leaves
+ * more than 100 connections unfinished, then 1 a second, holds 8 at once
+ * until its allowance refills: a bare-connect flood slows itself, no one else.
+ */
+const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
+  pendingPerSource: 1024,
+  pendingPerSlowedSource: 8,
+  pendingTotal: 6000,
+  unfinishedPerSource: { burst: 100, perMinute: 60 },
+  helloTimeoutMs: 5000,
+  handshakeTimeoutMs: 15_000,
+};
 /** Refusals audited per identity or source: 20 at once, 10 a minute sustained. */
 const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
 
@@ -206,8 +225,10 @@ export interface BrokerOptions {
   staleAfterMissed: number;
   /** Heartbeats missed before the broker ends a silent agent's stream and the agent is offline (the grace after stale). */
   offlineAfterMissed: number;
-  /** How fast agent streams are taken on; those past it are told when to come back. */
+  /** How fast agent connections are handed to TLS; the excess waits for its turn, the sources taking turns. */
   admissionRate: AdmissionRate;
+  /** What one source address, and all together, may hold of the agents' port before a connection's first call. */
+  admissionLimits: AdmissionLimits;
   storePollMs: number;
   /** The options of the services the broker runs for its domains (notification channels, wake targets), by service name. */
   services: BrokerServiceOptions;
@@ -247,6 +268,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     staleAfterMissed: 3,
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
+    admissionLimits: DEFAULT_ADMISSION_LIMITS,
     storePollMs: 250,
     services: {},
     logLevel: 'error',
@@ -324,6 +346,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     staleAfterMissed: 3,
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
+    admissionLimits: DEFAULT_ADMISSION_LIMITS,
     storePollMs: 250,
     services: resolveServiceOptions(values),
     logLevel: values['log-level'] as LogLevel,

@@ -110,6 +110,7 @@ export class Broker {
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         offlineAfterMissed: options.offlineAfterMissed,
         admissionRate: options.admissionRate,
+        admissionLimits: options.admissionLimits,
         enrollLimits: options.enrollLimits,
         log,
       });
