@@ -14,6 +14,7 @@ import type { ClusterOptions } from './cluster/broker-cluster.ts';
 import { parseBusUrl } from './cluster/bus.ts';
 import type { AdmissionLimits } from './grpc/admission-gate.ts';
 import type { AdmissionRate } from './grpc/admission-pacer.ts';
+import type { HttpLimits } from './http/listen-http.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
@@ -21,6 +22,9 @@ import { defaultAdvertiseNames } from './pki/broker-authority.ts';
 import { type BrokerServiceOptions, resolveServiceOptions } from './services/broker-services.ts';
 import { parseStoreLocation } from './store/store-location.ts';
 import { defaultWebAssetsDir } from './web/static-assets.ts';
+
+/** A busy MCP client keeps a few connections (its notification stream and a pool for requests): room for dozens per address. */
+const DEFAULT_HTTP_CONNECTIONS_PER_SOURCE = 256;
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -88,6 +92,14 @@ export const BROKER_FLAGS = {
     default: '1h',
     min: 1000,
     placeholder: 'DURATION',
+  },
+  'http-connections-per-source': {
+    type: 'integer',
+    description:
+      'HTTP connections one address may hold open at once, on the MCP port and on the web console port (raise it behind a reverse proxy, whose address all clients share)',
+    default: DEFAULT_HTTP_CONNECTIONS_PER_SOURCE,
+    min: 1,
+    placeholder: 'N',
   },
   'mcp-public-url': {
     type: 'string',
@@ -183,6 +195,21 @@ const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
   helloTimeoutMs: 5000,
   handshakeTimeoutMs: 15_000,
 };
+/**
+ * Each HTTP listener (MCP, the web console) holds at most 2,048 connections,
+ * or --http-connections-per-source when that is more. Headers must arrive within 10 s of a request's first byte, a
+ * body within 30 s (4 MiB at about 1 Mbit/s), a whole request within 60 s
+ * (Node's own backstop). Idle keep-alive connections live a minute.
+ */
+function httpLimits(perSource: number): HttpLimits {
+  return {
+    maxConnections: Math.max(2048, perSource),
+    maxConnectionsPerSource: perSource,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+    bodyTimeoutMs: 30_000,
+  };
+}
 /** Refusals audited per identity or source: 20 at once, 10 a minute sustained. */
 const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
 
@@ -199,6 +226,8 @@ export interface BrokerOptions {
   mcpAllowedHosts: string[];
   mcpAllowedOrigins: string[];
   mcpPublicUrl: string | undefined;
+  /** Connections and request clocks of the MCP and web console listeners. */
+  httpLimits: HttpLimits;
   /** How long MCP tasks and their results are kept. */
   mcpTaskTtlMs: number;
   /** `--web-listen`: where the web console listens, or undefined for no console. */
@@ -252,6 +281,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpAllowedHosts: [],
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
+    httpLimits: httpLimits(DEFAULT_HTTP_CONNECTIONS_PER_SOURCE),
     mcpTaskTtlMs: 3_600_000,
     webListen: undefined,
     webAllowedHosts: [],
@@ -316,6 +346,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedHosts: values['mcp-allowed-hosts'],
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
+    httpLimits: httpLimits(values['http-connections-per-source']),
     mcpTaskTtlMs: values['mcp-task-ttl'],
     webListen,
     webAllowedHosts: values['web-allowed-hosts'],

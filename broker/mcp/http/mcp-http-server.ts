@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type AuthInfo, classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
-import { closeHttp, hostAllowed, listenHttp, loopbackHosts } from '../../http/listen-http.ts';
+import { closeHttp, type HttpLimits, hostAllowed, listenHttp, loopbackHosts } from '../../http/listen-http.ts';
+import { CLOSES_CONNECTION, readBody } from '../../http/read-body.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import { createIconRoutes } from '../icons/icon-routes.ts';
@@ -28,6 +29,8 @@ interface McpHttpServerOptions {
   allowedOrigins: string[];
   /** The public URL of the endpoint, for the protected resource metadata. Default: http://HOST:PORT/mcp. */
   publicUrl: string | undefined;
+  /** Connections and request clocks of the listener. */
+  httpLimits: HttpLimits;
   store: BrokerStore;
   log: Logger;
   /**
@@ -101,17 +104,6 @@ const NEW_TOKEN_STEP =
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function parseJson(body: Buffer): unknown {
@@ -223,6 +215,7 @@ export class McpHttpServer {
     const server = await listenHttp(
       this.options.host,
       this.options.port,
+      this.options.httpLimits,
       (req, res) => this.handle(req, res),
       (error, res) => {
         this.options.log.error('MCP request failed', { error: (error as Error).message });
@@ -407,9 +400,12 @@ export class McpHttpServer {
     let body: Buffer | undefined;
     if (req.method === 'POST') {
       try {
-        body = await readBody(req);
+        body = await readBody(req, { maxBytes: MAX_BODY_BYTES, timeoutMs: this.options.httpLimits.bodyTimeoutMs });
       } catch (error) {
-        jsonRpcError(res, 413, -32700, `Parse error: ${(error as Error).message}`);
+        const refused = toFleetError(error);
+        const status = refused.details?.httpStatus;
+        // Without a status the client left before its body arrived: nobody to answer.
+        if (typeof status === 'number') jsonRpcError(res, status, -32600, `Invalid Request: ${refused.message}. ${refused.hint}`, CLOSES_CONNECTION);
         return;
       }
     }
