@@ -16,6 +16,7 @@ import type { AdmissionLimits } from './grpc/admission-gate.ts';
 import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { HttpLimits } from './http/listen-http.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
+import type { McpSessionLimits } from './mcp/http/mcp-http-server.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
@@ -25,6 +26,15 @@ import { defaultWebAssetsDir } from './web/static-assets.ts';
 
 /** A busy MCP client keeps a few connections (its notification stream and a pool for requests): room for dozens per address. */
 const DEFAULT_HTTP_CONNECTIONS_PER_SOURCE = 256;
+/**
+ * 2025-era MCP sessions per identity on one broker: a client holds one, a
+ * team sharing a token or a script opening one per run a few dozen; each
+ * costs about 50 KiB and a share of every change notification, so one token
+ * cannot hold thousands. A session unused for 10 minutes with no stream open
+ * ends (its client opens a new one on the 404 it then gets).
+ */
+const DEFAULT_MCP_SESSIONS_PER_IDENTITY = 64;
+const MCP_SESSION_IDLE_MS = 10 * 60_000;
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -92,6 +102,13 @@ export const BROKER_FLAGS = {
     default: '1h',
     min: 1000,
     placeholder: 'DURATION',
+  },
+  'mcp-sessions-per-identity': {
+    type: 'integer',
+    description: 'MCP sessions (2025-era clients) one identity may hold open at once on this broker; past it a new one is refused with 429',
+    default: DEFAULT_MCP_SESSIONS_PER_IDENTITY,
+    min: 1,
+    placeholder: 'N',
   },
   'http-connections-per-source': {
     type: 'integer',
@@ -228,6 +245,8 @@ export interface BrokerOptions {
   mcpPublicUrl: string | undefined;
   /** Connections and request clocks of the MCP and web console listeners. */
   httpLimits: HttpLimits;
+  /** 2025-era MCP sessions per identity, and how long one may go unused. */
+  mcpSessionLimits: McpSessionLimits;
   /** How long MCP tasks and their results are kept. */
   mcpTaskTtlMs: number;
   /** `--web-listen`: where the web console listens, or undefined for no console. */
@@ -282,6 +301,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
     httpLimits: httpLimits(DEFAULT_HTTP_CONNECTIONS_PER_SOURCE),
+    mcpSessionLimits: { perIdentity: DEFAULT_MCP_SESSIONS_PER_IDENTITY, idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: 3_600_000,
     webListen: undefined,
     webAllowedHosts: [],
@@ -347,6 +367,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
     httpLimits: httpLimits(values['http-connections-per-source']),
+    mcpSessionLimits: { perIdentity: values['mcp-sessions-per-identity'], idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: values['mcp-task-ttl'],
     webListen,
     webAllowedHosts: values['web-allowed-hosts'],

@@ -158,6 +158,7 @@ export class Broker {
         allowedOrigins: options.mcpAllowedOrigins,
         publicUrl: options.mcpPublicUrl,
         httpLimits: options.httpLimits,
+        sessionLimits: options.mcpSessionLimits,
         store,
         log,
         refusals,
