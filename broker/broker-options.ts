@@ -214,9 +214,9 @@ const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
 };
 /**
  * Each HTTP listener (MCP, the web console) holds at most 2,048 connections,
- * or --http-connections-per-source when that is more. Headers must arrive within 10 s of a request's first byte, a
- * body within 30 s (4 MiB at about 1 Mbit/s), a whole request within 60 s
- * (Node's own backstop). Idle keep-alive connections live a minute.
+ * or --http-connections-per-source when that is more. Headers must arrive
+ * within 10 s of a request's first byte, a body within 30 s (4 MiB at about
+ * 1 Mbit/s), a whole request within 60 s (Node's own backstop).
  */
 function httpLimits(perSource: number): HttpLimits {
   return {

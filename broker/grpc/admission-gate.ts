@@ -60,7 +60,7 @@ interface Pending {
  * The agents' TCP listener in front of the gRPC server. A connection is
  * pending from its accept until its first call reaches the server
  * (established()), in three stages: it must send its first bytes (a TLS
- * hello) within a few seconds, which it keeps unread; it then waits for its
+ * hello) within a few seconds, kept for TLS to read; it then waits for its
  * turn at the admission pacer, which takes the sources in turn at the
  * admission rate; then it is handed to the gRPC server, and must make its
  * first call within the handshake clock. Accepting and waiting are cheap, the
