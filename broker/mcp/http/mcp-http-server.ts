@@ -69,6 +69,8 @@ interface ModernEndpoint {
   lastUsed: number;
   /** When the identity expires, as its last request found it. */
   expiresAt: number;
+  /** Its `subscriptions/listen` streams open now: while one is, the endpoint is in use. */
+  listening: number;
 }
 
 /** Why a session named by a request cannot be served here ('full': its identity holds all the sessions it may). */
@@ -389,7 +391,8 @@ export class McpHttpServer {
     this.shared.ended(idle);
     this.shared.prune();
     for (const [id, endpoint] of this.modern) {
-      if (now - endpoint.lastUsed > idleMs) {
+      if (endpoint.listening > 0) endpoint.lastUsed = now;
+      else if (now - endpoint.lastUsed > idleMs) {
         this.modern.delete(id);
         void endpoint.handler.close().catch(() => {});
       }
@@ -505,6 +508,12 @@ export class McpHttpServer {
     res.once('close', () => aborted.abort());
     const request = toWebRequest(req, body, aborted.signal);
     const endpoint = this.modernEndpoint(identity);
+    if (isListen(parsed)) {
+      endpoint.listening += 1;
+      res.once('close', () => {
+        endpoint.listening -= 1;
+      });
+    }
     // A listen stream names its resources without subscribing: the session watches the ones its identity may read.
     const uris = listenedResources(parsed);
     if (uris.length) await endpoint.session.listen(uris);
@@ -538,7 +547,7 @@ export class McpHttpServer {
         onerror: (error) => this.options.log.debug('MCP request refused', { error: error.message }),
       });
       session.attachBus(bus);
-      endpoint = { handler, session, identityId: identity.id, lastUsed: Date.now(), expiresAt: identity.expiresAt };
+      endpoint = { handler, session, identityId: identity.id, lastUsed: Date.now(), expiresAt: identity.expiresAt, listening: 0 };
       this.modern.set(identity.id, endpoint);
     }
     endpoint.lastUsed = Date.now();
