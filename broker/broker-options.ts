@@ -197,15 +197,16 @@ const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
 /**
  * The agents' port before a connection's first call: 6,000 connections
  * pending in all (30 s of turns at the default rate, as many descriptors at
- * most), 1,024 of one source address (a simulated fleet or a rack behind one
- * NAT; agents past it retry after their backoff). A hello within 5 s (an
+ * most), 2,048 of one source address (a site behind one NAT, or the
+ * benchmarks' 2,000 simulated agents in one process, back at once after a
+ * restart; agents past it retry after their backoff). A hello within 5 s (an
  * agent sends it at once) and a first call within 15 s of the turn (a TLS
  * handshake and the call's headers on a busy broker). A source that leaves
  * more than 100 connections unfinished, then 1 a second, holds 8 at once
  * until its allowance refills: a bare-connect flood slows itself, no one else.
  */
 const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
-  pendingPerSource: 1024,
+  pendingPerSource: 2048,
   pendingPerSlowedSource: 8,
   pendingTotal: 6000,
   unfinishedPerSource: { burst: 100, perMinute: 60 },
