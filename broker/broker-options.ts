@@ -12,14 +12,29 @@ import { parseHostPort } from '../shared/options/values.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { ClusterOptions } from './cluster/broker-cluster.ts';
 import { parseBusUrl } from './cluster/bus.ts';
+import type { AdmissionLimits } from './grpc/admission-gate.ts';
 import type { AdmissionRate } from './grpc/admission-pacer.ts';
+import type { HttpLimits } from './http/listen-http.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
+import type { McpSessionLimits } from './mcp/http/mcp-http-server.ts';
 import type { TextFormat } from './mcp/mcp-session.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
 import { type BrokerServiceOptions, resolveServiceOptions } from './services/broker-services.ts';
 import { parseStoreLocation } from './store/store-location.ts';
 import { defaultWebAssetsDir } from './web/static-assets.ts';
+
+/** A busy MCP client keeps a few connections (its notification stream and a pool for requests): room for dozens per address. */
+const DEFAULT_HTTP_CONNECTIONS_PER_SOURCE = 256;
+/**
+ * 2025-era MCP sessions per identity on one broker: a client holds one, a
+ * team sharing a token or a script opening one per run a few dozen; each
+ * costs about 50 KiB and a share of every change notification, so one token
+ * cannot hold thousands. A session unused for 10 minutes with no stream open
+ * ends (its client opens a new one on the 404 it then gets).
+ */
+const DEFAULT_MCP_SESSIONS_PER_IDENTITY = 64;
+const MCP_SESSION_IDLE_MS = 10 * 60_000;
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -87,6 +102,21 @@ export const BROKER_FLAGS = {
     default: '1h',
     min: 1000,
     placeholder: 'DURATION',
+  },
+  'mcp-sessions-per-identity': {
+    type: 'integer',
+    description: 'MCP sessions (2025-era clients) one identity may hold open at once on this broker; past it a new one is refused with 429',
+    default: DEFAULT_MCP_SESSIONS_PER_IDENTITY,
+    min: 1,
+    placeholder: 'N',
+  },
+  'http-connections-per-source': {
+    type: 'integer',
+    description:
+      'HTTP connections one address may hold open at once, on the MCP port and on the web console port (raise it behind a reverse proxy, whose address all clients share)',
+    default: DEFAULT_HTTP_CONNECTIONS_PER_SOURCE,
+    min: 1,
+    placeholder: 'N',
   },
   'mcp-public-url': {
     type: 'string',
@@ -179,6 +209,40 @@ const DEFAULT_ENROLL_LIMITS = { perSource: { burst: 30, perMinute: 30 }, perToke
  * 2,000 agents are back within about 10 s).
  */
 const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
+/**
+ * The agents' port before a connection's first call: 6,000 connections
+ * pending in all (30 s of turns at the default rate, as many descriptors at
+ * most), 2,048 of one source address (a site behind one NAT, or the
+ * benchmarks' 2,000 simulated agents in one process, back at once after a
+ * restart; agents past it retry after their backoff). A hello within 5 s (an
+ * agent sends it at once) and a first call within 15 s of the turn (a TLS
+ * handshake and the call's headers on a busy broker). A source that leaves
+ * more than 100 connections unfinished, then 1 a second, holds 8 at once
+ * until its allowance refills: a bare-connect flood slows itself, no one else.
+ */
+const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
+  pendingPerSource: 2048,
+  pendingPerSlowedSource: 8,
+  pendingTotal: 6000,
+  unfinishedPerSource: { burst: 100, perMinute: 60 },
+  helloTimeoutMs: 5000,
+  handshakeTimeoutMs: 15_000,
+};
+/**
+ * Each HTTP listener (MCP, the web console) holds at most 2,048 connections,
+ * or --http-connections-per-source when that is more. Headers must arrive
+ * within 10 s of a request's first byte, a body within 30 s (4 MiB at about
+ * 1 Mbit/s), a whole request within 60 s (Node's own backstop).
+ */
+function httpLimits(perSource: number): HttpLimits {
+  return {
+    maxConnections: Math.max(2048, perSource),
+    maxConnectionsPerSource: perSource,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+    bodyTimeoutMs: 30_000,
+  };
+}
 /** Refusals audited per identity or source: 20 at once, 10 a minute sustained. */
 const DEFAULT_REFUSAL_AUDIT_LIMIT: RateLimit = { burst: 20, perMinute: 10 };
 
@@ -195,6 +259,10 @@ export interface BrokerOptions {
   mcpAllowedHosts: string[];
   mcpAllowedOrigins: string[];
   mcpPublicUrl: string | undefined;
+  /** Connections and request clocks of the MCP and web console listeners. */
+  httpLimits: HttpLimits;
+  /** 2025-era MCP sessions per identity, and how long one may go unused. */
+  mcpSessionLimits: McpSessionLimits;
   /** How long MCP tasks and their results are kept. */
   mcpTaskTtlMs: number;
   /** `--web-listen`: where the web console listens, or undefined for no console. */
@@ -221,8 +289,10 @@ export interface BrokerOptions {
   staleAfterMissed: number;
   /** Heartbeats missed before the broker ends a silent agent's stream and the agent is offline (the grace after stale). */
   offlineAfterMissed: number;
-  /** How fast agent streams are taken on; those past it are told when to come back. */
+  /** How fast agent connections are handed to TLS; the excess waits for its turn, the sources taking turns. */
   admissionRate: AdmissionRate;
+  /** What one source address, and all together, may hold of the agents' port before a connection's first call. */
+  admissionLimits: AdmissionLimits;
   storePollMs: number;
   /** The options of the services the broker runs for its domains (notification channels, wake targets), by service name. */
   services: BrokerServiceOptions;
@@ -246,6 +316,8 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpAllowedHosts: [],
     mcpAllowedOrigins: [],
     mcpPublicUrl: undefined,
+    httpLimits: httpLimits(DEFAULT_HTTP_CONNECTIONS_PER_SOURCE),
+    mcpSessionLimits: { perIdentity: DEFAULT_MCP_SESSIONS_PER_IDENTITY, idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: 3_600_000,
     webListen: undefined,
     webAllowedHosts: [],
@@ -262,6 +334,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     staleAfterMissed: 3,
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
+    admissionLimits: DEFAULT_ADMISSION_LIMITS,
     storePollMs: 250,
     services: {},
     logLevel: 'error',
@@ -326,6 +399,8 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpAllowedHosts: values['mcp-allowed-hosts'],
     mcpAllowedOrigins: values['mcp-allowed-origins'],
     mcpPublicUrl: values['mcp-public-url'],
+    httpLimits: httpLimits(values['http-connections-per-source']),
+    mcpSessionLimits: { perIdentity: values['mcp-sessions-per-identity'], idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: values['mcp-task-ttl'],
     webListen,
     webAllowedHosts: values['web-allowed-hosts'],
@@ -359,6 +434,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     staleAfterMissed: 3,
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
+    admissionLimits: DEFAULT_ADMISSION_LIMITS,
     storePollMs: 250,
     services: resolveServiceOptions(values),
     logLevel: values['log-level'] as LogLevel,

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { closeSession } from './mcp-client.ts';
 
 /** The broker no longer knows the session (it restarted): the request was never handled. */
 function unknownSession(error: unknown): boolean {
@@ -97,7 +98,7 @@ export class BrokerLink {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.client.close();
+    await closeSession(this.client);
   }
 
   /** The broker's stream of notifications breaking with an unknown session (a restart) or no broker there: reconnect before the client asks. */

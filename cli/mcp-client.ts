@@ -62,3 +62,14 @@ export async function connectToBroker(url: string, token: string, name: string):
   }
   return client;
 }
+
+/**
+ * Ends the client's MCP session on the broker (DELETE), then closes the
+ * client: the SDK's close() alone leaves the session open there until it is
+ * idle long enough, and it counts against the identity's sessions meanwhile.
+ */
+export async function closeSession(client: Client): Promise<void> {
+  const transport = client.transport;
+  if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
+  await client.close();
+}

@@ -111,8 +111,9 @@ describe('real MCP clients', () => {
     await client.close();
   });
 
-  it('fleetmesh call runs a tool with per-host progress, and exits non-zero on an error', async () => {
-    const env = { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: token };
+  it('fleetmesh call runs a tool with per-host progress, exits non-zero on an error, and ends its session each time', async () => {
+    const caller = await identityToken(fleet.broker, 2, undefined, 'cli-caller');
+    const env = { FLEETMESH_MCP_URL: fleet.broker.mcpUrl, FLEETMESH_MCP_TOKEN: caller };
     const table = await runFleetmesh(['call', 'agent_info', '--selector', 'role=db'], { env });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/\| `db-1` \| `available` \|/);
@@ -127,6 +128,8 @@ describe('real MCP clients', () => {
     const failed = await runFleetmesh(['call', 'agent_info', '--host', 'nowhere'], { env });
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/not_found/);
+    // Each call ended its session (DELETE): none is left counting against the identity's limit.
+    expect(fleet.broker.mcp.liveSessions().filter((session) => session.identity.name === 'cli-caller')).toEqual([]);
   });
 
   it('fleetmesh call finds a tool name or an action id in fleet://actions on every surface', async () => {

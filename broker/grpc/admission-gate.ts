@@ -1,6 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { createServer, isIP, type Server, type Socket } from 'node:net';
-import type { AdmissionPacer } from './admission-pacer.ts';
+import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
+import { sourceKey } from '../limits/source-key.ts';
+import { AdmissionPacer, type AdmissionRate } from './admission-pacer.ts';
 
 /**
  * The listen queue asked of the kernel, which caps it at net.core.somaxconn
@@ -10,36 +12,92 @@ import type { AdmissionPacer } from './admission-pacer.ts';
  */
 const LISTEN_BACKLOG = 4096;
 
+/** The most a connection may send before its turn: one TLS record (an agent's hello is about 2 KiB); more is not TLS. */
+const MAX_HELLO_BYTES = 16_384 + 5;
+
+/** What one source address, and all of them together, may hold of the gate. */
+export interface AdmissionLimits {
+  /** Connections of one source pending at once (see AdmissionGate); past it a new one is closed at once. */
+  pendingPerSource: number;
+  /** The same, for a source slowed for leaving its connections unfinished. */
+  pendingPerSlowedSource: number;
+  /** Connections pending at once, all sources together. */
+  pendingTotal: number;
+  /** Connections a source may leave unfinished before it is slowed; it is again once its allowance refills. */
+  unfinishedPerSource: RateLimit;
+  /** How long a new connection has to send its first bytes (an agent's TLS hello follows its TCP handshake at once). */
+  helloTimeoutMs: number;
+  /** How long a connection handed to TLS has to make its first call. */
+  handshakeTimeoutMs: number;
+}
+
 interface AdmissionGateOptions {
-  pacer: AdmissionPacer;
+  /** How fast connections are handed to TLS. */
+  rate: AdmissionRate;
+  limits: AdmissionLimits;
   /** Hands a connection to the gRPC server, which starts its TLS handshake. */
   admit: (socket: Socket) => void;
-  /**
-   * The longest a connection is held for its turn. Past it the connection is
-   * closed at once, which costs the broker nothing and the agent one retry
-   * after its backoff, and the turn is not taken from the agents that wait.
-   */
-  maxHoldMs: number;
+}
+
+/** A connection's way through the gate: its first bytes awaited, its turn awaited, its TLS handshake and first call awaited. */
+type Stage = 'hello' | 'waiting' | 'handshake';
+
+interface Pending {
+  socket: Socket;
+  source: string;
+  /** The peer as grpc-js names it (`ADDRESS:PORT`), by which established() finds it. */
+  peer: string;
+  stage: Stage;
+  /** Ends the hello and handshake stages that take too long. */
+  clock: NodeJS.Timeout | undefined;
+  /** What the peer sent before its turn, given back to the socket when it is handed over. */
+  hello: Buffer[];
+  helloBytes: number;
+  read: () => void;
 }
 
 /**
- * The agents' TCP listener in front of the gRPC server. It accepts every
- * connection at once (accepting is cheap, the TLS handshake is not) and hands
- * each to the server when the admission pacer gives it its turn: until then
- * the socket is not read, and the agent's TLS hello waits in the kernel. A
- * fleet that dials at once after a restart is thus handshaken at the
- * admission rate, in the order it arrived, and no dial is dropped by a full
- * listen queue or refused for being early.
+ * The agents' TCP listener in front of the gRPC server. A connection is
+ * pending from its accept until its first call reaches the server
+ * (established()), in three stages: it must send its first bytes (a TLS
+ * hello) within a few seconds, kept for TLS to read; it then waits for its
+ * turn at the admission pacer, which takes the sources in turn at the
+ * admission rate; then it is handed to the gRPC server, and must make its
+ * first call within the handshake clock. Accepting and waiting are cheap, the
+ * TLS handshake is not: a fleet that dials at once after a restart is
+ * handshaken at the admission rate and no dial is dropped by a full listen
+ * queue, while a bare TCP connect costs one descriptor for a few seconds and
+ * no turn.
+ *
+ * Each source may have `pendingPerSource` connections pending, and all
+ * sources `pendingTotal`; past that a new connection is closed at once,
+ * which costs the broker nothing and the agent one retry after its backoff.
+ * A connection that ends pending, other than by leaving while it waits for
+ * its turn (it closed, or its clock ran out), counts as unfinished against
+ * its source; a source past its allowance of unfinished connections is
+ * slowed to `pendingPerSlowedSource` pending at once, and the others are not
+ * slowed with it.
  */
 export class AdmissionGate {
   private readonly servers: Server[] = [];
-  private readonly held = new Map<Socket, NodeJS.Timeout>();
+  private readonly pacer: AdmissionPacer<Pending>;
+  private readonly pending = new Set<Pending>();
+  private readonly pendingBySource = new Map<string, number>();
+  /** Connections handed to TLS and not yet established, by peer. */
+  private readonly handshaking = new Map<string, Pending>();
+  private readonly unfinished: RateLimiter;
+  /** The timer of the next turn, while connections wait for it. */
+  private turn: NodeJS.Timeout | undefined;
+  private closed = false;
 
-  constructor(private readonly options: AdmissionGateOptions) {}
+  constructor(private readonly options: AdmissionGateOptions) {
+    this.pacer = new AdmissionPacer(options.rate);
+    this.unfinished = new RateLimiter(options.limits.unfinishedPerSource);
+  }
 
-  /** Connections accepted and waiting for their turn. */
+  /** Connections waiting for their turn. */
   get waiting(): number {
-    return this.held.size;
+    return this.pacer.waiting;
   }
 
   /**
@@ -77,41 +135,124 @@ export class AdmissionGate {
     });
   }
 
+  /**
+   * The first call of a connection handed over has reached the gRPC server
+   * (`peer` as grpc-js's getPeer() names it): the connection is the server's
+   * from now on and no longer counts against its source.
+   */
+  established(peer: string): void {
+    const entry = this.handshaking.get(peer);
+    if (entry) this.forget(entry);
+  }
+
   private onConnection(socket: Socket): void {
     // A peer that resets while it waits must not take the process down.
     socket.on('error', () => {});
-    const waitMs = this.options.pacer.admit(Date.now(), this.options.maxHoldMs);
-    if (waitMs === undefined) {
+    const { limits } = this.options;
+    const address = socket.remoteAddress;
+    const source = sourceKey(address);
+    const held = this.pendingBySource.get(source) ?? 0;
+    const cap = this.unfinished.allows(source) ? limits.pendingPerSource : limits.pendingPerSlowedSource;
+    if (this.closed || address === undefined || held >= cap || this.pending.size >= limits.pendingTotal) {
       socket.destroy();
       return;
     }
-    if (waitMs === 0) {
-      this.options.admit(socket);
+    const entry: Pending = {
+      socket,
+      source,
+      peer: `${address}:${socket.remotePort}`,
+      stage: 'hello',
+      clock: undefined,
+      hello: [],
+      helloBytes: 0,
+      read: () => this.read(entry),
+    };
+    this.pending.add(entry);
+    this.pendingBySource.set(source, held + 1);
+    entry.clock = setTimeout(() => this.giveUp(entry, true), limits.helloTimeoutMs);
+    // What arrives before the turn is read out and kept, so that the peer's end is seen while it waits (end and
+    // close come only once the buffer is read), and given back to the socket for TLS to read when it is handed over.
+    socket.on('readable', entry.read);
+    // Leaving while it waits for its turn costs nothing and is not held against the source.
+    socket.once('close', () => this.giveUp(entry, entry.stage !== 'waiting'));
+  }
+
+  private read(entry: Pending): void {
+    for (let chunk = entry.socket.read() as Buffer | null; chunk !== null; chunk = entry.socket.read() as Buffer | null) {
+      entry.hello.push(chunk);
+      entry.helloBytes += chunk.length;
+    }
+    if (entry.helloBytes > MAX_HELLO_BYTES) this.giveUp(entry, true);
+    else if (entry.stage === 'hello' && entry.helloBytes > 0) this.waitForTurn(entry);
+  }
+
+  private waitForTurn(entry: Pending): void {
+    clearTimeout(entry.clock);
+    entry.clock = undefined;
+    entry.stage = 'waiting';
+    this.pacer.enqueue(entry.source, entry);
+    this.nextTurns();
+  }
+
+  /** Hands over the connections whose turn has come, and sets a timer for the next turn while others wait. */
+  private nextTurns(): void {
+    if (this.turn) return;
+    const { due, nextInMs } = this.pacer.due();
+    for (const entry of due) this.handOver(entry);
+    if (nextInMs === undefined) return;
+    this.turn = setTimeout(() => {
+      this.turn = undefined;
+      this.nextTurns();
+    }, nextInMs);
+  }
+
+  private handOver(entry: Pending): void {
+    if (entry.socket.destroyed) {
+      this.giveUp(entry, false);
       return;
     }
-    const timer = setTimeout(() => {
-      this.held.delete(socket);
-      if (!socket.destroyed) this.options.admit(socket);
-    }, waitMs);
-    this.held.set(socket, timer);
-    socket.once('close', () => {
-      clearTimeout(timer);
-      this.held.delete(socket);
-    });
+    entry.stage = 'handshake';
+    this.handshaking.set(entry.peer, entry);
+    entry.clock = setTimeout(() => this.giveUp(entry, true), this.options.limits.handshakeTimeoutMs);
+    entry.socket.off('readable', entry.read);
+    entry.socket.unshift(Buffer.concat(entry.hello, entry.helloBytes));
+    entry.hello = [];
+    this.options.admit(entry.socket);
+  }
+
+  /** Ends a pending connection; `unfinished` counts it against its source. */
+  private giveUp(entry: Pending, unfinished: boolean): void {
+    if (!this.pending.has(entry)) return;
+    this.forget(entry);
+    if (unfinished) this.unfinished.take(entry.source);
+    entry.socket.destroy();
+  }
+
+  /** The gate lets go of a connection: established, or about to be closed. */
+  private forget(entry: Pending): void {
+    if (!this.pending.delete(entry)) return;
+    clearTimeout(entry.clock);
+    if (entry.stage === 'waiting') this.pacer.withdraw(entry.source, entry);
+    if (this.handshaking.get(entry.peer) === entry) this.handshaking.delete(entry.peer);
+    const held = (this.pendingBySource.get(entry.source) ?? 1) - 1;
+    if (held > 0) this.pendingBySource.set(entry.source, held);
+    else this.pendingBySource.delete(entry.source);
   }
 
   /**
-   * Stops listening at once and closes the connections still waiting. Those
-   * handed over are the gRPC server's to close: the listeners' own close
+   * Stops listening at once and closes every pending connection. Those
+   * established are the gRPC server's to close: the listeners' own close
    * waits for them, so it is not awaited here (it would wait for ever for a
    * server that has not shut down yet).
    */
   close(): void {
-    for (const [socket, timer] of this.held) {
-      clearTimeout(timer);
-      socket.destroy();
+    this.closed = true;
+    clearTimeout(this.turn);
+    this.turn = undefined;
+    for (const entry of [...this.pending]) {
+      this.forget(entry);
+      entry.socket.destroy();
     }
-    this.held.clear();
     for (const server of this.servers.splice(0)) if (server.listening) server.close();
   }
 }

@@ -1,42 +1,74 @@
 import { describe, expect, it } from 'vitest';
-import { AdmissionPacer } from './admission-pacer.ts';
+import { AdmissionPacer, spreadReturns } from './admission-pacer.ts';
+
+/** `count` connections named `source-1`, `source-2`… put in `source`'s line. */
+function arrive(pacer: AdmissionPacer<string>, source: string, count: number): void {
+  for (let i = 1; i <= count; i++) pacer.enqueue(source, `${source}-${i}`);
+}
 
 describe('admission pacing', () => {
-  it('admits a burst at once, then gives the excess a slot each, one admission interval apart', () => {
-    const pacer = new AdmissionPacer({ burst: 10, perSecond: 100 }, 0);
-    const waits = Array.from({ length: 210 }, () => pacer.admit(0));
-    expect(waits.slice(0, 10)).toEqual(Array(10).fill(0));
-    // 200 agents past the burst are spread one slot (10 ms) apart over two seconds.
-    expect(waits.slice(10, 13)).toEqual([10, 20, 30]);
-    expect(waits.at(-1)).toBe(2000);
+  it('takes a burst at once, then one connection per admission interval', () => {
+    const pacer = new AdmissionPacer<string>({ burst: 10, perSecond: 100 }, 0);
+    arrive(pacer, 'a', 210);
+    const first = pacer.due(0);
+    expect(first.due).toHaveLength(10);
+    // The next turn is one interval (10 ms) away, and each interval gives one.
+    expect(first.nextInMs).toBe(10);
+    expect(pacer.due(10).due).toEqual(['a-11']);
+    expect(pacer.due(30).due).toEqual(['a-12', 'a-13']);
+    // The rest, each asked for when the pacer said its turn comes: 200 past the burst take two seconds.
+    let nowMs = 30;
+    let next = pacer.due(nowMs).nextInMs;
+    while (next !== undefined) {
+      nowMs += next;
+      next = pacer.due(nowMs).nextInMs;
+    }
+    expect(nowMs).toBe(2000);
+    expect(pacer.waiting).toBe(0);
   });
 
-  it('keeps the slots it promised: a newcomer waits behind those already waiting', () => {
-    const pacer = new AdmissionPacer({ burst: 1, perSecond: 10 }, 0);
-    expect(pacer.admit(0)).toBe(0);
-    expect(pacer.admit(0)).toBe(100);
-    expect(pacer.admit(0)).toBe(200);
-    // At 100 ms the second arrival takes its slot; a newcomer then comes after the third.
-    expect(pacer.admit(100)).toBe(200);
+  it('gives turns round the sources: one that dials once waits behind no more than one of a source that dialled a hundred times', () => {
+    const pacer = new AdmissionPacer<string>({ burst: 1, perSecond: 10 }, 0);
+    arrive(pacer, 'flood', 100);
+    arrive(pacer, 'agent', 1);
+    expect(pacer.due(0).due).toEqual(['flood-1']);
+    expect(pacer.due(100).due).toEqual(['agent-1']);
+    expect(pacer.due(200).due).toEqual(['flood-2']);
+  });
+
+  it('keeps each source in the order its connections came', () => {
+    const pacer = new AdmissionPacer<string>({ burst: 6, perSecond: 1 }, 0);
+    arrive(pacer, 'a', 3);
+    arrive(pacer, 'b', 3);
+    expect(pacer.due(0).due).toEqual(['a-1', 'b-1', 'a-2', 'b-2', 'a-3', 'b-3']);
+  });
+
+  it('spends no turn on a connection that left its line: the next one takes it', () => {
+    const pacer = new AdmissionPacer<string>({ burst: 1, perSecond: 10 }, 0);
+    arrive(pacer, 'a', 3);
+    expect(pacer.due(0).due).toEqual(['a-1']);
+    expect(pacer.withdraw('a', 'a-2')).toBe(true);
+    expect(pacer.withdraw('a', 'a-2')).toBe(false);
+    expect(pacer.waiting).toBe(1);
+    expect(pacer.due(100).due).toEqual(['a-3']);
+    // A line emptied by withdrawals leaves the round.
+    arrive(pacer, 'b', 1);
+    pacer.withdraw('b', 'b-1');
+    expect(pacer.due(1000)).toEqual({ due: [], nextInMs: undefined });
   });
 
   it('takes a burst again after a quiet spell', () => {
-    const pacer = new AdmissionPacer({ burst: 3, perSecond: 10 }, 0);
-    for (let i = 0; i < 6; i++) pacer.admit(0);
-    expect([pacer.admit(10_000), pacer.admit(10_000), pacer.admit(10_000), pacer.admit(10_000)]).toEqual([0, 0, 0, 100]);
-  });
-
-  it('promises no slot past the longest wait it is allowed, and gives that slot to the next arrival', () => {
-    const pacer = new AdmissionPacer({ burst: 1, perSecond: 10 }, 0);
-    expect(pacer.admit(0, 150)).toBe(0);
-    expect(pacer.admit(0, 150)).toBe(100);
-    expect(pacer.admit(0, 150)).toBeUndefined();
-    expect(pacer.admit(50, 150)).toBe(150);
+    const pacer = new AdmissionPacer<string>({ burst: 3, perSecond: 10 }, 0);
+    arrive(pacer, 'a', 6);
+    pacer.due(0);
+    pacer.due(300);
+    arrive(pacer, 'b', 4);
+    expect(pacer.due(10_000).due).toEqual(['b-1', 'b-2', 'b-3']);
+    expect(pacer.due(10_000).nextInMs).toBe(100);
   });
 
   it('spreads a fleet sent away at shutdown over the time the rate needs to take it back', () => {
-    const pacer = new AdmissionPacer({ burst: 10, perSecond: 100 });
-    const waits = pacer.spread(1000);
+    const waits = spreadReturns(1000, { burst: 10, perSecond: 100 });
     expect(Math.max(...waits)).toBeLessThan(10_000);
     const seconds = new Set(waits.map((ms) => Math.floor(ms / 1000)));
     expect(seconds.size).toBe(10);

@@ -6,47 +6,84 @@ export interface AdmissionRate {
 }
 
 /**
- * Paces the agents a broker takes on: `burst` at once after a quiet spell and
- * `perSecond` after that, each arrival past the burst given the next free slot
- * (one admission interval after the slot promised before it). A promised slot
- * is spent when it is promised: the connection waits for it and is not paced
- * again, so a fleet that arrives in one second is taken on, in the order it
- * came, over `fleet / perSecond` seconds, and a newcomer never jumps the queue.
+ * Decides whose turn it is to begin TLS at the agents' port. Connections wait
+ * in one line per source address, and turns go round the sources: one
+ * connection of each source in turn, each source's in the order they came.
+ * Turns come at the admission rate, `burst` at once after a quiet spell and
+ * `perSecond` after that. A connection that leaves its line (its socket
+ * closed) gives its turn up, so nothing is spent on it. A source that dials a
+ * thousand times thus waits behind itself, and the agent that dials once from
+ * elsewhere is taken on within a turn or two.
  */
-export class AdmissionPacer {
-  /** When the slots promised so far, past the burst allowance, run out. */
-  private slotsUntilMs: number;
+export class AdmissionPacer<T> {
+  /** Waiting connections by source; the source first in the map has the next turn. */
+  private readonly lines = new Map<string, T[]>();
+  private tokens: number;
+  private updatedMs: number;
+  private count = 0;
 
   constructor(
     private readonly rate: AdmissionRate,
     nowMs = Date.now(),
   ) {
-    this.slotsUntilMs = nowMs;
+    this.tokens = rate.burst;
+    this.updatedMs = nowMs;
   }
 
-  private get intervalMs(): number {
-    return 1000 / this.rate.perSecond;
+  /** Connections waiting for their turn. */
+  get waiting(): number {
+    return this.count;
+  }
+
+  /** Puts a connection at the end of its source's line. */
+  enqueue(source: string, item: T): void {
+    const line = this.lines.get(source);
+    if (line) line.push(item);
+    else this.lines.set(source, [item]);
+    this.count += 1;
+  }
+
+  /** Takes a connection out of its line before its turn came; false when it was not waiting. */
+  withdraw(source: string, item: T): boolean {
+    const line = this.lines.get(source);
+    const at = line?.indexOf(item) ?? -1;
+    if (!line || at < 0) return false;
+    line.splice(at, 1);
+    if (line.length === 0) this.lines.delete(source);
+    this.count -= 1;
+    return true;
   }
 
   /**
-   * 0 when the connection may go ahead now, else in how many milliseconds its
-   * slot comes; undefined when that would be later than `maxWaitMs`, and then
-   * no slot is taken.
+   * The connections whose turn has come by `nowMs`, round the sources, and in
+   * how many milliseconds the next turn comes (undefined when nobody waits).
    */
-  admit(nowMs = Date.now(), maxWaitMs = Number.POSITIVE_INFINITY): number | undefined {
-    const next = Math.max(this.slotsUntilMs, nowMs);
-    const waitMs = Math.max(0, Math.ceil(next - nowMs - (this.rate.burst - 1) * this.intervalMs));
-    if (waitMs > maxWaitMs) return undefined;
-    this.slotsUntilMs = next + this.intervalMs;
-    return waitMs;
+  due(nowMs = Date.now()): { due: T[]; nextInMs: number | undefined } {
+    this.tokens = Math.min(this.rate.burst, this.tokens + ((nowMs - this.updatedMs) * this.rate.perSecond) / 1000);
+    this.updatedMs = nowMs;
+    const due: T[] = [];
+    while (this.tokens >= 1) {
+      const next = this.lines.entries().next();
+      if (next.done) break;
+      const [source, line] = next.value;
+      const item = line.shift() as T;
+      // The source goes to the back of the round, or leaves it when its line is empty.
+      this.lines.delete(source);
+      if (line.length > 0) this.lines.set(source, line);
+      this.count -= 1;
+      this.tokens -= 1;
+      due.push(item);
+    }
+    const nextInMs = this.count > 0 ? Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.rate.perSecond)) : undefined;
+    return { due, nextInMs };
   }
+}
 
-  /**
-   * The waits to give `count` agents told to leave at once (a broker shutting
-   * down): spread evenly over the time this rate needs to take them all back.
-   */
-  spread(count: number, random: () => number = Math.random): number[] {
-    const windowMs = (count / this.rate.perSecond) * 1000;
-    return Array.from({ length: count }, () => Math.floor(random() * windowMs));
-  }
+/**
+ * The waits to give `count` agents told to leave at once (a broker shutting
+ * down): spread evenly over the time `rate` needs to take them all back.
+ */
+export function spreadReturns(count: number, rate: AdmissionRate, random: () => number = Math.random): number[] {
+  const windowMs = (count / rate.perSecond) * 1000;
+  return Array.from({ length: count }, () => Math.floor(random() * windowMs));
 }

@@ -14,8 +14,8 @@ import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import type { ServerIdentity } from '../pki/broker-authority.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import { AdmissionGate } from './admission-gate.ts';
-import { AdmissionPacer, type AdmissionRate } from './admission-pacer.ts';
+import { AdmissionGate, type AdmissionLimits } from './admission-gate.ts';
+import { type AdmissionRate, spreadReturns } from './admission-pacer.ts';
 import { createConnectHandler } from './connect-handler.ts';
 import { StaticCertificateProvider } from './static-certificate-provider.ts';
 
@@ -31,6 +31,8 @@ interface MeshServerOptions {
   offlineAfterMissed: number;
   /** How fast agent connections are taken on (TLS handshakes begun); the excess waits for its turn. */
   admissionRate: AdmissionRate;
+  /** What one source address, and all together, may hold of the agents' port before their first call. */
+  admissionLimits: AdmissionLimits;
   /** Enroll attempts allowed per source address and per join token id. */
   enrollLimits: { perSource: RateLimit; perToken: RateLimit };
   log: Logger;
@@ -56,13 +58,6 @@ function admit(limiter: RateLimiter, key: string, what: string): void {
   });
 }
 
-/**
- * The longest an agent's connection waits for its turn at the admission gate
- * (30 s of slots: 6,000 agents at the default rate). Later arrivals are closed
- * and retry after their backoff, by when the queue has moved on.
- */
-const MAX_ADMISSION_HOLD_MS = 30_000;
-
 /** The broker's gRPC endpoint: Enroll for newcomers, Connect for enrolled agents, one TLS port. */
 export class MeshServer {
   private server: grpc.Server | undefined;
@@ -71,10 +66,8 @@ export class MeshServer {
   private readonly enrollsByToken: RateLimiter;
   /** Refused enrollments are logged, at most 20 lines at once and 6 a minute. */
   private readonly refusals: ThrottledWarnings;
-  private readonly admissions: AdmissionPacer;
 
   constructor(private readonly options: MeshServerOptions) {
-    this.admissions = new AdmissionPacer(options.admissionRate);
     this.enrollsBySource = new RateLimiter(options.enrollLimits.perSource);
     this.enrollsByToken = new RateLimiter(options.enrollLimits.perToken);
     this.refusals = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
@@ -105,8 +98,12 @@ export class MeshServer {
       'grpc.keepalive_permit_without_calls': 1,
       'grpc.enable_channelz': 0,
     });
+    const connect = createConnectHandler(options);
+    // A connection's first call shows its TLS handshake is done: the gate stops counting it against its source.
+    let gate: AdmissionGate | undefined;
     addService(server, Mesh, {
       enroll: async (call, callback) => {
+        gate?.established(call.getPeer());
         const request = call.request;
         const source = peerAddress(call.getPeer());
         const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
@@ -142,7 +139,10 @@ export class MeshServer {
           callback(toGrpcStatus(failure));
         }
       },
-      connect: createConnectHandler(options),
+      connect: (call) => {
+        gate?.established(call.getPeer());
+        connect(call);
+      },
     });
     // The chain carries the CA too, so an enrolling agent can read it and check it against its pin.
     const certificates = new StaticCertificateProvider(Buffer.from(options.caCertificatePem), {
@@ -152,7 +152,7 @@ export class MeshServer {
     const credentials = grpc.experimental.createCertificateProviderServerCredentials(certificates, certificates, false);
     // The port is our own listener's, not grpc-js's: connections reach grpc-js's TLS only when the gate admits them.
     const injector = server.createConnectionInjector(credentials);
-    const gate = new AdmissionGate({ pacer: this.admissions, admit: (socket) => injector.injectConnection(socket), maxHoldMs: MAX_ADMISSION_HOLD_MS });
+    gate = new AdmissionGate({ rate: options.admissionRate, limits: options.admissionLimits, admit: (socket) => injector.injectConnection(socket) });
     const address = parseHostPort(options.listen, '--grpc-listen');
     let port: number;
     try {
@@ -173,7 +173,7 @@ export class MeshServer {
    */
   drain(): void {
     const sessions = this.options.registry.localSessions();
-    const waits = this.admissions.spread(sessions.length);
+    const waits = spreadReturns(sessions.length, this.options.admissionRate);
     sessions.forEach((session, i) => {
       session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs: waits[i] ?? 0, reason: 'the broker is shutting down' }) });
       session.close();

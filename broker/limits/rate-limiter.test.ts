@@ -13,6 +13,15 @@ describe('RateLimiter', () => {
     expect(limiter.take('a', 10_000).allowed).toBe(false);
   });
 
+  it('tells whether a key has an attempt left without counting one', () => {
+    const limiter = new RateLimiter({ burst: 1, perMinute: 6 });
+    expect(limiter.allows('a', 0)).toBe(true);
+    expect(limiter.allows('a', 0)).toBe(true);
+    limiter.take('a', 0);
+    expect(limiter.allows('a', 0)).toBe(false);
+    expect(limiter.allows('a', 10_000)).toBe(true);
+  });
+
   it('keeps a bounded number of keys, forgetting the oldest', () => {
     const limiter = new RateLimiter({ burst: 1, perMinute: 1 }, 2);
     expect(limiter.take('a', 0).allowed).toBe(true);

@@ -27,11 +27,22 @@ export class RateLimiter {
     private readonly maxKeys = 10_000,
   ) {}
 
+  /** The attempts `key` has left now. */
+  private tokens(key: string, nowMs: number): number {
+    const bucket = this.buckets.get(key);
+    return bucket ? Math.min(this.limit.burst, bucket.tokens + (nowMs - bucket.updatedMs) / (60_000 / this.limit.perMinute)) : this.limit.burst;
+  }
+
+  /** Whether an attempt for `key` would be allowed now; nothing is counted. */
+  allows(key: string, nowMs = Date.now()): boolean {
+    return this.tokens(key, nowMs) >= 1;
+  }
+
   /** Counts one attempt for `key` when it is allowed; a refused attempt costs nothing. */
   take(key: string, nowMs = Date.now()): RateDecision {
     const msPerToken = 60_000 / this.limit.perMinute;
     const bucket = this.buckets.get(key);
-    const tokens = bucket ? Math.min(this.limit.burst, bucket.tokens + (nowMs - bucket.updatedMs) / msPerToken) : this.limit.burst;
+    const tokens = this.tokens(key, nowMs);
     if (tokens < 1) {
       if (bucket) {
         bucket.tokens = tokens;

@@ -78,6 +78,11 @@ export class IdentitiesTable {
     await this.sql.run('UPDATE identities SET expires_at = ? WHERE id = ?', [expiresAt, id]);
   }
 
+  /** The identities revoked at or after `sinceMs` (by the clock of whoever revoked them): what live sessions must learn. */
+  async revokedSince(sinceMs: number): Promise<string[]> {
+    return (await this.sql.all<{ id: string }>('SELECT id FROM identities WHERE revoked_at >= ?', [sinceMs])).map((row) => row.id);
+  }
+
   async revoke(id: string, now: number): Promise<boolean> {
     return (await this.sql.run('UPDATE identities SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id])) > 0;
   }

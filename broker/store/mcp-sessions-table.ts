@@ -1,4 +1,4 @@
-import { IN_LIST_MAX, placeholders, queryInBatches, type SqlEngine, writeInBatches } from './sql-engine.ts';
+import { IN_LIST_MAX, placeholders, type SqlEngine, writeInBatches } from './sql-engine.ts';
 
 /**
  * What a 2025-era MCP session is, apart from its connection: enough for any
@@ -83,15 +83,15 @@ export class McpSessionsTable {
     return (await this.sql.run('UPDATE mcp_sessions SET held_by = ?, last_used_at = ? WHERE session_id = ?', [heldBy, now, sessionId])) > 0;
   }
 
-  /** Of these sessions, the ones the store still says `heldBy` serves. */
-  async held(heldBy: string, sessionIds: readonly string[]): Promise<Set<string>> {
-    const { rows } = await queryInBatches(sessionIds, (batch) =>
-      this.sql.all<{ session_id: string }>(`SELECT session_id FROM mcp_sessions WHERE held_by = ? AND session_id IN (${placeholders(batch.length)})`, [
-        heldBy,
-        ...batch,
-      ]),
-    );
-    return new Set(rows.map((row) => row.session_id));
+  /**
+   * The sessions served by another broker than `heldBy` and taken over or
+   * used at or after `sinceMs` (a take-over writes the time too): a broker
+   * still serving one of them lets it go. Read through the last-use index, so
+   * a round costs the rows written since, not one per session open.
+   */
+  async movedSince(heldBy: string, sinceMs: number): Promise<string[]> {
+    const rows = await this.sql.all<{ session_id: string }>('SELECT session_id FROM mcp_sessions WHERE last_used_at >= ? AND held_by <> ?', [sinceMs, heldBy]);
+    return rows.map((row) => row.session_id);
   }
 
   async setSubscriptions(sessionId: string, uris: readonly string[]): Promise<void> {

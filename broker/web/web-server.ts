@@ -5,7 +5,8 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import { parseIdentityToken, TokenRefused, verifyBearerToken } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
-import { closeHttp, hostAllowed, listenHttp } from '../http/listen-http.ts';
+import { closeHttp, type HttpLimits, hostAllowed, listenHttp } from '../http/listen-http.ts';
+import { CLOSES_CONNECTION, readBody } from '../http/read-body.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -18,6 +19,8 @@ export interface WebServerOptions {
   port: number;
   /** Host header values accepted (host:port); `*` accepts any. Default: the loopback names with the port. */
   allowedHosts: string[];
+  /** Connections and request clocks of the listener, as MCP's. */
+  httpLimits: HttpLimits;
   assets: StaticAssets;
   store: BrokerStore;
   registry: AgentRegistry;
@@ -62,24 +65,21 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
+/** A refused body (readBody()) is answered with its own status, and its connection closed. */
 function sendError(res: ServerResponse, status: number, error: FleetError): void {
-  sendJson(res, status, { error: error.toInfo() });
+  const refusedBody = error.details?.httpStatus;
+  if (typeof refusedBody === 'number') sendJson(res, refusedBody, { error: error.toInfo() }, CLOSES_CONNECTION);
+  else sendJson(res, status, { error: error.toInfo() });
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readJson(req: IncomingMessage, bodyTimeoutMs: number): Promise<Record<string, unknown>> {
   if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
     throw new FleetError('invalid_argument', 'the request body must be JSON (content-type: application/json)');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new FleetError('invalid_argument', 'the request body is too large');
-    chunks.push(chunk as Buffer);
-  }
+  const raw = await readBody(req, { maxBytes: MAX_BODY_BYTES, timeoutMs: bodyTimeoutMs });
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new FleetError('invalid_argument', 'the request body is not valid JSON', {
       hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
@@ -145,6 +145,7 @@ export class WebServer {
     const server = await listenHttp(
       this.options.host,
       this.options.port,
+      this.options.httpLimits,
       (req, res) => this.handle(req, res),
       (error, res) => {
         this.options.log.error('web console request failed', { error: (error as Error).message });
@@ -273,7 +274,7 @@ export class WebServer {
     // No session yet, so no CSRF token: a JSON body (which a cross-site form cannot send without a preflight) and the Origin check above stand in.
     let token: unknown;
     try {
-      token = (await readJson(req)).token;
+      token = (await readJson(req, this.options.httpLimits.bodyTimeoutMs)).token;
     } catch (error) {
       sendError(res, 400, toFleetError(error));
       return;
@@ -340,7 +341,7 @@ export class WebServer {
       if (!res.writableEnded) controller.abort();
     });
     try {
-      const body = await readJson(req);
+      const body = await readJson(req, this.options.httpLimits.bodyTimeoutMs);
       const tool = body.tool;
       const args = body.args ?? {};
       if (typeof tool !== 'string' || args === null || typeof args !== 'object' || Array.isArray(args)) {
@@ -356,6 +357,8 @@ export class WebServer {
       sendJson(res, 200, { structured: result.structured, is_error: result.isError });
     } catch (error) {
       const failure = toFleetError(error);
+      // A body refused unread is the connection's, not the call's: its own status, and the connection closed.
+      if (typeof failure.details?.httpStatus === 'number') return sendError(res, 400, failure);
       const { targets, grpcCode: _grpc, ...details } = failure.details ?? {};
       sendJson(res, 200, { error: { ...failure.toInfo(), ...details }, ...(targets ? { targets } : {}), is_error: true });
     }

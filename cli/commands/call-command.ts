@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { defineCommand } from '../command.ts';
-import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
+import { closeSession, connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
 import { type PublishedCatalog, routeCall } from './route-call.ts';
 
 /** `k=v`: the value as JSON when it parses (numbers, booleans, objects), else as text. */
@@ -101,7 +101,7 @@ export const callCommand = defineCommand({
       else io.stdout(`${forTheCommandLine(result, result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n'))}\n`);
       return result.isError ? 1 : 0;
     } finally {
-      await client.close();
+      await closeSession(client);
     }
   },
 });

@@ -1,18 +1,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type AuthInfo, classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { type Identity, parseIdentityToken, TokenRefused, verifyBearerToken } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
-import { closeHttp, hostAllowed, listenHttp, loopbackHosts } from '../../http/listen-http.ts';
+import { closeHttp, type HttpLimits, hostAllowed, listenHttp, loopbackHosts } from '../../http/listen-http.ts';
+import { CLOSES_CONNECTION, readBody } from '../../http/read-body.ts';
 import { ThrottledWarnings } from '../../limits/throttled-warnings.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
+import type { McpSessionRow } from '../../store/mcp-sessions-table.ts';
 import { createIconRoutes } from '../icons/icon-routes.ts';
 import type { McpSession, McpSessionEra } from '../mcp-session.ts';
 import { replayHandshake } from '../sessions/replay-handshake.ts';
 import { SharedSessions } from '../sessions/shared-sessions.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
+import { type LiveSession, LiveSessions } from './live-sessions.ts';
 import { header, SessionTransport } from './session-transport.ts';
 import { sendWebResponse, toWebRequest } from './web-exchange.ts';
 
@@ -28,6 +31,10 @@ interface McpHttpServerOptions {
   allowedOrigins: string[];
   /** The public URL of the endpoint, for the protected resource metadata. Default: http://HOST:PORT/mcp. */
   publicUrl: string | undefined;
+  /** Connections and request clocks of the listener. */
+  httpLimits: HttpLimits;
+  /** 2025-era sessions one identity may hold here, and how long one may go unused. */
+  sessionLimits: McpSessionLimits;
   store: BrokerStore;
   log: Logger;
   /**
@@ -43,19 +50,11 @@ interface McpHttpServerOptions {
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
 }
 
-interface LiveSession {
-  transport: SessionTransport;
-  session: McpSession;
-  identityId: string;
-  lastUsed: number;
-  /** Whether the store has the session, so another broker may take it over. */
-  shared: boolean;
-  /**
-   * A resumed session's subscriptions: what changed while no broker served
-   * it is unknown, so each is told as updated once its client opens a
-   * notification stream here (a needless re-read rather than a missed change).
-   */
-  untold?: string[];
+export interface McpSessionLimits {
+  /** 2025-era sessions one identity may hold on this broker at once. */
+  perIdentity: number;
+  /** A session (or 2026-era endpoint) unused for this long, with no stream open, is ended. */
+  idleMs: number;
 }
 
 /**
@@ -68,18 +67,28 @@ interface ModernEndpoint {
   session: McpSession;
   identityId: string;
   lastUsed: number;
+  /** When the identity expires, as its last request found it. */
+  expiresAt: number;
+  /** Its `subscriptions/listen` streams open now: while one is, the endpoint is in use. */
+  listening: number;
 }
 
-/** Why a session named by a request cannot be served here. */
-type ResumeRefusal = 'not_found' | 'forbidden' | 'unavailable';
+/** Why a session named by a request cannot be served here ('full': its identity holds all the sessions it may). */
+type ResumeRefusal = 'not_found' | 'forbidden' | 'unavailable' | 'full';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Bearer tokens remembered for a store outage; past it the memory starts afresh. */
 const MAX_PROVEN_TOKENS = 10_000;
-/** A session nobody used for this long is closed. */
-const IDLE_SESSION_MS = 60 * 60_000;
-/** How often live sessions are checked against their identity's row: a revocation (on any broker sharing the store) ends them within this. */
+/** How often the store is asked what changed for the sessions here: a revocation (on any broker sharing the store) ends them within this. */
 const REVOCATION_CHECK_MS = 1000;
+/**
+ * How far back each of those rounds reads from the last one's start: the
+ * clocks of brokers and of the CLI that revokes differ a little, and a write
+ * commits after the time it carries.
+ */
+const STORE_CLOCK_MARGIN_MS = 5000;
+/** A session of an identity at its limit gives way to a new one once unused for this long, with no stream open. */
+const RECLAIM_AFTER_MS = 60_000;
 /**
  * How long a stopping broker waits for the answers it owes: the longest call
  * deadline a client may ask for (60 s) is not waited out in full, since an
@@ -101,17 +110,6 @@ const NEW_TOKEN_STEP =
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function parseJson(body: Buffer): unknown {
@@ -176,7 +174,7 @@ function isInitialize(body: unknown): boolean {
  */
 export class McpHttpServer {
   private server: Server | undefined;
-  private readonly sessions = new Map<string, LiveSession>();
+  private readonly sessions = new LiveSessions();
   /** 2025-era sessions in the store, which this broker resumes when a request names one it does not hold. */
   private readonly shared: SharedSessions;
   /** Sessions being resumed, by id: requests that name one at once wait for the same resumption. */
@@ -198,11 +196,16 @@ export class McpHttpServer {
   private readonly answering = new Set<ServerResponse>();
   /** Requests with a foreign Host or Origin are logged, at most 20 lines at once and 6 a minute. */
   private readonly refusedHosts: ThrottledWarnings;
+  /** Sessions refused to an identity at its limit, logged as rarely. */
+  private readonly refusedSessions: ThrottledWarnings;
+  /** When the last round of the revocation sweep began: the next one reads what changed since. */
+  private sweptMs = Date.now();
   port = 0;
 
   constructor(private readonly options: McpHttpServerOptions) {
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
-    this.shared = new SharedSessions(options.store, options.log, IDLE_SESSION_MS);
+    this.refusedSessions = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+    this.shared = new SharedSessions(options.store, options.log, options.sessionLimits.idleMs);
   }
 
   get url(): string {
@@ -223,6 +226,7 @@ export class McpHttpServer {
     const server = await listenHttp(
       this.options.host,
       this.options.port,
+      this.options.httpLimits,
       (req, res) => this.handle(req, res),
       (error, res) => {
         this.options.log.error('MCP request failed', { error: (error as Error).message });
@@ -233,7 +237,7 @@ export class McpHttpServer {
     this.server = server;
     this.port = (server.address() as { port: number }).port;
     this.options.tasks.start();
-    this.sweeper = setInterval(() => this.closeIdle(), 60_000);
+    this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, this.options.sessionLimits.idleMs / 2));
     this.sweeper.unref();
     this.revocationChecker = setInterval(() => {
       // One round at a time: a slow store must not pile rounds up.
@@ -290,66 +294,95 @@ export class McpHttpServer {
 
   private checkingRevocations = false;
 
-  /** Ends the sessions (and their notification streams) of identities revoked or expired since they opened. */
+  /**
+   * Ends the sessions and 2026-era endpoints of identities revoked or expired
+   * since they opened, and closes the sessions another broker took over. Each
+   * round reads only what changed since the last one (identities revoked,
+   * session rows moved) and the rows of identities whose expiry passed, so
+   * its cost follows the changes, not the number of sessions open; a round
+   * with nothing open reads nothing.
+   */
   private async closeRevoked(): Promise<void> {
-    const now = Date.now();
-    const verdicts = new Map<string, boolean>();
-    const revoked = async (identityId: string): Promise<boolean | undefined> => {
-      const known = verdicts.get(identityId);
-      if (known !== undefined) return known;
-      try {
-        const row = await this.options.store.identities.get(identityId);
-        const verdict = !row || row.revokedAt !== null || row.expiresAt <= now;
-        verdicts.set(identityId, verdict);
-        return verdict;
-      } catch {
-        // The store did not answer: judge again on the next round.
-        return undefined;
-      }
-    };
-    for (const [id, endpoint] of [...this.modern]) {
-      if ((await revoked(endpoint.identityId)) !== true) continue;
-      this.modern.delete(id);
-      void endpoint.handler.close().catch(() => {});
+    const startedMs = Date.now();
+    if (this.sessions.size === 0 && this.modern.size === 0) {
+      this.sweptMs = startedMs;
+      return;
     }
+    const since = this.sweptMs - STORE_CLOCK_MARGIN_MS;
+    let revoked: string[];
+    let moved: string[];
+    try {
+      [revoked, moved] = await Promise.all([this.options.store.identities.revokedSince(since), this.shared.movedSince(since)]);
+    } catch {
+      // The store did not answer: the next round reads from the same point.
+      return;
+    }
+    this.sweptMs = startedMs;
+    const ending = new Set(revoked);
+    for (const identityId of await this.expired(startedMs)) ending.add(identityId);
     const ended: string[] = [];
-    for (const [id, live] of [...this.sessions]) {
-      if ((await revoked(live.identityId)) !== true) continue;
+    for (const identityId of ending) {
+      const endpoint = this.modern.get(identityId);
+      if (endpoint) {
+        this.modern.delete(identityId);
+        void endpoint.handler.close().catch(() => {});
+      }
+      for (const id of this.sessions.idsOf(identityId)) {
+        this.sessions
+          .delete(id)
+          ?.transport.close()
+          .catch(() => {});
+        ended.push(id);
+      }
+    }
+    if (ended.length) this.shared.ended(ended);
+    // Another broker serves these now (or served them last): it alone tells them of changes. A client that still
+    // talks to this broker resumes its session here.
+    for (const id of moved) {
+      const live = this.sessions.get(id);
+      if (!live?.shared) continue;
       this.sessions.delete(id);
-      ended.push(id);
       void live.transport.close().catch(() => {});
     }
-    this.shared.ended(ended);
-    await this.closeMoved();
   }
 
   /**
-   * Closes the sessions another broker took over (or that ended there): the
-   * store names who serves each, and a session is told of changes by that
-   * broker alone. Its client, if it still talks to this broker, resumes it here.
+   * The identities with sessions or an endpoint here whose expiry, as last
+   * known, has passed and whose row confirms it (it may have been extended
+   * since, which the next request would have told).
    */
-  private async closeMoved(): Promise<void> {
-    const ids = [...this.sessions].filter(([, live]) => live.shared).map(([id]) => id);
-    if (ids.length === 0) return;
-    let held: Set<string>;
-    try {
-      held = await this.shared.held(ids);
-    } catch {
-      return;
+  private async expired(nowMs: number): Promise<string[]> {
+    const candidates = new Set(this.sessions.expiredBy(nowMs));
+    for (const [identityId, endpoint] of this.modern) if (endpoint.expiresAt <= nowMs) candidates.add(identityId);
+    const expired: string[] = [];
+    for (const identityId of candidates) {
+      let row: Awaited<ReturnType<BrokerStore['identities']['get']>>;
+      try {
+        row = await this.options.store.identities.get(identityId);
+      } catch {
+        continue;
+      }
+      if (row && row.revokedAt === null && row.expiresAt > nowMs) {
+        this.sessions.expires(identityId, row.expiresAt);
+        const endpoint = this.modern.get(identityId);
+        if (endpoint) endpoint.expiresAt = row.expiresAt;
+      } else {
+        expired.push(identityId);
+      }
     }
-    for (const id of ids) {
-      const live = this.sessions.get(id);
-      if (held.has(id) || !live) continue;
-      this.sessions.delete(id);
-      void live.transport.close().catch(() => {});
-    }
+    return expired;
   }
 
+  /** Ends the sessions and endpoints unused for the idle time; one with a stream open is in use, and the store is told so. */
   private closeIdle(): void {
     const now = Date.now();
+    const { idleMs } = this.options.sessionLimits;
     const idle: string[] = [];
-    for (const [id, live] of this.sessions) {
-      if (now - live.lastUsed > IDLE_SESSION_MS) {
+    for (const [id, live] of [...this.sessions.entries()]) {
+      if (live.transport.streaming) {
+        live.lastUsed = now;
+        if (live.shared) this.shared.used(id, undefined);
+      } else if (now - live.lastUsed > idleMs) {
         this.sessions.delete(id);
         idle.push(id);
         void live.transport.close().catch(() => {});
@@ -358,11 +391,49 @@ export class McpHttpServer {
     this.shared.ended(idle);
     this.shared.prune();
     for (const [id, endpoint] of this.modern) {
-      if (now - endpoint.lastUsed > IDLE_SESSION_MS) {
+      if (endpoint.listening > 0) endpoint.lastUsed = now;
+      else if (now - endpoint.lastUsed > idleMs) {
         this.modern.delete(id);
         void endpoint.handler.close().catch(() => {});
       }
     }
+  }
+
+  /**
+   * Whether `identity` may open one more 2025-era session here. At its limit,
+   * its session unused the longest gives way, if that is RECLAIM_AFTER_MS or
+   * more with no stream open (a client that never ends its sessions is not
+   * locked out until they expire); a burst of new sessions is refused.
+   */
+  private makeRoom(identity: Identity): boolean {
+    if (this.sessions.countOf(identity.id) < this.options.sessionLimits.perIdentity) return true;
+    const now = Date.now();
+    let oldest: { id: string; live: LiveSession } | undefined;
+    for (const id of this.sessions.idsOf(identity.id)) {
+      const live = this.sessions.get(id);
+      if (!live || live.transport.streaming || now - live.lastUsed < RECLAIM_AFTER_MS) continue;
+      if (!oldest || live.lastUsed < oldest.live.lastUsed) oldest = { id, live };
+    }
+    if (!oldest) return false;
+    this.sessions.delete(oldest.id);
+    if (oldest.live.shared) this.shared.ended([oldest.id]);
+    void oldest.live.transport.close().catch(() => {});
+    return true;
+  }
+
+  /** The answer to a new session of an identity at its limit: what the limit is, and how to get under it. */
+  private tooManySessions(res: ServerResponse, identity: Identity): void {
+    const { perIdentity, idleMs } = this.options.sessionLimits;
+    this.refusedSessions.warn('MCP session refused: the identity holds all the sessions it may', { identity: identity.name, sessions: perIdentity });
+    jsonRpcError(
+      res,
+      429,
+      -32000,
+      `Too many sessions: identity "${identity.name}" already has ${perIdentity} MCP sessions open on this broker, the most one identity may, all used in the last ${RECLAIM_AFTER_MS / 1000} s. ` +
+        `Reuse a session, or end those you no longer need (DELETE /mcp with their Mcp-Session-Id); one unused for ${RECLAIM_AFTER_MS / 1000} s gives way to a new one, and one unused for ${idleMs / 60_000} minutes ends by itself. ` +
+        'An operator may raise --mcp-sessions-per-identity, or give each client an identity of its own.',
+      { 'retry-after': String(RECLAIM_AFTER_MS / 1000) },
+    );
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -407,9 +478,12 @@ export class McpHttpServer {
     let body: Buffer | undefined;
     if (req.method === 'POST') {
       try {
-        body = await readBody(req);
+        body = await readBody(req, { maxBytes: MAX_BODY_BYTES, timeoutMs: this.options.httpLimits.bodyTimeoutMs });
       } catch (error) {
-        jsonRpcError(res, 413, -32700, `Parse error: ${(error as Error).message}`);
+        const refused = toFleetError(error);
+        const status = refused.details?.httpStatus;
+        // Without a status the client left before its body arrived: nobody to answer.
+        if (typeof status === 'number') jsonRpcError(res, status, -32600, `Invalid Request: ${refused.message}. ${refused.hint}`, CLOSES_CONNECTION);
         return;
       }
     }
@@ -434,6 +508,12 @@ export class McpHttpServer {
     res.once('close', () => aborted.abort());
     const request = toWebRequest(req, body, aborted.signal);
     const endpoint = this.modernEndpoint(identity);
+    if (isListen(parsed)) {
+      endpoint.listening += 1;
+      res.once('close', () => {
+        endpoint.listening -= 1;
+      });
+    }
     // A listen stream names its resources without subscribing: the session watches the ones its identity may read.
     const uris = listenedResources(parsed);
     if (uris.length) await endpoint.session.listen(uris);
@@ -467,10 +547,11 @@ export class McpHttpServer {
         onerror: (error) => this.options.log.debug('MCP request refused', { error: error.message }),
       });
       session.attachBus(bus);
-      endpoint = { handler, session, identityId: identity.id, lastUsed: Date.now() };
+      endpoint = { handler, session, identityId: identity.id, lastUsed: Date.now(), expiresAt: identity.expiresAt, listening: 0 };
       this.modern.set(identity.id, endpoint);
     }
     endpoint.lastUsed = Date.now();
+    endpoint.expiresAt = identity.expiresAt;
     return endpoint;
   }
 
@@ -494,11 +575,16 @@ export class McpHttpServer {
         jsonRpcError(res, 503, -32000, 'Unavailable: the broker store did not answer, so this session cannot be resumed here; retry shortly');
         return;
       }
+      if (live === 'full') {
+        this.tooManySessions(res, identity);
+        return;
+      }
       if (live === 'forbidden' || live.identityId !== identity.id) {
         jsonRpcError(res, 403, -32000, 'Forbidden: this session belongs to another identity');
         return;
       }
       live.lastUsed = Date.now();
+      this.sessions.expires(identity.id, identity.expiresAt);
       if (live.shared) this.shared.used(sessionId, parsed);
       const status = await live.transport.handle(req, res, parsed, authInfo);
       if (req.method === 'GET' && status === 200 && live.untold) {
@@ -519,13 +605,22 @@ export class McpHttpServer {
       jsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id; open a session with initialize first');
       return;
     }
-    const session = this.options.createSession(identity, 'legacy', this.nodeIconOrigin(req));
-    const transport = await this.legacyTransport(session, randomUUID(), async (id) => {
-      const shared = await this.shared.opened(id, identity.id, parsed);
-      if (shared) this.shared.follow(id, session);
-      this.sessions.set(id, { transport, session, identityId: identity.id, lastUsed: Date.now(), shared });
-    });
-    await transport.handle(req, res, parsed, authInfo);
+    if (!this.makeRoom(identity)) {
+      this.tooManySessions(res, identity);
+      return;
+    }
+    const release = this.sessions.reserve(identity.id, identity.expiresAt);
+    try {
+      const session = this.options.createSession(identity, 'legacy', this.nodeIconOrigin(req));
+      const transport = await this.legacyTransport(session, randomUUID(), async (id) => {
+        const shared = await this.shared.opened(id, identity.id, parsed);
+        if (shared) this.shared.follow(id, session);
+        this.sessions.add(id, { transport, session, identityId: identity.id, lastUsed: Date.now(), shared }, identity.expiresAt);
+      });
+      await transport.handle(req, res, parsed, authInfo);
+    } finally {
+      release();
+    }
   }
 
   /** A transport for a 2025-era session with this id, connected to the session's server; `opened` runs when the initialize arrives. */
@@ -567,7 +662,7 @@ export class McpHttpServer {
   }
 
   private async resumeOnce(sessionId: string, identity: Identity, authInfo: AuthInfo, iconOrigin: string): Promise<LiveSession | ResumeRefusal> {
-    let row: Awaited<ReturnType<SharedSessions['find']>>;
+    let row: McpSessionRow | undefined;
     try {
       row = await this.shared.find(sessionId);
     } catch {
@@ -576,6 +671,23 @@ export class McpHttpServer {
     if (!row) return 'not_found';
     // The owner is known before anything is built: a session id alone takes nothing over.
     if (row.identityId !== identity.id) return 'forbidden';
+    if (!this.makeRoom(identity)) return 'full';
+    const release = this.sessions.reserve(identity.id, identity.expiresAt);
+    try {
+      return await this.rebuild(sessionId, row, identity, authInfo, iconOrigin);
+    } finally {
+      release();
+    }
+  }
+
+  /** Serves a session from its row here: resumeOnce() once the row is known to be the identity's and it has room for it. */
+  private async rebuild(
+    sessionId: string,
+    row: McpSessionRow,
+    identity: Identity,
+    authInfo: AuthInfo,
+    iconOrigin: string,
+  ): Promise<LiveSession | ResumeRefusal> {
     const session = this.options.createSession(identity, 'legacy', iconOrigin);
     const transport = await this.legacyTransport(session, sessionId, async () => {});
     let untold: string[];
@@ -592,7 +704,7 @@ export class McpHttpServer {
     // A subscription its identity may no longer read is gone from the store too.
     if (untold.length < row.subscriptions.length) session.onSubscriptions?.(untold);
     const live: LiveSession = { transport, session, identityId: identity.id, lastUsed: Date.now(), shared: true, untold };
-    this.sessions.set(sessionId, live);
+    this.sessions.add(sessionId, live, identity.expiresAt);
     this.options.log.info('MCP session resumed from the store', { session: sessionId, identity: identity.name });
     return live;
   }

@@ -127,6 +127,11 @@ export class SessionTransport implements Transport {
     this.started = true;
   }
 
+  /** Whether a stream of the session is open (its GET stream, or a POST's answer still streaming): its client is there. */
+  get streaming(): boolean {
+    return this.streams.size > 0;
+  }
+
   setSupportedProtocolVersions(versions: string[]): void {
     this.supportedVersions = versions;
   }

@@ -87,9 +87,9 @@ export class SharedSessions {
     return taken;
   }
 
-  /** Of these sessions open here, the ones still ours: the others were taken over, deleted or expired elsewhere. */
-  held(sessionIds: readonly string[]): Promise<Set<string>> {
-    return this.store.mcpSessions.held(this.holder, sessionIds);
+  /** Sessions another broker took over (or used) at or after `sinceMs`: those of them open here are not ours any more. */
+  movedSince(sinceMs: number): Promise<string[]> {
+    return this.store.mcpSessions.movedSince(this.holder, sinceMs);
   }
 
   /** Sessions that ended for good (deleted by the client, idle, revoked): no broker may serve them again. */
