@@ -161,10 +161,17 @@ export const BROKER_FLAGS = {
     placeholder: 'HOST:PORT',
   },
   'heartbeat-interval': { type: 'duration', description: 'how often agents send a heartbeat', default: '5s', min: 100, placeholder: 'DURATION' },
-  'cert-lifetime': {
+  'agent-cert-ttl': {
     type: 'duration',
-    description: 'lifetime of agent certificates (renewed over the stream)',
+    description: 'lifetime of agent certificates; agents renew theirs over the stream between half and two thirds of it',
     default: '30d',
+    min: 1000,
+    placeholder: 'DURATION',
+  },
+  'server-cert-ttl': {
+    type: 'duration',
+    description: "lifetime of the broker's serving certificate; renewed while running between half and two thirds of it",
+    default: '90d',
     min: 1000,
     placeholder: 'DURATION',
   },
@@ -180,6 +187,17 @@ export const BROKER_FLAGS = {
 const BROKER_BOOTSTRAP_FLAGS = {
   'ca-cert-file': { type: 'string', description: 'use this CA certificate instead of creating one in the data dir (with --ca-key-file)', placeholder: 'FILE' },
   'ca-key-file': { type: 'string', description: 'the private key of --ca-cert-file', placeholder: 'FILE' },
+  'ca-key-secret-file': {
+    type: 'string',
+    description:
+      'a file holding the secret the fleet CA key is sealed with in the store; brokers given it may sign (in a cluster, one at a time), others never hold the key',
+    placeholder: 'FILE',
+  },
+  'ca-key-secret': {
+    type: 'string',
+    description: 'the same secret as --ca-key-secret-file, from the environment (FLEETMESH_CA_KEY_SECRET) rather than a file',
+    placeholder: 'SECRET',
+  },
   'join-token-file': { type: 'string', description: 'a reusable join token (fm1.…) to accept, registered at start', placeholder: 'FILE' },
   'admin-token-file': { type: 'string', description: 'a bearer token (fmc1.…) registered at start as identity admin, level 3', placeholder: 'FILE' },
 } as const satisfies Record<string, FlagSpec>;
@@ -284,7 +302,12 @@ export interface BrokerOptions {
   /** Refused calls and bearer tokens written to the audit per identity or source address; past it, one summary row. */
   refusalAuditLimit: RateLimit;
   heartbeatIntervalMs: number;
-  certLifetimeMs: number;
+  /** Lifetime of agent certificates. */
+  agentCertTtlMs: number;
+  /** Lifetime of the broker's serving certificate. */
+  serverCertTtlMs: number;
+  /** The secret the CA key is sealed with in the store (`--ca-key-secret-file`, FLEETMESH_CA_KEY_SECRET); undefined: this broker signs only with a key it holds otherwise. */
+  caKeySecret: string | undefined;
   /** Heartbeats missed before a connected agent is stale. */
   staleAfterMissed: number;
   /** Heartbeats missed before the broker ends a silent agent's stream and the agent is offline (the grace after stale). */
@@ -330,7 +353,9 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     enrollLimits: DEFAULT_ENROLL_LIMITS,
     refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,
     heartbeatIntervalMs: 5000,
-    certLifetimeMs: 30 * 86_400_000,
+    agentCertTtlMs: 30 * 86_400_000,
+    serverCertTtlMs: 90 * 86_400_000,
+    caKeySecret: undefined,
     staleAfterMissed: 3,
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,
@@ -359,6 +384,22 @@ function clusterBrokerId(given: string | undefined): string {
   return `${hostname()
     .replace(/[^A-Za-z0-9_-]/g, '_')
     .slice(0, 60)}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The CA key secret, from its file or the environment; both at once is refused as ambiguous. */
+function resolveCaKeySecret(values: BrokerFlagValues): string | undefined {
+  const file = values['ca-key-secret-file'];
+  const direct = values['ca-key-secret'];
+  if (file !== undefined && direct !== undefined) {
+    throw new FleetError('invalid_argument', '--ca-key-secret-file and --ca-key-secret (FLEETMESH_CA_KEY_SECRET) are both set', {
+      hint: 'Give the secret one way.',
+    });
+  }
+  const secret = file !== undefined ? readSecretFile(file, '--ca-key-secret-file') : direct?.trim();
+  if (secret !== undefined && secret.length < 16) {
+    throw new FleetError('invalid_argument', 'the CA key secret is shorter than 16 characters', { hint: 'Use a long random secret: openssl rand -hex 32.' });
+  }
+  return secret;
 }
 
 /** The PEM texts of the bus's TLS flags, read (and refused when unreadable) before anything starts. */
@@ -430,7 +471,9 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     enrollLimits: DEFAULT_ENROLL_LIMITS,
     refusalAuditLimit: DEFAULT_REFUSAL_AUDIT_LIMIT,
     heartbeatIntervalMs: values['heartbeat-interval'],
-    certLifetimeMs: values['cert-lifetime'],
+    agentCertTtlMs: values['agent-cert-ttl'],
+    serverCertTtlMs: values['server-cert-ttl'],
+    caKeySecret: resolveCaKeySecret(values),
     staleAfterMissed: 3,
     offlineAfterMissed: 6,
     admissionRate: DEFAULT_ADMISSION_RATE,

@@ -23,8 +23,10 @@ import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { McpTasks } from './mcp/tasks/mcp-tasks.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { UsageHistory } from './metrics/usage-history.ts';
-import { type BrokerAuthority, serverNames } from './pki/broker-authority.ts';
-import { openSharedAuthority } from './pki/shared-authority.ts';
+import { serverNames } from './pki/broker-authority.ts';
+import { localIssuer } from './pki/certificate-issuer.ts';
+import { FleetAuthority } from './pki/fleet-authority.ts';
+import { ServingCertificate } from './pki/serving-certificate.ts';
 import { BrokerServices } from './services/broker-services.ts';
 import { BrokerStore } from './store/broker-store.ts';
 import { StaticAssets } from './web/static-assets.ts';
@@ -50,7 +52,7 @@ export class Broker {
   private constructor(
     readonly options: BrokerOptions,
     readonly store: BrokerStore,
-    readonly authority: BrokerAuthority,
+    readonly authority: FleetAuthority,
     readonly registry: AgentRegistry,
     private readonly mesh: MeshServer,
     readonly grpcPort: number,
@@ -61,6 +63,8 @@ export class Broker {
     readonly cluster: BrokerCluster | undefined,
     /** The web console, when --web-listen is given. */
     readonly web: WebServer | undefined,
+    /** The broker's serving certificate, renewed while it runs. */
+    readonly serving: ServingCertificate,
   ) {}
 
   /** The MCP endpoint clients use. */
@@ -77,10 +81,8 @@ export class Broker {
     }
     const store = await BrokerStore.open(options.dataDir, { store: options.store, brokerId: options.cluster?.brokerId });
     try {
-      const authority = await openSharedAuthority(store, options.dataDir, options.bootstrap.ca);
+      const authority = await FleetAuthority.open(store, { dataDir: options.dataDir, given: options.bootstrap.ca, secret: options.caKeySecret, log });
       await applyBrokerBootstrap(store, options.bootstrap, log);
-      const serverIdentity = await authority.serverIdentity(options.dataDir, serverNames(options.advertiseNames));
-      const enrollment = new Enrollment(store, authority, options.certLifetimeMs, log);
       const registry = new AgentRegistry(
         store,
         {
@@ -105,7 +107,7 @@ export class Broker {
             {
               registry,
               store,
-              ca: authority.ca,
+              authority,
               relay: { index, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS },
               refusals,
             },
@@ -115,10 +117,31 @@ export class Broker {
         await registry.stop();
         throw error;
       }
+      // A rotation step taken elsewhere (an admin command, another broker) reaches this broker within a second.
+      authority.watch(1000);
+      const issuer = cluster?.signing ?? localIssuer(authority);
+      const serving = new ServingCertificate({
+        dataDir: options.dataDir,
+        names: serverNames(options.advertiseNames),
+        lifetimeMs: options.serverCertTtlMs,
+        issue: (publicKeyPem, names, lifetimeMs) => issuer.issueServer({ publicKeyPem, names, lifetimeMs }),
+        cas: () => authority.set,
+        log,
+      });
+      try {
+        await serving.start();
+      } catch (error) {
+        authority.stop();
+        await cluster?.stop();
+        await registry.stop();
+        throw error;
+      }
+      authority.on('changed', (set) => serving.casChanged(set));
+      const enrollment = new Enrollment(store, authority, issuer, options.agentCertTtlMs, log);
       const mesh = new MeshServer({
         listen: options.grpcListen,
-        caCertificatePem: authority.ca.certificatePem,
-        serverIdentity,
+        authority,
+        serving,
         store,
         registry,
         enrollment,
@@ -261,11 +284,11 @@ export class Broker {
       log.info('broker listening for agents', {
         grpc: `${parseHostPort(options.grpcListen, 'grpc').host}:${port}`,
         ca_pin: authority.pin,
-        names: serverIdentity.names.join(','),
+        names: serving.current.names.join(','),
       });
       if (web) log.info('web console listening', { url: web.url });
       if (cluster) log.info('broker joined the cluster', { broker: cluster.brokerId });
-      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster, web);
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster, web, serving);
     } catch (error) {
       await store.close();
       throw error;
@@ -290,6 +313,8 @@ export class Broker {
     await this.cluster?.stop();
     await this.registry.stop();
     await this.mesh.stop();
+    this.serving.stop();
+    this.authority.stop();
     const pidFile = join(this.options.dataDir, BROKER_PID_FILE);
     if (readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
     await this.store.close();

@@ -67,6 +67,16 @@ export const COMMANDS: CommandEntry[] = [
     async () => (await import('./commands/agents-approve-command.ts')).agentsApproveCommand,
   ),
   entry(
+    'ca status',
+    "Show the fleet CAs: the rotation's phase, each CA's pin and state, and which agents hold certificates of each.",
+    async () => (await import('./commands/ca-command.ts')).caStatusCommand,
+  ),
+  entry(
+    'ca rotate',
+    'Take the next step of a CA rotation (init, update-clients, update-servers, standby) or roll it back; running brokers follow within a second.',
+    async () => (await import('./commands/ca-command.ts')).caRotateCommand,
+  ),
+  entry(
     'brokers',
     'List the brokers of a cluster as registered on its store: id, when started, whether stopped or removed.',
     async () => (await import('./commands/brokers-command.ts')).brokersCommand,

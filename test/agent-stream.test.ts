@@ -121,7 +121,7 @@ describe('the agent stream', () => {
     });
 
     it('stops an agent whose certificate expired with a clear line, or re-enrolls it when it has a token', async () => {
-      fleet = await startTestFleet({ certLifetimeMs: 1500 });
+      fleet = await startTestFleet({ agentCertTtlMs: 1500 });
       const dataDir = fleet.agentDir('brief');
       const identity = await enrollAgent({ brokerAddress: fleet.address, token: await fleet.token(), caPin: fleet.pin, name: 'brief', dataDir });
       await waitFor(() => identity.notAfter.getTime() < Date.now() - 1000, { what: 'certificate expiry' });
@@ -154,7 +154,7 @@ describe('the agent stream', () => {
     });
 
     it('renews its certificate over the live stream without dropping a call in flight', async () => {
-      fleet = await startTestFleet({ certLifetimeMs: 4000 });
+      fleet = await startTestFleet({ agentCertTtlMs: 4000 });
       const agent = await fleet.addAgent('renewing');
       const before = agent.connection.currentIdentity.serial;
       const host = fleet.broker.registry.find('renewing');

@@ -11,7 +11,7 @@ import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
 import { freshDatabase, type PostgresServer, startPostgres } from './harness/postgres-server.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
-import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { startTestFleet, TEST_CA_KEY_SECRET, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
 
 describe('a broker on PostgreSQL', () => {
@@ -27,7 +27,8 @@ describe('a broker on PostgreSQL', () => {
     cleanups.push(() => temp.remove());
     const dataDir = join(temp.path, 'broker');
     const store = ['--data-dir', dataDir, '--store', database.url];
-    const broker = new CliProcess(brokerProcessArgs(dataDir, { level: 3, extra: ['--store', database.url] }));
+    // A store shared by brokers keeps the CA key only sealed, with the secret the brokers are given.
+    const broker = new CliProcess(brokerProcessArgs(dataDir, { level: 3, extra: ['--store', database.url, '--ca-key-secret', TEST_CA_KEY_SECRET] }));
     cleanups.push(() => broker.stop());
     const { mcpUrl, grpcPort } = await brokerAddresses(broker);
     const identity = JSON.parse((await runFleetmesh(['identity', 'create', 'pg-admin', '--level', '3', ...store, '--output', 'json'])).stdout);
@@ -56,9 +57,9 @@ describe('a broker on PostgreSQL', () => {
   it('shares one CA among the brokers of a store, each with its own server certificate: an agent enrolled on one connects to another', async () => {
     const database = await freshDatabase(inject('postgresUrl'));
     cleanups.push(() => database.drop());
-    const first = await startTestFleet({ store: database.url });
+    const first = await startTestFleet({ store: database.url, caKeySecret: TEST_CA_KEY_SECRET });
     cleanups.push(() => first.stop());
-    const second = await startTestFleet({ store: database.url });
+    const second = await startTestFleet({ store: database.url, caKeySecret: TEST_CA_KEY_SECRET });
     cleanups.push(() => second.stop());
     expect(second.pin).toBe(first.pin);
     const serverCertificate = (fleet: TestFleet) => readFileSync(join(fleet.broker.options.dataDir, SERVER_CERT_FILE), 'utf8');
@@ -100,7 +101,7 @@ describe('a broker on PostgreSQL', () => {
     const server: PostgresServer = await startPostgres();
     cleanups.push(() => server.stop());
     const database = await server.createDatabase();
-    const fleet: TestFleet = await startTestFleet({ store: database.url });
+    const fleet: TestFleet = await startTestFleet({ store: database.url, caKeySecret: TEST_CA_KEY_SECRET });
     cleanups.push(() => fleet.stop());
     await fleet.addAgent('web-1');
     const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));

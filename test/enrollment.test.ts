@@ -226,6 +226,7 @@ const REFUSALS: RefusalCase[] = [
         notAfter: old.notAfter.getTime(),
         publicKeySha256: publicKeyFingerprint(publicKeyPem),
         issuedBy: 'enroll',
+        caPin: fleet.pin,
       });
       return streamOutcome(fleet, { ...identity, certificatePem: old.certificatePem });
     },

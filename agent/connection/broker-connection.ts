@@ -21,7 +21,8 @@ import { createCertificateRequest } from '../../shared/pki/certificate-request.t
 import { createKeyPair, type KeyPair } from '../../shared/pki/certificates.ts';
 import { type ContainerFigures, sampleToWire } from '../../shared/wire/sample-codec.ts';
 import type { Dispatcher, ResultSink } from '../dispatcher/dispatcher.ts';
-import { type AgentIdentity, replaceCertificate } from '../identity/agent-identity.ts';
+import { caPinsOf } from '../enrollment/fetch-broker-ca.ts';
+import { type AgentIdentity, replaceCertificate, replaceTrust } from '../identity/agent-identity.ts';
 import { fullJitterDelayMs, setLongTimeout, sleep } from './backoff.ts';
 import { parseBrokerAddresses } from './broker-addresses.ts';
 import { createMeshClient, type MeshClient } from './mesh-client.ts';
@@ -71,6 +72,10 @@ const MAX_RECONNECT_DELAY_MS = 5 * 60_000;
  * the full cap and coming back long after it listens again (docs/performance.md).
  */
 const RESTART_BACKOFF_CAP_MS = 4000;
+
+/** What Node's TLS says when a server's certificate does not chain to a CA this agent trusts. */
+const UNTRUSTED_SERVER =
+  /unable to verify the first certificate|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|certificate signature failure/i;
 
 /**
  * The agent's side of the Connect stream: dials out, says Hello, sends
@@ -200,7 +205,17 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
       failures = clean || (end.welcomed && end.livedMs >= HEALTHY_SESSION_MS) ? 1 : failures + 1;
       const capMs = toldToReconnect ? Math.min(this.options.backoffCapMs, RESTART_BACKOFF_CAP_MS) : this.options.backoffCapMs;
       const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, capMs);
-      log.warn('not connected to the broker; retrying', { reason: end.status.details ?? 'stream ended', retry_in_ms: delayMs, attempt: failures });
+      log.warn('not connected to the broker; retrying', {
+        reason: end.status.details ?? 'stream ended',
+        retry_in_ms: delayMs,
+        attempt: failures,
+        // The broker serves a certificate of a CA this agent does not trust: say why in words.
+        ...(UNTRUSTED_SERVER.test(end.status.details ?? '')
+          ? {
+              hint: "the broker's certificate is not issued by a CA this agent trusts: if the fleet's CA was rotated while this agent was away, enroll it again with a join token and the current pin (fleetmesh token create prints both)",
+            }
+          : {}),
+      });
       await sleep(delayMs, stopped);
     }
   }
@@ -208,8 +223,11 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   /** Decides whether a stream's end is final. */
   private async classify(status: Partial<grpc.StatusObject>): Promise<FleetError | undefined> {
     if (status.code === grpc.status.PERMISSION_DENIED) {
+      const rotatedOut = /no longer trusts/.test(status.details ?? '');
       return new FleetError('forbidden', `the broker refused this agent: ${status.details ?? 'permission denied'}`, {
-        hint: 'This agent was revoked. To bring the host back, enroll it as a new agent with a fresh join token (after removing its data dir).',
+        hint: rotatedOut
+          ? "The fleet's CA was rotated while this agent was away. Enroll it again with a join token and the current pin (fleetmesh token create prints both); with the same --data-dir it keeps its name."
+          : 'This agent was revoked. To bring the host back, enroll it as a new agent with a fresh join token (after removing its data dir).',
       });
     }
     if (status.code === grpc.status.UNAUTHENTICATED && this.identity.notAfter.getTime() <= Date.now()) {
@@ -338,6 +356,9 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
           case 'renewResponse':
             this.onRenewResponse(frame.frame.value, write);
             return;
+          case 'trust':
+            this.onTrustUpdate(frame.frame.value, write);
+            return;
           case 'reconnect': {
             const { delayMs, address: next, reason } = frame.frame.value;
             reconnect = { delayMs, address: next };
@@ -349,8 +370,22 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
             return;
         }
       });
-      write({ case: 'hello', value: create(HelloSchema, this.options.hello()) });
+      write({ case: 'hello', value: create(HelloSchema, { ...this.options.hello(), trustedCaPins: caPinsOf(identity.caCertificatePem) }) });
     });
+  }
+
+  /**
+   * A CA rotation step: the CAs to trust from now on (kept in ca.crt, used
+   * from the next connection on), and, when the broker asks, a renewal now
+   * under the CA that signs.
+   */
+  private onTrustUpdate(update: { caBundlePem: string; renewNow: boolean; reason: string }, write: (frame: AgentFrame['frame']) => void): void {
+    const pins = caPinsOf(update.caBundlePem);
+    if (pins.length > 0 && pins.join(',') !== caPinsOf(this.identity.caCertificatePem).join(',')) {
+      this.identity = replaceTrust(this.options.dataDir, this.identity, update.caBundlePem);
+      this.options.log.info('trusting the broker CAs it named', { ca_pins: pins.join(','), reason: update.reason });
+    }
+    if (update.renewNow) void this.requestRenewal(write);
   }
 
   /** Renews at a random point between half and two thirds of the certificate's life, so a fleet enrolled together does not renew together. */

@@ -10,7 +10,7 @@ import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import { parseBrokerAddresses } from '../connection/broker-addresses.ts';
 import { createMeshClient } from '../connection/mesh-client.ts';
 import { type AgentIdentity, saveIdentity } from '../identity/agent-identity.ts';
-import { fetchBrokerCa } from './fetch-broker-ca.ts';
+import { caPinOf, caPinsOf, fetchBrokerCa } from './fetch-broker-ca.ts';
 
 export interface EnrollOptions {
   brokerAddress: string;
@@ -103,7 +103,8 @@ async function enrollAt(brokerAddress: string, keys: KeyPair, options: EnrollOpt
     agentId: response.agentId,
     name: response.name,
     brokerAddress: options.brokerAddress,
-    caCertificatePem,
+    // What the broker, verified against the pinned CA, says to trust: while a CA rotation runs, the next CA too.
+    caCertificatePem: caPinsOf(response.caCertificatePem).includes(caPinOf(caCertificatePem)) ? response.caCertificatePem : caCertificatePem,
     certificatePem: response.certificatePem,
     privateKeyPem: keys.privateKeyPem,
     notBefore: facts.notBefore,

@@ -23,6 +23,11 @@ export function caPinOf(certificatePem: string): string {
   return `sha256:${createHash('sha256').update(new X509Certificate(certificatePem).raw).digest('hex')}`;
 }
 
+/** The pins of every CA certificate in a bundle (one PEM after another). */
+export function caPinsOf(bundlePem: string): string[] {
+  return (bundlePem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(caPinOf);
+}
+
 const TIMEOUT_MS = 10_000;
 
 /**

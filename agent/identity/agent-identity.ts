@@ -81,6 +81,12 @@ export function saveIdentity(dataDir: string, identity: AgentIdentity): void {
   writeFileAtomic(p.state, `${JSON.stringify(state, null, 2)}\n`);
 }
 
+/** Trusts another set of CAs from now on (a CA rotation step the broker told of over the verified stream). */
+export function replaceTrust(dataDir: string, identity: AgentIdentity, caBundlePem: string): AgentIdentity {
+  writeFileAtomic(paths(dataDir).ca, caBundlePem);
+  return { ...identity, caCertificatePem: caBundlePem };
+}
+
 /** Installs a renewed key and certificate without ever leaving a mismatched pair behind. */
 export function replaceCertificate(dataDir: string, identity: AgentIdentity, privateKeyPem: string, certificatePem: string): AgentIdentity {
   const p = paths(dataDir);

@@ -42,6 +42,7 @@ export async function preEnroll(
         notAfter: issued.notAfter.getTime(),
         publicKeySha256: keySha,
         issuedBy: 'enroll',
+        caPin: authority.pin,
       });
       await store.agents.setCertificate(agentId, issued.serial, issued.notAfter.getTime(), keySha);
       agents.push({ agentId, name, certificatePem: issued.certificatePem, notBefore: issued.notBefore, notAfter: issued.notAfter, serial: issued.serial });

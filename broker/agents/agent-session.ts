@@ -155,11 +155,21 @@ export class AgentSession implements HostSession {
   private readonly late = new Map<string, { onLate: (outcome: CallOutcome) => void; timer: NodeJS.Timeout }>();
   private ended = false;
 
+  /** The pins of the CAs the agent said it trusts (its Hello), so it is told of a new bundle only when it differs. */
+  trustedCaPins: readonly string[] = [];
+
+  /** The pin of the CA of the newest certificate the agent holds: the stream's, until a renewal over it. */
+  caPin: string;
+
   constructor(
     private readonly stream: BrokerFrameStream,
     readonly agentId: string,
     readonly certSerial: string,
-  ) {}
+    /** The pin of the CA that issued the certificate the stream was opened with. */
+    readonly streamCaPin = '',
+  ) {
+    this.caPin = streamCaPin;
+  }
 
   get isOpen(): boolean {
     return !this.ended;

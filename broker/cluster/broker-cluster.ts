@@ -1,14 +1,14 @@
 import type { HostSample } from '../../shared/catalog/sample.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import type { CertificateAuthority } from '../../shared/pki/certificates.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { RefusalAudit } from '../calls/refusal-audit.ts';
+import type { FleetAuthority } from '../pki/fleet-authority.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { BROKER_STOPPED } from '../store/mcp-tasks-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
-import { createBusKeys } from './bus-keys.ts';
+import { type BusKeys, certifyBusKeys, newBusKeys } from './bus-keys.ts';
 import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
 import { BusTrust, type DropReason } from './bus-trust.ts';
 import { CallServer } from './call-server.ts';
@@ -16,6 +16,7 @@ import { Rebalancer } from './rebalancer.ts';
 import type { RelayAuthorizationDeps } from './relay-authorization.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
+import { SigningService } from './signing-service.ts';
 
 export interface ClusterOptions extends BusOptions {
   /** How often this broker says it is alive; one silent for three beats has left. */
@@ -33,16 +34,37 @@ const MISSED_BEATS = 3;
 const REGISTRATIONS_REFRESH_MS = 5000;
 /** Registrations of brokers stopped this long ago are forgotten (one given no --broker-id has a new id at each start). */
 const STOPPED_BROKERS_KEPT_MS = 7 * 86_400_000;
+/** How long a broker that cannot sign waits for the one that does to certify its bus keys. */
+const CERTIFICATE_WAIT_MS = 120_000;
 
 /** What a broker of a cluster works with besides the bus. */
 export interface ClusterDeps {
   registry: AgentRegistry;
   store: BrokerStore;
-  /** The fleet CA: it certifies each broker's bus keys (a broker trusts the CAs it serves agents with). */
-  ca: CertificateAuthority;
+  /** The fleet's CAs: they certify each broker's bus keys, and the one broker that may sign does so for the cluster. */
+  authority: FleetAuthority;
   /** What calls other brokers relay here are authorised against (its selfId is set here). */
   relay: Omit<RelayAuthorizationDeps, 'selfId' | 'store'>;
   refusals: Pick<RefusalAudit, 'record'>;
+}
+
+/** Waits until the broker that signs has certified these bus keys (it looks for waiting ones every couple of seconds). */
+async function awaitCertificate(store: BrokerStore, keys: BusKeys, log: Logger): Promise<void> {
+  const until = Date.now() + CERTIFICATE_WAIT_MS;
+  log.info('waiting for the broker that signs to certify this broker\u2019s bus keys');
+  for (;;) {
+    const row = await store.brokers.get(keys.brokerId);
+    if (row?.certificatePem && row.publicKeyPem === keys.registration.publicKeyPem) {
+      keys.registration.certificatePem = row.certificatePem;
+      return;
+    }
+    if (Date.now() > until) {
+      throw new FleetError('unavailable', `no broker of the cluster certified this broker's bus keys within ${CERTIFICATE_WAIT_MS / 1000} s`, {
+        hint: 'Start a broker that may sign (given --ca-key-secret-file, or the CA as --ca-cert-file and --ca-key-file) first, or give this one the secret.',
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 function heldHere(host: Host | undefined): boolean {
@@ -67,6 +89,8 @@ export class BrokerCluster {
   private readonly sessions = new Map<string, RemoteSession>();
   private readonly server: CallServer;
   private readonly calls: RemoteCalls;
+  /** Who signs the cluster's certificates: this broker while it holds the signer lease, else the one that does. */
+  readonly signing: SigningService;
   private timer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private orphansTimer: NodeJS.Timeout | undefined;
@@ -93,6 +117,7 @@ export class BrokerCluster {
       log,
     });
     this.rebalancer = new Rebalancer(registry, log);
+    this.signing = new SigningService(bus, store, deps.authority, options.brokerId, log);
   }
 
   get brokerId(): string {
@@ -105,24 +130,30 @@ export class BrokerCluster {
    * credentials are checked (bus.ts).
    */
   static async start(options: ClusterOptions, deps: ClusterDeps, log: Logger): Promise<BrokerCluster> {
-    const { store } = deps;
-    const keys = await createBusKeys(deps.ca, options.brokerId);
-    const trust = new BusTrust(keys, store.brokers, () => [deps.ca.certificatePem], log);
+    const { store, authority } = deps;
+    const keys = await newBusKeys(options.brokerId);
+    // A broker that may sign certifies its own bus keys; the others wait for the one that signs (through the store: they are not on the bus yet).
+    const signing = authority.set.signing();
+    const key = authority.keyOf(signing);
+    if (key !== undefined) keys.registration.certificatePem = certifyBusKeys({ certificatePem: signing.certificatePem, privateKeyPem: key }, keys.registration);
+    const trust = new BusTrust(keys, store.brokers, () => authority.set.trusted().map((row) => row.certificatePem), log);
     const bus = await Bus.open(options, trust, log);
     try {
       if (!(await store.brokers.register(keys.registration))) {
         throw new FleetError('conflict', `broker id ${options.brokerId} was removed from the cluster by the operator`, {
-          hint: 'Start this broker with another --broker-id (fleetmesh brokers list shows the ids in use).',
+          hint: 'Start this broker with another --broker-id (fleetmesh brokers lists the ids in use).',
         });
       }
       const pruned = await store.brokers.pruneStopped(Date.now() - STOPPED_BROKERS_KEPT_MS);
       if (pruned) log.info('registrations of brokers stopped long ago forgotten', { count: pruned });
+      if (keys.registration.certificatePem === null) await awaitCertificate(store, keys, log);
     } catch (error) {
       await bus.close();
       throw error;
     }
     const cluster = new BrokerCluster(bus, trust, deps.registry, store, options, log, deps);
     cluster.listen();
+    cluster.signing.start();
     return cluster;
   }
 
@@ -149,6 +180,7 @@ export class BrokerCluster {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.refreshTimer);
+    await this.signing.stop();
     clearTimeout(this.orphansTimer);
     // Written first: the others believe a `gone` only once the store says this broker stopped.
     await this.store.brokers.stopped(this.brokerId, Date.now()).catch((error: unknown) => {

@@ -47,18 +47,13 @@ function bindingText(brokerId: string, signingKey: string, agreementKey: string)
 
 /**
  * New bus keys for this broker (Ed25519 to sign, X25519 to agree on keys with
- * each other broker), and a certificate from the fleet CA naming the broker id,
- * whose RSA key signs both: the chain another broker checks before it believes
- * a message signed with them.
+ * each other broker), both signed by an RSA key whose certificate from the
+ * fleet CA names the broker id: the chain another broker checks before it
+ * believes a message signed with them. The certificate comes from the broker
+ * that signs (`certifyBusKeys`), or at once when this one can (`createBusKeys`).
  */
-export async function createBusKeys(authority: CertificateAuthority, brokerId: string, now = Date.now()): Promise<BusKeys> {
+export async function newBusKeys(brokerId: string, now = Date.now()): Promise<BusKeys> {
   const certificateKeys = await createKeyPair();
-  const certificate = issueBrokerCertificate(authority, {
-    publicKeyPem: certificateKeys.publicKeyPem,
-    brokerId,
-    lifetimeMs: BUS_CERTIFICATE_LIFETIME_MS,
-    now,
-  });
   const signing = generateKeyPairSync('ed25519');
   const agreement = generateKeyPairSync('x25519');
   const signingKey = spki(signing.publicKey);
@@ -68,8 +63,25 @@ export async function createBusKeys(authority: CertificateAuthority, brokerId: s
     brokerId,
     signingKey: signing.privateKey,
     agreementKey: agreement.privateKey,
-    registration: { brokerId, certificatePem: certificate.certificatePem, signingKey, agreementKey, binding, startedAt: now },
+    registration: { brokerId, publicKeyPem: certificateKeys.publicKeyPem, certificatePem: null, signingKey, agreementKey, binding, startedAt: now },
   };
+}
+
+/** The certificate of a broker's bus key, from the fleet CA: CN and SAN URI name the broker id. */
+export function certifyBusKeys(authority: CertificateAuthority, registration: Pick<BrokerRow, 'brokerId' | 'publicKeyPem'>, now = Date.now()): string {
+  return issueBrokerCertificate(authority, {
+    publicKeyPem: registration.publicKeyPem,
+    brokerId: registration.brokerId,
+    lifetimeMs: BUS_CERTIFICATE_LIFETIME_MS,
+    now,
+  }).certificatePem;
+}
+
+/** New bus keys, certified at once by a CA this broker holds. */
+export async function createBusKeys(authority: CertificateAuthority, brokerId: string, now = Date.now()): Promise<BusKeys> {
+  const keys = await newBusKeys(brokerId, now);
+  keys.registration.certificatePem = certifyBusKeys(authority, keys.registration, now);
+  return keys;
 }
 
 function publicKey(base64: string, type: 'ed25519' | 'x25519'): KeyObject | undefined {
@@ -89,6 +101,7 @@ function publicKey(base64: string, type: 'ed25519' | 'x25519'): KeyObject | unde
  */
 export function verifyRegistration(row: BrokerRow, trustedCaPems: readonly string[], now = Date.now()): BusPeer | string {
   if (row.removedAt !== null) return `broker ${row.brokerId} was removed from the cluster`;
+  if (row.certificatePem === null) return `broker ${row.brokerId} has no certificate for its bus keys yet`;
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(row.certificatePem);
@@ -102,6 +115,12 @@ export function verifyRegistration(row: BrokerRow, trustedCaPems: readonly strin
   if (!issuedByTrusted) return `the certificate of broker ${row.brokerId} is not issued by the fleet CA`;
   if (now < Date.parse(certificate.validFrom) || now > Date.parse(certificate.validTo)) return `the certificate of broker ${row.brokerId} is not valid now`;
   if (brokerIdFromAltNames(certificate.subjectAltName) !== row.brokerId) return `the certificate registered as broker ${row.brokerId} names another broker`;
+  if (
+    certificate.publicKey.export({ type: 'spki', format: 'pem' }).toString() !==
+    createPublicKey(row.publicKeyPem).export({ type: 'spki', format: 'pem' }).toString()
+  ) {
+    return `the certificate registered as broker ${row.brokerId} is for another key`;
+  }
   const signingKey = publicKey(row.signingKey, 'ed25519');
   const agreementKey = publicKey(row.agreementKey, 'x25519');
   if (!signingKey || !agreementKey) return `the bus keys of broker ${row.brokerId} are not Ed25519 and X25519 keys`;
@@ -121,9 +140,16 @@ export function verifyRegistration(row: BrokerRow, trustedCaPems: readonly strin
   };
 }
 
-/** Tells two registrations under one broker id apart: a hash of both bus keys. */
-export function registrationKeyId(row: Pick<BrokerRow, 'signingKey' | 'agreementKey'>): string {
-  return createHash('sha256').update(row.signingKey).update('\n').update(row.agreementKey).digest('base64url').slice(0, 16);
+/** Tells two registrations under one broker id apart: a hash of both bus keys and the certificate vouching for them. */
+export function registrationKeyId(row: Pick<BrokerRow, 'signingKey' | 'agreementKey' | 'certificatePem'>): string {
+  return createHash('sha256')
+    .update(row.signingKey)
+    .update('\n')
+    .update(row.agreementKey)
+    .update('\n')
+    .update(row.certificatePem ?? '')
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 /**

@@ -26,6 +26,8 @@ export const SUBJECTS = {
   /** Calls for one agent, answered by whichever broker holds it: "no responders" means none does. */
   agentCalls: (agentId: string) => `fleetmesh.calls.agent.${agentId}`,
   cancel: (requestId: string) => `fleetmesh.cancel.${requestId}`,
+  /** Certificate requests for the broker holding the signer lease. */
+  sign: (brokerId: string) => `fleetmesh.sign.${brokerId}`,
 } as const;
 
 const errorInfo = z.object({
@@ -100,3 +102,37 @@ export const callReply = z.discriminatedUnion('t', [
   z.object({ t: z.literal('outcome'), agent: agentId, outcome: callOutcomeSchema }),
 ]);
 export type CallReply = z.infer<typeof callReply>;
+
+/** A certificate the broker holding the signer lease is asked to sign (sealed to it: the key is public, the request is a broker's). */
+export const signRequest = z.object({
+  requestId: z.string().min(1).max(100),
+  certificate: z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('agent'),
+      publicKeyPem: z.string().max(16_384),
+      agentId: agentId,
+      name: z.string().min(1).max(63),
+      lifetimeMs: z.number().int().positive(),
+    }),
+    z.object({
+      kind: z.literal('server'),
+      publicKeyPem: z.string().max(16_384),
+      names: z.array(z.string().min(1).max(253)).min(1).max(64),
+      lifetimeMs: z.number().int().positive(),
+    }),
+  ]),
+});
+export type SignRequestMessage = z.infer<typeof signRequest>;
+
+export const signReply = z.union([
+  z.object({
+    ok: z.literal(true),
+    certificatePem: z.string(),
+    serial: z.string(),
+    notBeforeUnixMs: z.number(),
+    notAfterUnixMs: z.number(),
+    caPin: z.string(),
+  }),
+  z.object({ ok: z.literal(false), error: errorInfo }),
+]);
+export type SignReply = z.infer<typeof signReply>;

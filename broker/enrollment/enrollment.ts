@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { publicKeyFingerprint, readCertificateRequest } from '../../shared/pki/certificates.ts';
-import type { BrokerAuthority } from '../pki/broker-authority.ts';
+import type { CertificateIssuer } from '../pki/certificate-issuer.ts';
+import type { FleetAuthority, SignedCertificate } from '../pki/fleet-authority.ts';
 import { ANY_SCOPE } from '../store/agent-roles-table.ts';
 import type { AgentRow } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
@@ -83,6 +84,8 @@ interface EnrollmentResult {
 interface RenewalResult {
   certificatePem: string;
   notAfter: Date;
+  /** The pin of the CA that issued it. */
+  caPin: string;
 }
 
 /**
@@ -93,7 +96,10 @@ interface RenewalResult {
 export class Enrollment {
   constructor(
     private readonly store: BrokerStore,
-    private readonly authority: BrokerAuthority,
+    /** The fleet's CAs, for the bundle a new agent trusts. */
+    private readonly authority: FleetAuthority,
+    /** Who signs: this broker, or in a cluster the broker holding the signer lease. */
+    private readonly issuer: CertificateIssuer,
     private readonly certLifetimeMs: number,
     private readonly log: Logger,
   ) {}
@@ -124,7 +130,7 @@ export class Enrollment {
       }
       const reenrolling = agentId !== '';
       if (!reenrolling) agentId = randomBytes(8).toString('hex');
-      const issued = this.authority.issueAgentCertificate({ publicKeyPem, agentId, name: request.name, lifetimeMs: this.certLifetimeMs, now });
+      const issued = await this.issuer.issueAgent({ publicKeyPem, agentId, name: request.name, lifetimeMs: this.certLifetimeMs });
       if (reenrolling) {
         await this.store.agents.reenroll(agentId, { name: request.name, tokenLabels: token.labels, publicKeySha256: keySha256, tokenId: token.id, now });
       } else {
@@ -137,7 +143,7 @@ export class Enrollment {
           tokenId: token.id,
         });
       }
-      await this.recordCertificate(agentId, issued.serial, issued.notBefore, issued.notAfter, keySha256, 'enroll', now);
+      await this.recordCertificate(agentId, issued, keySha256, 'enroll', now);
       for (const role of token.roles) await this.store.roles.grant(agentId, { role, scope: ANY_SCOPE, grantedAt: now, grantedBy: `token:${token.id}` });
       return { agentId, issued, labels: token.labels, tokenId: token.id, reenrolling };
     });
@@ -151,7 +157,8 @@ export class Enrollment {
       agentId: result.agentId,
       name: request.name,
       certificatePem: result.issued.certificatePem,
-      caCertificatePem: this.authority.ca.certificatePem,
+      // Every CA trusted now: while a rotation runs, the next one too.
+      caCertificatePem: this.authority.set.bundlePem(),
       notAfter: result.issued.notAfter,
       labels: result.labels,
     };
@@ -166,32 +173,25 @@ export class Enrollment {
       if (!agent || agent.revokedAt !== null) {
         throw new FleetError('forbidden', `agent ${agentId} is revoked or unknown`, { hint: 'Enroll again with a new join token.' });
       }
-      const certificate = this.authority.issueAgentCertificate({ publicKeyPem, agentId, name: agent.name, lifetimeMs: this.certLifetimeMs, now });
-      await this.recordCertificate(agentId, certificate.serial, certificate.notBefore, certificate.notAfter, keySha256, 'renew', now);
+      const certificate = await this.issuer.issueAgent({ publicKeyPem, agentId, name: agent.name, lifetimeMs: this.certLifetimeMs });
+      await this.recordCertificate(agentId, certificate, keySha256, 'renew', now);
       return certificate;
     });
-    this.log.info('agent certificate renewed', { agent_id: agentId, serial: issued.serial, not_after: issued.notAfter.toISOString() });
-    return { certificatePem: issued.certificatePem, notAfter: issued.notAfter };
+    this.log.info('agent certificate renewed', { agent_id: agentId, serial: issued.serial, not_after: issued.notAfter.toISOString(), ca_pin: issued.caPin });
+    return { certificatePem: issued.certificatePem, notAfter: issued.notAfter, caPin: issued.caPin };
   }
 
-  private async recordCertificate(
-    agentId: string,
-    serial: string,
-    notBefore: Date,
-    notAfter: Date,
-    keySha256: string,
-    issuedBy: 'enroll' | 'renew',
-    now: number,
-  ): Promise<void> {
+  private async recordCertificate(agentId: string, issued: SignedCertificate, keySha256: string, issuedBy: 'enroll' | 'renew', now: number): Promise<void> {
     await this.store.certificates.insert({
-      serial,
+      serial: issued.serial,
       agentId,
       issuedAt: now,
-      notBefore: notBefore.getTime(),
-      notAfter: notAfter.getTime(),
+      notBefore: issued.notBefore.getTime(),
+      notAfter: issued.notAfter.getTime(),
       publicKeySha256: keySha256,
       issuedBy,
+      caPin: issued.caPin,
     });
-    await this.store.agents.setCertificate(agentId, serial, notAfter.getTime(), keySha256);
+    await this.store.agents.setCertificate(agentId, issued.serial, issued.notAfter.getTime(), keySha256);
   }
 }

@@ -9,14 +9,18 @@ import { factsFromWire } from '../../shared/wire/facts-codec.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import { AgentSession } from '../agents/agent-session.ts';
 import type { Enrollment } from '../enrollment/enrollment.ts';
+import type { FleetAuthority } from '../pki/fleet-authority.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { trustUpdateFor } from './trust-updates.ts';
 
 /** An agent that opens a stream and sends no Hello within this time is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
 
 interface ConnectHandlerOptions {
   store: BrokerStore;
+  /** The fleet's CAs: a certificate of a CA rotated out is refused in words. */
+  authority: FleetAuthority;
   registry: AgentRegistry;
   enrollment: Enrollment;
   heartbeatIntervalMs: number;
@@ -24,7 +28,11 @@ interface ConnectHandlerOptions {
 }
 
 /** Who is on the other end of a stream, from the verified client certificate only. */
-async function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>, store: BrokerStore): Promise<{ agentId: string; serial: string }> {
+async function authenticate(
+  call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>,
+  store: BrokerStore,
+  authority: FleetAuthority,
+): Promise<{ agentId: string; serial: string; caPin: string }> {
   const certificate = call.getAuthContext().sslPeerCertificate;
   if (!certificate) {
     // grpc-js exposes a peer certificate only when Node's TLS verified it
@@ -55,7 +63,18 @@ async function authenticate(call: grpc.ServerDuplexStream<AgentFrame, BrokerFram
       hint: 'A revoked agent cannot reconnect; enroll the host as a new agent if it should come back.',
     });
   }
-  return { agentId, serial };
+  // TLS takes certificates of every CA the fleet had, so that one of a CA rotated out hears this rather than a failed handshake.
+  const set = authority.set;
+  const caPin = issued.caPin ?? set.active.pin;
+  if (!set.isTrusted(caPin)) {
+    const retiredAt = set.rows.find((row) => row.pin === caPin)?.retiredAt;
+    throw new FleetError(
+      'forbidden',
+      `the certificate of agent ${agent.name} was issued by CA ${caPin}, which this fleet no longer trusts: the CA was rotated out${retiredAt ? ` at ${new Date(retiredAt).toISOString()}` : ''} while the agent was away`,
+      { hint: 'Enroll the agent again: fleetmesh token create prints a join token and the current CA pin; with the same --data-dir it keeps its name.' },
+    );
+  }
+  return { agentId, serial, caPin };
 }
 
 function storedHello(hello: Hello): StoredHello {
@@ -72,14 +91,14 @@ function storedHello(hello: Hello): StoredHello {
 
 /** Serves one agent's Connect stream from authentication to its end. */
 export function createConnectHandler(options: ConnectHandlerOptions): grpc.handleBidiStreamingCall<AgentFrame, BrokerFrame> {
-  const { store, registry, enrollment, log } = options;
+  const { store, registry, enrollment, authority, log } = options;
   return async (call) => {
     // An unhandled 'error' on a stream kills the process (DESIGN §10).
     call.on('error', () => {});
-    let identity: { agentId: string; serial: string };
+    let identity: { agentId: string; serial: string; caPin: string };
     try {
       // Frames wait in the stream (no 'data' listener yet) while the store answers.
-      identity = await authenticate(call, store);
+      identity = await authenticate(call, store, authority);
     } catch (error) {
       const failure = toFleetError(error);
       log.warn('agent stream refused', { peer: call.getPeer(), reason: failure.message });
@@ -87,7 +106,7 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
       return;
     }
     if (call.cancelled) return;
-    const session = new AgentSession(call, identity.agentId, identity.serial);
+    const session = new AgentSession(call, identity.agentId, identity.serial, identity.caPin);
     let attached = false;
     const helloTimer = setTimeout(() => {
       if (!attached) session.close({ code: grpc.status.DEADLINE_EXCEEDED, details: 'no Hello within 10 s of opening the stream' });
@@ -117,6 +136,7 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
           attached = true;
           clearTimeout(helloTimer);
           const hello = frame.frame.value;
+          session.trustedCaPins = [...hello.trustedCaPins];
           void registry.attach(session, storedHello(hello), { ...hello.labels }).then(
             (host) => {
               if (!host) return;
@@ -131,6 +151,12 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
                 }),
               });
               log.info('agent connected', { agent: host.name, agent_id: host.id, version: hello.agentVersion });
+              // A CA rotation step it missed: the bundle to trust, and a renewal when its certificate is of the CA agents leave.
+              const trust = trustUpdateFor(session, authority.set);
+              if (trust) {
+                session.send({ case: 'trust', value: trust });
+                session.trustedCaPins = authority.set.trustedPins();
+              }
             },
             (error: unknown) => {
               const failure = toFleetError(error);
@@ -170,6 +196,7 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
             let response: ReturnType<typeof create<typeof RenewResponseSchema>>;
             try {
               const renewed = await enrollment.renew(identity.agentId, csrPem);
+              session.caPin = renewed.caPin;
               await registry.refreshFromStore(identity.agentId);
               response = create(RenewResponseSchema, { certificatePem: renewed.certificatePem, notAfterUnixMs: BigInt(renewed.notAfter.getTime()) });
             } catch (error) {

@@ -8,21 +8,27 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
+import type { AgentSession } from '../agents/agent-session.ts';
 import type { Enrollment } from '../enrollment/enrollment.ts';
 import { joinTokenId } from '../enrollment/join-tokens.ts';
 import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
-import type { ServerIdentity } from '../pki/broker-authority.ts';
+import type { CaSet } from '../pki/ca-set.ts';
+import type { FleetAuthority } from '../pki/fleet-authority.ts';
+import type { ServingCertificate, ServingIdentity } from '../pki/serving-certificate.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { AdmissionGate, type AdmissionLimits } from './admission-gate.ts';
 import { type AdmissionRate, spreadReturns } from './admission-pacer.ts';
 import { createConnectHandler } from './connect-handler.ts';
-import { StaticCertificateProvider } from './static-certificate-provider.ts';
+import { TlsCertificates } from './tls-certificates.ts';
+import { trustUpdateFor } from './trust-updates.ts';
 
 interface MeshServerOptions {
   listen: string;
-  caCertificatePem: string;
-  serverIdentity: ServerIdentity;
+  /** The fleet's CAs: what TLS accepts from agents, and what a rotation step tells them. */
+  authority: FleetAuthority;
+  /** The broker's serving certificate, renewed while it runs. */
+  serving: ServingCertificate;
   store: BrokerStore;
   registry: AgentRegistry;
   enrollment: Enrollment;
@@ -56,6 +62,10 @@ function admit(limiter: RateLimiter, key: string, what: string): void {
     hint: `Wait ${seconds} s before enrolling again: the broker limits enrollments per source address and per join token.`,
     details: { retryAfterMs: decision.retryAfterMs },
   });
+}
+
+function tlsIdentity(identity: ServingIdentity): { certificate: Buffer; privateKey: Buffer } {
+  return { certificate: Buffer.from(identity.certificatePem), privateKey: Buffer.from(identity.privateKeyPem) };
 }
 
 /** The broker's gRPC endpoint: Enroll for newcomers, Connect for enrolled agents, one TLS port. */
@@ -145,10 +155,10 @@ export class MeshServer {
       },
     });
     // The chain carries the CA too, so an enrolling agent can read it and check it against its pin.
-    const certificates = new StaticCertificateProvider(Buffer.from(options.caCertificatePem), {
-      certificate: Buffer.from(`${options.serverIdentity.certificatePem}${options.caCertificatePem}`),
-      privateKey: Buffer.from(options.serverIdentity.privateKeyPem),
-    });
+    const certificates = new TlsCertificates(Buffer.from(options.authority.set.clientCasPem()), tlsIdentity(options.serving.current));
+    this.tls = certificates;
+    options.serving.on('changed', this.onServingChanged);
+    options.authority.on('changed', this.onCasChanged);
     const credentials = grpc.experimental.createCertificateProviderServerCredentials(certificates, certificates, false);
     // The port is our own listener's, not grpc-js's: connections reach grpc-js's TLS only when the gate admits them.
     const injector = server.createConnectionInjector(credentials);
@@ -171,6 +181,36 @@ export class MeshServer {
    * spread over the time the admission rate needs to take them all back, and
    * ends their streams: a restarted broker sees its fleet return spread out.
    */
+  private tls: TlsCertificates | undefined;
+
+  private readonly onServingChanged = (identity: ServingIdentity): void => {
+    this.tls?.update({ identity: tlsIdentity(identity) });
+  };
+
+  /**
+   * A CA rotation step: TLS accepts the fleet's CAs as they are now, every
+   * connected agent hears what to trust and whether to renew, and once a CA
+   * is rotated out the agents whose streams were opened with its
+   * certificates reconnect (spread out) with their renewed ones, or are
+   * refused in words.
+   */
+  private readonly onCasChanged = (set: CaSet): void => {
+    this.tls?.update({ ca: Buffer.from(set.clientCasPem()) });
+    const leaving: AgentSession[] = [];
+    for (const session of this.options.registry.localSessions()) {
+      const trust = trustUpdateFor(session, set);
+      if (trust) {
+        session.send({ case: 'trust', value: trust });
+        session.trustedCaPins = set.trustedPins();
+      }
+      if (session.streamCaPin !== '' && !set.isTrusted(session.streamCaPin)) leaving.push(session);
+    }
+    const waits = spreadReturns(leaving.length, this.options.admissionRate);
+    leaving.forEach((session, i) => {
+      session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs: waits[i] ?? 0, reason: 'the CA of this stream was rotated out' }) });
+    });
+  };
+
   drain(): void {
     const sessions = this.options.registry.localSessions();
     const waits = spreadReturns(sessions.length, this.options.admissionRate);
@@ -181,6 +221,8 @@ export class MeshServer {
   }
 
   async stop(): Promise<void> {
+    this.options.serving.off('changed', this.onServingChanged);
+    this.options.authority.off('changed', this.onCasChanged);
     const server = this.server;
     this.server = undefined;
     this.gate?.close();

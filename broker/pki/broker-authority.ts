@@ -22,7 +22,7 @@ const SERVER_RENEW_BEFORE_MS = 30 * 86_400_000;
 export const CA_CERT_FILE = 'ca.crt';
 export const CA_KEY_FILE = 'ca.key';
 export const SERVER_CERT_FILE = 'server.crt';
-const SERVER_KEY_FILE = 'server.key';
+export const SERVER_KEY_FILE = 'server.key';
 
 export interface ServerIdentity {
   certificatePem: string;
@@ -42,8 +42,10 @@ export function defaultAdvertiseNames(): string[] {
 }
 
 /**
- * The broker's certificate authority and TLS server identity, kept as files in
- * its data dir (keys mode 0600). The CA is created on first start, or given by
+ * A certificate authority and TLS server identity kept as files in a data dir
+ * (keys mode 0600): where brokers kept the fleet CA before the store held it
+ * (fleet-authority.ts imports it from there), and what the benchmarks' bare
+ * servers and pre-enrolled fleets use. The CA is created on first start, or given by
  * the operator (`--ca-cert-file`, `--ca-key-file`: a Docker or Kubernetes
  * secret), in which case only its certificate is copied into the data dir, so
  * admin commands can print the pin; the key stays where the operator keeps it.

@@ -5,6 +5,8 @@ import { AgentRolesTable } from './agent-roles-table.ts';
 import { AgentsTable } from './agents-table.ts';
 import { AuditTable } from './audit-table.ts';
 import { BrokersTable } from './brokers-table.ts';
+import { CaSignerTable } from './ca-signer-table.ts';
+import { CertificateAuthoritiesTable } from './certificate-authorities-table.ts';
 import { CertificatesTable } from './certificates-table.ts';
 import { IdentitiesTable } from './identities-table.ts';
 import { JoinTokensTable } from './join-tokens-table.ts';
@@ -46,6 +48,8 @@ export class BrokerStore {
   readonly mcpTasks: McpTasksTable;
   readonly mcpSessions: McpSessionsTable;
   readonly brokers: BrokersTable;
+  readonly authorities: CertificateAuthoritiesTable;
+  readonly signer: CaSignerTable;
   private closed = false;
 
   private constructor(
@@ -63,6 +67,8 @@ export class BrokerStore {
     this.mcpTasks = new McpTasksTable(sql, brokerId);
     this.mcpSessions = new McpSessionsTable(sql);
     this.brokers = new BrokersTable(sql);
+    this.authorities = new CertificateAuthoritiesTable(sql);
+    this.signer = new CaSignerTable(sql);
   }
 
   static async open(dataDir: string, options: StoreOpenOptions = {}): Promise<BrokerStore> {
@@ -135,6 +141,10 @@ export class BrokerStore {
 
   async getMeta(key: string): Promise<string | undefined> {
     return (await this.sql.get<{ value: string }>('SELECT value FROM broker_meta WHERE key = ?', [key]))?.value;
+  }
+
+  async deleteMeta(key: string): Promise<void> {
+    await this.sql.run('DELETE FROM broker_meta WHERE key = ?', [key]);
   }
 
   async setMeta(key: string, value: string): Promise<void> {

@@ -8,7 +8,10 @@ import type { SqlEngine } from './sql-engine.ts';
  */
 export interface BrokerRow {
   brokerId: string;
-  certificatePem: string;
+  /** The RSA key the broker's certificate is for, which signs `binding`. */
+  publicKeyPem: string;
+  /** From the fleet CA, naming the broker id; null until the broker that signs gives it. */
+  certificatePem: string | null;
   /** Ed25519 public key (SPKI DER, base64) that signs its bus messages. */
   signingKey: string;
   /** X25519 public key (SPKI DER, base64) others seal messages to. */
@@ -24,7 +27,8 @@ export interface BrokerRow {
 
 interface RawRow {
   broker_id: string;
-  certificate_pem: string;
+  public_key_pem: string;
+  certificate_pem: string | null;
   signing_key: string;
   agreement_key: string;
   binding: string;
@@ -38,6 +42,7 @@ const orNull = (value: number | string | null) => (value === null ? null : Numbe
 function fromRaw(raw: RawRow): BrokerRow {
   return {
     brokerId: raw.broker_id,
+    publicKeyPem: raw.public_key_pem,
     certificatePem: raw.certificate_pem,
     signingKey: raw.signing_key,
     agreementKey: raw.agreement_key,
@@ -55,11 +60,12 @@ export class BrokersTable {
   /** Registers a starting broker, replacing what an earlier run under the same id registered; refuses (false) an id the operator removed. */
   async register(row: Omit<BrokerRow, 'stoppedAt' | 'removedAt'>): Promise<boolean> {
     const changed = await this.sql.run(
-      `INSERT INTO brokers (broker_id, certificate_pem, signing_key, agreement_key, binding, started_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (broker_id) DO UPDATE SET certificate_pem = excluded.certificate_pem, signing_key = excluded.signing_key,
-         agreement_key = excluded.agreement_key, binding = excluded.binding, started_at = excluded.started_at, stopped_at = NULL
+      `INSERT INTO brokers (broker_id, public_key_pem, certificate_pem, signing_key, agreement_key, binding, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (broker_id) DO UPDATE SET public_key_pem = excluded.public_key_pem, certificate_pem = excluded.certificate_pem,
+         signing_key = excluded.signing_key, agreement_key = excluded.agreement_key, binding = excluded.binding, started_at = excluded.started_at,
+         stopped_at = NULL
        WHERE brokers.removed_at IS NULL`,
-      [row.brokerId, row.certificatePem, row.signingKey, row.agreementKey, row.binding, row.startedAt],
+      [row.brokerId, row.publicKeyPem, row.certificatePem, row.signingKey, row.agreementKey, row.binding, row.startedAt],
     );
     return changed > 0;
   }
@@ -71,6 +77,11 @@ export class BrokersTable {
 
   async list(): Promise<BrokerRow[]> {
     return (await this.sql.all<RawRow>('SELECT * FROM brokers ORDER BY broker_id')).map(fromRaw);
+  }
+
+  /** Gives a broker's key its certificate (the signing broker does, for those waiting and after a rotation step). */
+  async certify(brokerId: string, publicKeyPem: string, certificatePem: string): Promise<void> {
+    await this.sql.run('UPDATE brokers SET certificate_pem = ? WHERE broker_id = ? AND public_key_pem = ?', [certificatePem, brokerId, publicKeyPem]);
   }
 
   /** The broker is shutting down: its `gone` on the bus is believed once this is written. */

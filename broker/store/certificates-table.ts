@@ -8,6 +8,8 @@ interface CertificateRow {
   notAfter: number;
   publicKeySha256: string;
   issuedBy: 'enroll' | 'renew';
+  /** The pin of the CA that issued it (null for certificates issued before CAs were recorded: the first CA's). */
+  caPin: string | null;
 }
 
 interface RevocationRow {
@@ -23,8 +25,8 @@ export class CertificatesTable {
 
   async insert(row: CertificateRow): Promise<void> {
     await this.sql.run(
-      'INSERT INTO certificates (serial, agent_id, issued_at, not_before, not_after, public_key_sha256, issued_by) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [row.serial, row.agentId, row.issuedAt, row.notBefore, row.notAfter, row.publicKeySha256, row.issuedBy],
+      'INSERT INTO certificates (serial, agent_id, issued_at, not_before, not_after, public_key_sha256, issued_by, ca_pin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [row.serial, row.agentId, row.issuedAt, row.notBefore, row.notAfter, row.publicKeySha256, row.issuedBy, row.caPin],
     );
   }
 
@@ -37,6 +39,7 @@ export class CertificatesTable {
       not_after: number;
       public_key_sha256: string;
       issued_by: 'enroll' | 'renew';
+      ca_pin: string | null;
     }>('SELECT * FROM certificates WHERE serial = ?', [serial]);
     if (!raw) return undefined;
     return {
@@ -47,7 +50,22 @@ export class CertificatesTable {
       notAfter: raw.not_after,
       publicKeySha256: raw.public_key_sha256,
       issuedBy: raw.issued_by,
+      caPin: raw.ca_pin,
     };
+  }
+
+  /** Certificates issued before CAs were recorded belong to the first CA: recorded as such once it is known. */
+  async assignUnrecordedTo(caPin: string): Promise<void> {
+    await this.sql.run('UPDATE certificates SET ca_pin = ? WHERE ca_pin IS NULL', [caPin]);
+  }
+
+  /** Each live agent's current certificate: its CA's pin, when it was issued and when it expires. */
+  async currentByAgent(): Promise<Map<string, { caPin: string | null; issuedAt: number; notAfter: number }>> {
+    const rows = await this.sql.all<{ id: string; ca_pin: string | null; issued_at: number | string; not_after: number | string }>(
+      `SELECT agents.id AS id, certificates.ca_pin AS ca_pin, certificates.issued_at AS issued_at, certificates.not_after AS not_after
+       FROM agents JOIN certificates ON certificates.serial = agents.cert_serial WHERE agents.revoked_at IS NULL`,
+    );
+    return new Map(rows.map((row) => [row.id, { caPin: row.ca_pin, issuedAt: Number(row.issued_at), notAfter: Number(row.not_after) }]));
   }
 
   /** Revokes every certificate of an agent that is not revoked yet; returns the serials. */

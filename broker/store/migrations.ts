@@ -208,18 +208,43 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX metrics_name ON metrics(kind, name, minute);
   `,
-  // 11: the brokers of a cluster, each with the certificate and bus keys it
-  // registered when it started: the only senders bus messages are believed from.
+  // 11: the brokers of a cluster, each with the bus keys it registered when it
+  // started and the certificate the fleet CA gave the key that signs them
+  // (null until the signing broker gives it): the only senders bus messages
+  // are believed from.
   `
   CREATE TABLE brokers (
     broker_id TEXT PRIMARY KEY,
-    certificate_pem TEXT NOT NULL,
+    public_key_pem TEXT NOT NULL,
+    certificate_pem TEXT,
     signing_key TEXT NOT NULL,
     agreement_key TEXT NOT NULL,
     binding TEXT NOT NULL,
     started_at INTEGER NOT NULL,
     stopped_at INTEGER,
     removed_at INTEGER
+  );
+  `,
+  // 12: the fleet's certificate authorities, one active and, while a rotation
+  // runs, the next one; their keys sealed with the operator's CA key secret
+  // (never in clear: a single broker without a secret keeps them as files of
+  // its data dir); which CA issued each agent certificate; and the lease of
+  // the one broker of a cluster that signs.
+  `
+  CREATE TABLE certificate_authorities (
+    pin TEXT PRIMARY KEY,
+    certificate_pem TEXT NOT NULL,
+    key_sealed TEXT,
+    cross_certificate_pem TEXT,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    retired_at INTEGER
+  );
+  ALTER TABLE certificates ADD COLUMN ca_pin TEXT;
+  CREATE TABLE ca_signer (
+    id INTEGER PRIMARY KEY,
+    broker_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
   );
   `,
 ];

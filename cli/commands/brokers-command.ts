@@ -33,11 +33,12 @@ export const brokersCommand = defineCommand({
       const now = Date.now();
       const brokers = (await store.brokers.list()).map((row) => ({
         broker_id: row.brokerId,
-        state: row.removedAt !== null ? 'removed' : row.stoppedAt !== null ? 'stopped' : 'registered',
+        state:
+          row.removedAt !== null ? 'removed' : row.stoppedAt !== null ? 'stopped' : row.certificatePem === null ? 'waiting for a certificate' : 'registered',
         started_at_unix_ms: row.startedAt,
         stopped_at_unix_ms: row.stoppedAt,
         removed_at_unix_ms: row.removedAt,
-        certificate_not_after_unix_ms: readCertificate(row.certificatePem).notAfter.getTime(),
+        certificate_not_after_unix_ms: row.certificatePem === null ? null : readCertificate(row.certificatePem).notAfter.getTime(),
       }));
       if (parsed.values.output === 'json') {
         io.stdout(`${JSON.stringify({ brokers }, null, 2)}\n`);

@@ -2,11 +2,12 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
-import { sharedAuthorityPin } from '../../broker/pki/shared-authority.ts';
+import { enrollmentPins } from '../../broker/pki/fleet-authority.ts';
 import { AGENT_ROLES, type AgentRole } from '../../broker/store/agent-roles-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { formatTable, formatUntil } from '../../shared/format/table.ts';
+import { silentLogger } from '../../shared/log/logger.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { formatDurationMs, formatLabels } from '../../shared/options/values.ts';
@@ -59,7 +60,7 @@ export const tokenCreateCommand = defineCommand({
     }
     const store = await BrokerStore.open(dataDir, { store: values.store });
     try {
-      const pin = await sharedAuthorityPin(store, dataDir);
+      const [pin = ''] = await enrollmentPins(store, dataDir, silentLogger);
       const created = await createJoinToken(store, {
         ttlMs: values.ttl,
         uses: values.reusable ? null : (values.uses ?? 1),

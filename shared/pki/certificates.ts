@@ -128,6 +128,24 @@ export async function createCertificateAuthority(options: { commonName: string; 
   return { certificatePem: issued(cert, serial).certificatePem, privateKeyPem: keys.privateKeyPem };
 }
 
+/**
+ * The key of `successor` (a new CA) certified by `authority` (the CA it
+ * replaces), with the successor's own subject: a peer that trusts only the
+ * old CA verifies a certificate of the new one through it, while a CA rotation
+ * is under way.
+ */
+export function crossCertify(authority: CertificateAuthority, successor: { certificatePem: string }, options: { lifetimeMs: number; now?: number }): string {
+  const forge = nodeForge();
+  const next = forge.pki.certificateFromPem(successor.certificatePem);
+  const { cert, serial } = baseCertificate(forge.pki.publicKeyToPem(next.publicKey), options.lifetimeMs, options.now ?? Date.now());
+  cert.setSubject(next.subject.attributes);
+  signWithAuthority(cert, authority, [
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+  ]);
+  return issued(cert, serial).certificatePem;
+}
+
 function signWithAuthority(cert: Forge.pki.Certificate, authority: CertificateAuthority, extensions: object[]): void {
   const forge = nodeForge();
   const caCert = forge.pki.certificateFromPem(authority.certificatePem);

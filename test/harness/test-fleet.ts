@@ -33,6 +33,9 @@ export interface TestFleet {
   stop(): Promise<void>;
 }
 
+/** The CA key secret of the tests' brokers on a shared store (it seals the CA key there). */
+export const TEST_CA_KEY_SECRET = 'fleetmesh-test-ca-key-secret-0123456789';
+
 export function brokerOptions(dataDir: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return inProcessBrokerOptions(dataDir, { operationsLevel: 3, heartbeatIntervalMs: 200, storePollMs: 100, ...overrides });
 }
