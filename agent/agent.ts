@@ -1,7 +1,7 @@
 import { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
-import { createKeyPair } from '../shared/pki/certificates.ts';
+import { createKeyPair, type KeyPair } from '../shared/pki/certificates.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../shared/version.ts';
 import { type FactRecord, factsToWire } from '../shared/wire/facts-codec.ts';
 import { createAgentInfoHandler } from './actions/agent-info.ts';
@@ -14,7 +14,7 @@ import { BrokerConnection, type HelloInit } from './connection/broker-connection
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
 import { enrollWithBackoff } from './enrollment/enroll-with-backoff.ts';
-import { caPinOf, normalizePin } from './enrollment/fetch-broker-ca.ts';
+import { caPinsOf, normalizePin } from './enrollment/fetch-broker-ca.ts';
 import { hostFacts } from './facts/host-facts.ts';
 import { HealthServer } from './health/health-server.ts';
 import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
@@ -46,8 +46,14 @@ export class Agent {
     this.labels = new AgentLabels(options.dataDir, options.labels);
   }
 
-  static async start(options: AgentOptions, log: Logger, collectors: CollectorChoice = 'default'): Promise<Agent> {
-    const identity = await Agent.identity(options, log);
+  /** `newKeys`: makes the agent's key pairs (a test fleet of hundreds shares a few; RSA takes 0.2 s a key). */
+  static async start(
+    options: AgentOptions,
+    log: Logger,
+    collectors: CollectorChoice = 'default',
+    { newKeys = createKeyPair }: { newKeys?: () => Promise<KeyPair> } = {},
+  ): Promise<Agent> {
+    const identity = await Agent.identity(options, log, newKeys);
     const dispatcher = new Dispatcher(log);
     const sampler = new SystemSampler(new ProcReadings(), options.sampleIntervalMs, undefined, options.hostProc);
     sampler.start();
@@ -76,6 +82,7 @@ export class Agent {
       backoffBaseMs: options.backoffBaseMs,
       backoffCapMs: options.backoffCapMs,
       ...(reenroll ? { reenroll } : {}),
+      newKeys,
     });
     agent = new Agent(options, connection, dispatcher, sampler, log);
     agent.collectors =
@@ -107,10 +114,12 @@ export class Agent {
   }
 
   /** The identity in the data dir, enrolling first when there is none. */
-  private static async identity(options: AgentOptions, log: Logger): Promise<AgentIdentity> {
+  private static async identity(options: AgentOptions, log: Logger, newKeys: () => Promise<KeyPair>): Promise<AgentIdentity> {
     const existing = loadIdentity(options.dataDir);
     if (existing) {
-      if (options.token !== undefined && options.caPin !== undefined && caPinOf(existing.caCertificatePem) !== normalizePin(options.caPin)) {
+      // The pin it was enrolled with, or any CA a rotation has had it trust since: the same broker's.
+      const known = [...caPinsOf(existing.caCertificatePem), ...(existing.previousCaPins ?? [])];
+      if (options.token !== undefined && options.caPin !== undefined && !known.includes(normalizePin(options.caPin))) {
         throw new FleetError(
           'invalid_argument',
           `${options.dataDir} already holds agent "${existing.name}" of another broker (its CA is not --ca-pin ${normalizePin(options.caPin)}), so --token cannot enroll it`,
@@ -130,7 +139,7 @@ export class Agent {
     }
     log.info('enrolling with the broker', { broker: options.brokerAddress, name: options.name });
     // One key pair for every attempt: a retry after a lost answer is then the same agent to the broker.
-    const keys = await createKeyPair();
+    const keys = await newKeys();
     const enroll = { brokerAddress: options.brokerAddress, token: options.token, caPin: options.caPin, name: options.name, dataDir: options.dataDir, keys };
     const identity = await enrollWithBackoff(() => enrollAgent(enroll), { baseMs: options.backoffBaseMs, capMs: options.backoffCapMs, log });
     log.info('enrolled', { name: identity.name, agent_id: identity.agentId, certificate_expires: identity.notAfter.toISOString() });

@@ -43,6 +43,8 @@ interface BrokerConnectionOptions {
   backoffCapMs: number;
   /** Enrolls again with the configured token when the certificate has expired; absent without a token. */
   reenroll?: () => Promise<AgentIdentity>;
+  /** Makes the key pair of each renewal (a test fleet of hundreds shares a few). */
+  newKeys?: () => Promise<KeyPair>;
 }
 
 interface ConnectionEvents {
@@ -91,7 +93,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private isConnected = false;
   private renewTimer: { clear(): void } | undefined;
   private renewAtFor: { serial: string; at: number } | undefined;
-  private pendingRenewal: KeyPair | undefined;
+  /** The key pair of the renewal asked for (`making` while it is made), until the broker answers. */
+  private pendingRenewal: KeyPair | 'making' | undefined;
   private clockSkewMs = 0;
   /** Which of the identity's broker addresses the next stream dials. */
   private addressTurn = 0;
@@ -382,7 +385,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private onTrustUpdate(update: { caBundlePem: string; renewNow: boolean; reason: string }, write: (frame: AgentFrame['frame']) => void): void {
     const pins = caPinsOf(update.caBundlePem);
     if (pins.length > 0 && pins.join(',') !== caPinsOf(this.identity.caCertificatePem).join(',')) {
-      this.identity = replaceTrust(this.options.dataDir, this.identity, update.caBundlePem);
+      this.identity = replaceTrust(this.options.dataDir, this.identity, update.caBundlePem, caPinsOf(this.identity.caCertificatePem));
       this.options.log.info('trusting the broker CAs it named', { ca_pins: pins.join(','), reason: update.reason });
     }
     if (update.renewNow) void this.requestRenewal(write);
@@ -401,7 +404,9 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
 
   private async requestRenewal(write: (frame: AgentFrame['frame']) => void): Promise<void> {
     if (this.pendingRenewal || !this.isConnected) return;
-    const keys = await createKeyPair();
+    this.pendingRenewal = 'making';
+    const keys = await (this.options.newKeys ?? createKeyPair)();
+    if (this.pendingRenewal !== 'making') return;
     this.pendingRenewal = keys;
     this.options.log.info('renewing the agent certificate', { not_after: this.identity.notAfter.toISOString() });
     write({ case: 'renewRequest', value: create(RenewRequestSchema, { csrPem: createCertificateRequest(keys, this.identity.name) }) });
@@ -409,6 +414,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
 
   private onRenewResponse(response: { certificatePem: string; error: string }, write: (frame: AgentFrame['frame']) => void): void {
     const keys = this.pendingRenewal;
+    if (keys === 'making') return;
     this.pendingRenewal = undefined;
     if (!keys) return;
     if (response.error || !response.certificatePem) {

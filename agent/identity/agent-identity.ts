@@ -19,12 +19,15 @@ export interface AgentIdentity {
   notBefore: Date;
   notAfter: Date;
   serial: string;
+  /** Pins of CAs it trusted before a rotation replaced them: an agent given its first --ca-pin again is still this broker's. */
+  previousCaPins?: string[];
 }
 
 interface StateFile {
   agent_id: string;
   name: string;
   broker: string;
+  previous_ca_pins?: string[];
 }
 
 function paths(dataDir: string) {
@@ -68,6 +71,7 @@ export function loadIdentity(dataDir: string): AgentIdentity | undefined {
     notBefore: facts.notBefore,
     notAfter: facts.notAfter,
     serial: facts.serial,
+    previousCaPins: state.previous_ca_pins ?? [],
   };
 }
 
@@ -77,14 +81,25 @@ export function saveIdentity(dataDir: string, identity: AgentIdentity): void {
   writePrivateKey(p.key, identity.privateKeyPem);
   writeFileAtomic(p.cert, identity.certificatePem);
   writeFileAtomic(p.ca, identity.caCertificatePem);
-  const state: StateFile = { agent_id: identity.agentId, name: identity.name, broker: identity.brokerAddress };
-  writeFileAtomic(p.state, `${JSON.stringify(state, null, 2)}\n`);
+  writeState(dataDir, identity);
+}
+
+function writeState(dataDir: string, identity: AgentIdentity): void {
+  const state: StateFile = {
+    agent_id: identity.agentId,
+    name: identity.name,
+    broker: identity.brokerAddress,
+    ...(identity.previousCaPins?.length ? { previous_ca_pins: identity.previousCaPins } : {}),
+  };
+  writeFileAtomic(paths(dataDir).state, `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** Trusts another set of CAs from now on (a CA rotation step the broker told of over the verified stream). */
-export function replaceTrust(dataDir: string, identity: AgentIdentity, caBundlePem: string): AgentIdentity {
+export function replaceTrust(dataDir: string, identity: AgentIdentity, caBundlePem: string, previousPins: string[]): AgentIdentity {
+  const next = { ...identity, caCertificatePem: caBundlePem, previousCaPins: [...new Set([...(identity.previousCaPins ?? []), ...previousPins])].slice(-16) };
+  writeState(dataDir, next);
   writeFileAtomic(paths(dataDir).ca, caBundlePem);
-  return { ...identity, caCertificatePem: caBundlePem };
+  return next;
 }
 
 /** Installs a renewed key and certificate without ever leaving a mismatched pair behind. */

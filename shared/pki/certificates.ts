@@ -119,8 +119,10 @@ export async function createCertificateAuthority(options: { commonName: string; 
   ];
   cert.setSubject(subject);
   cert.setIssuer(subject);
+  // One CA may stand between it and a certificate: the cross certificate of the CA that replaces it in a
+  // rotation, through which an agent that trusts only this one verifies a broker serving from the next.
   cert.setExtensions([
-    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 1, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);

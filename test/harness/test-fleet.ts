@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Agent, type CollectorChoice } from '../../agent/agent.ts';
+import type { KeyPair } from '../../shared/pki/certificates.ts';
 import type { AgentOptions } from '../../agent/agent-options.ts';
 import { Broker } from '../../broker/broker.ts';
 import { type BrokerOptions, inProcessBrokerOptions } from '../../broker/broker-options.ts';
@@ -23,7 +24,10 @@ export interface TestFleet {
   pin: string;
   token(options?: Partial<JoinTokenOptions>): Promise<string>;
   /** Enrolls (first time) and connects an in-process agent, resolving once it is online. */
-  addAgent(name: string, options?: Partial<AgentOptions> & { collectors?: CollectorChoice; log?: Logger; waitOnline?: boolean }): Promise<Agent>;
+  addAgent(
+    name: string,
+    options?: Partial<AgentOptions> & { collectors?: CollectorChoice; log?: Logger; waitOnline?: boolean; newKeys?: () => Promise<KeyPair> },
+  ): Promise<Agent>;
   agentDir(name: string): string;
   /** The `fleetmesh agent` arguments that enroll an agent process with a fresh token, in its own data dir. */
   agentArgs(name: string): Promise<string[]>;
@@ -75,7 +79,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
       fleet.agentDir(name),
     ],
     async addAgent(name, agentOptions = {}) {
-      const { collectors, log: agentLog, waitOnline = true, ...rest } = agentOptions;
+      const { collectors, log: agentLog, waitOnline = true, newKeys, ...rest } = agentOptions;
       const agent = await Agent.start(
         {
           dataDir: fleet.agentDir(name),
@@ -88,6 +92,7 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
         },
         agentLog ?? silentLogger,
         collectors ?? [],
+        newKeys ? { newKeys } : {},
       );
       agents.add(agent);
       if (waitOnline && !agent.connection.connected) await nextEvent(agent.connection, 'connected');
