@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { Agent, type CollectorChoice } from '../../agent/agent.ts';
-import type { KeyPair } from '../../shared/pki/certificates.ts';
 import type { AgentOptions } from '../../agent/agent-options.ts';
 import { Broker } from '../../broker/broker.ts';
 import { type BrokerOptions, inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken, type JoinTokenOptions } from '../../broker/enrollment/join-tokens.ts';
 import { type Logger, silentLogger } from '../../shared/log/logger.ts';
+import type { KeyPair } from '../../shared/pki/certificates.ts';
 import { freePort } from './free-port.ts';
 import { makeTempDir } from './temp-dir.ts';
 import { TEST_AGENT_DEFAULTS } from './test-agent-defaults.ts';
