@@ -1,5 +1,5 @@
 import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
-import type { ContainerInventory } from '../../../shared/domains/swarm/records.ts';
+import type { ContainerInventory } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';

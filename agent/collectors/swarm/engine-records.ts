@@ -7,8 +7,8 @@ import type {
   ServiceRecord,
   TaskRecord,
   VolumeRecord,
-} from '../../../shared/domains/swarm/records.ts';
-import { STACK_LABEL } from '../../../shared/domains/swarm/records.ts';
+} from '../../../shared/engine/records.ts';
+import { STACK_LABEL } from '../../../shared/engine/records.ts';
 import { unixMs } from '../docker/docker-api.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/domains/swarm/swarm-actions.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';

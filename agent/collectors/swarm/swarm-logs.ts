@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ServiceRecord, SwarmSnapshot, TaskRecord } from '../../../shared/domains/swarm/records.ts';
+import type { ServiceRecord, SwarmSnapshot, TaskRecord } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { LogDemultiplexer, MAX_LINE_CHARS, splitTimestamp, toUnixSeconds } from '../docker/log-reader.ts';
 import type { SwarmEngine } from './swarm-engine.ts';

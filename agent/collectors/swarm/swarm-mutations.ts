@@ -1,5 +1,4 @@
 import { serviceProgress } from '../../../shared/domains/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import {
   createConfig,
   createSecret,
@@ -20,6 +19,7 @@ import {
   updateServiceMounts,
   updateServiceSecrets,
 } from '../../../shared/domains/swarm/swarm-actions.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';

@@ -1,4 +1,4 @@
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { networkRecord, nodeRecord, payloadRecord, serviceRecord, taskRecord, volumeRecord } from './engine-records.ts';
 import type { EngineJson, SwarmEngine } from './swarm-engine.ts';
 
