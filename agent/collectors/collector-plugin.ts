@@ -2,8 +2,8 @@ import type { Domain } from '../../shared/domains/domain.ts';
 import type { DomainFlagValues } from '../../shared/domains/domains.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import type { SystemSampler } from '../sampler/system-sampler.ts';
 import type { Collector, Report } from './collector.ts';
-import type { SystemSampler } from './system/system-sampler.ts';
 
 export interface CollectorHooks {
   /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */

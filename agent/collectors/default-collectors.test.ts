@@ -4,9 +4,9 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from '../../test/harness/temp-dir.ts';
 import { TEST_AGENT_DEFAULTS } from '../../test/harness/test-agent-defaults.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import type { SystemSampler } from '../sampler/system-sampler.ts';
 import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
 import { defaultCollectors } from './default-collectors.ts';
-import type { SystemSampler } from './system/system-sampler.ts';
 
 describe('the default collectors', () => {
   const temps: { remove(): void }[] = [];

@@ -1,10 +1,10 @@
 import { DOMAIN_FLAGS, DOMAINS, type DomainFlagValues } from '../../shared/domains/domains.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import type { SystemSampler } from '../sampler/system-sampler.ts';
 import type { Collector } from './collector.ts';
 import type { CollectorContext, CollectorHooks, CollectorPlugin } from './collector-plugin.ts';
 import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
-import type { SystemSampler } from './system/system-sampler.ts';
 
 /** Each domain flag's declared default, under the values the agent was given. */
 function domainFlagValues(options: AgentOptions): DomainFlagValues {

@@ -2,12 +2,13 @@ import { loadavg, uptime } from 'node:os';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
 import { HostProcesses, type ProcessTable } from './host-processes.ts';
 import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
 import type { ProcFiles } from './proc-files.ts';
-import type { SystemInfo, SystemSampler } from './system-sampler.ts';
+import type { SystemInfo } from './system-info.ts';
 
 /** What the system collector asks of Docker (container counts, who publishes a port); absent or failing is fine. */
 export interface ContainerFacts {
