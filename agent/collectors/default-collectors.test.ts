@@ -31,7 +31,7 @@ describe('the default collectors', () => {
     const collectors = defaultCollectors(options, sampler, silentLogger, hooks);
     const ranked = DOMAINS.map((domain) => domain.name).filter((name) => COLLECTOR_PLUGINS.some((plugin) => plugin.domain.name === name));
     expect(collectors.map((collector) => collector.name)).toEqual(ranked);
-    // system builds on docker's collector: the same one the agent runs, not a second.
+    // Only the docker collector adds figures to every heartbeat (container counts), and once: no collector makes another.
     expect(contributors).toHaveLength(1);
   });
 });

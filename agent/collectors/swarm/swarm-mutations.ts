@@ -23,7 +23,7 @@ import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { serviceRecord } from './engine-records.ts';
+import { serviceRecord } from '../../engine/engine-records.ts';
 import { applySection, sectionDetails } from './service-sections.ts';
 import type { EngineJson, SwarmEngine } from './swarm-engine.ts';
 import type { SwarmReader } from './swarm-reader.ts';
