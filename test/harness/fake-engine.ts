@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { EngineClient } from '../../agent/engine/engine-client.ts';
 import type { EngineStats } from '../../agent/engine/engine-stats.ts';
+import type { FakeSwarm } from './fake-swarm.ts';
 import { entriesOf, type TarEntry, tarOf } from './tar-entries.ts';
 
 type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'exited';
@@ -104,6 +105,7 @@ function frame(stream: 'stdout' | 'stderr', text: string): Buffer {
  * engine's events as their state changes, and refusing as the engine does
  * (404 for what is not there, 304 for a start of a running container, 409 for
  * a conflict). `stopEngine()` makes every call fail as an unreachable socket's.
+ * A swarm manager's endpoints are served by a FakeSwarm given to it.
  */
 export class FakeEngine {
   readonly containers = new Map<string, FakeContainer>();
@@ -114,6 +116,7 @@ export class FakeEngine {
   private readonly followers = new Set<{ stream: PassThrough; types: readonly string[] | undefined }>();
   private readonly logFollowers = new Map<string, Set<PassThrough>>();
   private reachable = true;
+  swarm: FakeSwarm | undefined;
 
   constructor(readonly hostname = 'fake-host') {}
 
@@ -578,7 +581,7 @@ export class FakeEngine {
     return stream;
   }
 
-  /** The endpoints collectors call on the modem: a container's archive (sandbox files). */
+  /** The endpoints collectors call on the modem: a container's archive (sandbox files), and the swarm's. */
   private dial(options: DialOptions, callback: (error: unknown, data?: unknown) => void): void {
     const path = options.path.replace(/\?$/, '');
     const query = (options.options?._query ?? {}) as Record<string, string>;
@@ -586,6 +589,7 @@ export class FakeEngine {
       void this.answer(() => {
         const archive = /^\/containers\/([^/]+)\/archive$/.exec(path);
         if (archive) return this.archiveFile(this.container(archive[1] as string), query.path ?? '', options.method === 'HEAD');
+        if (this.swarm) return this.swarm.answer(options.method, path, query, options.options?._body, this);
         if (path === '/info') return { Name: this.hostname, Swarm: { LocalNodeState: 'inactive', ControlAvailable: false } };
         throw engineRefusal(404, 'page not found');
       }).then(
