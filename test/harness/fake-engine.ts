@@ -18,6 +18,15 @@ export interface FakeLogLine {
   at?: string;
 }
 
+/** An event as the engine writes it on its event stream. */
+export interface FakeEvent {
+  Type: string;
+  Action: string;
+  Actor: { ID: string; Attributes: Labels };
+  time: number;
+  timeNano: number;
+}
+
 /** A container of the fake engine: the state its API answers from, which a test may change directly. */
 export interface FakeContainer {
   id: string;
@@ -112,7 +121,7 @@ export class FakeEngine {
   readonly volumes = new Map<string, FakeVolume>();
   readonly images: FakeImage[] = [];
   /** Every event the engine wrote, oldest first, as the engine writes them. */
-  readonly events: Record<string, unknown>[] = [];
+  readonly events: FakeEvent[] = [];
   private readonly followers = new Set<{ stream: PassThrough; types: readonly string[] | undefined }>();
   private readonly logFollowers = new Map<string, Set<PassThrough>>();
   private reachable = true;
@@ -228,7 +237,7 @@ export class FakeEngine {
   /** Writes an engine event, to the history and every follower of its type. */
   emit(type: string, action: string, actor: { id: string; attributes: Labels }): void {
     const nowMs = Date.now();
-    const event = {
+    const event: FakeEvent = {
       Type: type,
       Action: action,
       Actor: { ID: actor.id, Attributes: actor.attributes },
@@ -572,7 +581,7 @@ export class FakeEngine {
     const stream = new PassThrough();
     const follower = { stream, types: options?.filters?.type };
     for (const event of this.events) {
-      if ((!follower.types || follower.types.includes(String(event.Type))) && (options?.since === undefined || Number(event.time) >= options.since)) {
+      if ((!follower.types || follower.types.includes(event.Type)) && (options?.since === undefined || event.time >= options.since)) {
         stream.write(`${JSON.stringify(event)}\n`);
       }
     }
