@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { posix } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { EngineClient } from '../../agent/engine/engine-client.ts';
-import type { EngineStats } from '../../agent/engine/engine-stats.ts';
+import { engineRefusal } from './engine-refusal.ts';
+import {
+  containerInspect,
+  containerLogs,
+  containerRow,
+  containerStats,
+  type FakeContainer,
+  type FakeLogLine,
+  fileArchive,
+  folderArchive,
+  type Labels,
+  logFrame,
+  unpackArchive,
+  ZERO_TIME,
+} from './fake-container.ts';
 import type { FakeSwarm } from './fake-swarm.ts';
-import { entriesOf, type TarEntry, tarOf } from './tar-entries.ts';
-
-type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'exited';
-type Health = 'starting' | 'healthy' | 'unhealthy';
-type Labels = Record<string, string>;
-
-/** A log line a fake container wrote, with the time the engine stamped on it. */
-export interface FakeLogLine {
-  stream: 'stdout' | 'stderr';
-  text: string;
-  /** RFC 3339; now when not given. */
-  at?: string;
-}
 
 /** An event as the engine writes it on its event stream. */
 export interface FakeEvent {
@@ -27,37 +27,7 @@ export interface FakeEvent {
   timeNano: number;
 }
 
-/** A container of the fake engine: the state its API answers from, which a test may change directly. */
-export interface FakeContainer {
-  id: string;
-  name: string;
-  image: string;
-  imageId: string;
-  labels: Labels;
-  state: ContainerState;
-  exitCode: number;
-  oomKilled: boolean;
-  startedAt: string;
-  finishedAt: string;
-  createdUnixS: number;
-  restartCount: number;
-  health: Health | undefined;
-  healthcheck: { Test?: string[] } | undefined;
-  tty: boolean;
-  env: string[];
-  cmd: string[];
-  entrypoint: string[] | undefined;
-  workingDir: string;
-  user: string;
-  ports: { private: number; public?: number; protocol: 'tcp' | 'udp' }[];
-  mounts: ({ type: 'volume'; volume: string; destination: string; readOnly?: boolean } | { type: 'bind'; source: string; destination: string })[];
-  logs: FakeLogLine[];
-  /** Files inside the container, by absolute path (what the archive endpoint reads). */
-  files: Map<string, string>;
-  stats: EngineStats | undefined;
-  processes: { titles: string[]; rows: string[][] };
-}
-
+/** A named volume of the fake engine. */
 export interface FakeVolume {
   name: string;
   driver: string;
@@ -74,17 +44,12 @@ export interface FakeImage {
   /** A container of it exits at once with this code instead of running. */
   exitCode?: number;
   /** What a health check of its containers reports once started (healthy when not given). */
-  health?: Health;
+  health?: FakeContainer['health'];
 }
 
 const NANOS_PER_MS = 1_000_000;
-const ZERO_TIME = '0001-01-01T00:00:00Z';
 
-/** A refusal as docker-modem reports one: the status code and the engine's own message. */
-export function engineRefusal(status: number, message: string): Error {
-  return Object.assign(new Error(`(HTTP code ${status}) ${message}`), { statusCode: status, json: { message } });
-}
-
+/** An engine label filter: each of `key` or `key=value` holds. */
 function matchesLabels(labels: Labels, wanted: readonly string[] | undefined): boolean {
   return (wanted ?? []).every((filter) => {
     const [key, value] = filter.split('=', 2) as [string, string | undefined];
@@ -97,14 +62,6 @@ function filtersOf(options: { filters?: unknown } | undefined): Record<string, s
   const filters = options?.filters;
   if (!filters) return {};
   return (typeof filters === 'string' ? JSON.parse(filters) : filters) as Record<string, string[]>;
-}
-
-function frame(stream: 'stdout' | 'stderr', text: string): Buffer {
-  const payload = Buffer.from(text);
-  const head = Buffer.alloc(8);
-  head[0] = stream === 'stdout' ? 1 : 2;
-  head.writeUInt32BE(payload.length, 4);
-  return Buffer.concat([head, payload]);
 }
 
 /**
@@ -259,7 +216,7 @@ export class FakeEngine {
     container.logs.push(stamped);
     for (const stream of this.logFollowers.get(container.id) ?? []) {
       const text = `${stamped.at} ${stamped.text}\n`;
-      stream.write(container.tty ? Buffer.from(text) : frame(stamped.stream, text));
+      stream.write(container.tty ? Buffer.from(text) : logFrame(stamped.stream, text));
     }
   }
 
@@ -297,94 +254,7 @@ export class FakeEngine {
       .filter((c) => matchesLabels(c.labels, filters.label))
       .filter((c) => !filters.status || filters.status.includes(c.state))
       .filter((c) => !filters.volume || c.mounts.some((m) => m.type === 'volume' && filters.volume?.includes(m.volume)))
-      .map((c) => ({
-        Id: c.id,
-        Names: [`/${c.name}`],
-        Image: c.image,
-        ImageID: c.imageId,
-        Command: c.cmd.join(' '),
-        Created: c.createdUnixS,
-        Ports: c.ports.map((p) => ({
-          IP: '0.0.0.0',
-          PrivatePort: p.private,
-          Type: p.protocol,
-          ...(p.public && c.state === 'running' ? { PublicPort: p.public } : {}),
-        })),
-        Labels: { ...c.labels },
-        State: c.state,
-        Status:
-          c.state === 'running'
-            ? `Up 1 minute${c.health ? ` (${c.health === 'starting' ? 'health: starting' : c.health})` : ''}`
-            : c.state === 'exited'
-              ? `Exited (${c.exitCode}) 1 minute ago`
-              : c.state[0]?.toUpperCase() + c.state.slice(1),
-        HostConfig: { NetworkMode: 'bridge' },
-        NetworkSettings: { Networks: {} },
-        Mounts: c.mounts.map((m) => this.mountInfo(m)),
-      }));
-  }
-
-  private mountInfo(mount: FakeContainer['mounts'][number]) {
-    return mount.type === 'volume'
-      ? {
-          Type: 'volume',
-          Name: mount.volume,
-          Source: `/var/lib/docker/volumes/${mount.volume}/_data`,
-          Destination: mount.destination,
-          Driver: 'local',
-          Mode: 'z',
-          RW: !mount.readOnly,
-          Propagation: '',
-        }
-      : { Type: 'bind', Source: mount.source, Destination: mount.destination, Mode: '', RW: true, Propagation: 'rprivate' };
-  }
-
-  private inspect(container: FakeContainer) {
-    return {
-      Id: container.id,
-      Name: `/${container.name}`,
-      Created: new Date(container.createdUnixS * 1000).toISOString(),
-      Path: container.entrypoint?.[0] ?? container.cmd[0] ?? '',
-      Args: container.entrypoint ? [...container.entrypoint.slice(1), ...container.cmd] : container.cmd.slice(1),
-      State: {
-        Status: container.state,
-        Running: container.state === 'running',
-        Paused: container.state === 'paused',
-        Restarting: container.state === 'restarting',
-        OOMKilled: container.oomKilled,
-        Dead: false,
-        Pid: container.state === 'running' ? 4242 : 0,
-        ExitCode: container.exitCode,
-        Error: '',
-        StartedAt: container.startedAt,
-        FinishedAt: container.finishedAt,
-        ...(container.health ? { Health: { Status: container.health, FailingStreak: container.health === 'unhealthy' ? 3 : 0, Log: [] } } : {}),
-      },
-      Image: container.imageId,
-      RestartCount: container.restartCount,
-      Config: {
-        Image: container.image,
-        Env: [...container.env],
-        Cmd: [...container.cmd],
-        ...(container.entrypoint ? { Entrypoint: [...container.entrypoint] } : {}),
-        Labels: { ...container.labels },
-        Tty: container.tty,
-        WorkingDir: container.workingDir,
-        User: container.user,
-        ...(container.healthcheck ? { Healthcheck: container.healthcheck } : {}),
-      },
-      HostConfig: { RestartPolicy: { Name: 'no', MaximumRetryCount: 0 } },
-      NetworkSettings: {
-        Ports: Object.fromEntries(
-          container.ports.map((p) => [
-            `${p.private}/${p.protocol}`,
-            p.public && container.state === 'running' ? [{ HostIp: '0.0.0.0', HostPort: String(p.public) }] : null,
-          ]),
-        ),
-        Networks: { bridge: { IPAddress: '172.17.0.2', Gateway: '172.17.0.1' } },
-      },
-      Mounts: container.mounts.map((m) => this.mountInfo(m)),
-    };
+      .map(containerRow);
   }
 
   private create(options: Record<string, unknown>): FakeContainer {
@@ -429,7 +299,7 @@ export class FakeEngine {
     const found = () => this.container(wanted);
     return {
       id: wanted,
-      inspect: () => this.answer(() => this.inspect(found())),
+      inspect: () => this.answer(() => containerInspect(found())),
       start: () =>
         this.answer(() => {
           const container = found();
@@ -466,73 +336,22 @@ export class FakeEngine {
           return { Titles: container.processes.titles, Processes: container.processes.rows };
         }),
       logs: (options: { follow?: boolean; stdout?: boolean; stderr?: boolean; timestamps?: boolean; tail?: number; since?: number; until?: number }) =>
-        this.answer(() => this.logs(found(), options)),
-      stats: (options?: { stream?: boolean }) => this.answer(() => this.stats(found(), options?.stream !== false)),
-      getArchive: (options: { path: string }) => this.answer(() => Readable.from([this.archiveOf(found(), options.path)])),
-      putArchive: (tar: NodeJS.ReadableStream, options: { path: string }) => this.answer(() => this.unpack(found(), tar, options.path)),
+        this.answer(() => (options.follow ? this.followLogs(found()) : containerLogs(found(), options))),
+      stats: (options?: { stream?: boolean }) => this.answer(() => containerStats(found(), options?.stream !== false)),
+      getArchive: (options: { path: string }) => this.answer(() => folderArchive(found(), options.path, (volume) => this.volumes.get(volume)?.files)),
+      putArchive: (tar: NodeJS.ReadableStream, options: { path: string }) =>
+        this.answer(() => unpackArchive(found(), tar, options.path, (volume) => this.addVolume(volume).files)),
     };
   }
 
-  private logs(
-    container: FakeContainer,
-    options: { follow?: boolean; stdout?: boolean; stderr?: boolean; timestamps?: boolean; tail?: number; since?: number; until?: number },
-  ) {
-    if (options.follow) {
-      const stream = new PassThrough();
-      const set = this.logFollowers.get(container.id) ?? new Set();
-      set.add(stream);
-      this.logFollowers.set(container.id, set);
-      stream.on('close', () => set.delete(stream));
-      return stream;
-    }
-    const seconds = (line: FakeLogLine) => Date.parse(line.at ?? '') / 1000;
-    let lines = container.logs
-      .filter((line) => (line.stream === 'stdout' ? options.stdout !== false : options.stderr !== false))
-      .filter((line) => options.since === undefined || seconds(line) >= options.since)
-      .filter((line) => options.until === undefined || seconds(line) <= options.until);
-    if (options.tail !== undefined) lines = lines.slice(-options.tail);
-    const text = (line: FakeLogLine) => `${options.timestamps ? `${line.at} ` : ''}${line.text}\n`;
-    return Buffer.concat(lines.map((line) => (container.tty ? Buffer.from(text(line)) : frame(line.stream, text(line)))));
-  }
-
-  /** One-shot: the sample; streamed: a first sample without a previous one, then the sample, and the stream stays open. */
-  private stats(container: FakeContainer, stream: boolean) {
-    const sample = container.stats;
-    if (!sample) throw engineRefusal(409, `no stats for ${container.name} in this fake engine`);
-    if (!stream) return sample;
-    const out = new PassThrough();
-    const first = { ...sample, precpu_stats: { cpu_usage: { total_usage: 0 }, system_cpu_usage: 0 } };
-    out.write(`${JSON.stringify(first)}\n`);
-    out.write(`${JSON.stringify(sample)}\n`);
-    return out;
-  }
-
-  /** What the archive endpoint gives for a path: the volumes mounted under it (a backup helper's mounts), as a tar of the folder. */
-  private archiveOf(container: FakeContainer, path: string): Buffer {
-    const base = posix.basename(path);
-    const entries: TarEntry[] = [{ path: `${base}/` }];
-    for (const mount of container.mounts) {
-      if (mount.type !== 'volume' || !mount.destination.startsWith(`${path}/`)) continue;
-      const inside = `${base}/${mount.destination.slice(path.length + 1)}`;
-      entries.push({ path: `${inside}/` });
-      const volume = this.volumes.get(mount.volume);
-      for (const [file, content] of [...(volume?.files ?? [])].sort(([a], [b]) => a.localeCompare(b))) entries.push({ path: `${inside}/${file}`, content });
-    }
-    return tarOf(entries);
-  }
-
-  /** Writes a tar's files into the volumes mounted where they land; answers with the (empty) response stream. */
-  private async unpack(container: FakeContainer, tar: NodeJS.ReadableStream, path: string): Promise<Readable> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of tar) chunks.push(Buffer.from(chunk as Buffer));
-    for (const entry of entriesOf(Buffer.concat(chunks))) {
-      if (!entry.content) continue;
-      const target = posix.join(path, entry.path);
-      const mount = container.mounts.find((m) => m.type === 'volume' && target.startsWith(`${m.destination}/`));
-      if (mount?.type !== 'volume') continue;
-      this.addVolume(mount.volume).files.set(target.slice(mount.destination.length + 1), entry.content);
-    }
-    return Readable.from([]);
+  /** A following log request: the stream the lines a container writes from now on go to. */
+  private followLogs(container: FakeContainer): Readable {
+    const stream = new PassThrough();
+    const set = this.logFollowers.get(container.id) ?? new Set();
+    set.add(stream);
+    this.logFollowers.set(container.id, set);
+    stream.on('close', () => set.delete(stream));
+    return stream;
   }
 
   private listVolumes(options: { filters?: unknown } | undefined) {
@@ -597,7 +416,7 @@ export class FakeEngine {
     queueMicrotask(() => {
       void this.answer(() => {
         const archive = /^\/containers\/([^/]+)\/archive$/.exec(path);
-        if (archive) return this.archiveFile(this.container(archive[1] as string), query.path ?? '', options.method === 'HEAD');
+        if (archive) return fileArchive(this.container(archive[1] as string), query.path ?? '', options.method === 'HEAD');
         if (this.swarm) return this.swarm.answer(options.method, path, query, options.options?._body, this);
         if (path === '/info') return { Name: this.hostname, Swarm: { LocalNodeState: 'inactive', ControlAvailable: false } };
         throw engineRefusal(404, 'page not found');
@@ -606,18 +425,6 @@ export class FakeEngine {
         (error: unknown) => callback(error),
       );
     });
-  }
-
-  private archiveFile(container: FakeContainer, path: string, head: boolean): Readable {
-    const text = container.files.get(path);
-    if (text === undefined) throw engineRefusal(404, `Could not find the file ${path} in container ${container.name}`);
-    const content = Buffer.from(text);
-    // The modification time follows the content, so a reader that caches by size and time sees every change.
-    let digest = 0;
-    for (const byte of content) digest = (digest * 31 + byte) % 1_000_000_007;
-    const stat = { name: posix.basename(path), size: content.length, mode: 0o644, mtime: new Date(1_700_000_000_000 + digest).toISOString(), linkTarget: '' };
-    const stream = Readable.from(head ? [] : [tarOf([{ path: posix.basename(path), content }])]);
-    return Object.assign(stream, { headers: { 'x-docker-container-path-stat': Buffer.from(JSON.stringify(stat)).toString('base64') } });
   }
 }
 

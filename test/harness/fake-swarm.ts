@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { engineRefusal, type FakeEngine } from './fake-engine.ts';
+import { engineRefusal } from './engine-refusal.ts';
+import type { FakeEngine } from './fake-engine.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's swarm objects, shaped as its API writes them
 type EngineJson = any;
