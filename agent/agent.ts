@@ -8,8 +8,6 @@ import { createAgentInfoHandler } from './actions/agent-info.ts';
 import type { AgentOptions } from './agent-options.ts';
 import type { Collector, CollectorStatus } from './collectors/collector.ts';
 import { defaultCollectors } from './collectors/default-collectors.ts';
-import { ProcReadings } from './collectors/system/proc-readings.ts';
-import { SystemSampler } from './collectors/system/system-sampler.ts';
 import { BrokerConnection, type HelloInit } from './connection/broker-connection.ts';
 import { Dispatcher } from './dispatcher/dispatcher.ts';
 import { enrollAgent } from './enrollment/enroll-agent.ts';
@@ -19,6 +17,8 @@ import { hostFacts } from './facts/host-facts.ts';
 import { HealthServer } from './health/health-server.ts';
 import { type AgentIdentity, loadIdentity } from './identity/agent-identity.ts';
 import { AgentLabels } from './identity/agent-labels.ts';
+import { ProcReadings } from './sampler/proc-readings.ts';
+import { SystemSampler } from './sampler/system-sampler.ts';
 
 /** Which collectors an agent runs: the standard set, or a given list (tests, simulations). */
 export type CollectorChoice = 'default' | Collector[];

@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDockerApi } from '../agent/collectors/docker/docker-api.ts';
 import { SwarmEngine } from '../agent/collectors/swarm/swarm-engine.ts';
 import { removeLocalTask } from '../agent/collectors/swarm/swarm-mutations.ts';
 import { SwarmReader } from '../agent/collectors/swarm/swarm-reader.ts';
+import { createEngineClient } from '../agent/engine/engine-client.ts';
 import { testDocker } from './harness/containers.ts';
 import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
 import { createService, removeSwarmObjects } from './harness/swarm-services.ts';
@@ -265,7 +265,7 @@ describe('Swarm tools through manager agents', () => {
       }[];
       return tasks.find((t) => t.Status.State === 'running' && t.Status.ContainerStatus?.ContainerID);
     });
-    const engine = new SwarmEngine(createDockerApi(inject('dockerHost')));
+    const engine = new SwarmEngine(createEngineClient(inject('dockerHost')));
     const tools = { engine, reader: new SwarmReader(engine, () => ''), localNodeId: () => '', localRole: () => 'worker' };
     const removed = await removeLocalTask(tools, task.ID);
     expect(removed).toMatchObject({ removed: 'tw-scratch.1', service: 'tw-scratch' });

@@ -2,8 +2,9 @@ import type { Domain } from '../../shared/domains/domain.ts';
 import type { DomainFlagValues } from '../../shared/domains/domains.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import type { EngineClient } from '../engine/engine-client.ts';
+import type { SystemSampler } from '../sampler/system-sampler.ts';
 import type { Collector, Report } from './collector.ts';
-import type { SystemSampler } from './system/system-sampler.ts';
 
 export interface CollectorHooks {
   /** Sends a collector's report (container events, inventories, snapshots…) to the broker. */
@@ -23,10 +24,12 @@ export interface CollectorContext {
   /** The agent's logger, naming the collector. */
   readonly log: Logger;
   readonly hooks: CollectorHooks;
-  /** The collector another plug-in makes for this agent, made first when need be (system reads docker's containers). */
-  use<C extends Collector>(plugin: CollectorPlugin<C>): C;
-  /** One value per agent, made once for every plug-in that asks with the same key (one engine client for all). */
-  shared<T>(key: string, make: () => T): T;
+  /**
+   * The agent's one Docker engine client (--docker-socket), the same for every
+   * collector: each takes the slice of it that it calls. It is there on a host
+   * without Docker too, where its calls fail as an absent engine's do.
+   */
+  readonly engine: EngineClient;
 }
 
 /**

@@ -4,9 +4,9 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from '../../test/harness/temp-dir.ts';
 import { TEST_AGENT_DEFAULTS } from '../../test/harness/test-agent-defaults.ts';
 import type { AgentOptions } from '../agent-options.ts';
+import type { SystemSampler } from '../sampler/system-sampler.ts';
 import { COLLECTOR_PLUGINS } from './collector-plugins.gen.ts';
 import { defaultCollectors } from './default-collectors.ts';
-import type { SystemSampler } from './system/system-sampler.ts';
 
 describe('the default collectors', () => {
   const temps: { remove(): void }[] = [];
@@ -31,7 +31,7 @@ describe('the default collectors', () => {
     const collectors = defaultCollectors(options, sampler, silentLogger, hooks);
     const ranked = DOMAINS.map((domain) => domain.name).filter((name) => COLLECTOR_PLUGINS.some((plugin) => plugin.domain.name === name));
     expect(collectors.map((collector) => collector.name)).toEqual(ranked);
-    // system builds on docker's collector: the same one the agent runs, not a second.
+    // Only the docker collector adds figures to every heartbeat (container counts), and once: no collector makes another.
     expect(contributors).toHaveLength(1);
   });
 });

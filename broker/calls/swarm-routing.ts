@@ -1,4 +1,4 @@
-import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
+import type { SwarmSnapshot } from '../../shared/engine/records.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { assessClaims } from '../agents/claims.ts';

@@ -9,7 +9,7 @@ import type {
   SwarmSnapshot,
   TaskRecord,
   VolumeRecord,
-} from '../../shared/domains/swarm/records.ts';
+} from '../../shared/engine/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from './fleet-index.ts';
 import { agentOnNode, type Resource } from './index-resources.ts';

@@ -1,6 +1,6 @@
 import type { ContainerEvent } from '../../shared/domains/docker/container-event.ts';
 import { dockerDomain } from '../../shared/domains/docker/docker-domain.ts';
-import type { ContainerInventory } from '../../shared/domains/swarm/records.ts';
+import type { ContainerInventory } from '../../shared/engine/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { ContainerEvents } from './container-events.ts';
 import type { IndexContext, Indexer } from './indexer.ts';

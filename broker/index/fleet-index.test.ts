@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
+import type { SwarmSnapshot } from '../../shared/engine/records.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { AgentRegistry, type Host } from '../agents/agent-registry.ts';
 import { BrokerMetrics } from '../metrics/broker-metrics.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ContainerRecord, VolumeRecord } from '../../shared/domains/swarm/records.ts';
+import type { ContainerRecord, VolumeRecord } from '../../shared/engine/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from './fleet-index.ts';
 import { allResources, type ResourceMatch } from './index-resources.ts';

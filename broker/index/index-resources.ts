@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { rowShape } from '../../shared/domains/fleet/index-shapes.ts';
 import type { GuestRecord } from '../../shared/domains/proxmox/guest-inventory.ts';
 import { serviceProgress } from '../../shared/domains/swarm/convergence.ts';
-import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/domains/swarm/records.ts';
+import type { ContainerRecord, ServiceRecord, SwarmSnapshot, TaskRecord, VolumeRecord } from '../../shared/engine/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import { mayRead } from '../auth/visibility.ts';

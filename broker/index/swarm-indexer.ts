@@ -1,6 +1,6 @@
 import { isInvoluntaryEnd } from '../../shared/domains/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { swarmDomain } from '../../shared/domains/swarm/swarm-domain.ts';
+import type { SwarmSnapshot } from '../../shared/engine/records.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { type Claim, holds, holdsRole } from '../agents/claims.ts';
 import type { TaskFailure } from '../store/task-failures-table.ts';

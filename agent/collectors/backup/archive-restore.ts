@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import type { EngineApi } from '../docker/engine-access.ts';
+import type { BackupApi } from './backup-engine.ts';
 import type { Manifest } from './backup-store.ts';
 import { helperImage, withVolumeHelper } from './volume-helper.ts';
 
@@ -11,7 +11,7 @@ import { helperImage, withVolumeHelper } from './volume-helper.ts';
  * over; the engine extracts as root, keeping owners and modes.
  */
 export async function restoreArchive(
-  docker: EngineApi,
+  docker: BackupApi,
   owner: string,
   manifest: Manifest,
   path: string,

@@ -1,17 +1,17 @@
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { EngineAccess } from '../../engine/engine-access.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
-import { EngineAccess, type EngineApi } from '../docker/engine-access.ts';
 import { registerBackupCreate } from './backup-create.ts';
 import { registerBackupDrill } from './backup-drill.ts';
-import type { BackupEngine } from './backup-engine.ts';
+import type { BackupApi, BackupEngine } from './backup-engine.ts';
 import { registerBackupList } from './backup-list.ts';
 import { registerBackupRestore } from './backup-restore.ts';
 import { BackupStore } from './backup-store.ts';
 import { OWNER_LABEL } from './volume-helper.ts';
 
 interface BackupCollectorOptions {
-  docker: EngineApi;
+  docker: BackupApi;
   /** Where the engine is, for messages. */
   address: string;
   /** Where archives and their manifests are kept (--backup-dir). */
@@ -28,7 +28,7 @@ interface BackupCollectorOptions {
  */
 export class BackupCollector implements Collector {
   readonly name = 'backup';
-  private readonly engine: EngineAccess;
+  private readonly engine: EngineAccess<BackupApi>;
   private readonly store: BackupStore;
 
   constructor(private readonly options: BackupCollectorOptions) {

@@ -3,10 +3,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import { backupDrill } from '../../../shared/domains/backup/backup-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { dockerMessage } from '../docker/docker-api.ts';
-import type { EngineApi } from '../docker/engine-access.ts';
+import { dockerMessage } from '../../engine/engine-errors.ts';
 import { restoreArchive } from './archive-restore.ts';
-import { type BackupEngine, workSignal } from './backup-engine.ts';
+import { type BackupApi, type BackupEngine, workSignal } from './backup-engine.ts';
 import { type AppRecord, checksumMatches } from './backup-store.ts';
 import { OWNER_LABEL } from './volume-helper.ts';
 
@@ -24,7 +23,7 @@ interface AppVerdict {
 }
 
 /** The environment of the live container the archive came from, when it is still there: a drill runs the app as it runs. */
-async function liveEnv(docker: EngineApi, name: string): Promise<string[]> {
+async function liveEnv(docker: BackupApi, name: string): Promise<string[]> {
   try {
     return (await docker.getContainer(name).inspect()).Config.Env ?? [];
   } catch {
@@ -34,7 +33,7 @@ async function liveEnv(docker: EngineApi, name: string): Promise<string[]> {
 
 /** Starts one app on the throwaway volumes (no network, no ports) and waits for its health check's verdict. */
 async function checkApp(
-  docker: EngineApi,
+  docker: BackupApi,
   owner: string,
   app: AppRecord,
   volumes: ReadonlyMap<string, string>,

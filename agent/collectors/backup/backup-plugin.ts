@@ -1,15 +1,14 @@
 import { backupDomain } from '../../../shared/domains/backup/backup-domain.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
-import { agentDockerApi } from '../docker/agent-docker-api.ts';
 import { agentBackupDir } from './agent-backup-dir.ts';
 import { BackupCollector } from './backup-collector.ts';
 
 /** Volume archives through the engine, where an engine answers. */
 export const backupPlugin: CollectorPlugin<BackupCollector> = {
   domain: backupDomain,
-  create: ({ options, log, shared }) =>
+  create: ({ options, log, engine }) =>
     new BackupCollector({
-      docker: agentDockerApi(options, shared),
+      docker: engine,
       address: options.dockerAddress,
       backupDir: agentBackupDir(options),
       owner: options.name,

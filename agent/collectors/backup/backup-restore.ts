@@ -2,10 +2,9 @@ import type { VolumeInspectInfo } from 'dockerode';
 import { backupRestore } from '../../../shared/domains/backup/backup-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { dockerStatus } from '../docker/docker-api.ts';
-import type { EngineApi } from '../docker/engine-access.ts';
+import { dockerStatus } from '../../engine/engine-errors.ts';
 import { restoreArchive } from './archive-restore.ts';
-import { type BackupEngine, workSignal } from './backup-engine.ts';
+import { type BackupApi, type BackupEngine, workSignal } from './backup-engine.ts';
 import { checksumMatches } from './backup-store.ts';
 
 /** A local volume created with `o=bind` (or a device path) is a host directory in disguise. */
@@ -14,7 +13,7 @@ function bindsHost(volume: VolumeInspectInfo): boolean {
   return /(^|,)r?bind(,|$)/.test(options.o ?? '') || (options.device ?? '').startsWith('/');
 }
 
-async function inspectVolume(docker: EngineApi, name: string): Promise<VolumeInspectInfo | undefined> {
+async function inspectVolume(docker: BackupApi, name: string): Promise<VolumeInspectInfo | undefined> {
   try {
     return await docker.getVolume(name).inspect();
   } catch (error) {

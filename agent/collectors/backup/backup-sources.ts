@@ -1,7 +1,7 @@
 import type { ContainerInspectInfo } from 'dockerode';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { dockerStatus } from '../docker/docker-api.ts';
-import type { EngineApi } from '../docker/engine-access.ts';
+import { dockerStatus } from '../../engine/engine-errors.ts';
+import type { BackupApi } from './backup-engine.ts';
 import type { AppRecord, Manifest } from './backup-store.ts';
 
 /** What a backup of a container or a compose project holds, and what it leaves out. */
@@ -34,7 +34,7 @@ function appOf(info: ContainerInspectInfo): AppRecord {
 }
 
 /** The named volumes of one container, or of every container of a compose project; other mounts are listed as skipped. */
-export async function backupSource(docker: EngineApi, params: { container?: string | undefined; project?: string | undefined }): Promise<BackupSource> {
+export async function backupSource(docker: BackupApi, params: { container?: string | undefined; project?: string | undefined }): Promise<BackupSource> {
   if ((params.container === undefined) === (params.project === undefined)) {
     throw new FleetError('invalid_argument', 'name either container or project', { hint: 'backup_create backs up one container or one compose project.' });
   }

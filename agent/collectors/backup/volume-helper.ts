@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import type { EngineApi } from '../docker/engine-access.ts';
+import type { BackupApi } from './backup-engine.ts';
 import { VOLUMES_ROOT } from './backup-store.ts';
 
 /** Marks what a backup makes for a moment (helpers, drill containers and volumes) with the agent's name, so it can sweep up after a crash. */
 export const OWNER_LABEL = 'fleetmesh.owner';
 
 /** The first of these images the engine has, else any image it has: a helper is never started, so any image will do. */
-export async function helperImage(docker: EngineApi, preferred: readonly string[]): Promise<string> {
+export async function helperImage(docker: BackupApi, preferred: readonly string[]): Promise<string> {
   for (const image of preferred) {
     try {
       await docker.getImage(image).inspect();
@@ -29,7 +29,7 @@ export async function helperImage(docker: EngineApi, preferred: readonly string[
  * The container is removed afterwards, whatever happened.
  */
 export async function withVolumeHelper<T>(
-  docker: EngineApi,
+  docker: BackupApi,
   owner: string,
   image: string,
   mounts: readonly { volume: string; name: string }[],

@@ -2,7 +2,8 @@ import type { ContainerInspectInfo } from 'dockerode';
 import { dockerRestart, dockerStart, dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { dockerMessage, dockerStatus, unixMs } from './docker-api.ts';
+import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
+import { unixMs } from '../../engine/engine-time.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 function stateOf(info: ContainerInspectInfo, changed: boolean) {

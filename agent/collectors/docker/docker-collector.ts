@@ -1,25 +1,25 @@
 import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
-import type { ContainerInventory } from '../../../shared/domains/swarm/records.ts';
+import type { ContainerInventory } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { ContainerDirectory, containerName } from '../../engine/container-directory.ts';
+import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
+import { containerRecord, volumeRecord } from '../../engine/engine-records.ts';
+import type { EngineStats } from '../../engine/engine-stats.ts';
+import { EventFollower } from '../../engine/event-follower.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
-import { containerRecord, volumeRecord } from '../swarm/engine-records.ts';
-import type { ContainerFacts } from '../system/system-collector.ts';
 import { ContainerChanges } from './container-changes.ts';
-import { ContainerDirectory, containerName } from './container-directory.ts';
-import { type DockerApi, dockerMessage, dockerStatus } from './docker-api.ts';
 import { registerDockerChanges } from './docker-changes.ts';
-import type { DockerEngine } from './docker-engine.ts';
+import type { DockerApi, DockerEngine } from './docker-engine.ts';
 import { registerDockerEvents } from './docker-events.ts';
 import { registerDockerInspect } from './docker-inspect.ts';
 import { registerDockerList } from './docker-list.ts';
 import { registerDockerLogs } from './docker-logs.ts';
 import { registerDockerStats } from './docker-stats.ts';
 import { registerDockerTop } from './docker-top.ts';
-import { EventFollower } from './event-follower.ts';
-import { type EngineStats, figuresOf, StatsStreams } from './stats-streams.ts';
+import { figuresOf, StatsStreams } from './stats-streams.ts';
 
 interface DockerCollectorOptions {
   docker: DockerApi;
@@ -49,7 +49,7 @@ interface DockerCollectorOptions {
  * the collector is unavailable with the reason and every tool says so, while
  * the other collectors go on.
  */
-export class DockerCollector implements Collector, ContainerFacts {
+export class DockerCollector implements Collector {
   readonly name = 'docker';
   private readonly directory: ContainerDirectory;
   /** Changes under way per container: one at a time, and state reads wait for them. */
@@ -241,8 +241,7 @@ export class DockerCollector implements Collector, ContainerFacts {
     return samples;
   }
 
-  // ContainerFacts, for the system collector and heartbeats.
-  async counts(): Promise<{ running: number; total: number }> {
+  private async counts(): Promise<{ running: number; total: number }> {
     if (!this.status.available) throw this.unavailable();
     const containers = await this.directory.list(true);
     this.counted = { running: containers.filter((c) => c.State === 'running').length, total: containers.length };
@@ -254,15 +253,6 @@ export class DockerCollector implements Collector, ContainerFacts {
     if (this.status.available) void this.counts().catch(() => undefined);
     else this.counted = undefined;
     return { containers_running: this.counted?.running ?? null, containers_total: this.counted?.total ?? null };
-  }
-
-  async publishedPorts(): Promise<Map<string, string>> {
-    if (!this.status.available) throw this.unavailable();
-    const map = new Map<string, string>();
-    for (const container of await this.directory.list(false)) {
-      for (const port of container.Ports) if (port.PublicPort) map.set(`${port.Type}:${port.PublicPort}`, containerName(container));
-    }
-    return map;
   }
 
   register(dispatcher: Dispatcher): void {

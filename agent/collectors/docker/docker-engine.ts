@@ -1,8 +1,11 @@
+import type { ContainerDirectory } from '../../engine/container-directory.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import type { EventFollower } from '../../engine/event-follower.ts';
 import type { ContainerChanges } from './container-changes.ts';
-import type { ContainerDirectory } from './container-directory.ts';
-import type { DockerApi } from './docker-api.ts';
-import type { EventFollower } from './event-follower.ts';
 import type { StatsStreams } from './stats-streams.ts';
+
+/** The slice of the engine client the docker collector and its handlers call. */
+export type DockerApi = Pick<EngineClient, 'version' | 'listContainers' | 'listVolumes' | 'getContainer' | 'getEvents'>;
 
 /** What the docker collector's handlers share: the engine, what the collector keeps of it, and the way to call it. */
 export interface DockerEngine {

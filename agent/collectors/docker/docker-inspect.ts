@@ -1,6 +1,6 @@
 import { dockerInspect } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { unixMs } from './docker-api.ts';
+import { unixMs } from '../../engine/engine-time.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 /** docker_inspect: one container's digest, environment variables named without their values. */

@@ -1,8 +1,8 @@
 import type { ContainerInfo } from 'dockerode';
 import { dockerList } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { containerName } from './container-directory.ts';
-import { unixMs } from './docker-api.ts';
+import { containerName } from '../../engine/container-directory.ts';
+import { unixMs } from '../../engine/engine-time.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 function ports(info: ContainerInfo) {

@@ -1,9 +1,11 @@
 import type { Readable } from 'node:stream';
 import { dockerLogs } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { containerName } from './container-directory.ts';
+import { containerName } from '../../engine/container-directory.ts';
+import { toUnixSeconds } from '../../engine/engine-time.ts';
+import { LogDemultiplexer } from '../../engine/log-demultiplexer.ts';
 import type { DockerEngine } from './docker-engine.ts';
-import { LineCollector, LogDemultiplexer, toUnixSeconds } from './log-reader.ts';
+import { LineCollector } from './line-collector.ts';
 
 /** docker_logs: a container's logs, stdout and stderr told apart, optionally followed for a while. */
 export function registerDockerLogs(dispatcher: Dispatcher, engine: DockerEngine): void {

@@ -1,14 +1,13 @@
 import { dockerDomain } from '../../../shared/domains/docker/docker-domain.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
-import { agentDockerApi } from './agent-docker-api.ts';
 import { DockerCollector } from './docker-collector.ts';
 
 /** The engine's containers, volumes, logs and events, where an engine answers. */
 export const dockerPlugin: CollectorPlugin<DockerCollector> = {
   domain: dockerDomain,
-  create: ({ options, log, hooks, sampler, shared }) => {
+  create: ({ options, log, hooks, sampler, engine }) => {
     const docker = new DockerCollector({
-      docker: agentDockerApi(options, shared),
+      docker: engine,
       address: options.dockerAddress,
       log,
       report: hooks.report,

@@ -1,7 +1,7 @@
 import { dockerStats } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { containerName } from './container-directory.ts';
+import { containerName } from '../../engine/container-directory.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 /** docker_stats: figures of every running container, from the warm stats streams. */

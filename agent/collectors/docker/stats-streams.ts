@@ -1,17 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { DockerApi } from './docker-api.ts';
-import { onJsonLines } from './json-lines.ts';
-
-/** One stats sample as the engine streams it (the fields we read). */
-export interface EngineStats {
-  read: string;
-  cpu_stats: { cpu_usage: { total_usage: number; percpu_usage?: number[] }; system_cpu_usage?: number; online_cpus?: number };
-  precpu_stats: { cpu_usage: { total_usage: number }; system_cpu_usage?: number };
-  memory_stats: { usage?: number; limit?: number; stats?: Record<string, number> };
-  networks?: Record<string, { rx_bytes: number; tx_bytes: number }>;
-  blkio_stats?: { io_service_bytes_recursive?: { op: string; value: number }[] | null };
-  pids_stats?: { current?: number };
-}
+import type { EngineClient } from '../../engine/engine-client.ts';
+import type { EngineStats } from '../../engine/engine-stats.ts';
+import { onJsonLines } from '../../engine/json-lines.ts';
 
 interface StatsFigures {
   cpu_percent: number | null;
@@ -84,7 +74,7 @@ export class StatsStreams {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly docker: DockerApi,
+    private readonly docker: Pick<EngineClient, 'getContainer'>,
     /** Close a stream nobody asked for in this long. */
     private readonly idleMs = 5 * 60_000,
   ) {

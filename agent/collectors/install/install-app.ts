@@ -1,10 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { installApp } from '../../../shared/domains/install/install-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { dockerMessage, dockerStatus } from '../docker/docker-api.ts';
-import type { EngineApi } from '../docker/engine-access.ts';
+import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 import { type AppDefinition, appPorts, appVolumes, durationNs } from './app-definition.ts';
-import { APP_LABEL, type InstallEngine } from './install-engine.ts';
+import { APP_LABEL, type InstallApi, type InstallEngine } from './install-engine.ts';
 import { installedContainer } from './installed-app.ts';
 import { portIssues } from './port-check.ts';
 
@@ -13,7 +12,7 @@ const POLL_MS = 250;
 /** An app without a health check counts as up when it still runs this long after it started. */
 const STAYS_UP_MS = 2000;
 
-async function hasImage(docker: EngineApi, image: string): Promise<boolean> {
+async function hasImage(docker: InstallApi, image: string): Promise<boolean> {
   try {
     await docker.getImage(image).inspect();
     return true;
@@ -23,7 +22,7 @@ async function hasImage(docker: EngineApi, image: string): Promise<boolean> {
   }
 }
 
-async function nameTaken(docker: EngineApi, name: string): Promise<boolean> {
+async function nameTaken(docker: InstallApi, name: string): Promise<boolean> {
   try {
     await docker.getContainer(name).inspect();
     return true;

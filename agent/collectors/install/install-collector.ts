@@ -1,15 +1,15 @@
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { EngineAccess } from '../../engine/engine-access.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
-import { EngineAccess, type EngineApi } from '../docker/engine-access.ts';
 import { AppCatalog } from './app-catalog.ts';
 import { registerInstallApp } from './install-app.ts';
-import type { InstallEngine } from './install-engine.ts';
+import type { InstallApi, InstallEngine } from './install-engine.ts';
 import { registerInstallList } from './install-list.ts';
 import { registerInstallRemoval } from './install-removal.ts';
 import { registerInstallStatus } from './install-status.ts';
 
 interface InstallCollectorOptions {
-  docker: EngineApi;
+  docker: InstallApi;
   /** Where the engine is, for messages. */
   address: string;
   /** A site's own app definitions (--app-catalog), besides the built-in catalog. */
@@ -19,7 +19,7 @@ interface InstallCollectorOptions {
 /** homebutler's install tools: catalog apps run as containers through the engine, one volume per data path. */
 export class InstallCollector implements Collector {
   readonly name = 'install';
-  private readonly engine: EngineAccess;
+  private readonly engine: EngineAccess<InstallApi>;
   private readonly catalog: AppCatalog;
 
   constructor(options: InstallCollectorOptions) {

@@ -1,6 +1,7 @@
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
-import type { EngineApi } from '../docker/engine-access.ts';
+import { ContainerFacts } from '../../engine/container-facts.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
 
 /** Whether this host lets a program listen on the port now (a taken port answers EADDRINUSE). */
 function canListen(port: number, protocol: 'tcp' | 'udp'): Promise<boolean> {
@@ -22,13 +23,11 @@ function canListen(port: number, protocol: 'tcp' | 'udp'): Promise<boolean> {
  * already, or something on the host listens there. (An agent in a container of
  * its own sees only the engine's side.)
  */
-export async function portIssues(docker: EngineApi, ports: readonly { host_port: number; protocol: 'tcp' | 'udp' }[]): Promise<string[]> {
-  const publishers = new Map<string, string>();
-  for (const container of await docker.listContainers({ all: false })) {
-    for (const port of container.Ports) {
-      if (port.PublicPort) publishers.set(`${port.Type}:${port.PublicPort}`, (container.Names[0] ?? container.Id).replace(/^\//, ''));
-    }
-  }
+export async function portIssues(
+  docker: Pick<EngineClient, 'listContainers'>,
+  ports: readonly { host_port: number; protocol: 'tcp' | 'udp' }[],
+): Promise<string[]> {
+  const publishers = await new ContainerFacts(docker).publishedPorts();
   const issues: string[] = [];
   for (const port of ports) {
     const publisher = publishers.get(`${port.protocol}:${port.host_port}`);

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import type { DockerApi } from '../docker/docker-api.ts';
-import { dockerMessage, dockerStatus } from '../docker/docker-api.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 
 interface Cached {
   size: number;
@@ -34,7 +34,7 @@ function firstTarFile(tar: Buffer): Buffer {
 export class ContainerFiles {
   private readonly cache = new Map<string, Cached>();
 
-  constructor(private readonly docker: DockerApi) {}
+  constructor(private readonly docker: Pick<EngineClient, 'modem'>) {}
 
   private dial(method: 'HEAD' | 'GET', containerId: string, path: string): Promise<{ headers: Record<string, string>; body: Buffer }> {
     return new Promise((resolve, reject) => {

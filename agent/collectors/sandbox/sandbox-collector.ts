@@ -3,10 +3,11 @@ import { cgroup, events, layerstack, snapshot, trace } from '../../../shared/dom
 import { FleetError, isErrorCode } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { containerName } from '../../engine/container-directory.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import { dockerMessage } from '../../engine/engine-errors.ts';
+import type { EngineStats } from '../../engine/engine-stats.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
-import { containerName } from '../docker/container-directory.ts';
-import { type DockerApi, dockerMessage } from '../docker/docker-api.ts';
-import type { EngineStats } from '../docker/stats-streams.ts';
 import { ContainerFiles } from './container-files.ts';
 import { parseTelemetry, type Telemetry, traceForest } from './telemetry.ts';
 
@@ -18,7 +19,8 @@ const CONCURRENCY = 4;
 const HISTORY_MS = 600_000;
 
 interface SandboxCollectorOptions {
-  docker: DockerApi;
+  /** Sandboxes are listed, sampled and read (through the archive endpoint, on the modem) on the engine. */
+  docker: Pick<EngineClient, 'version' | 'listContainers' | 'getContainer' | 'modem'>;
   log: Logger;
   /** The label marking a sandbox container; its value is the sandbox id. */
   label?: string;

@@ -1,10 +1,9 @@
 import { sandboxDomain } from '../../../shared/domains/sandbox/sandbox-domain.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
-import { agentDockerApi } from '../docker/agent-docker-api.ts';
 import { SandboxCollector } from './sandbox-collector.ts';
 
 /** The containers labelled as sandboxes. */
 export const sandboxPlugin: CollectorPlugin<SandboxCollector> = {
   domain: sandboxDomain,
-  create: ({ options, log, shared }) => new SandboxCollector({ docker: agentDockerApi(options, shared), log, label: options.sandboxLabel }),
+  create: ({ options, log, engine }) => new SandboxCollector({ docker: engine, log, label: options.sandboxLabel }),
 };

@@ -1,5 +1,5 @@
 import { restartCounts, serviceProgress } from '../../../shared/domains/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 
 /** A service restarting at least this often in the last hour is in a loop. */
 const LOOP_RESTARTS_PER_HOUR = 3;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { parseDurationMs } from '../../../shared/options/values.ts';
-import { nanosToDuration } from './engine-records.ts';
+import { nanosToDuration } from '../../engine/engine-records.ts';
 import type { EngineJson } from './swarm-engine.ts';
 
 const duration = z.string().max(32);

@@ -1,12 +1,13 @@
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/domains/swarm/swarm-actions.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import { dockerMessage } from '../../engine/engine-errors.ts';
+import { toUnixSeconds } from '../../engine/engine-time.ts';
+import { type EngineEvent, EventFollower } from '../../engine/event-follower.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
-import { type DockerApi, dockerMessage } from '../docker/docker-api.ts';
-import { type EngineEvent, EventFollower } from '../docker/event-follower.ts';
-import { toUnixSeconds } from '../docker/log-reader.ts';
 import { clusterStatus } from './cluster-status.ts';
 import { SwarmEngine } from './swarm-engine.ts';
 import { readSwarmLogs } from './swarm-logs.ts';
@@ -15,7 +16,8 @@ import { SwarmReader } from './swarm-reader.ts';
 import { topology } from './topology.ts';
 
 interface SwarmCollectorOptions {
-  docker: DockerApi;
+  /** The engine's swarm endpoints are called through its modem; its events say when to report afresh. */
+  docker: Pick<EngineClient, 'modem' | 'getEvents'>;
   log: Logger;
   /** The name the operator gave this swarm (--swarm-name); the swarm id when empty. */
   clusterName: string;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import type { DockerApi } from '../docker/docker-api.ts';
-import { dockerMessage, dockerStatus } from '../docker/docker-api.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's JSON is read defensively by the callers
 export type EngineJson = any;
@@ -22,7 +22,7 @@ interface RequestOptions {
  * with the engine's own words.
  */
 export class SwarmEngine {
-  constructor(private readonly docker: DockerApi) {}
+  constructor(private readonly docker: Pick<EngineClient, 'modem'>) {}
 
   request(method: 'GET' | 'POST' | 'DELETE', path: string, options: RequestOptions = {}): Promise<EngineJson> {
     const query = Object.fromEntries(

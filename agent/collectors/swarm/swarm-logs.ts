@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { ServiceRecord, SwarmSnapshot, TaskRecord } from '../../../shared/domains/swarm/records.ts';
+import type { ServiceRecord, SwarmSnapshot, TaskRecord } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { LogDemultiplexer, MAX_LINE_CHARS, splitTimestamp, toUnixSeconds } from '../docker/log-reader.ts';
+import { toUnixSeconds } from '../../engine/engine-time.ts';
+import { LogDemultiplexer, MAX_LINE_CHARS, splitTimestamp } from '../../engine/log-demultiplexer.ts';
 import type { SwarmEngine } from './swarm-engine.ts';
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'] as const;

@@ -1,5 +1,4 @@
 import { serviceProgress } from '../../../shared/domains/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import {
   createConfig,
   createSecret,
@@ -20,10 +19,11 @@ import {
   updateServiceMounts,
   updateServiceSecrets,
 } from '../../../shared/domains/swarm/swarm-actions.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { serviceRecord } from './engine-records.ts';
+import { serviceRecord } from '../../engine/engine-records.ts';
 import { applySection, sectionDetails } from './service-sections.ts';
 import type { EngineJson, SwarmEngine } from './swarm-engine.ts';
 import type { SwarmReader } from './swarm-reader.ts';

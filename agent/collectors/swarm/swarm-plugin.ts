@@ -1,14 +1,13 @@
 import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
-import { agentDockerApi } from '../docker/agent-docker-api.ts';
 import { SwarmCollector } from './swarm-collector.ts';
 
 /** The swarm, where the engine is a manager. */
 export const swarmPlugin: CollectorPlugin<SwarmCollector> = {
   domain: swarmDomain,
-  create: ({ options, log, hooks, shared }) =>
+  create: ({ options, log, hooks, engine }) =>
     new SwarmCollector({
-      docker: agentDockerApi(options, shared),
+      docker: engine,
       log,
       clusterName: options.swarmName ?? '',
       report: hooks.report,

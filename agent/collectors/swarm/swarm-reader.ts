@@ -1,5 +1,5 @@
-import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
-import { networkRecord, nodeRecord, payloadRecord, serviceRecord, taskRecord, volumeRecord } from './engine-records.ts';
+import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
+import { networkRecord, nodeRecord, payloadRecord, serviceRecord, taskRecord, volumeRecord } from '../../engine/engine-records.ts';
 import type { EngineJson, SwarmEngine } from './swarm-engine.ts';
 
 /** The snapshot is re-read at most this often; calls in between share it. */

@@ -1,5 +1,5 @@
 import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/constraints.ts';
-import type { NodeRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { NodeRecord, SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 
 type Vertex = { id: string; name: string; type: string; detail?: string };

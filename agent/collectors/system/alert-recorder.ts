@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CheapFigures } from './system-sampler.ts';
+import type { CheapFigures } from '../../sampler/system-sampler.ts';
 
 type AlertState = 'ok' | 'warning' | 'critical';
 export type Metric = 'cpu' | 'memory' | 'disk';

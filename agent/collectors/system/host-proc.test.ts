@@ -7,12 +7,13 @@ import { openPorts, processes } from '../../../shared/domains/system/system-acti
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { SystemSampler } from '../../sampler/system-sampler.ts';
 import { HostProcesses, processName } from './host-processes.ts';
 import { readHostSockets } from './host-sockets.ts';
 import { ownsPidNamespace } from './own-pid-namespace.ts';
 import { type ProcFiles, procFiles } from './proc-files.ts';
 import { SystemCollector } from './system-collector.ts';
-import { type SystemInfo, SystemSampler } from './system-sampler.ts';
+import type { SystemInfo } from './system-info.ts';
 
 interface FakeProcess {
   pid: number;

@@ -2,26 +2,22 @@ import { loadavg, uptime } from 'node:os';
 import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { ContainerFacts } from '../../engine/container-facts.ts';
+import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
 import { HostProcesses, type ProcessTable } from './host-processes.ts';
 import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
 import type { ProcFiles } from './proc-files.ts';
-import type { SystemInfo, SystemSampler } from './system-sampler.ts';
-
-/** What the system collector asks of Docker (container counts, who publishes a port); absent or failing is fine. */
-export interface ContainerFacts {
-  counts(): Promise<{ running: number; total: number }>;
-  /** `tcp:8080` → the name of the container publishing it. */
-  publishedPorts(): Promise<Map<string, string>>;
-}
+import type { SystemInfo } from './system-info.ts';
 
 interface SystemCollectorOptions {
   sampler: SystemSampler;
   si: SystemInfo;
   thresholds: Thresholds;
   dataDir: string | undefined;
-  containers?: ContainerFacts;
+  /** What it asks of Docker (container counts, who publishes a port); absent or failing is fine. */
+  containers?: Pick<ContainerFacts, 'counts' | 'publishedPorts'>;
   /**
    * The host's /proc mounted into the agent's container: processes, listening
    * sockets and their owners are read there. Undefined: systeminformation on

@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
-import type { SystemInfo } from './system-sampler.ts';
+import type si from 'systeminformation';
+
+/** The slice of systeminformation the system collector uses on demand (a test may pass a fake). */
+export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'osInfo' | 'cpu'>;
 
 let loaded: SystemInfo | undefined;
 

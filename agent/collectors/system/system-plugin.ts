@@ -1,6 +1,6 @@
 import { systemDomain } from '../../../shared/domains/system/system-domain.ts';
+import { ContainerFacts } from '../../engine/container-facts.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
-import { dockerPlugin } from '../docker/docker-plugin.ts';
 import { ownsPidNamespace } from './own-pid-namespace.ts';
 import { SystemCollector } from './system-collector.ts';
 import { systemInfo } from './system-info.ts';
@@ -8,13 +8,13 @@ import { systemInfo } from './system-info.ts';
 /** The host itself, on every agent: status, processes, ports, alerts. */
 export const systemPlugin: CollectorPlugin<SystemCollector> = {
   domain: systemDomain,
-  create: ({ options, sampler, hooks, use }) =>
+  create: ({ options, sampler, hooks, engine }) =>
     new SystemCollector({
       sampler,
       si: systemInfo(),
       thresholds: options.alertThresholds,
       dataDir: options.dataDir,
-      containers: use(dockerPlugin),
+      containers: new ContainerFacts(engine),
       hostProc: options.hostProc,
       containerOnly: options.hostProc === undefined && ownsPidNamespace(),
       report: hooks.report,

@@ -2,10 +2,12 @@ import type { ContainerInspectInfo } from 'dockerode';
 import type { Incident } from '../../../shared/domains/watch/watch-incident.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { sleep } from '../../connection/backoff.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import { dockerStatus } from '../../engine/engine-errors.ts';
+import { unixMs } from '../../engine/engine-time.ts';
+import type { EngineEvent } from '../../engine/event-follower.ts';
+import { LogDemultiplexer, type LogStream, splitTimestamp } from '../../engine/log-demultiplexer.ts';
 import type { Report } from '../collector.ts';
-import { type DockerApi, dockerStatus, unixMs } from '../docker/docker-api.ts';
-import type { EngineEvent } from '../docker/event-follower.ts';
-import { LogDemultiplexer, type LogStream, splitTimestamp } from '../docker/log-reader.ts';
 import { crashAnalysis, FLAPPING_RESTARTS, FLAPPING_WINDOW_MS } from './crash-analysis.ts';
 import type { WatchStore } from './watch-store.ts';
 
@@ -27,7 +29,7 @@ interface RunEvents {
 }
 
 interface RestartWatcherOptions {
-  docker: DockerApi;
+  docker: Pick<EngineClient, 'getContainer'>;
   store: WatchStore;
   log: Logger;
   report?: Report;

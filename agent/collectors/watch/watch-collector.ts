@@ -1,8 +1,8 @@
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { EngineClient } from '../../engine/engine-client.ts';
+import { EventFollower } from '../../engine/event-follower.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
-import type { DockerApi } from '../docker/docker-api.ts';
-import { EventFollower } from '../docker/event-follower.ts';
 import { RestartWatcher } from './restart-watcher.ts';
 import { registerWatchAdd } from './watch-add.ts';
 import { registerWatchCheck } from './watch-check.ts';
@@ -13,7 +13,8 @@ import type { WatchContext } from './watch-status.ts';
 import { WatchStore } from './watch-store.ts';
 
 interface WatchCollectorOptions {
-  docker: DockerApi;
+  /** Container events say when to look; a look inspects the container and reads its logs. */
+  docker: Pick<EngineClient, 'getEvents' | 'getContainer'>;
   /** Where watches and incidents are kept across restarts; undefined keeps them in memory. */
   dataDir: string | undefined;
   log: Logger;

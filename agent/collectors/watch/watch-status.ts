@@ -1,7 +1,8 @@
 import type { ContainerInspectInfo } from 'dockerode';
 import type { z } from 'zod';
 import type { watchList } from '../../../shared/domains/watch/watch-actions.ts';
-import { dockerMessage, unixMs } from '../docker/docker-api.ts';
+import { dockerMessage } from '../../engine/engine-errors.ts';
+import { unixMs } from '../../engine/engine-time.ts';
 import type { RestartWatcher } from './restart-watcher.ts';
 import type { Watch, WatchStore } from './watch-store.ts';
 

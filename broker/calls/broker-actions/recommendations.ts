@@ -1,7 +1,7 @@
 import { getRecommendations } from '../../../shared/domains/fleet/index-actions.ts';
 import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/constraints.ts';
 import { restartCounts } from '../../../shared/domains/swarm/convergence.ts';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { ServiceRecord, SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { agentOnNode } from '../../index/index-resources.ts';
 import type { BrokerActionContext } from './broker-action.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { ServiceRecord, SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { composeFile } from './compose-file.ts';
 
 const service = (name: string, stack: string | null, extra: Partial<ServiceRecord> = {}): ServiceRecord => ({

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { ServiceRecord, SwarmSnapshot } from '../../../shared/engine/records.ts';
 
 type Spec = Record<string, unknown>;
 

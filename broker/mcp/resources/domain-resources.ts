@@ -1,6 +1,6 @@
 import type { Domain, DomainResource } from '../../../shared/domains/domain.ts';
 import { DOMAINS } from '../../../shared/domains/domains.ts';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { ServiceRecord, SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { digestOf } from '../../index/digests.ts';
 import type { Resource } from '../../index/index-resources.ts';

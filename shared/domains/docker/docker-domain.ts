@@ -1,5 +1,5 @@
+import { containerInventorySchema } from '../../engine/record-schemas.ts';
 import type { Domain } from '../domain.ts';
-import { containerInventorySchema } from '../swarm/swarm-reports.ts';
 import { containerEventSchema } from './container-event.ts';
 import { dockerEvents, dockerInspect, dockerList, dockerLogs, dockerRestart, dockerStart, dockerStats, dockerStop, dockerTop } from './docker-actions.ts';
 

@@ -1,4 +1,4 @@
-import type { NodeRecord } from './records.ts';
+import type { NodeRecord } from '../../engine/records.ts';
 
 /**
  * Placement constraints evaluated the way Swarm enforces them: `node.id`,

@@ -1,4 +1,4 @@
-import type { ServiceRecord, TaskRecord } from './records.ts';
+import type { ServiceRecord, TaskRecord } from '../../engine/records.ts';
 
 /** Update states during which a service is moving, not settled. */
 const MOVING = new Set(['updating', 'rollback_started']);

@@ -1,6 +1,6 @@
+import { swarmSnapshotSchema } from '../../engine/record-schemas.ts';
 import type { Domain } from '../domain.ts';
 import * as swarm from './swarm-actions.ts';
-import { swarmSnapshotSchema } from './swarm-reports.ts';
 import { SWARM_RESOURCES } from './swarm-resources.ts';
 
 /** Docker Swarm clusters, through one manager agent each. */

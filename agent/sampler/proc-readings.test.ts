@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../../test/harness/temp-dir.ts';
+import { makeTempDir } from '../../test/harness/temp-dir.ts';
 import { ProcReadings } from './proc-readings.ts';
 
 describe('CPU, memory and disks read from /proc and statfs', () => {

@@ -7,9 +7,9 @@ import type {
   ServiceRecord,
   TaskRecord,
   VolumeRecord,
-} from '../../../shared/domains/swarm/records.ts';
-import { STACK_LABEL } from '../../../shared/domains/swarm/records.ts';
-import { unixMs } from '../docker/docker-api.ts';
+} from '../../shared/engine/records.ts';
+import { STACK_LABEL } from '../../shared/engine/records.ts';
+import { unixMs } from './engine-time.ts';
 
 /**
  * Docker API objects → our compact records. The engine's objects are loosely

@@ -2,8 +2,26 @@ import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import type Docker from 'dockerode';
 
-/** The slice of dockerode the docker collector uses: a test may pass a fake, the agent passes dockerode. */
-export type DockerApi = Pick<Docker, 'listContainers' | 'listVolumes' | 'getContainer' | 'getEvents' | 'ping' | 'version' | 'modem'>;
+/**
+ * The slice of dockerode the agent's collectors use, handed to each through
+ * its plug-in context (`context.engine`). Each collector takes the narrower
+ * `Pick` of it that it calls, so a unit test passes a fake engine and the
+ * agent passes dockerode (or the lazy client below).
+ */
+export type EngineClient = Pick<
+  Docker,
+  | 'version'
+  | 'listContainers'
+  | 'listVolumes'
+  | 'listImages'
+  | 'getContainer'
+  | 'getVolume'
+  | 'getImage'
+  | 'createContainer'
+  | 'createVolume'
+  | 'getEvents'
+  | 'modem'
+>;
 
 let dockerode: typeof Docker | undefined;
 
@@ -39,28 +57,29 @@ function loadDockerode(): typeof Docker {
   return dockerode;
 }
 
-/** A dockerode client for a socket path, `unix://…`, or `tcp://host:port`. */
-export function createDockerApi(address: string): Docker {
+/** The agent's one engine client, for a socket path, `unix://…`, or `tcp://host:port`: dockerode, or a lazy stand-in for it on a socket. */
+export function createEngineClient(address: string): EngineClient {
   if (address.startsWith('tcp://') || address.startsWith('http://')) {
     const url = new URL(address.replace(/^tcp:/, 'http:'));
     return new (loadDockerode())({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
   }
-  return socketDockerApi(address.replace(/^unix:\/\//, ''));
+  return socketEngineClient(address.replace(/^unix:\/\//, ''));
 }
 
 /**
  * A client for the engine's socket that loads dockerode only once the socket
- * exists: on a host without Docker, the probes the Docker collectors make
- * (version, ping, the event stream, a dial of the modem) fail as dockerode's would, with the
- * socket's ENOENT, and dockerode's 4 MiB stay out of the idle agent
+ * exists: on a host without Docker, the calls collectors make without being
+ * asked (version, the event stream, a dial of the modem) and the container
+ * list the system collector's status and ports read fail as dockerode's would,
+ * with the socket's ENOENT, and dockerode's 4 MiB stay out of the idle agent
  * (docs/performance.md). Once the socket appears, every call is dockerode's.
  */
-function socketDockerApi(socketPath: string): Docker {
+function socketEngineClient(socketPath: string): EngineClient {
   let docker: Docker | undefined;
   const refusal = () => Object.assign(new Error(`connect ENOENT ${socketPath}`), { code: 'ENOENT', syscall: 'connect', address: socketPath });
   const probes: Record<PropertyKey, unknown> = {
     version: () => Promise.reject(refusal()),
-    ping: () => Promise.reject(refusal()),
+    listContainers: () => Promise.reject(refusal()),
     getEvents: () => Promise.reject(refusal()),
     modem: { dial: (_options: unknown, callback: (error: unknown) => void) => queueMicrotask(() => callback(refusal())) },
   };
@@ -72,22 +91,4 @@ function socketDockerApi(socketPath: string): Docker {
       return typeof value === 'function' ? value.bind(docker) : value;
     },
   });
-}
-
-/** The engine's error status code, when there is one (404 no such container, 304 not modified…). */
-export function dockerStatus(error: unknown): number | undefined {
-  const status = (error as { statusCode?: unknown }).statusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-/** The engine's own words for a failure, without the "(HTTP code …)" noise. */
-export function dockerMessage(error: unknown): string {
-  const json = (error as { json?: { message?: string } }).json;
-  return json?.message ?? (error as Error).message ?? String(error);
-}
-
-export function unixMs(iso: string | undefined): number | null {
-  if (!iso || iso.startsWith('0001-')) return null;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? null : ms;
 }

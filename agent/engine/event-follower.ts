@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { Logger } from '../../../shared/log/logger.ts';
-import { sleep } from '../../connection/backoff.ts';
-import type { DockerApi } from './docker-api.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { sleep } from '../connection/backoff.ts';
+import type { EngineClient } from './engine-client.ts';
 import { onJsonLines } from './json-lines.ts';
 
 /** One engine event, as the collectors keep it. */
@@ -46,7 +46,7 @@ export class EventFollower {
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly docker: DockerApi,
+    private readonly docker: Pick<EngineClient, 'getEvents'>,
     private readonly types: readonly EventType[],
     private readonly onEvent: (event: EngineEvent) => void,
     private readonly log: Logger,

@@ -1,7 +1,8 @@
 import type { ContainerInfo, ContainerInspectInfo } from 'dockerode';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { closestNames } from '../../../shared/format/closest-names.ts';
-import { type DockerApi, dockerMessage, dockerStatus } from './docker-api.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { closestNames } from '../../shared/format/closest-names.ts';
+import type { EngineClient } from './engine-client.ts';
+import { dockerMessage, dockerStatus } from './engine-errors.ts';
 
 /** What we keep of each container's inspect: the facts the list endpoint does not give. */
 interface Details {
@@ -25,7 +26,7 @@ export function containerName(info: Pick<ContainerInfo, 'Names' | 'Id'>): string
 export class ContainerDirectory {
   private readonly details = new Map<string, Details>();
 
-  constructor(private readonly docker: DockerApi) {}
+  constructor(private readonly docker: Pick<EngineClient, 'listContainers' | 'getContainer'>) {}
 
   async list(all = true): Promise<ContainerInfo[]> {
     return this.docker.listContainers({ all });

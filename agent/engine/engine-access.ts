@@ -1,24 +1,19 @@
-import type Docker from 'dockerode';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import type { CollectorStatus } from '../collector.ts';
-import { dockerMessage, dockerStatus } from './docker-api.ts';
-
-/** The slice of dockerode that collectors creating containers and volumes of their own use (backup, install). */
-export type EngineApi = Pick<
-  Docker,
-  'version' | 'listContainers' | 'listImages' | 'getContainer' | 'createContainer' | 'getVolume' | 'createVolume' | 'listVolumes' | 'getImage'
->;
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+import type { CollectorStatus } from '../collectors/collector.ts';
+import type { EngineClient } from './engine-client.ts';
+import { dockerMessage, dockerStatus } from './engine-errors.ts';
 
 /**
  * A collector's way to the Docker engine: whether it answers, and a call
  * wrapper that turns an unreachable engine into collector_unavailable and the
  * engine's refusals into collector_failed with its words.
  */
-export class EngineAccess {
+export class EngineAccess<Api extends Pick<EngineClient, 'version'>> {
   private status: CollectorStatus = { available: false, reason: 'not probed yet' };
 
   constructor(
-    readonly docker: EngineApi,
+    /** The slice of the engine client the collector's handlers call. */
+    readonly docker: Api,
     private readonly address: string,
     private readonly collector: string,
   ) {}

@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDockerApi } from './docker-api.ts';
+import { createEngineClient } from './engine-client.ts';
 
-describe('createDockerApi on a socket', () => {
+describe('createEngineClient on a socket', () => {
   const dirs: string[] = [];
   const servers: Server[] = [];
   afterEach(async () => {
@@ -17,10 +17,11 @@ describe('createDockerApi on a socket', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fm-docker-api-'));
     dirs.push(dir);
     const socketPath = join(dir, 'docker.sock');
-    const docker = createDockerApi(`unix://${socketPath}`);
+    const docker = createEngineClient(`unix://${socketPath}`);
 
     await expect(docker.version()).rejects.toThrow(`connect ENOENT ${socketPath}`);
     await expect(docker.getEvents({})).rejects.toThrow('ENOENT');
+    await expect(docker.listContainers()).rejects.toThrow('ENOENT');
     const dialed = await new Promise<unknown>((resolve) => docker.modem.dial({ path: '/info?', method: 'GET', statusCodes: { 200: true } }, resolve));
     expect(String(dialed)).toContain('ENOENT');
 

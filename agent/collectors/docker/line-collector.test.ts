@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineCollector, MAX_TOTAL_CHARS } from './log-reader.ts';
+import { LineCollector, MAX_TOTAL_CHARS } from './line-collector.ts';
 
 describe('LineCollector', () => {
   it('keeps the newest lines and names the size limit when size cut them', () => {

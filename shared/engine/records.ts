@@ -1,9 +1,11 @@
 /**
- * Compact records of swarm and container state, as manager agents report them
- * and the broker indexes them. Built agent-side from the Docker API (never the
- * raw objects, which are large and carry environment values), read by both
- * sides: the agent to answer swarm tools, the broker for find, describe,
- * metrics and recommendations.
+ * Compact records of what a Docker engine holds (containers, volumes, and a
+ * manager's swarm: services, tasks, nodes, networks, configs, secrets). Built
+ * agent-side from the engine's API (never the raw objects, which are large and
+ * carry environment values) and shared by every domain that reads an engine:
+ * the docker and sandbox collectors and the docker domain's inventory, the
+ * swarm collector and its snapshot, and the broker's index (find, describe,
+ * metrics, recommendations). No one domain owns them, so they live here.
  */
 
 export type ServiceMode = 'replicated' | 'global' | 'replicated-job' | 'global-job';

@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { arch, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
-import type si from 'systeminformation';
-import type { HostSample } from '../../../shared/catalog/sample.ts';
+import type { HostSample } from '../../shared/catalog/sample.ts';
 import { type CheapReadings, type Disk, ProcReadings } from './proc-readings.ts';
 
 export type { Disk } from './proc-readings.ts';
-
-/** The slice of systeminformation the system collector uses on demand (a test may pass a fake). */
-export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'osInfo' | 'cpu'>;
 
 export interface CheapFigures {
   cpuPercent: number | null;

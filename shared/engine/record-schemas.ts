@@ -12,10 +12,11 @@ import type {
 } from './records.ts';
 
 /**
- * The schemas of the reports the docker and swarm collectors send
- * (`container_inventory`, `swarm_snapshot`). The broker checks every report
- * against them before indexing it: what an agent sends is a claim, and a
- * malformed one must never reach the index.
+ * The schemas of the two pictures of an engine that agents report: a host's
+ * containers and volumes (the docker domain declares it as its inventory
+ * report) and a manager's whole swarm (the swarm domain's snapshot report).
+ * The broker checks every report against them before indexing it: what an
+ * agent sends is a claim, and a malformed one must never reach the index.
  */
 const labels = z.record(z.string(), z.string());
 const id = z.string().max(256);
