@@ -75,6 +75,10 @@ const MAX_RECONNECT_DELAY_MS = 5 * 60_000;
  */
 const RESTART_BACKOFF_CAP_MS = 4000;
 
+/** A refused renewal is asked again after 5 s, then twice as long each time, up to a minute. */
+const RENEW_RETRY_FIRST_MS = 5000;
+const RENEW_RETRY_MAX_MS = 60_000;
+
 /** What Node's TLS says when a server's certificate does not chain to a CA this agent trusts. */
 const UNTRUSTED_SERVER =
   /unable to verify the first certificate|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|certificate signature failure/i;
@@ -93,6 +97,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private isConnected = false;
   private renewTimer: { clear(): void } | undefined;
   private renewAtFor: { serial: string; at: number } | undefined;
+  /** How long after the next refused renewal to ask again (doubled up to a minute; reset by a renewal). */
+  private renewRetryMs = RENEW_RETRY_FIRST_MS;
   /** The key pair of the renewal asked for (`making` while it is made), until the broker answers. */
   private pendingRenewal: KeyPair | 'making' | undefined;
   private clockSkewMs = 0;
@@ -418,10 +424,14 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
     this.pendingRenewal = undefined;
     if (!keys) return;
     if (response.error || !response.certificatePem) {
-      this.options.log.warn('certificate renewal refused; will retry', { reason: response.error });
-      this.renewTimer = setLongTimeout(() => void this.requestRenewal(write), 60_000);
+      // 5 s, then twice as long each time up to a minute: a cluster's signer may be moving to another broker.
+      const retryMs = this.renewRetryMs;
+      this.renewRetryMs = Math.min(RENEW_RETRY_MAX_MS, retryMs * 2);
+      this.options.log.warn('certificate renewal refused; will retry', { reason: response.error, retry_in_ms: retryMs });
+      this.renewTimer = setLongTimeout(() => void this.requestRenewal(write), retryMs);
       return;
     }
+    this.renewRetryMs = RENEW_RETRY_FIRST_MS;
     // The live stream keeps its TLS session; the new pair is used from the next connection on.
     this.identity = replaceCertificate(this.options.dataDir, this.identity, keys.privateKeyPem, response.certificatePem);
     this.options.log.info('agent certificate renewed', { not_after: this.identity.notAfter.toISOString() });

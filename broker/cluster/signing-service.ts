@@ -12,6 +12,8 @@ import { type SignRequestMessage, SUBJECTS, signReply, signRequest } from './bus
 const LEASE_MS = 8000;
 /** How often the lease is taken or renewed, and waiting brokers' bus keys certified. */
 const LEASE_EVERY_MS = 2000;
+/** How long a request waits for the signer to be heard on the bus (it beats once a second). */
+const HEARD_WITHIN_MS = 5000;
 /** How long a certificate request to the signer may take. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -104,10 +106,14 @@ export class SigningService implements CertificateIssuer {
         hint: 'Start a broker with --ca-key-secret-file (or FLEETMESH_CA_KEY_SECRET): it takes the signer lease within seconds.',
       });
     }
-    if (!this.bus.knows(signer)) {
-      throw new FleetError('unavailable', `broker ${signer}, which signs for the cluster, has not been heard on the bus yet`, {
-        hint: 'Try again in a few seconds.',
-      });
+    // A broker that just joined hears the signer's beat within a second or two.
+    for (let waitedMs = 0; !this.bus.knows(signer); waitedMs += 100) {
+      if (waitedMs >= HEARD_WITHIN_MS) {
+        throw new FleetError('unavailable', `broker ${signer}, which signs for the cluster, has not been heard on the bus`, {
+          hint: 'Try again in a few seconds.',
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     return new Promise((resolve, reject) => {
       const inbox = this.bus.inbox();

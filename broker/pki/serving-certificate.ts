@@ -37,8 +37,9 @@ export interface ServingCertificateOptions {
   log: Logger;
 }
 
-/** A renewal that could not be made is tried again this soon, until the certificate expires. */
-const RETRY_MS = 30_000;
+/** A renewal that could not be made is tried again after 2 s, then twice as long each time, up to a minute. */
+const RETRY_FIRST_MS = 2000;
+const RETRY_MAX_MS = 60_000;
 
 /** When a certificate of this life is renewed: a random point between half and two thirds of it, as agents renew theirs. */
 function renewalAt(notBefore: Date, notAfter: Date, random = Math.random()): number {
@@ -64,6 +65,7 @@ export class ServingCertificate extends EventEmitter<ServingEvents> {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private renewing: Promise<void> | undefined;
+  private retryMs = RETRY_FIRST_MS;
   /** Serving certificates issued since the broker started (the first one included). */
   renewals = 0;
 
@@ -168,10 +170,13 @@ export class ServingCertificate extends EventEmitter<ServingEvents> {
         this.identity = identity;
         this.options.log.info('serving certificate renewed', { why, not_after: identity.notAfter.toISOString(), ca_pin: identity.caPin });
         this.emit('changed', identity);
+        this.retryMs = RETRY_FIRST_MS;
         this.schedule();
       } catch (error) {
-        this.options.log.warn('could not renew the serving certificate; trying again', { why, error: (error as Error).message, retry_ms: RETRY_MS });
-        this.schedule(RETRY_MS);
+        const retryMs = this.retryMs;
+        this.retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
+        this.options.log.warn('could not renew the serving certificate; trying again', { why, error: (error as Error).message, retry_ms: retryMs });
+        this.schedule(retryMs);
       } finally {
         this.renewing = undefined;
       }

@@ -59,12 +59,7 @@ export class CertificateAuthoritiesTable {
   }
 
   async setState(pin: string, state: CaState, at: number): Promise<void> {
-    await this.sql.run("UPDATE certificate_authorities SET state = ?, retired_at = CASE WHEN ? = 'retired' THEN ? ELSE NULL END WHERE pin = ?", [
-      state,
-      state,
-      at,
-      pin,
-    ]);
+    await this.sql.run('UPDATE certificate_authorities SET state = ?, retired_at = ? WHERE pin = ?', [state, state === 'retired' ? at : null, pin]);
   }
 
   /** Seals a CA's key here (given a secret for the first time). */

@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { Agent, type CollectorChoice } from '../../agent/agent.ts';
 import type { AgentOptions } from '../../agent/agent-options.ts';
 import { writeBootstrapFiles } from '../../broker/bootstrap/bootstrap-files.ts';
-import { readBrokerBootstrap } from '../../broker/bootstrap/broker-bootstrap.ts';
+import { NO_BOOTSTRAP, readBrokerBootstrap } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import type { AgentRole } from '../../broker/store/agent-roles-table.ts';
@@ -15,7 +15,7 @@ import { NatsServer } from './nats-server.ts';
 import { freshDatabase } from './postgres-server.ts';
 import { makeTempDir } from './temp-dir.ts';
 import { TEST_AGENT_DEFAULTS } from './test-agent-defaults.ts';
-import { brokerOptions } from './test-fleet.ts';
+import { brokerOptions, TEST_CA_KEY_SECRET } from './test-fleet.ts';
 import { waitFor } from './wait.ts';
 
 export type BrokerName = 'a' | 'b' | 'c';
@@ -33,6 +33,13 @@ export interface TestClusterOptions {
   advertiseNames?: string[];
   /** Brokers not started with the others (startBroker starts them later). */
   later?: BrokerName[];
+  /**
+   * One signer: `b` starts first with the CA files and the CA key secret, so
+   * the store keeps the key sealed and `b` takes the signer lease; `c` has the
+   * secret only (it may take the lease over); `a` has neither and never holds
+   * the key. Without it, every broker is given the CA files and may sign.
+   */
+  oneSigner?: boolean;
 }
 
 /**
@@ -108,7 +115,8 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   const inProcess = (name: 'a' | 'c') =>
     Broker.start(
       brokerOptions(dir(name), {
-        bootstrap,
+        bootstrap: options.oneSigner ? NO_BOOTSTRAP : bootstrap,
+        ...(options.oneSigner && name === 'c' ? { caKeySecret: TEST_CA_KEY_SECRET } : {}),
         store: database.url,
         storePollMs: 60_000,
         grpcListen: grpcListen[name],
@@ -141,6 +149,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     caCertFile,
     '--ca-key-file',
     caKeyFile,
+    ...(options.oneSigner ? ['--ca-key-secret', TEST_CA_KEY_SECRET] : []),
     '--bus',
     nats.url.replace('nats://', `nats://${busToken}@`),
     '--broker-id',
@@ -185,7 +194,8 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     }
     return done;
   };
-  for (const name of NAMES) if (!stopped.has(name)) await start(name);
+  // The signer first: the others wait for it to certify their bus keys.
+  for (const name of options.oneSigner ? (['b', 'a', 'c'] as const) : NAMES) if (!stopped.has(name)) await start(name);
 
   const agents: Agent[] = [];
   const order: BrokerName[] = ['a', 'b', 'c'];
