@@ -160,7 +160,7 @@ export class Broker {
       });
       const widgets = new WidgetResources(options.webAssetsDir);
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
-      const tasks = new McpTasks(store, log, options.mcpTaskTtlMs);
+      const tasks = new McpTasks(store, log, options.mcpTaskTtlMs, options.textFormat);
       // Tasks the previous run left working end as failed, as its pending audit rows end interrupted (above).
       await tasks.interrupted(cluster ? { brokerIds: [cluster.brokerId] } : {});
       const mcp = new McpHttpServer({

@@ -4,17 +4,17 @@ import { AgentRegistry } from '../../broker/agents/agent-registry.ts';
 import { AgentSession, type BrokerFrameStream } from '../../broker/agents/agent-session.ts';
 import { FULL_ACCESS, GrantSet } from '../../broker/auth/grants.ts';
 import type { Identity } from '../../broker/auth/identities.ts';
-import { ActionRunner, type RunContext, type RunResult } from '../../broker/calls/action-runner.ts';
+import { ActionRunner, type RunContext } from '../../broker/calls/action-runner.ts';
 import { BROKER_ACTIONS } from '../../broker/calls/broker-actions/broker-actions.gen.ts';
 import { RefusalAudit } from '../../broker/calls/refusal-audit.ts';
 import { FleetIndex } from '../../broker/index/fleet-index.ts';
-import { errorStructure } from '../../broker/mcp/mcp-session.ts';
+import { failedOutcome, type ToolOutcome } from '../../broker/mcp/tool-result.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';
 import { UsageHistory } from '../../broker/metrics/usage-history.ts';
 import { BrokerServices } from '../../broker/services/broker-services.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import type { Action, Level } from '../../shared/catalog/action.ts';
-import { type ErrorInfo, toFleetError } from '../../shared/errors/fleet-error.ts';
+import type { ErrorInfo } from '../../shared/errors/fleet-error.ts';
 import { type BrokerFrame, CallErrorSchema, ChunkSchema, ResultSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { type Logger, silentLogger } from '../../shared/log/logger.ts';
 import { makeTempDir } from './temp-dir.ts';
@@ -47,9 +47,6 @@ export interface LinkedHost {
  * dispatcher, and the dispatcher's chunks and results reach the session, each
  * on a later turn of the event loop as over a stream. Nothing listens on a port.
  */
-/** What the tools/call edge makes of a run: the runner's result, or a failure as an error result. */
-export type EdgeResult = Omit<RunResult, 'shape'> & { shape: RunResult['shape'] | 'error' };
-
 export interface LinkedFleet {
   store: BrokerStore;
   registry: AgentRegistry;
@@ -58,7 +55,7 @@ export interface LinkedFleet {
   addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>, options?: { log?: Logger }): Promise<LinkedHost>;
   identity(level: Level, grants?: readonly string[], name?: string): Identity;
   /** Runs an action as the MCP edge would (a failure becomes an error result), with no signal of its own unless given. */
-  run(identity: Identity, action: Action, args: Record<string, unknown>, context?: Partial<RunContext>): Promise<EdgeResult>;
+  run(identity: Identity, action: Action, args: Record<string, unknown>, context?: Partial<RunContext>): Promise<ToolOutcome>;
   stop(): Promise<void>;
 }
 
@@ -196,13 +193,8 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
       grants: new GrantSet(grants),
       expiresAt: Date.now() + 3_600_000,
     }),
-    run: async (identity, action, args, context = {}) => {
-      try {
-        return await runner.run(identity, action, args, { tool: action.tool, signal: new AbortController().signal, ...context });
-      } catch (error) {
-        return { action, structured: errorStructure(toFleetError(error)), isError: true, shape: 'error' };
-      }
-    },
+    run: (identity, action, args, context = {}) =>
+      runner.run(identity, action, args, { tool: action.tool, signal: new AbortController().signal, ...context }).catch(failedOutcome),
     async stop() {
       for (const host of hosts) if (host.session.isOpen) host.disconnect();
       await registry.stop();
