@@ -16,7 +16,7 @@ import type { AdmissionLimits } from './grpc/admission-gate.ts';
 import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { HttpLimits } from './http/listen-http.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
-import type { McpSessionLimits } from './mcp/http/mcp-http-server.ts';
+import type { McpSessionLimits } from './mcp/http/legacy-endpoint.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import type { TextFormat } from './mcp/tool-result.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
