@@ -18,6 +18,23 @@ function authInfoOf(session: McpSession): AuthInfo {
   return { token: 'redacted', clientId: identity.id, scopes: [], expiresAt: Math.floor(identity.expiresAt / 1000), extra: { identity: identity.name } };
 }
 
+/** The URL in-memory 2026-07-28 clients are given: nothing listens there, their fetch hands each request to the endpoint. */
+export const MEMORY_URL = new URL('http://fleetmesh.memory/mcp');
+
+/**
+ * A fetch that hands each request to a 2026-07-28 endpoint, as the HTTP edge
+ * does once it has read the body and proved the identity (the endpoint's
+ * session's); nothing crosses a socket.
+ */
+export function fetchFrom(endpoint: ModernEndpoint): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  const authInfo = authInfoOf(endpoint.session);
+  return async (url, init) => {
+    const request = new Request(url, init);
+    const text = request.method === 'POST' ? await request.clone().text() : '';
+    return endpoint.serve(request, authInfo, text ? JSON.parse(text) : undefined);
+  };
+}
+
 /** A 1.x SDK Client on a 2025-era session's server, over the SDK's in-memory transport: nothing on a socket. */
 export async function memoryClient(session: McpSession): Promise<LinkedClient<Client>> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -53,13 +70,7 @@ export async function memoryClientV2(
     return { client, close: () => client.close() };
   }
   const endpoint = new ModernEndpoint(session, session.identity.expiresAt, (url) => new URL(url).origin, silentLogger);
-  const authInfo = authInfoOf(session);
-  const fetchInMemory = async (url: string | URL, init?: RequestInit) => {
-    const request = new Request(url, init);
-    const text = request.method === 'POST' ? await request.clone().text() : '';
-    return endpoint.serve(request, authInfo, text ? JSON.parse(text) : undefined);
-  };
-  await client.connect(new StreamableHTTPClientTransport(new URL('http://fleetmesh.memory/mcp'), { fetch: fetchInMemory }));
+  await client.connect(new StreamableHTTPClientTransport(MEMORY_URL, { fetch: fetchFrom(endpoint) }));
   return {
     client,
     close: async () => {
