@@ -1,4 +1,12 @@
-import { type InMemoryServerEventBus, McpServer, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type InMemoryServerEventBus,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { type Action, runsAsTask } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
@@ -256,7 +264,7 @@ export class McpSession {
   }
 
   /** A call's result as MCP has it, with links to the resources it names. */
-  private toolResult(result: RunResult) {
+  private toolResult(result: RunResult): CallToolResult {
     const links = resourceLinks(result.action, result.structured, (types, match) => this.view(types, match));
     return toToolResult(result, this.options.textFormat, links);
   }

@@ -92,12 +92,6 @@ export interface LinkedHost {
   freeze(): void;
 }
 
-/**
- * A real broker registry and action runner wired to real agent dispatchers
- * through an in-memory link instead of gRPC: the session's frames reach the
- * dispatcher, and the dispatcher's chunks and results reach the session, each
- * on a later turn of the event loop as over a stream. Nothing listens on a port.
- */
 /** How an in-memory MCP session is made: a 2025-era one on the individual surface, Markdown text, no icons, unless asked otherwise. */
 export interface LinkedSessionOptions {
   era?: McpSessionEra;
@@ -106,20 +100,25 @@ export interface LinkedSessionOptions {
   iconOrigin?: string;
 }
 
-/** What an MCP server on the linked fleet may be given; the rest is what `fleetmesh broker` gives by default. */
+/** What an MCP server on the linked fleet may be given; the rest is what a broker started in-process has. */
 export interface LinkedServerOptions {
   sessionLimits?: McpSessionLimits;
-  publicUrl?: string;
-  allowedHosts?: string[];
   routes?: ConstructorParameters<typeof McpHttpServer>[0]['routes'];
 }
 
+/**
+ * A real broker registry and action runner wired to real agent dispatchers
+ * through an in-memory link instead of gRPC: the session's frames reach the
+ * dispatcher, and the dispatcher's chunks and results reach the session, each
+ * on a later turn of the event loop as over a stream. Nothing listens on a
+ * port unless a test asks for the MCP server (serveMcp).
+ */
 export interface LinkedFleet {
   store: BrokerStore;
   registry: AgentRegistry;
   runner: ActionRunner;
   index: FleetIndex;
-  /** The MCP tasks of every session made here, started with the fleet. */
+  /** The MCP tasks of every session made here; the checks they run in the background start with an MCP server (serveMcp). */
   tasks: McpTasks;
   /** A host answering these actions; `log` is its dispatcher's logger (silent unless given). */
   addHost(name: string, actions: readonly LinkedAction[], labels?: Record<string, string>, options?: { log?: Logger }): Promise<LinkedHost>;
@@ -311,9 +310,9 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
       const server = new McpHttpServer({
         host: '127.0.0.1',
         port: 0,
-        allowedHosts: serverOptions.allowedHosts ?? defaults.mcpAllowedHosts,
+        allowedHosts: defaults.mcpAllowedHosts,
         allowedOrigins: defaults.mcpAllowedOrigins,
-        publicUrl: serverOptions.publicUrl ?? defaults.mcpPublicUrl,
+        publicUrl: defaults.mcpPublicUrl,
         httpLimits: defaults.httpLimits,
         sessionLimits: serverOptions.sessionLimits ?? defaults.mcpSessionLimits,
         store,
