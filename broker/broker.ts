@@ -21,6 +21,7 @@ import { McpHttpServer } from './mcp/http/mcp-http-server.ts';
 import { McpSession } from './mcp/mcp-session.ts';
 import { SURFACES } from './mcp/surfaces/surfaces.ts';
 import { McpTasks } from './mcp/tasks/mcp-tasks.ts';
+import { tellSessions } from './mcp/tell-sessions.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { UsageHistory } from './metrics/usage-history.ts';
 import { serverNames } from './pki/broker-authority.ts';
@@ -183,7 +184,7 @@ export class Broker {
       });
       const widgets = new WidgetResources(options.webAssetsDir);
       const mcpAddress = parseHostPort(options.mcpListen, '--mcp-listen');
-      const tasks = new McpTasks(store, log, options.mcpTaskTtlMs);
+      const tasks = new McpTasks(store, log, options.mcpTaskTtlMs, options.textFormat);
       // Tasks the previous run left working end as failed, as its pending audit rows end interrupted (above).
       await tasks.interrupted(cluster ? { brokerIds: [cluster.brokerId] } : {});
       const mcp = new McpHttpServer({
@@ -257,20 +258,7 @@ export class Broker {
           throw listenFailure('the web console', '--web-listen', options.webListen, error, ' (off turns the console off)');
         }
       }
-      // Each session hears of what its identity may see, and re-reads what it subscribed to (resources/register-resources.ts).
-      registry.on('state', (host) => {
-        for (const session of mcp.liveSessions()) session.fleetChanged('host', host.name);
-      });
-      registry.on('revoked', (host) => {
-        for (const session of mcp.liveSessions()) session.fleetChanged('host', host.name);
-      });
-      index.on('changed', (what, key) => {
-        for (const session of mcp.liveSessions()) session.fleetChanged(what, key);
-      });
-      // A task's status goes to the sessions of the identity it belongs to, and to no other.
-      tasks.on('status', (identityId, task) => {
-        for (const session of mcp.liveSessions()) if (session.identity.id === identityId) session.taskStatus(task);
-      });
+      tellSessions({ registry, index, tasks }, () => mcp.liveSessions());
       const dialName = options.advertiseNames[0] ?? 'localhost';
       await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
       await store.setMeta(META_MCP_URL, mcp.url);

@@ -9,6 +9,7 @@ import { closeHttp, type HttpLimits, hostAllowed, listenHttp } from '../http/lis
 import { CLOSES_CONNECTION, readBody } from '../http/read-body.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
+import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { ChangeStream } from './change-stream.ts';
 import type { StaticAssets } from './static-assets.ts';
@@ -359,8 +360,7 @@ export class WebServer {
       const failure = toFleetError(error);
       // A body refused unread is the connection's, not the call's: its own status, and the connection closed.
       if (typeof failure.details?.httpStatus === 'number') return sendError(res, 400, failure);
-      const { targets, grpcCode: _grpc, ...details } = failure.details ?? {};
-      sendJson(res, 200, { error: { ...failure.toInfo(), ...details }, ...(targets ? { targets } : {}), is_error: true });
+      sendJson(res, 200, { ...errorStructure(failure), is_error: true });
     }
   }
 }

@@ -2,7 +2,7 @@
  * The one error type of fleetmesh. Its code comes from the fixed vocabulary of
  * DESIGN §5; its message says what went wrong and its hint names the next step.
  * It is thrown, never returned: it becomes a gRPC status in `grpc-status.ts`,
- * and an MCP `isError` tool result in the tools/call handler of `mcp-session.ts`.
+ * and an MCP `isError` tool result in `broker/mcp/tool-result.ts`.
  */
 export const ERROR_CODES = [
   'invalid_argument',

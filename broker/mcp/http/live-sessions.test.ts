@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type LiveSession, LiveSessions } from './live-sessions.ts';
 
-/** A session of `identityId`: what LiveSessions reads of it is its identity. */
-function live(identityId: string): LiveSession {
-  return { identityId, lastUsed: 0, shared: false } as unknown as LiveSession;
+/** A session of `identityId`: what LiveSessions reads of it is its identity, its last use and whether a stream is open. */
+function live(identityId: string, lastUsed = 0, streaming = false): LiveSession {
+  return { identityId, lastUsed, shared: false, transport: { streaming } } as unknown as LiveSession;
 }
 
 describe('LiveSessions', () => {
@@ -33,5 +33,16 @@ describe('LiveSessions', () => {
     expect(sessions.expiredBy(2000)).toEqual([]);
     sessions.delete('s2');
     expect(sessions.expiredBy(6000)).toEqual([]);
+  });
+
+  it('offers the session unused the longest to give way, if long enough and with no stream open', () => {
+    const sessions = new LiveSessions();
+    sessions.add('recent', live('a', 50_000), 1e12);
+    sessions.add('old', live('a', 10_000), 1e12);
+    sessions.add('older-streaming', live('a', 0, true), 1e12);
+    sessions.add('other', live('b', 0), 1e12);
+    expect(sessions.reclaimable('a', 100_000, 60_000)).toBe('old');
+    expect(sessions.reclaimable('a', 60_000, 60_000)).toBeUndefined();
+    expect(sessions.reclaimable('c', 100_000, 60_000)).toBeUndefined();
   });
 });

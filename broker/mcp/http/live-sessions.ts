@@ -119,6 +119,20 @@ export class LiveSessions {
     };
   }
 
+  /**
+   * The session of an identity that may give way to a new one: the one unused
+   * the longest, if it went unused for `afterMs` or more with no stream open.
+   */
+  reclaimable(identityId: string, nowMs: number, afterMs: number): string | undefined {
+    let oldest: { id: string; lastUsed: number } | undefined;
+    for (const id of this.idsOf(identityId)) {
+      const live = this.byId.get(id);
+      if (!live || live.transport.streaming || nowMs - live.lastUsed < afterMs) continue;
+      if (!oldest || live.lastUsed < oldest.lastUsed) oldest = { id, lastUsed: live.lastUsed };
+    }
+    return oldest?.id;
+  }
+
   /** Records when an identity expires, as a request just proved it (its row may have been extended). */
   expires(identityId: string, expiresAt: number): void {
     const held = this.byIdentity.get(identityId);

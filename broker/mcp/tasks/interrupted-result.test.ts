@@ -41,7 +41,7 @@ const audit: AuditRow = {
 
 describe('interruptedResult', () => {
   it("gives each target what the audit recorded of it, and the rest of the audit's notes apart", () => {
-    const result = interruptedResult(task, audit);
+    const result = interruptedResult(task, audit, 'markdown');
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({
       error: { code: 'unavailable', message: task.statusMessage },
@@ -58,8 +58,13 @@ describe('interruptedResult', () => {
     expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('- "web-1": no answer recorded') });
   });
 
+  it('writes its text as JSON when the broker is asked for JSON', () => {
+    const result = interruptedResult(task, audit, 'json');
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+  });
+
   it('says a call without an audit row changed nothing', () => {
-    const result = interruptedResult({ ...task, tool: 'agent_info', auditId: null }, undefined);
+    const result = interruptedResult({ ...task, tool: 'agent_info', auditId: null }, undefined, 'markdown');
     expect(result.structuredContent).toMatchObject({ audit: null, error: { hint: 'agent_info changes nothing the audit records; call it again.' } });
   });
 });

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import { BROKER_STOPPED, type InterruptedScope, type McpTaskRow } from '../../store/mcp-tasks-table.ts';
+import { type TextFormat, toToolError } from '../tool-result.ts';
 import { interruptedResult } from './interrupted-result.ts';
 import { TaskStatusPump } from './task-status-pump.ts';
 
@@ -90,6 +92,8 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
     private readonly log: Logger,
     /** How long a task and its result are kept after it ended (and the most a client may ask for). */
     private readonly ttlMs: number,
+    /** How the results this writes itself (an interrupted or remotely cancelled task's) put their text. */
+    private readonly textFormat: TextFormat,
   ) {
     super();
   }
@@ -197,7 +201,8 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
       const row = await this.store.mcpTasks.get(identityId, taskId, Date.now());
       if (!row) throw notFound(taskId);
       if (row.status !== 'working') {
-        const result = (row.result ?? interruptedResult(row, row.auditId ? await this.store.audit.get(row.auditId) : undefined)) as CallToolResult;
+        const result = (row.result ??
+          interruptedResult(row, row.auditId ? await this.store.audit.get(row.auditId) : undefined, this.textFormat)) as CallToolResult;
         return { ...result, _meta: { ...result._meta, 'io.modelcontextprotocol/related-task': { taskId } } };
       }
       const local = this.running.get(taskId)?.done;
@@ -220,13 +225,8 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
       await local.done;
     } else {
       await this.store.mcpTasks.requestCancel(taskId);
-      await this.store.mcpTasks.finish(
-        taskId,
-        'cancelled',
-        `${row.tool}: cancelled`,
-        { content: [{ type: 'text', text: 'The task was cancelled.' }], isError: true },
-        Date.now(),
-      );
+      const cancelled = new FleetError('cancelled', `the task was cancelled by the client before ${row.tool} ended`);
+      await this.store.mcpTasks.finish(taskId, 'cancelled', `${row.tool}: cancelled`, toToolError(cancelled, this.textFormat), Date.now());
     }
     const task = await this.get(identityId, taskId);
     if (!local) this.emit('status', identityId, task);

@@ -1,0 +1,30 @@
+import type { EdgeStep } from './edge-chain.ts';
+import type { Exchange } from './exchange.ts';
+import { sendJson } from './json-answers.ts';
+
+const PREFIX = '/.well-known/oauth-protected-resource';
+
+/** Where the protected resource metadata of the endpoint at `resourceUrl` is served (RFC 9728: the well-known prefix, then its path). */
+export function protectedResourceMetadataUrl(resourceUrl: string): string {
+  const url = new URL(resourceUrl);
+  return `${url.origin}${PREFIX}${url.pathname}`;
+}
+
+/**
+ * The documents a client reads before it has a token: the protected
+ * resource metadata (RFC 9728) of the endpoint at `resourceUrl()`, served
+ * without a bearer token at the well-known path and any path under it. It
+ * names no authorization server: tokens come from the operator.
+ */
+export function wellKnownDocuments(resourceUrl: () => string): EdgeStep<Exchange> {
+  return async (exchange, next) => {
+    if (!exchange.url.pathname.startsWith(PREFIX)) return next(exchange);
+    sendJson(exchange.res, 200, {
+      resource: resourceUrl(),
+      authorization_servers: [],
+      bearer_methods_supported: ['header'],
+      resource_name: 'fleetmesh',
+      resource_documentation: 'Bearer tokens are issued by the operator: fleetmesh identity create NAME --level 0..3',
+    });
+  };
+}

@@ -1,0 +1,41 @@
+import type { AgentRegistry } from '../agents/agent-registry.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import type { McpSession } from './mcp-session.ts';
+import type { McpTasks, TaskWire } from './tasks/mcp-tasks.ts';
+
+/** Where changes come from. */
+interface ChangeSources {
+  registry: AgentRegistry;
+  index: FleetIndex;
+  tasks: McpTasks;
+}
+
+/**
+ * Tells the MCP sessions open now (`sessions()`, asked at each change) what
+ * changed: each hears of the fleet what its identity may see and re-reads what
+ * it subscribed to (resources/resource-watch.ts), and a task's status goes to
+ * the sessions of the identity it belongs to, and to no other. Returns what
+ * stops the telling.
+ */
+export function tellSessions(sources: ChangeSources, sessions: () => Iterable<McpSession>): () => void {
+  const { registry, index, tasks } = sources;
+  const onHost = (host: { name: string }) => {
+    for (const session of sessions()) session.fleetChanged('host', host.name);
+  };
+  const onIndex = (what: string, key: string) => {
+    for (const session of sessions()) session.fleetChanged(what, key);
+  };
+  const onTask = (identityId: string, task: TaskWire) => {
+    for (const session of sessions()) if (session.identity.id === identityId) session.taskStatus(task);
+  };
+  registry.on('state', onHost);
+  registry.on('revoked', onHost);
+  index.on('changed', onIndex);
+  tasks.on('status', onTask);
+  return () => {
+    registry.off('state', onHost);
+    registry.off('revoked', onHost);
+    index.off('changed', onIndex);
+    tasks.off('status', onTask);
+  };
+}
