@@ -26,6 +26,7 @@ import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { UsageHistory } from './metrics/usage-history.ts';
 import { serverNames } from './pki/broker-authority.ts';
 import { localIssuer } from './pki/certificate-issuer.ts';
+import { certificateMetrics } from './pki/certificate-metrics.ts';
 import { FleetAuthority } from './pki/fleet-authority.ts';
 import { ServingCertificate } from './pki/serving-certificate.ts';
 import { BrokerServices } from './services/broker-services.ts';
@@ -220,7 +221,17 @@ export class Broker {
             ...(cluster ? { bus: cluster.problem() } : {}),
           }),
           warnings: () => cluster?.warnings() ?? [],
-          metrics: () => callMetrics.render(registry.list().map((host) => host.state)) + (cluster ? clusterMetrics(cluster, registry) : ''),
+          metrics: () =>
+            callMetrics.render(registry.list().map((host) => host.state)) +
+            certificateMetrics({
+              set: authority.set,
+              serving: serving.current,
+              servingRenewals: serving.renewals,
+              agentRenewals: enrollment.renewals,
+              hosts: registry.list(),
+              caPins: registry.localSessions().map((session) => session.streamCaPin),
+            }) +
+            (cluster ? clusterMetrics(cluster, registry) : ''),
           metricsToken: options.metricsToken,
           onTokenRefused: (req, reason) => refusals.record({ source: req.socket.remoteAddress ?? 'unknown', tool: '/metrics', errorCode: 'forbidden', reason }),
         }),

@@ -234,3 +234,41 @@ describe('a CA rotation rolled back from update-servers', () => {
     );
   }, 120_000);
 });
+
+describe('certificates renewed while the broker runs', () => {
+  let fleet: TestFleet;
+
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  it("keeps taking agents back past its first serving certificate's lifetime, and shows expiry and renewals in /metrics and fleetmesh agents", async () => {
+    fleet = await startTestFleet({ serverCertTtlMs: 3000, agentCertTtlMs: 3000 });
+    const first = fleet.broker.serving.current;
+    const agent = await fleet.addAgent('short-lived');
+    const enrolledSerial = agent.connection.currentIdentity.serial;
+    await waitFor(() => Date.now() > first.notAfter.getTime() + 500 && fleet.broker.serving.renewals >= 2, {
+      what: 'the first serving certificate expired and renewed',
+      timeoutMs: 20_000,
+    });
+    await waitFor(() => agent.connection.currentIdentity.serial !== enrolledSerial, { what: 'the agent renewed its certificate' });
+    // A new stream: TLS now verifies a serving certificate the broker issued itself while it ran.
+    await fleet.stopAgent(agent);
+    const again = await fleet.addAgent('short-lived');
+    expect(again.connection.connected).toBe(true);
+    expect(fleet.broker.serving.current.notAfter.getTime()).toBeGreaterThan(first.notAfter.getTime());
+
+    const metrics = await (await fetch(new URL('/metrics', fleet.broker.mcpUrl))).text();
+    const renewals = Number(/^fleetmesh_server_certificate_renewals_total (\d+)$/m.exec(metrics)?.[1]);
+    expect(renewals).toBeGreaterThanOrEqual(2);
+    const expiry = Number(/^fleetmesh_server_certificate_expiry_timestamp_seconds\{ca="sha256:\w+"\} (\d+)$/m.exec(metrics)?.[1]);
+    expect(expiry * 1000).toBeGreaterThan(Date.now() - 1000);
+    expect(metrics).toMatch(/^fleetmesh_agent_certificate_renewals_total [1-9]\d*$/m);
+    expect(metrics).toMatch(/^fleetmesh_ca_rotation_phase\{phase="standby"\} 1$/m);
+
+    const listed = await runFleetmesh(['agents', '--data-dir', fleet.broker.options.dataDir, '--output', 'json']);
+    const row = (JSON.parse(listed.stdout) as { agents: Record<string, unknown>[] }).agents.find((candidate) => candidate.name === 'short-lived');
+    expect(row).toMatchObject({ certificate_ca_pin: fleet.broker.authority.pin });
+    expect(Number(row?.certificate_issued_at_unix_ms)).toBeGreaterThan(Number(row?.enrolled_at_unix_ms));
+  }, 60_000);
+});

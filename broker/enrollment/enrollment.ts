@@ -94,6 +94,9 @@ interface RenewalResult {
  * transaction, so a refused enrollment leaves nothing behind.
  */
 export class Enrollment {
+  /** Agent certificates renewed since the broker started (for /metrics). */
+  renewals = 0;
+
   constructor(
     private readonly store: BrokerStore,
     /** The fleet's CAs, for the bundle a new agent trusts. */
@@ -177,6 +180,7 @@ export class Enrollment {
       await this.recordCertificate(agentId, certificate, keySha256, 'renew', now);
       return certificate;
     });
+    this.renewals += 1;
     this.log.info('agent certificate renewed', { agent_id: agentId, serial: issued.serial, not_after: issued.notAfter.toISOString(), ca_pin: issued.caPin });
     return { certificatePem: issued.certificatePem, notAfter: issued.notAfter, caPin: issued.caPin };
   }

@@ -29,6 +29,7 @@ export const agentsCommand = defineCommand({
       const running = store.shared || brokerRunning(dataDir);
       const now = Date.now();
       const roles = await store.roles.all();
+      const certificates = await store.certificates.currentByAgent();
       const agents = (await store.agents.list({ includeRevoked: parsed.values.all })).map((row) => ({
         id: row.id,
         name: row.name,
@@ -38,6 +39,9 @@ export const agentsCommand = defineCommand({
         labels: effectiveLabels(row),
         last_seen_unix_ms: row.lastSeenAt,
         certificate_not_after_unix_ms: row.certNotAfter,
+        // Which CA issued it, and when: a renewal (every half to two thirds of its life, or a CA rotation step) shows here.
+        certificate_ca_pin: certificates.get(row.id)?.caPin ?? null,
+        certificate_issued_at_unix_ms: certificates.get(row.id)?.issuedAt ?? null,
         enrolled_at_unix_ms: row.enrolledAt,
         // Without the broker's index a proof cannot be checked here: a claim is approved or not (list_agents says proven).
         claims: statedClaims(row.hello?.facts ?? {}).map((claim) => ({
@@ -61,10 +65,12 @@ export const agentsCommand = defineCommand({
         formatLabels(a.labels) || '-',
         a.state === 'online' ? 'now' : formatAgo(a.last_seen_unix_ms, now),
         formatUntil(a.certificate_not_after_unix_ms, now),
+        a.certificate_issued_at_unix_ms === null ? '-' : formatAgo(a.certificate_issued_at_unix_ms, now),
+        a.certificate_ca_pin === null ? '-' : a.certificate_ca_pin.slice(7, 19),
         a.claims.map((c) => `${c.role}:${c.object.slice(0, 12)}${c.approved ? '' : ' (not approved)'}`).join(', ') || '-',
         a.id,
       ]);
-      io.stdout(`${formatTable(['NAME', 'STATE', 'VERSION', 'LABELS', 'LAST SEEN', 'CERT EXPIRES', 'CLAIMS', 'ID'], rows)}\n`);
+      io.stdout(`${formatTable(['NAME', 'STATE', 'VERSION', 'LABELS', 'LAST SEEN', 'CERT EXPIRES', 'CERT ISSUED', 'CA', 'CLAIMS', 'ID'], rows)}\n`);
       if (!running) io.stdout(`(the broker for ${dataDir} is not running: every agent shows offline)\n`);
       return 0;
     } finally {
