@@ -448,12 +448,15 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     webAssetsDir: defaultWebAssetsDir(),
     advertiseNames: values['advertise-names'],
     mutationsMatchAgentLabels: values['mutations-match-agent-labels'],
-    bootstrap: readBrokerBootstrap({
-      caCertFile: values['ca-cert-file'],
-      caKeyFile: values['ca-key-file'],
-      joinTokenFile: values['join-token-file'],
-      adminTokenFile: values['admin-token-file'],
-    }),
+    bootstrap: readBrokerBootstrap(
+      {
+        caCertFile: values['ca-cert-file'],
+        caKeyFile: values['ca-key-file'],
+        joinTokenFile: values['join-token-file'],
+        adminTokenFile: values['admin-token-file'],
+      },
+      { sharedStore: parseStoreLocation(values.store, dataDir).engine === 'postgres' },
+    ),
     metricsToken: values['metrics-token-file'] === undefined ? undefined : readSecretFile(values['metrics-token-file'], '--metrics-token-file'),
     cluster:
       values.bus === undefined

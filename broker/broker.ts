@@ -83,7 +83,13 @@ export class Broker {
     }
     const store = await BrokerStore.open(options.dataDir, { store: options.store, brokerId: options.cluster?.brokerId });
     try {
-      const authority = await FleetAuthority.open(store, { dataDir: options.dataDir, given: options.bootstrap.ca, secret: options.caKeySecret, log });
+      const authority = await FleetAuthority.open(store, {
+        dataDir: options.dataDir,
+        given: options.bootstrap.ca,
+        secret: options.caKeySecret,
+        expected: options.bootstrap.caCertificatePem,
+        log,
+      });
       await applyBrokerBootstrap(store, options.bootstrap, log);
       const registry = new AgentRegistry(
         store,

@@ -74,6 +74,9 @@ describe('the cluster deploy files', () => {
     }
     expect(services.agent?.environment.FLEETMESH_BROKER).toBe('broker-1:7443,broker-2:7443,broker-3:7443');
     expect(brokers.map((broker) => broker.environment.FLEETMESH_BUS)).toEqual(Array(3).fill('tls://bus-secret@nats:4222'));
+    // One broker is given the CA key, to seal it into the store; every one gets the secret that opens it there.
+    expect(brokers.map((broker) => broker.environment.FLEETMESH_CA_KEY_FILE)).toEqual(['/run/secrets/fleetmesh_ca_key', undefined, undefined]);
+    expect(brokers.every((broker) => broker.environment.FLEETMESH_CA_KEY_SECRET_FILE === '/run/secrets/fleetmesh_ca_key_secret')).toBe(true);
     expect(services.nats?.command).toEqual(expect.arrayContaining(['--tls', '--auth', 'bus-secret']));
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
@@ -21,8 +22,13 @@ export const BOOTSTRAP_FILES = {
   adminToken: 'admin-token',
 } as const;
 
-/** The TLS certificate and key of NATS for a broker cluster's bus, which the cluster deploy files mount into NATS. */
+/**
+ * What only a broker cluster uses: the TLS certificate and key of NATS for the
+ * brokers' bus (the cluster deploy files mount them into NATS), and the secret
+ * the CA key is sealed with in the cluster's store (`--ca-key-secret-file`).
+ */
 export const BUS_TLS_FILES = { cert: 'bus.crt', key: 'bus.key' } as const;
+export const CA_KEY_SECRET_FILE = 'ca-key-secret';
 
 /** The names the bus's TLS certificate carries: NATS as the cluster deploy files run it (service `nats`). */
 const BUS_SERVER_NAMES = ['nats', 'localhost', '127.0.0.1'];
@@ -40,7 +46,7 @@ export interface WrittenBootstrap {
  * them: overwriting a CA would orphan every agent enrolled with it.
  */
 export async function writeBootstrapFiles(dir: string, now = Date.now()): Promise<WrittenBootstrap> {
-  const present = [...Object.values(BOOTSTRAP_FILES), ...Object.values(BUS_TLS_FILES)].filter((file) => existsSync(join(dir, file)));
+  const present = [...Object.values(BOOTSTRAP_FILES), ...Object.values(BUS_TLS_FILES), CA_KEY_SECRET_FILE].filter((file) => existsSync(join(dir, file)));
   if (present.length) {
     throw new FleetError('conflict', `${dir} already holds ${present.join(', ')}`, {
       hint: 'Keep using them, or choose another --out: a new CA means every agent enrolls again.',
@@ -69,5 +75,6 @@ export async function writeBootstrapFiles(dir: string, now = Date.now()): Promis
   writeFileAtomic(join(dir, BOOTSTRAP_FILES.caPin), `${pin}\n`);
   writeFileAtomic(join(dir, BUS_TLS_FILES.cert), busCertificate.certificatePem);
   writePrivateKey(join(dir, BUS_TLS_FILES.key), busKeys.privateKeyPem);
+  writePrivateKey(join(dir, CA_KEY_SECRET_FILE), `${randomBytes(32).toString('hex')}\n`);
   return { dir, pin, joinTokenId: parseJoinToken(joinToken)?.id ?? '', adminTokenId: parseIdentityToken(adminToken)?.id ?? '' };
 }

@@ -23,6 +23,12 @@ const BOOTSTRAP_TOKEN_TTL_MS = 365 * 86_400_000;
  */
 export interface BrokerBootstrap {
   ca: CertificateAuthority | undefined;
+  /**
+   * The CA's certificate without its key (`--ca-cert-file` alone): a broker of
+   * a cluster that may not hold the key is told which CA the store must have,
+   * and waits for the broker that brings it rather than make one of its own.
+   */
+  caCertificatePem?: string | undefined;
   joinToken: string | undefined;
   adminToken: string | undefined;
 }
@@ -37,17 +43,20 @@ export interface BootstrapPaths {
 }
 
 /** Reads and checks the files at option time, so a bad one stops the broker before anything starts. */
-export function readBrokerBootstrap(paths: BootstrapPaths): BrokerBootstrap {
-  if ((paths.caCertFile === undefined) !== (paths.caKeyFile === undefined)) {
+export function readBrokerBootstrap(paths: BootstrapPaths, { sharedStore = false } = {}): BrokerBootstrap {
+  // Only a broker of a shared store may be given the certificate alone: another broker brings the key.
+  const certOnly = sharedStore && paths.caKeyFile === undefined;
+  if ((paths.caCertFile === undefined) !== (paths.caKeyFile === undefined) && !(certOnly && paths.caCertFile !== undefined)) {
     throw new FleetError(
       'invalid_argument',
       `--ca-cert-file and --ca-key-file go together; only ${paths.caCertFile ? '--ca-cert-file' : '--ca-key-file'} is set`,
       {
-        hint: 'Give both (fleetmesh bootstrap writes ca.crt and ca.key), or neither to let the broker create its CA.',
+        hint: 'Give both (fleetmesh bootstrap writes ca.crt and ca.key), or neither to let the broker create its CA; a broker of a cluster (--store postgres://…) may be given --ca-cert-file alone.',
       },
     );
   }
   const ca = paths.caCertFile && paths.caKeyFile ? readCa(paths.caCertFile, paths.caKeyFile) : undefined;
+  const caCertificatePem = paths.caCertFile && !paths.caKeyFile ? readCaCertificate(paths.caCertFile) : undefined;
   const joinToken = paths.joinTokenFile === undefined ? undefined : readSecretFile(paths.joinTokenFile, '--join-token-file');
   if (joinToken !== undefined && !parseJoinToken(joinToken)) {
     throw new FleetError('invalid_argument', `--join-token-file ${paths.joinTokenFile} does not hold a join token`, {
@@ -60,12 +69,11 @@ export function readBrokerBootstrap(paths: BootstrapPaths): BrokerBootstrap {
       hint: 'A bearer token looks like fmc1.<16 hex>.<43 characters>; fleetmesh bootstrap writes one.',
     });
   }
-  return { ca, joinToken, adminToken };
+  return { ca, ...(caCertificatePem ? { caCertificatePem } : {}), joinToken, adminToken };
 }
 
-function readCa(certFile: string, keyFile: string): CertificateAuthority {
+function readCaCertificate(certFile: string): string {
   const certificatePem = readSecretFile(certFile, '--ca-cert-file');
-  const privateKeyPem = readSecretFile(keyFile, '--ca-key-file');
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(certificatePem);
@@ -73,6 +81,13 @@ function readCa(certFile: string, keyFile: string): CertificateAuthority {
     throw new FleetError('invalid_argument', `--ca-cert-file ${certFile} is not a PEM certificate`);
   }
   if (!certificate.ca) throw new FleetError('invalid_argument', `--ca-cert-file ${certFile} is not a CA certificate`);
+  return `${certificatePem}\n`;
+}
+
+function readCa(certFile: string, keyFile: string): CertificateAuthority {
+  const certificatePem = readCaCertificate(certFile).trim();
+  const privateKeyPem = readSecretFile(keyFile, '--ca-key-file');
+  const certificate = new X509Certificate(certificatePem);
   let matches: boolean;
   try {
     matches = certificate.checkPrivateKey(createPrivateKey(privateKeyPem));

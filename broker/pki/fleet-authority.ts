@@ -20,6 +20,9 @@ import { CA_CERT_FILE, CA_KEY_FILE, CA_LIFETIME_MS } from './broker-authority.ts
 import { sealCaKey, unsealCaKey } from './ca-key-seal.ts';
 import { CaSet, isRotationPhase, META_ROTATION_PHASE } from './ca-set.ts';
 
+/** How long a broker given only the CA's certificate waits for the store to hold that CA. */
+const EXPECTED_CA_WAIT_MS = 120_000;
+
 /** Where a cluster's first broker put the CA before CAs had a table of their own (the key in clear). */
 const LEGACY_META_CA_CERT = 'ca_certificate_pem';
 const LEGACY_META_CA_KEY = 'ca_private_key_pem';
@@ -30,6 +33,8 @@ export interface FleetAuthorityOptions {
   given: CertificateAuthority | undefined;
   /** The CA key secret (`--ca-key-secret-file`, FLEETMESH_CA_KEY_SECRET): opens and seals keys kept in the store. */
   secret: string | undefined;
+  /** The CA's certificate alone (`--ca-cert-file` without its key): the store must hold that CA, and this broker waits for it. */
+  expected?: string | undefined;
   log: Logger;
 }
 
@@ -113,6 +118,7 @@ export class FleetAuthority extends EventEmitter<AuthorityEvents> {
    * never written to a shared store.
    */
   static async open(store: BrokerStore, options: FleetAuthorityOptions): Promise<FleetAuthority> {
+    if (options.expected !== undefined) await FleetAuthority.awaitExpected(store, options);
     await store.transaction(async () => {
       const rows = await store.authorities.list();
       if (rows.length === 0) await FleetAuthority.firstCa(store, options);
@@ -132,6 +138,30 @@ export class FleetAuthority extends EventEmitter<AuthorityEvents> {
     // The active CA's certificate stays in the data dir for operators (the file agents may be given).
     writeFileAtomic(join(options.dataDir, CA_CERT_FILE), authority.current.active.certificatePem);
     return authority;
+  }
+
+  /** A broker given only the CA's certificate never makes a CA: it waits for the broker that brings the key to put it in the store. */
+  private static async awaitExpected(store: BrokerStore, options: FleetAuthorityOptions): Promise<void> {
+    const pin = certificatePin(options.expected ?? '');
+    const until = Date.now() + EXPECTED_CA_WAIT_MS;
+    let told = false;
+    for (;;) {
+      const rows = await store.authorities.list();
+      if (rows.some((row) => row.pin === pin)) return;
+      if (rows.length > 0) {
+        throw new FleetError('conflict', `the brokers of this store use another CA than --ca-cert-file (${pin})`, {
+          hint: 'Give every broker of a cluster the same --ca-cert-file (fleetmesh bootstrap makes it).',
+        });
+      }
+      if (Date.now() > until) {
+        throw new FleetError('unavailable', `no broker put the CA of --ca-cert-file (${pin}) in the store within ${EXPECTED_CA_WAIT_MS / 1000} s`, {
+          hint: 'Start the broker given --ca-key-file too (with --ca-key-secret-file): it seals the key into the store for the others.',
+        });
+      }
+      if (!told) options.log.info('waiting for the broker given the CA key to put the CA in the store', { ca_pin: pin });
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 
   private static async firstCa(store: BrokerStore, options: FleetAuthorityOptions): Promise<void> {

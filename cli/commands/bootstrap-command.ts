@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { BOOTSTRAP_FILES, BUS_TLS_FILES, type WrittenBootstrap, writeBootstrapFiles } from '../../broker/bootstrap/bootstrap-files.ts';
+import { BOOTSTRAP_FILES, BUS_TLS_FILES, CA_KEY_SECRET_FILE, type WrittenBootstrap, writeBootstrapFiles } from '../../broker/bootstrap/bootstrap-files.ts';
 import { BOOTSTRAP_ADMIN_NAME } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { defineCommand } from '../command.ts';
 
@@ -10,7 +10,7 @@ export const bootstrapCommand = defineCommand({
     name: 'bootstrap',
     summary: 'Make a broker CA, a reusable join token and an admin token as files, before any broker runs (for Docker and Kubernetes secrets).',
     usage: 'fleetmesh bootstrap --out DIR [--format compose|helm-values|env]',
-    details: `Writes ${[...Object.values(BOOTSTRAP_FILES), ...Object.values(BUS_TLS_FILES)].join(', ')} to DIR (secrets mode 0600), then prints how to use them. A broker started with --ca-cert-file, --ca-key-file, --join-token-file and --admin-token-file uses that CA, accepts that join token and that admin token; agents given the join token and the pin enroll by themselves. Secret values are never printed.`,
+    details: `Writes ${[...Object.values(BOOTSTRAP_FILES), ...Object.values(BUS_TLS_FILES), CA_KEY_SECRET_FILE].join(', ')} to DIR (secrets mode 0600), then prints how to use them. A broker started with --ca-cert-file, --ca-key-file, --join-token-file and --admin-token-file uses that CA, accepts that join token and that admin token; agents given the join token and the pin enroll by themselves. Secret values are never printed.`,
     flags: {
       out: {
         type: 'string',
@@ -48,6 +48,7 @@ function summary(written: WrittenBootstrap, prefix: string): string[] {
     `${prefix}  ${BOOTSTRAP_FILES.adminToken.padEnd(12)} the bearer token of identity ${BOOTSTRAP_ADMIN_NAME}, level 3, id ${written.adminTokenId} (mode 0600)`,
     `${prefix}  ${BUS_TLS_FILES.cert.padEnd(12)} a TLS certificate of that CA for NATS, named nats (a broker cluster's bus)`,
     `${prefix}  ${BUS_TLS_FILES.key.padEnd(12)} its private key (mode 0600)`,
+    `${prefix}  ${CA_KEY_SECRET_FILE.padEnd(12)} a random secret a broker cluster's store seals the CA key with (--ca-key-secret-file; mode 0600)`,
   ];
 }
 
