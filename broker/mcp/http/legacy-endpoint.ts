@@ -156,10 +156,11 @@ export class LegacyEndpoint {
     const transport = new SessionTransport({
       sessionId,
       onInitialized: opened,
-      onDeleted: (id) => {
-        // The client ended it (DELETE): no broker serves it again.
-        if (this.sessions.get(id)?.shared) this.shared.ended([id]);
+      onDeleted: async (id) => {
+        // The client ended it (DELETE): no broker serves it again, once the store says so (before the answer).
+        const shared = this.sessions.get(id)?.shared;
         this.sessions.delete(id);
+        if (shared) await this.shared.ended([id]);
       },
     });
     transport.onclose = () => {
@@ -210,7 +211,7 @@ export class LegacyEndpoint {
       if (live.shared) shared.push(id);
       void live.transport.close().catch(() => {});
     }
-    if (shared.length) this.shared.ended(shared);
+    if (shared.length) void this.shared.ended(shared);
   }
 
   /** The identities with sessions here whose expiry, as last known, has passed. */

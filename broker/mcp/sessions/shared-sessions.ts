@@ -92,10 +92,14 @@ export class SharedSessions {
     return this.store.mcpSessions.movedSince(this.holder, sinceMs);
   }
 
-  /** Sessions that ended for good (deleted by the client, idle, revoked): no broker may serve them again. */
-  ended(sessionIds: readonly string[]): void {
+  /**
+   * Sessions that ended for good (deleted by the client, idle, revoked): no
+   * broker may serve them again. Resolves once the store says so, so that a
+   * DELETE answered means ended for every broker.
+   */
+  ended(sessionIds: readonly string[]): Promise<void> {
     for (const id of sessionIds) this.touched.delete(id);
-    this.write('end', this.store.mcpSessions.delete(sessionIds));
+    return this.write('end', this.store.mcpSessions.delete(sessionIds));
   }
 
   /** Deletes the rows of sessions idle too long or whose identity is revoked, whichever broker served them. */
@@ -109,7 +113,10 @@ export class SharedSessions {
     this.touched.delete(sessionId);
   }
 
-  private write(what: string, done: Promise<unknown>): void {
-    void done.catch((error: unknown) => this.log.warn(`MCP session ${what} not recorded in the store`, { error: (error as Error).message }));
+  private write(what: string, done: Promise<unknown>): Promise<void> {
+    return done.then(
+      () => {},
+      (error: unknown) => this.log.warn(`MCP session ${what} not recorded in the store`, { error: (error as Error).message }),
+    );
   }
 }
