@@ -275,7 +275,9 @@ export class Broker {
           throw listenFailure('the web console', '--web-listen', options.webListen, error, ' (off turns the console off)');
         }
       }
-      tellSessions({ registry, index, tasks }, () => mcp.liveSessions());
+      tellSessions({ registry, index, tasks, ...(cluster ? { remoteTasks: cluster } : {}) }, () => mcp.liveSessions());
+      // Sessions of a task's identity on other brokers hear of it too.
+      if (cluster) tasks.on('status', (identityId, task) => cluster?.shareTaskStatus(identityId, task));
       const dialName = options.advertiseNames[0] ?? 'localhost';
       await store.setMeta(META_AGENT_ADDRESS, `${dialName}:${port}`);
       await store.setMeta(META_MCP_URL, mcp.url);

@@ -1,11 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema, GetTaskResultSchema, type TaskStatusNotification, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityToken, mcpClient } from './harness/mcp-client.ts';
 import { openRawStream, type RawStream } from './harness/raw-stream.ts';
 import { startTestCluster, type TestCluster } from './harness/test-cluster.ts';
 import { waitFor } from './harness/wait.ts';
+
+/** Every `notifications/tasks/status` a client hears. */
+function statuses(client: Client): TaskStatusNotification['params'][] {
+  const heard: TaskStatusNotification['params'][] = [];
+  client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+    heard.push(notification.params);
+  });
+  return heard;
+}
 
 describe('MCP tasks in a broker cluster', () => {
   let cluster: TestCluster;
@@ -17,6 +26,28 @@ describe('MCP tasks in a broker cluster', () => {
   afterAll(async () => {
     silent?.close();
     await cluster?.stop();
+  });
+
+  it("tells the identity's sessions on every broker how a task another broker runs goes, and tells no other identity", async () => {
+    await cluster.addAgent('tc-quick', 'c');
+    const token = await identityToken(cluster.a, 0);
+    const owner = await mcpClient(cluster.a, token);
+    const elsewhere = await mcpClient(cluster.c, token);
+    const stranger = await mcpClient(cluster.c, await identityToken(cluster.a, 0));
+    try {
+      const heardElsewhere = statuses(elsewhere);
+      const heardByStranger = statuses(stranger);
+      const { task } = await owner.request(
+        { method: 'tools/call', params: { name: 'agent_info', arguments: { host: 'tc-quick', watch_ms: 1500, interval_ms: 500 }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
+      await waitFor(() => heardElsewhere.some((status) => status.taskId === task.taskId && status.status === 'completed'), {
+        what: 'the session on c told the task a ran completed',
+      });
+      expect(heardByStranger.filter((status) => status.taskId === task.taskId)).toEqual([]);
+    } finally {
+      await Promise.all([owner.close(), elsewhere.close(), stranger.close()]);
+    }
   });
 
   it('ends as failed, when another broker sees it dead, a task its broker left working', async () => {

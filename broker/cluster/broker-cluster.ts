@@ -1,15 +1,27 @@
+import { EventEmitter } from 'node:events';
 import type { HostSample } from '../../shared/catalog/sample.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { RefusalAudit } from '../calls/refusal-audit.ts';
+import type { TaskWire } from '../mcp/tasks/mcp-tasks.ts';
 import type { FleetAuthority } from '../pki/fleet-authority.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { BROKER_STOPPED } from '../store/mcp-tasks-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
 import { type BusKeys, certifyBusKeys, newBusKeys } from './bus-keys.ts';
-import { beatMessage, brokerMessage, type PresenceMessage, presenceMessage, reportMessage, revokedMessage, SUBJECTS, samplesMessage } from './bus-messages.ts';
+import {
+  beatMessage,
+  brokerMessage,
+  type PresenceMessage,
+  presenceMessage,
+  reportMessage,
+  revokedMessage,
+  SUBJECTS,
+  samplesMessage,
+  taskStatusMessage,
+} from './bus-messages.ts';
 import { BusTrust, type DropReason } from './bus-trust.ts';
 import { CallServer } from './call-server.ts';
 import { Rebalancer } from './rebalancer.ts';
@@ -80,7 +92,12 @@ function heldHere(host: Host | undefined): boolean {
  * its agents, and notices a broker that died (three missed beats) so its
  * agents show offline until they reconnect elsewhere.
  */
-export class BrokerCluster {
+interface ClusterEvents {
+  /** The status of an MCP task another broker runs, for this broker's sessions of its identity. */
+  taskStatus: [identityId: string, task: TaskWire];
+}
+
+export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private readonly lastBeat = new Map<string, number>();
   /** Where agents reach each broker that said so on its beat. */
   private readonly agentAddresses = new Map<string, string>();
@@ -107,6 +124,7 @@ export class BrokerCluster {
     private readonly log: Logger,
     deps: ClusterDeps,
   ) {
+    super();
     this.calls = new RemoteCalls(bus, options.brokerId, () => [...this.lastBeat.keys()]);
     this.server = new CallServer({
       bus,
@@ -165,6 +183,11 @@ export class BrokerCluster {
   /** Why the bus is weaker than it should be (--bus-insecure), for /readyz. */
   warnings(): readonly string[] {
     return this.bus.warnings;
+  }
+
+  /** Tells every other broker of a task's status, for their sessions of its identity. */
+  shareTaskStatus(identityId: string, task: TaskWire): void {
+    this.bus.publish(SUBJECTS.taskStatus, { broker: this.brokerId, identityId, task });
   }
 
   /** Bus messages dropped so far, by reason (for /metrics). */
@@ -240,6 +263,9 @@ export class BrokerCluster {
     this.bus.subscribe(SUBJECTS.samples, samplesMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.samples)) return;
       for (const { agent, sample, lastSeenAt } of message.samples) this.registry.remoteSample(agent, sender, sample as unknown as HostSample, lastSeenAt);
+    });
+    this.bus.subscribe(SUBJECTS.taskStatus, taskStatusMessage, ({ sender, message }) => {
+      if (speaksFor(sender, message.broker, SUBJECTS.taskStatus)) this.emit('taskStatus', message.identityId, message.task);
     });
     this.bus.subscribe(SUBJECTS.revoked, revokedMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.revoked)) return;

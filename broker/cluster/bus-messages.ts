@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../shared/errors/fleet-error.ts';
+import { MCP_TASK_STATUSES } from '../store/mcp-tasks-table.ts';
 
 /**
  * Subjects and messages brokers exchange over NATS. Every message is signed by
@@ -26,6 +27,8 @@ export const SUBJECTS = {
   /** Calls for one agent, answered by whichever broker holds it: "no responders" means none does. */
   agentCalls: (agentId: string) => `fleetmesh.calls.agent.${agentId}`,
   cancel: (requestId: string) => `fleetmesh.cancel.${requestId}`,
+  /** An MCP task's status, for the sessions of its identity on every broker. */
+  taskStatus: 'fleetmesh.task.status',
   /** Certificate requests for the broker holding the signer lease. */
   sign: (brokerId: string) => `fleetmesh.sign.${brokerId}`,
 } as const;
@@ -136,3 +139,19 @@ export const signReply = z.union([
   z.object({ ok: z.literal(false), error: errorInfo }),
 ]);
 export type SignReply = z.infer<typeof signReply>;
+
+/** An MCP task's status as `notifications/tasks/status` carries it (never its result). */
+export const taskStatusMessage = z.object({
+  broker: brokerId,
+  identityId: z.string().min(1).max(100),
+  task: z.object({
+    taskId: z.string().min(1).max(200),
+    status: z.enum(MCP_TASK_STATUSES),
+    ttl: z.number(),
+    createdAt: z.string(),
+    lastUpdatedAt: z.string(),
+    pollInterval: z.number(),
+    statusMessage: z.string().max(4096).optional(),
+  }),
+});
+export type TaskStatusMessage = z.infer<typeof taskStatusMessage>;

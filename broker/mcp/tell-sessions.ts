@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { McpSession } from './mcp-session.ts';
@@ -8,6 +9,8 @@ interface ChangeSources {
   registry: AgentRegistry;
   index: FleetIndex;
   tasks: McpTasks;
+  /** In a cluster, the statuses of tasks other brokers run. */
+  remoteTasks?: Pick<EventEmitter<{ taskStatus: [identityId: string, task: TaskWire] }>, 'on' | 'off'>;
 }
 
 /**
@@ -18,7 +21,7 @@ interface ChangeSources {
  * stops the telling.
  */
 export function tellSessions(sources: ChangeSources, sessions: () => Iterable<McpSession>): () => void {
-  const { registry, index, tasks } = sources;
+  const { registry, index, tasks, remoteTasks } = sources;
   const onHost = (host: { name: string }) => {
     for (const session of sessions()) session.fleetChanged('host', host.name);
   };
@@ -32,7 +35,9 @@ export function tellSessions(sources: ChangeSources, sessions: () => Iterable<Mc
   registry.on('revoked', onHost);
   index.on('changed', onIndex);
   tasks.on('status', onTask);
+  remoteTasks?.on('taskStatus', onTask);
   return () => {
+    remoteTasks?.off('taskStatus', onTask);
     registry.off('state', onHost);
     registry.off('revoked', onHost);
     index.off('changed', onIndex);

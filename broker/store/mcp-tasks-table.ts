@@ -1,7 +1,8 @@
 import { type BrokerScope, whereBrokers } from './broker-scope.ts';
 import { placeholders, queryInBatches, type SqlEngine, type SqlValue } from './sql-engine.ts';
 
-export type McpTaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+export const MCP_TASK_STATUSES = ['working', 'completed', 'failed', 'cancelled'] as const;
+export type McpTaskStatus = (typeof MCP_TASK_STATUSES)[number];
 
 export interface McpTaskRow {
   taskId: string;
