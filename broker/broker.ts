@@ -316,7 +316,7 @@ export class Broker {
     // Agents are told when to come back before their streams close, so a restart brings them back spread out.
     // In a cluster, before leaving the bus: the other brokers hear them go and come back elsewhere, and calls
     // for them from other brokers are served until then.
-    this.mesh.drain();
+    await this.mesh.drain();
     await this.cluster?.stop();
     await this.registry.stop();
     await this.mesh.stop();

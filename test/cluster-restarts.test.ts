@@ -202,6 +202,32 @@ describe('a cluster through restarts of its brokers', () => {
     const held = Object.values(counts());
     expect(Math.max(...held) - Math.min(...held)).toBeLessThanOrEqual(4);
   }, 180_000);
+
+  it('lets a call in flight on an agent of a broker shutting down finish before the agent moves', async () => {
+    await cluster.addAgent('drained', 'c', { dial: `${cluster.address.c},${cluster.address.a}` });
+    await waitFor(() => cluster.a.registry.find('drained')?.session?.heldBy === 'c', { what: 'drained held by c' });
+    const client = new Client({ name: 'drain-test', version: '1' });
+    await client.connect(
+      new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(new URL(cluster.mcpUrl.a), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      // Through a, to the agent c holds: a read that takes three seconds, while c shuts down the orderly way.
+      const answer = client.callTool({ name: 'agent_info', arguments: { host: 'drained', watch_ms: 3000, interval_ms: 500 } });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const stopping = cluster.stopBroker('c');
+      const result = (await answer) as CallToolResult & { structuredContent: EnvelopeNode };
+      expect(result.structuredContent).toMatchObject({ host: 'drained', availability: 'available', errors: [] });
+      await stopping;
+      await waitFor(() => cluster.a.registry.find('drained')?.state === 'online' && cluster.a.registry.find('drained')?.session?.heldBy !== 'c', {
+        what: 'drained moved to another broker',
+      });
+    } finally {
+      await client.close();
+      await cluster.startBroker('c');
+    }
+  }, 60_000);
 });
 
 describe('an agent given one name that resolves to every broker', () => {

@@ -189,8 +189,26 @@ export class AgentSession implements HostSession {
     return true;
   }
 
+  /**
+   * The broker is shutting down and this agent moves to another one: calls in
+   * flight finish, and a new call is refused at once, to be sent again through
+   * the broker the agent moves to.
+   */
+  draining = false;
+
   call(request: CallRequest): Promise<CallOutcome> {
     return new Promise<CallOutcome>((resolve) => {
+      if (this.draining && !this.ended) {
+        resolve({
+          ok: false,
+          error: errorInfo(
+            'agent_disconnected',
+            'the broker holding this agent is shutting down; the agent moves to another broker',
+            'Call again in a few seconds: the agent reconnects to another broker (list_agents shows when).',
+          ),
+        });
+        return;
+      }
       if (this.ended) {
         resolve({
           ok: false,

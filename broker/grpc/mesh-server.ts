@@ -68,6 +68,9 @@ function tlsIdentity(identity: ServingIdentity): { certificate: Buffer; privateK
   return { certificate: Buffer.from(identity.certificatePem), privateKey: Buffer.from(identity.privateKeyPem) };
 }
 
+/** How long a broker shutting down lets calls in flight on its agents' streams finish before it moves the agents. */
+const DRAIN_GRACE_MS = 10_000;
+
 /** The broker's gRPC endpoint: Enroll for newcomers, Connect for enrolled agents, one TLS port. */
 export class MeshServer {
   private server: grpc.Server | undefined;
@@ -176,11 +179,6 @@ export class MeshServer {
     return port;
   }
 
-  /**
-   * Tells every connected agent to come back later, each after its own wait
-   * spread over the time the admission rate needs to take them all back, and
-   * ends their streams: a restarted broker sees its fleet return spread out.
-   */
   private tls: TlsCertificates | undefined;
 
   private readonly onServingChanged = (identity: ServingIdentity): void => {
@@ -211,8 +209,22 @@ export class MeshServer {
     });
   };
 
-  drain(): void {
+  /**
+   * Moves every connected agent away: no new call goes to them, the calls in
+   * flight on their streams (including those other brokers of a cluster sent
+   * through this one) are let finish for up to `graceMs`, then each agent is
+   * told to come back later, after its own wait spread over the time the
+   * admission rate needs to take them all back, and its stream ends. A
+   * restarted broker sees its fleet return spread out, and no answer under way
+   * is cut off.
+   */
+  async drain(graceMs = DRAIN_GRACE_MS): Promise<void> {
     const sessions = this.options.registry.localSessions();
+    for (const session of sessions) session.draining = true;
+    const until = Date.now() + graceMs;
+    while (Date.now() < until && sessions.some((session) => session.isOpen && session.inFlight > 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const waits = spreadReturns(sessions.length, this.options.admissionRate);
     sessions.forEach((session, i) => {
       session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs: waits[i] ?? 0, reason: 'the broker is shutting down' }) });
