@@ -94,6 +94,19 @@ export const REGISTRIES: readonly Registry[] = [
     },
   },
   {
+    path: 'shared/domains/parts.gen.ts',
+    what: 'the *-parts.ts files of shared/domains/',
+    find: (root) => perFolder(root, 'shared/domains', '-parts.ts', 'Parts', true),
+    render(found) {
+      return listing(this, found, [
+        "/** Every domain's parts of the fleet-wide declarations: each shared/domains/<folder>/<folder>-parts.ts. */",
+        'export const PART_FOLDERS = [',
+        arrayOf(found),
+        '] as const;',
+      ]);
+    },
+  },
+  {
     path: 'agent/collectors/collector-plugins.gen.ts',
     what: 'the folders of agent/collectors/',
     find: (root) => perFolder(root, 'agent/collectors', '-plugin.ts', 'Plugin', false),

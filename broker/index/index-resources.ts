@@ -39,8 +39,10 @@ export function visible(identity: Identity, resource: Resource): boolean {
     type: row.type,
     name: row.name,
     ...(row.host !== undefined ? { host: row.host } : {}),
-    ...(row.type === 'task' ? { service: (resource.record as TaskRecord).service_name } : {}),
-    ...(row.type === 'stack' ? { stackServices: (resource.snapshot?.services ?? []).filter((s) => s.stack === row.name).map((s) => s.name) } : {}),
+    ...(row.type === 'task' ? { parents: [{ type: 'service', name: (resource.record as TaskRecord).service_name }] } : {}),
+    ...(row.type === 'stack'
+      ? { parents: (resource.snapshot?.services ?? []).filter((s) => s.stack === row.name).map((s) => ({ type: 'service', name: s.name })) }
+      : {}),
   });
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Action } from '../catalog/action.ts';
 import type { FlagSpecs } from '../options/command-line.ts';
-import type { ResourceType } from './fleet/index-shapes.ts';
+import type { ResourceType } from './resource-types.ts';
 
 /**
  * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in

@@ -1,5 +1,5 @@
 import { describe as describeAction, find as findAction } from '../../../shared/domains/fleet/index-actions.ts';
-import { RESOURCE_TYPES, type ResourceType } from '../../../shared/domains/fleet/index-shapes.ts';
+import { RESOURCE_TYPES, type ResourceType } from '../../../shared/domains/resource-types.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { digestOf } from '../../index/digests.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Action } from '../../../shared/catalog/action.ts';
 import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
 import { confirmShape, hostTargetShape, TARGET_KEYS } from '../../../shared/catalog/targets.ts';
-import { clusterRefShape } from '../../../shared/domains/fleet/index-shapes.ts';
+import { clusterRefShape } from '../../../shared/domains/swarm/swarm-shapes.ts';
 
 /** A JSON Schema object as MCP advertises it (2020-12). */
 export type JsonSchema = { type: 'object'; [key: string]: unknown };

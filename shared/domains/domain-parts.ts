@@ -1,0 +1,44 @@
+/**
+ * What a domain adds to declarations made for the whole fleet, in
+ * `<folder>/<folder>-parts.ts` exporting `<folder>Parts` (optional; `npm run gen`
+ * lists each in `parts.gen.ts`). It lives apart from the domain's own
+ * declaration because those fleet-wide declarations are themselves part of
+ * domains: find and describe take any resource type, and the check-ups read
+ * every domain's part of a host. A parts file imports nothing of another domain.
+ */
+export interface DomainParts {
+  /** The types of the fleet index its broker half keeps (find, describe, grants, resources), by name. */
+  readonly resourceTypes?: Readonly<Record<string, ResourceTypeDeclaration>>;
+}
+
+/**
+ * Where the name of a thing of a type is unique: `host` types live on one
+ * agent's engine and are named `HOST/NAME` by grants and find, `fleet` types
+ * are named alone.
+ */
+export type ResourceScope = 'host' | 'fleet';
+
+/** A thing that shows another to grants: a service shows its tasks. */
+export interface GrantRef {
+  readonly type: string;
+  readonly name: string;
+}
+
+/** One type of the fleet index: how grants name and show its things. */
+export interface ResourceTypeDeclaration {
+  readonly scope: ResourceScope;
+  /** Where find lists the type among all of them: lower first. */
+  readonly rank: number;
+  /**
+   * Grant kinds besides its own that can show a thing of the type: `host` for
+   * a thing an agent reports (any grant on that agent's host shows it), or a
+   * kind whose things hold it (a service grant shows its tasks). A `host` type
+   * is always shown by its host's grant.
+   */
+  readonly shownBy?: readonly string[];
+  /**
+   * The things that show one, from its name alone, for where only a name is
+   * known (a digest's related things): task `web.1` is shown by service `web`.
+   */
+  parentsOf?(name: string): readonly GrantRef[];
+}
