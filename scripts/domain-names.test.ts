@@ -16,12 +16,12 @@ function sourcesUnder(dir: string): string[] {
 
 /**
  * The places of the broker and the agent that belong to one domain
- * (docs/domains.md): its collector folder and its indexer; the agent's own
+ * (docs/domains.md): its collector folder and its broker half; the agent's own
  * actions (`agent/actions/`) are the agent domain's handlers.
  */
 function ownerOf(path: string): string | undefined {
   if (path.startsWith('agent/actions/')) return 'agent';
-  return /^agent\/collectors\/([a-z0-9-]+)\//.exec(path)?.[1] ?? /^broker\/index\/([a-z0-9-]+)-indexer\.ts$/.exec(path)?.[1];
+  return /^(?:agent\/collectors|broker\/domains)\/([a-z0-9-]+)\//.exec(path)?.[1];
 }
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -27,11 +27,6 @@ function camel(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-function pascal(name: string): string {
-  const camelName = camel(name);
-  return camelName.charAt(0).toUpperCase() + camelName.slice(1);
-}
-
 function folders(dir: string): string[] {
   return readdirSync(dir)
     .filter((entry) => statSync(join(dir, entry)).isDirectory())
@@ -125,29 +120,20 @@ export const REGISTRIES: readonly Registry[] = [
     },
   },
   {
-    path: 'broker/index/indexers.gen.ts',
-    what: 'the *-indexer.ts files of broker/index/',
-    find(root) {
-      const dir = join(root, 'broker/index');
-      return readdirSync(dir)
-        .filter((file) => file.endsWith('-indexer.ts'))
-        .sort()
-        .map((file) => {
-          const exportName = pascal(file.slice(0, -'.ts'.length));
-          return requireExport(dir, file, new RegExp(`export class ${exportName}\\b`), exportName, `broker/index/${file} exports class ${exportName}`);
-        });
-    },
+    path: 'broker/domains/broker-domains.gen.ts',
+    what: 'the folders of broker/domains/',
+    find: (root) => perFolder(root, 'broker/domains', '-broker.ts', 'Broker', false),
     render(found) {
       return listing(
         this,
         found,
         [
-          '/** Every domain indexer of the fleet index, one per broker/index/*-indexer.ts file. */',
-          'export const INDEXERS: readonly IndexerClass[] = [',
+          '/** Every folder of broker/domains/, each the broker half of the domain of the same name. */',
+          'export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [',
           arrayOf(found),
           '];',
         ],
-        "import type { IndexerClass } from './indexer.ts';",
+        "import type { BrokerDomain } from './broker-domain.ts';",
       );
     },
   },

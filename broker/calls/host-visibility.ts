@@ -60,11 +60,12 @@ export function partitionByGrants(identity: Identity, action: Action, hosts: rea
 
 /** The host the index says holds a resource (a sandbox lives on one host), answered as that host's node. */
 export function locateResource(visibleHosts: readonly Host[], index: FleetIndex, kind: string, name: string): ResolvedTargets {
-  let holders = visibleHosts.filter((host) => (index.inventory(host.id)?.inventory.containers ?? []).some((c) => kind === 'sandbox' && c.sandbox_id === name));
+  const held = new Set(index.rows({ types: new Set([kind]), match: (id) => id === name }).map((resource) => resource.host));
+  let holders = visibleHosts.filter((host) => held.has(host));
   // An offline host's last inventory stays in the index; prefer the hosts that can answer now.
   if (holders.length > 1 && holders.some((h) => h.session)) holders = holders.filter((h) => h.session);
   if (holders.length === 0) {
-    throw new FleetError('not_found', `no ${kind} "${name}" in the fleet`, { hint: 'snapshot without sandbox_id lists the sandboxes of every host.' });
+    throw new FleetError('not_found', `no ${kind} "${name}" in the fleet`, { hint: `find with type ${kind} lists them on every host.` });
   }
   if (holders.length > 1) {
     throw new FleetError('ambiguous', `${kind} "${name}" is on ${holders.length} hosts`, {

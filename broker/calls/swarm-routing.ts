@@ -2,6 +2,7 @@ import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { assessClaims } from '../agents/claims.ts';
+import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 
 interface SwarmRoute {
@@ -46,7 +47,7 @@ function byHealth(a: Host, b: Host): number {
 export function knownSwarms(hosts: readonly Host[], index: FleetIndex): KnownSwarm[] {
   const claims = assessClaims(hosts, index);
   const swarms = new Map<string, KnownSwarm>();
-  for (const entry of index.swarmEntries()) {
+  for (const entry of index.indexer(SwarmIndexer).swarmEntries()) {
     swarms.set(entry.snapshot.cluster_id, {
       id: entry.snapshot.cluster_id,
       name: entry.snapshot.cluster_name || entry.snapshot.cluster_id,

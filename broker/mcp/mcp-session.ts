@@ -17,7 +17,7 @@ import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
 import type { RunContext, RunResult } from '../calls/call-route.ts';
-import type { ResourceMatch } from '../index/index-resources.ts';
+import type { ResourceMatch } from '../index/resource.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
 import { LIST_CACHE_HINTS } from './cache-hints.ts';

@@ -2,6 +2,8 @@ import type { AlertCrossing } from '../../shared/domains/system/alert-crossing.t
 import type { Incident } from '../../shared/domains/watch/watch-incident.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import { SystemIndexer } from '../domains/system/system-indexer.ts';
+import { WatchIndexer } from '../domains/watch/watch-indexer.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { channelOrigin, channelRequest, type Notification } from './channel-request.ts';
 import type { Channel, ChannelKind, NotifyOptions } from './notify-options.ts';
@@ -50,8 +52,8 @@ export class Notifier {
 
   start(): void {
     if (this.channels.length === 0) return;
-    this.options.index.watch.on('incident', (host, incident) => void this.notify(incidentNotification(host, incident)));
-    this.options.index.system.on('crossing', (host, crossing) => {
+    this.options.index.indexer(WatchIndexer).on('incident', (host, incident) => void this.notify(incidentNotification(host, incident)));
+    this.options.index.indexer(SystemIndexer).on('crossing', (host, crossing) => {
       if (crossing.state !== 'ok') void this.notify(crossingNotification(host, crossing));
     });
     this.options.registry.on('state', (host) => this.onState(host));

@@ -3,8 +3,9 @@ import type { VisibleResources } from '../../shared/catalog/partial-view.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Identity } from '../auth/identities.ts';
 import { mayRead } from '../auth/visibility.ts';
+import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
-import { allResources, visible } from '../index/index-resources.ts';
+import { visible } from '../index/resource.ts';
 
 /**
  * What of one swarm an identity may read, decided resource by resource with
@@ -19,7 +20,7 @@ export interface SwarmReadScope extends VisibleResources {
 }
 
 export function swarmReadScope(identity: Identity, index: FleetIndex, clusterId: string): SwarmReadScope {
-  const resources = allResources(index, []).filter((r) => r.snapshot?.cluster_id === clusterId);
+  const resources = index.indexer(SwarmIndexer).resourcesOf(clusterId);
   const seen = new Set<string>();
   const counts = new Map<string, number>();
   let hidden = 0;

@@ -1,10 +1,11 @@
 import type { Host } from '../agents/agent-registry.ts';
+import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
+import { agentOnNode } from '../domains/swarm/swarm-nodes.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
-import { agentOnNode } from '../index/index-resources.ts';
 
 /** The name grants match for a swarm resource named by id or name. */
 export function swarmResourceName(index: FleetIndex, clusterId: string, kind: string, value: string): string {
-  const snapshot = index.swarm(clusterId)?.snapshot;
+  const snapshot = index.indexer(SwarmIndexer).swarm(clusterId)?.snapshot;
   if (!snapshot) return value;
   const match = (id: string) => id === value || (value.length >= 6 && id.startsWith(value));
   const found =
@@ -26,7 +27,7 @@ export function swarmResourceName(index: FleetIndex, clusterId: string, kind: st
 
 /** The connected agent on the node a task runs on (the index knows the task), with the task's full id. */
 export function agentOnTaskNode(hosts: readonly Host[], index: FleetIndex, clusterId: string, ref: string): { host: Host; taskId: string } | undefined {
-  const snapshot = index.swarm(clusterId)?.snapshot;
+  const snapshot = index.indexer(SwarmIndexer).swarm(clusterId)?.snapshot;
   const task =
     snapshot?.tasks.find((t) => t.id === ref || (ref.length >= 6 && t.id.startsWith(ref))) ??
     snapshot?.tasks.find((t) => t.name === ref && t.desired_state === 'running');

@@ -2,8 +2,7 @@ import { describe as describeAction, find as findAction } from '../../../shared/
 import { RESOURCE_TYPES, type ResourceType } from '../../../shared/domains/resource-types.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
-import { digestOf } from '../../index/digests.ts';
-import { allResources, type Resource, visible } from '../../index/index-resources.ts';
+import { type Resource, visible } from '../../index/resource.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
@@ -21,7 +20,8 @@ export const findResourcesHandler = defineBrokerAction({
     const type = params.type?.replace(/s$/, '');
     const query = params.query?.toLowerCase();
     const named = query ? (id: string, name: string) => name.toLowerCase().includes(query) || id.toLowerCase().startsWith(query) : undefined;
-    const candidates = allResources(context.index, context.registry.list(), type ? new Set([type]) : undefined, named)
+    const candidates = context.index
+      .rows({ types: type ? new Set([type]) : undefined, match: named })
       .filter((r) => visible(context.identity, r))
       .filter((r) => !params.state || r.row.state?.toLowerCase() === params.state.toLowerCase())
       .filter((r) => !params.stack || r.row.stack === params.stack)
@@ -49,7 +49,6 @@ export const findResourcesHandler = defineBrokerAction({
 export const describeResourceHandler = defineBrokerAction({
   action: describeAction,
   async run(params, context) {
-    const hosts = context.registry.list();
     const types = new Set([params.type]);
     const wanted = params.id;
     const lower = wanted.toLowerCase();
@@ -61,16 +60,17 @@ export const describeResourceHandler = defineBrokerAction({
     const byName = (name: string) => name === wanted || name.toLowerCase() === lower;
     const onItsHost = (host: string | undefined, name: string) => onHost !== undefined && host === onHost && name === nameOnHost;
     // Only the rows the id could name in any of those ways are built.
-    const ofType = allResources(context.index, hosts, types, (id, name, host, recordId) => byId(id, recordId) || byName(name) || onItsHost(host, name)).filter(
-      (r) => visible(context.identity, r),
-    );
+    const ofType = context.index
+      .rows({ types, match: (id, name, host, recordId) => byId(id, recordId) || byName(name) || onItsHost(host, name) })
+      .filter((r) => visible(context.identity, r));
     let matches = ofType.filter((r) => byId(r.row.id, (r.record as { id?: string }).id));
     if (matches.length === 0) matches = ofType.filter((r) => byName(r.row.name));
     if (matches.length === 0) matches = ofType.filter((r) => onItsHost(r.row.host, r.row.name));
     if (matches.length === 0) {
       const closest = closestNames(
         wanted,
-        allResources(context.index, hosts, types)
+        context.index
+          .rows({ types })
           .filter((r) => visible(context.identity, r))
           .map((r) => r.row.name),
       );
@@ -87,7 +87,7 @@ export const describeResourceHandler = defineBrokerAction({
       });
     }
     const resource = matches[0] as Resource;
-    const digest = visibleRelated(context.identity, digestOf(resource, hosts, context.index));
+    const digest = visibleRelated(context.identity, context.index.digest(resource));
     return { ...digest, ...(params.raw ? { raw: resource.record } : {}) };
   },
 });

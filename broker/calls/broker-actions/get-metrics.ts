@@ -2,6 +2,7 @@ import { getMetrics } from '../../../shared/domains/fleet/index-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
+import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
 import { knownSwarms } from '../swarm-routing.ts';
 import { type BrokerActionContext, defineBrokerAction } from './broker-action.ts';
@@ -165,6 +166,7 @@ export const getMetricsHandler = defineBrokerAction({
       if (!params.id) throw new FleetError('invalid_argument', 'target service needs id', { hint: 'find with type service lists them.' });
       const serviceName =
         context.index
+          .indexer(SwarmIndexer)
           .swarmEntries()
           .flatMap((e) => e.snapshot.services)
           .find((s) => s.id === params.id || s.name === params.id)?.name ?? params.id;

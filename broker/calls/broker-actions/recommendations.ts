@@ -3,7 +3,8 @@ import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/c
 import { restartCounts } from '../../../shared/domains/swarm/convergence.ts';
 import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import { agentOnNode } from '../../index/index-resources.ts';
+import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
+import { agentOnNode } from '../../domains/swarm/swarm-nodes.ts';
 import type { BrokerActionContext } from './broker-action.ts';
 import { defineBrokerAction } from './broker-action.ts';
 
@@ -50,7 +51,7 @@ async function serviceFindings(service: ServiceRecord, snapshot: SwarmSnapshot, 
   if (service.mode === 'replicated' && service.replicas === 1) {
     add('info', 'single-replica', 'One replica means every restart, update or node failure is an outage.', { tool: 'scale_service' });
   }
-  const restarts = restartCounts(service, snapshot.tasks, now, context.index.taskFailures(service.id, now - 7 * DAY));
+  const restarts = restartCounts(service, snapshot.tasks, now, context.index.indexer(SwarmIndexer).taskFailures(service.id, now - 7 * DAY));
   if (restarts.last_hour >= 3) {
     add(
       'critical',
@@ -163,7 +164,7 @@ function nodeFindings(snapshot: SwarmSnapshot, context: BrokerActionContext): Fi
 /** Every finding the caller may read, most severe first. */
 async function computeFindings(context: BrokerActionContext, now = Date.now()): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const { snapshot } of context.index.swarmEntries()) {
+  for (const { snapshot } of context.index.indexer(SwarmIndexer).swarmEntries()) {
     for (const service of snapshot.services) {
       if (mayRead(context.identity, { type: 'service', name: service.name })) findings.push(...(await serviceFindings(service, snapshot, context, now)));
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Resource } from '../../index/index-resources.ts';
+import type { Resource } from '../../index/resource.ts';
 import type { FleetView } from '../resources/fleet-view.ts';
 import { fleetNames, matching } from './fleet-names.ts';
 
@@ -8,7 +8,7 @@ const resource = (type: string, name: string, extra: Partial<Resource['row']> = 
     row: { id: `${type}-${name}`, name, type, ...extra },
     record: {},
     labels: {},
-    ...(clusterId ? { snapshot: { cluster_id: clusterId } } : {}),
+    ...(clusterId ? { group: clusterId } : {}),
   }) as Resource;
 
 /** A view as FleetView builds it: already only what the identity may see. */

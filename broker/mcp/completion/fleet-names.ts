@@ -43,7 +43,7 @@ export function fleetNames(view: FleetView, kind: NameKind, typed: string, withi
   const swarm = within.cluster ? view.swarm(within.cluster) : undefined;
   const names = view
     .ofType(kind)
-    .filter((r) => !within.cluster || (r.snapshot ? r.snapshot.cluster_id === swarm?.id : (r.row.cluster ?? r.row.host) === within.cluster))
+    .filter((r) => !within.cluster || (r.group ? r.group === swarm?.id : (r.row.cluster ?? r.row.host) === within.cluster))
     .filter((r) => !within.host || r.row.host === within.host)
     .map((r) => (key === 'id' ? r.row.id : r.row.name));
   return matching(names, typed);

@@ -2,8 +2,8 @@ import type { Domain, DomainResource } from '../../../shared/domains/domain.ts';
 import { DOMAINS } from '../../../shared/domains/domains.ts';
 import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { digestOf } from '../../index/digests.ts';
-import type { Resource } from '../../index/index-resources.ts';
+import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
+import type { Resource } from '../../index/resource.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
 import { composeFile } from './compose-file.ts';
 import { type ResourceContext, resourceNotFound } from './fleet-resources.ts';
@@ -36,7 +36,7 @@ function decoded(value: string): string {
 function valuesOf(declaration: DomainResource, resource: Resource, view: FleetView): Record<string, string> {
   const { row } = resource;
   return {
-    cluster: resource.snapshot ? view.swarmKey(resource.snapshot.cluster_id) : (row.cluster ?? row.host ?? ''),
+    cluster: resource.group ? view.swarmKey(resource.group) : (row.cluster ?? row.host ?? ''),
     host: row.host ?? '',
     name: declaration.key === 'id' ? row.id : row.name,
   };
@@ -93,7 +93,7 @@ function resolve(declaration: DomainResource, uri: string, variables: Record<str
   const candidates = view.ofType(declaration.type as string).filter((resource) => {
     const { row } = resource;
     if (wanted.cluster !== undefined) {
-      if (resource.snapshot ? view.swarm(wanted.cluster)?.id !== resource.snapshot.cluster_id : (row.cluster ?? row.host) !== wanted.cluster) return false;
+      if (resource.group ? view.swarm(wanted.cluster)?.id !== resource.group : (row.cluster ?? row.host) !== wanted.cluster) return false;
     }
     if (wanted.host !== undefined && row.host !== wanted.host) return false;
     // A host's own resource names it by {host}.
@@ -118,7 +118,7 @@ function resolve(declaration: DomainResource, uri: string, variables: Record<str
 const servicesOfStack = (view: FleetView, snapshot: SwarmSnapshot, stack: string): ServiceRecord[] =>
   view
     .ofType('service')
-    .filter((r) => r.snapshot?.cluster_id === snapshot.cluster_id && r.row.stack === stack)
+    .filter((r) => r.group === snapshot.cluster_id && r.row.stack === stack)
     .map((r) => r.record as ServiceRecord);
 
 /**
@@ -138,7 +138,7 @@ export async function readDomainResource(
   let resource: Resource | undefined;
   if (declaration.type) {
     resource = resolve(declaration, uri, variables, view);
-    target = { id: resource.row.id, name: resource.row.name, ...(resource.snapshot ? { clusterId: resource.snapshot.cluster_id } : {}) };
+    target = { id: resource.row.id, name: resource.row.name, ...(resource.group ? { clusterId: resource.group } : {}) };
   } else {
     const swarm = view.swarm(decoded(variables.cluster ?? ''));
     if (!swarm)
@@ -149,12 +149,13 @@ export async function readDomainResource(
     target = { clusterId: swarm.id };
   }
   if (content === 'digest' && resource) {
-    const digest = visibleRelated(context.identity, digestOf(resource, view.hosts, view.index));
+    const digest = visibleRelated(context.identity, view.index.digest(resource));
     return { mimeType: 'application/json', text: JSON.stringify(digest, null, 2) };
   }
-  if (content === 'compose' && resource?.snapshot) {
-    const services = resource.row.type === 'stack' ? servicesOfStack(view, resource.snapshot, resource.row.name) : [resource.record as ServiceRecord];
-    return { mimeType: 'application/yaml', text: composeFile(services, resource.snapshot) };
+  const snapshot = resource?.group ? view.index.indexer(SwarmIndexer).swarm(resource.group)?.snapshot : undefined;
+  if (content === 'compose' && resource && snapshot) {
+    const services = resource.row.type === 'stack' ? servicesOfStack(view, snapshot, resource.row.name) : [resource.record as ServiceRecord];
+    return { mimeType: 'application/yaml', text: composeFile(services, snapshot) };
   }
   if (typeof content === 'object') {
     // A refusal or failure is the runner's FleetError, answered as the read's error (register-resources.ts).

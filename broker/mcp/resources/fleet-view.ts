@@ -2,7 +2,7 @@ import type { Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
 import { knownSwarms } from '../../calls/swarm-routing.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
-import { allResources, type Resource, type ResourceMatch, visible } from '../../index/index-resources.ts';
+import { type Resource, type ResourceMatch, visible } from '../../index/resource.ts';
 import { swarmReadScope } from '../../swarm/swarm-grants.ts';
 
 /** A swarm as resource URIs name it: by its name where that is unique in the fleet, else by its id. */
@@ -31,7 +31,7 @@ export class FleetView {
     match?: ResourceMatch,
   ) {
     this.hosts = hosts;
-    this.resources = allResources(index, hosts, types, match).filter((resource) => visible(identity, resource));
+    this.resources = index.rows({ types, match }).filter((resource) => visible(identity, resource));
     const known = knownSwarms(hosts, index);
     const shared = (name: string) => known.filter((s) => s.name === name).length > 1;
     this.swarms = known

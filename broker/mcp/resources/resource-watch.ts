@@ -69,7 +69,7 @@ export class ResourceWatch {
       const swarm = view.swarms.find((s) => s.id === key);
       if (!swarm) return;
       const seen = createHash('sha256');
-      for (const resource of view.resources) if (resource.snapshot?.cluster_id === key) seen.update(JSON.stringify(resource.record));
+      for (const resource of view.resources) if (resource.group === key) seen.update(JSON.stringify(resource.record));
       const digest = seen.digest('base64');
       if (this.swarmSeen.get(key) === digest) {
         this.subscriptions.changed();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { digestShape, rowShape } from '../index-shapes.ts';
 import { RESOURCE_TYPES } from '../resource-types.ts';
-import { digestShape, rowShape } from './index-shapes.ts';
 
 const plural = RESOURCE_TYPES.map((type) => `${type}s`);
 

@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { AlertCrossing } from '../../shared/domains/system/alert-crossing.ts';
-import { systemDomain } from '../../shared/domains/system/system-domain.ts';
-import type { Host } from '../agents/agent-registry.ts';
-import type { Indexer } from './indexer.ts';
+import type { AlertCrossing } from '../../../shared/domains/system/alert-crossing.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import type { Indexer } from '../../index/indexer.ts';
 
 interface SystemEvents {
   /** A host's CPU, memory or disk changed alert state (the agent's report, checked against its schema). */
@@ -11,8 +10,6 @@ interface SystemEvents {
 
 /** The system domain's index: each host's alert crossings as they come, for listeners (notifications). Nothing is kept. */
 export class SystemIndexer extends EventEmitter<SystemEvents> implements Indexer {
-  readonly domain = systemDomain;
-
   /** Takes nothing from the index's context (not EventEmitter's options). */
   // biome-ignore lint/complexity/noUselessConstructor: narrows EventEmitter's constructor to the one the index calls
   constructor() {

@@ -1,10 +1,12 @@
-import { isInvoluntaryEnd } from '../../shared/domains/swarm/convergence.ts';
-import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
-import { swarmDomain } from '../../shared/domains/swarm/swarm-domain.ts';
-import type { Host } from '../agents/agent-registry.ts';
-import { type Claim, holds, holdsRole } from '../agents/claims.ts';
-import type { TaskFailure } from '../store/task-failures-table.ts';
-import type { IndexContext, Indexer } from './indexer.ts';
+import { isInvoluntaryEnd } from '../../../shared/domains/swarm/convergence.ts';
+import type { ContainerRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import { type Claim, holds, holdsRole } from '../../agents/claims.ts';
+import type { IndexContext, Indexer } from '../../index/indexer.ts';
+import type { Digest, Related, Resource, RowFilter } from '../../index/resource.ts';
+import type { TaskFailure } from '../../store/task-failures-table.ts';
+import { swarmDigest } from './swarm-digests.ts';
+import { swarmRows } from './swarm-rows.ts';
 
 export interface SwarmEntry {
   snapshot: SwarmSnapshot;
@@ -22,8 +24,8 @@ const KEEP_FAILURES_MS = 8 * 86_400_000;
  * store at start, so digests never wait for the store).
  */
 export class SwarmIndexer implements Indexer {
-  readonly domain = swarmDomain;
-  readonly swarms = new Map<string, SwarmEntry>();
+  readonly types = ['service', 'task', 'node', 'stack', 'config', 'secret', 'network'] as const;
+  private readonly swarms = new Map<string, SwarmEntry>();
   /** Involuntary task ends by service id, then task id. */
   private readonly failures = new Map<string, Map<string, number>>();
 
@@ -59,6 +61,49 @@ export class SwarmIndexer implements Indexer {
 
   /** A revoked agent's snapshots go when its role does (dropLostRoles). */
   forget(): void {}
+
+  /** Every swarm's last snapshot, as its managers reported it. */
+  swarmEntries(): SwarmEntry[] {
+    return [...this.swarms.values()];
+  }
+
+  swarm(clusterId: string): SwarmEntry | undefined {
+    return this.swarms.get(clusterId);
+  }
+
+  /** Every resource of one swarm, for what one identity may read of it. */
+  resourcesOf(clusterId: string): Resource[] {
+    const entry = this.swarms.get(clusterId);
+    return entry ? swarmRows(entry.snapshot, {}) : [];
+  }
+
+  rows(filter: RowFilter): Resource[] {
+    return [...this.swarms.values()].flatMap(({ snapshot }) => swarmRows(snapshot, filter));
+  }
+
+  digest(resource: Resource, hosts: readonly Host[], now: number): Digest {
+    const snapshot = this.swarms.get(resource.group ?? '')?.snapshot as SwarmSnapshot;
+    return swarmDigest(resource, snapshot, hosts, (serviceId, since) => this.taskFailures(serviceId, since), now);
+  }
+
+  /** A host is a swarm node when its engine says so; a container is a task of a service when its labels say so. */
+  related(resource: Resource): Related[] {
+    if (resource.row.type === 'host') {
+      const host = resource.host as Host;
+      const nodeId = host.hello?.facts.swarm_node_id;
+      return typeof nodeId === 'string' && nodeId
+        ? [{ type: 'node', id: nodeId, name: String(host.hello?.facts.hostname ?? nodeId), relation: 'swarm node' }]
+        : [];
+    }
+    if (resource.row.type !== 'container') return [];
+    const container = resource.record as ContainerRecord;
+    return [
+      ...(container.service_name ? [{ type: 'service', id: container.service_name, name: container.service_name, relation: 'task_of' }] : []),
+      ...(container.task_id
+        ? [{ type: 'task', id: container.task_id, name: container.task_name?.replace(/\.[a-z0-9]{25}$/, '') ?? container.task_id, relation: 'task' }]
+        : []),
+    ];
+  }
 
   /** When a service's tasks ended involuntarily, as far back as the broker has seen (up to 8 days). */
   taskFailures(serviceId: string, sinceUnixMs: number): number[] {

@@ -1,4 +1,4 @@
-import type { ContainerEvent } from '../../shared/domains/docker/container-event.ts';
+import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
 
 /** One engine event as the index keeps it: stamped with the broker's receipt time, never the agent's clock. */
 interface IndexedContainerEvent {

@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { watchDomain } from '../../shared/domains/watch/watch-domain.ts';
-import type { Incident } from '../../shared/domains/watch/watch-incident.ts';
-import type { Host } from '../agents/agent-registry.ts';
-import type { IndexContext, Indexer } from './indexer.ts';
+import type { Incident } from '../../../shared/domains/watch/watch-incident.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import type { IndexContext, Indexer } from '../../index/indexer.ts';
 
 /** Incidents kept per host: the latest, for whoever follows the fleet's restarts. */
 const KEEP_PER_HOST = 50;
@@ -14,7 +13,6 @@ interface WatchEvents {
 
 /** The watch domain's index: each host's latest restart incidents, told to listeners (notifications) as they come. */
 export class WatchIndexer extends EventEmitter<WatchEvents> implements Indexer {
-  readonly domain = watchDomain;
   private readonly incidents = new Map<string, Incident[]>();
 
   constructor(private readonly context: IndexContext) {

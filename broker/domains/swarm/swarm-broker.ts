@@ -1,0 +1,9 @@
+import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
+import type { BrokerDomain } from '../broker-domain.ts';
+import { SwarmIndexer } from './swarm-indexer.ts';
+
+/** Docker Swarm clusters as their managers report them, and the calls one manager answers for a whole swarm. */
+export const swarmBroker: BrokerDomain = {
+  domain: swarmDomain,
+  indexer: SwarmIndexer,
+};
