@@ -1,4 +1,10 @@
+import type { z } from 'zod';
+import type { Action } from '../../shared/catalog/action.ts';
 import type { Domain } from '../../shared/domains/domain.ts';
+import type { Host } from '../agents/agent-registry.ts';
+import type { Identity } from '../auth/identities.ts';
+import type { RouteCall, RouteDeps, RunResult } from '../calls/call-route.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
 import type { IndexerClass } from '../index/indexer.ts';
 
 /**
@@ -12,4 +18,39 @@ export interface BrokerDomain {
   readonly domain: Domain;
   /** Its part of the fleet index: takes its reports and answers for its resource types. */
   readonly indexer?: IndexerClass;
+  /** How its actions whose `runsOn` is the domain's name are run: one agent answering for a shared object. */
+  readonly route?: DomainRoute;
+  /** The shared objects its resources belong to (a swarm), which its URIs name by `{cluster}`. */
+  readonly groups?: ResourceGroups;
+}
+
+/**
+ * A route of the domain's own, beside the generic ones (fan-out to hosts, the
+ * broker's own handlers): which agent answers for a shared object, and what an
+ * identity may do with it there.
+ */
+export interface DomainRoute {
+  /** Runs one call: chooses the agent, checks grants and confirmation, audits (`call.begin`), sends, answers. */
+  run(call: RouteCall, deps: RouteDeps): Promise<RunResult>;
+  /**
+   * Authorises again, on the broker of a cluster that holds the agent, a call
+   * another broker relayed to it for this action; throws the FleetError the
+   * caller would have got.
+   */
+  checkRelayed(identity: Identity, action: Action, params: Record<string, unknown>, host: Host, index: FleetIndex): void;
+  /** What the route adds to every answer (the object that answered, through which agent), for the advertised output schema. */
+  readonly answerShape?: z.ZodRawShape;
+}
+
+/** One shared object as URIs name it: by its name where that is unique in the fleet, else by its id. */
+export interface GroupKey {
+  id: string;
+  name: string;
+  key: string;
+}
+
+/** The shared objects a domain's resources belong to (`Resource.group`). */
+export interface ResourceGroups {
+  /** The ones an identity sees anything of, keyed as its URIs name them. */
+  visible(identity: Identity, index: FleetIndex, hosts: readonly Host[]): GroupKey[];
 }

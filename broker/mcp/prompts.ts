@@ -2,9 +2,10 @@ import { completable, type McpServer, ProtocolError, ProtocolErrorCode } from '@
 import { z } from 'zod';
 import { domainOf, type Level } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
+import type { ResourceType } from '../../shared/domains/resource-types.ts';
 import { toFleetError } from '../../shared/errors/fleet-error.ts';
 import { mayReadSome } from '../auth/visibility.ts';
-import { fleetNames, type NameKind } from './completion/fleet-names.ts';
+import { fleetNames } from './completion/fleet-names.ts';
 import type { IconLinks } from './icons/icon-links.ts';
 import type { ResourceContext } from './resources/fleet-resources.ts';
 
@@ -13,7 +14,7 @@ interface PromptArgument {
   description: string;
   required: boolean;
   /** What it names in the fleet: completed from, and checked against, what the identity may see. */
-  names: NameKind;
+  names: ResourceType;
 }
 
 /** What a prompt's text may use: whether a tool is offered to the identity, and a read run as the identity. */

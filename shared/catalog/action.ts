@@ -9,12 +9,17 @@ export type WidgetName = (typeof WIDGET_NAMES)[number];
 
 /** Cetacean's operations levels: 0 read-only, 1 operational, 2 configuration, 3 impactful. */
 export type Level = 0 | 1 | 2 | 3;
-/** Who answers: the agents (fan-out), one manager agent of a swarm, or the broker itself. */
-type RunsOn = 'host' | 'swarm' | 'broker';
 /**
- * Which agent of a swarm answers a swarm action: any manager (healthiest
- * first, with failover), or the agent on the node that runs the task named by
- * the action's resource parameter (a task's container lives on one engine).
+ * Who answers: the agents (`host`, fan-out), the broker itself (`broker`), or
+ * the name of the domain whose broker half routes it to one agent answering
+ * for a shared object (`broker/domains/<domain>/`).
+ */
+type RunsOn = 'host' | 'broker' | (string & Record<never, never>);
+/**
+ * Which agent a domain's route sends an action to: any agent managing the
+ * shared object (healthiest first, with failover), or the agent on the node
+ * that runs the thing the action's resource parameter names (a task's
+ * container lives on one engine).
  */
 type AnsweredBy = 'manager' | 'task_node';
 
@@ -46,9 +51,9 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   /** Grant-scoped resources the action names in its parameters or returns in its answer. */
   readonly resources?: ResourceScope;
   /**
-   * For a read of a whole swarm: what it shows to an identity that may see only
-   * part of the swarm. Without one, such an identity gets the answer unchanged
-   * (reads naming one resource are checked before they are sent).
+   * For a read of a whole shared object: what it shows to an identity that may
+   * see only part of it. Without one, such an identity gets the answer
+   * unchanged (reads naming one resource are checked before they are sent).
    */
   readonly partialView?: PartialView;
   /**
@@ -81,7 +86,7 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
    * covers it plus a margin, whatever shorter deadline the caller asked for.
    */
   waitsMs?(params: z.infer<I>): number;
-  /** For swarm actions: which agent answers (default: a manager). */
+  /** For actions of a domain's route: which agent answers (default: one that manages the shared object). */
   readonly answeredBy?: AnsweredBy;
   /** The action changes the labels that selectors match: a refusal of a selector matching nothing can offer it. */
   readonly setsLabels?: boolean;

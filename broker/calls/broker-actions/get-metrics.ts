@@ -3,8 +3,8 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
+import { knownSwarms } from '../../domains/swarm/swarm-routing.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
-import { knownSwarms } from '../swarm-routing.ts';
 import { type BrokerActionContext, defineBrokerAction } from './broker-action.ts';
 
 const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;

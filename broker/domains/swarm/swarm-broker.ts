@@ -1,9 +1,13 @@
 import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
+import { swarmGroups } from './swarm-groups.ts';
 import { SwarmIndexer } from './swarm-indexer.ts';
+import { swarmRoute } from './swarm-route.ts';
 
 /** Docker Swarm clusters as their managers report them, and the calls one manager answers for a whole swarm. */
 export const swarmBroker: BrokerDomain = {
   domain: swarmDomain,
   indexer: SwarmIndexer,
+  route: swarmRoute,
+  groups: swarmGroups,
 };

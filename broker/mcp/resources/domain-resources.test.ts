@@ -10,9 +10,9 @@ function view(resources: Resource[]): FleetView {
   const swarms = [{ id: 'abcdef123456', name: 'prod', key: 'prod' }];
   return {
     resources,
-    swarms,
     ofType: (type: string) => resources.filter((r) => r.row.type === type),
-    swarmKey: (id: string) => swarms.find((s) => s.id === id)?.key ?? id,
+    groupsOf: (domain: string) => (domain === 'swarm' ? swarms : []),
+    groupKey: (_domain: string, id: string) => swarms.find((s) => s.id === id)?.key ?? id,
   } as unknown as FleetView;
 }
 

@@ -13,8 +13,7 @@ import type { FleetView } from './fleet-view.ts';
 export const DOMAIN_RESOURCES: readonly DomainResource[] = DOMAINS.flatMap((domain: Domain) => domain.resources ?? []);
 
 /** The name of the domain that declares a resource template. */
-export const domainOfResource = (declaration: DomainResource): string | undefined =>
-  DOMAINS.find((domain: Domain) => domain.resources?.includes(declaration))?.name;
+export const domainOfResource = (declaration: DomainResource): string => DOMAINS.find((domain: Domain) => domain.resources?.includes(declaration))?.name ?? '';
 
 export const uriTemplateOf = (declaration: DomainResource) => `fleet://${declaration.template}`;
 
@@ -32,11 +31,11 @@ function decoded(value: string): string {
   }
 }
 
-/** The variables of a thing's URI: its swarm (or PVE cluster), its host, its key. */
+/** The variables of a thing's URI: its group or cluster (else the host that reported it), its host, its key. */
 function valuesOf(declaration: DomainResource, resource: Resource, view: FleetView): Record<string, string> {
   const { row } = resource;
   return {
-    cluster: resource.group ? view.swarmKey(resource.group) : (row.cluster ?? row.host ?? ''),
+    cluster: resource.group ? view.groupKey(domainOfResource(declaration), resource.group) : (row.cluster ?? row.host ?? ''),
     host: row.host ?? '',
     name: declaration.key === 'id' ? row.id : row.name,
   };
@@ -56,10 +55,10 @@ const mimeTypeOf = (declaration: DomainResource) => (declaration.content === 'co
 export function entriesOf(declaration: DomainResource, view: FleetView): ResourceEntry[] {
   const mimeType = mimeTypeOf(declaration);
   if (!declaration.type) {
-    return view.swarms.map((swarm) => ({
-      uri: fill(declaration, { cluster: swarm.key }),
-      name: `${declaration.name}:${swarm.key}`,
-      title: `${declaration.title} ${swarm.key}`,
+    return view.groupsOf(domainOfResource(declaration)).map((group) => ({
+      uri: fill(declaration, { cluster: group.key }),
+      name: `${declaration.name}:${group.key}`,
+      title: `${declaration.title} ${group.key}`,
       mimeType,
     }));
   }
@@ -87,13 +86,14 @@ export function extraUrisOf(resource: Resource, view: FleetView): { uri: string;
   }));
 }
 
-/** The thing a URI's variables name, among what the view shows: by key, name, id or id prefix; in the swarm or on the host it names. */
+/** The thing a URI's variables name, among what the view shows: by key, name, id or id prefix; in the group or on the host it names. */
 function resolve(declaration: DomainResource, uri: string, variables: Record<string, string>, view: FleetView): Resource {
   const wanted = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, decoded(value)]));
   const candidates = view.ofType(declaration.type as string).filter((resource) => {
     const { row } = resource;
     if (wanted.cluster !== undefined) {
-      if (resource.group ? view.swarm(wanted.cluster)?.id !== resource.group : (row.cluster ?? row.host) !== wanted.cluster) return false;
+      if (resource.group ? view.group(domainOfResource(declaration), wanted.cluster)?.id !== resource.group : (row.cluster ?? row.host) !== wanted.cluster)
+        return false;
     }
     if (wanted.host !== undefined && row.host !== wanted.host) return false;
     // A host's own resource names it by {host}.
@@ -140,13 +140,13 @@ export async function readDomainResource(
     resource = resolve(declaration, uri, variables, view);
     target = { id: resource.row.id, name: resource.row.name, ...(resource.group ? { clusterId: resource.group } : {}) };
   } else {
-    const swarm = view.swarm(decoded(variables.cluster ?? ''));
-    if (!swarm)
+    const group = view.group(domainOfResource(declaration), decoded(variables.cluster ?? ''));
+    if (!group)
       throw resourceNotFound(
         uri,
         entriesOf(declaration, view).map((e) => e.uri),
       );
-    target = { clusterId: swarm.id };
+    target = { clusterId: group.id };
   }
   if (content === 'digest' && resource) {
     const digest = visibleRelated(context.identity, view.index.digest(resource));

@@ -1,16 +1,18 @@
-import type { Action } from '../../shared/catalog/action.ts';
-import { errorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
-import type { Host } from '../agents/agent-registry.ts';
-import type { Identity } from '../auth/identities.ts';
-import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
-import type { FleetIndex } from '../index/fleet-index.ts';
-import { checkSwarmReadParams, filterSwarmAnswer, type SwarmReadScope, swarmReadScope } from '../swarm/swarm-grants.ts';
-import { agentOnTaskNode, swarmResourceName } from '../swarm/swarm-resources.ts';
-import { requireConfirm } from './authorization.ts';
-import { callTimeoutMs, parseParams, splitArguments } from './call-arguments.ts';
-import { lateNote } from './call-audit.ts';
-import { CallProgress } from './call-progress.ts';
-import type { RouteCall, RouteDeps, RunResult } from './call-route.ts';
+import type { Action } from '../../../shared/catalog/action.ts';
+import { clusterRefShape } from '../../../shared/domains/swarm/swarm-shapes.ts';
+import { errorInfo, FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import type { Identity } from '../../auth/identities.ts';
+import { forbidden, requireConfirm } from '../../calls/authorization.ts';
+import { callTimeoutMs, parseParams, splitArguments } from '../../calls/call-arguments.ts';
+import { lateNote } from '../../calls/call-audit.ts';
+import { CallProgress } from '../../calls/call-progress.ts';
+import type { RouteCall, RouteDeps, RunResult } from '../../calls/call-route.ts';
+import { fanOut, type HostOutcome } from '../../fanout/fan-out.ts';
+import type { FleetIndex } from '../../index/fleet-index.ts';
+import type { DomainRoute } from '../broker-domain.ts';
+import { checkSwarmReadParams, filterSwarmAnswer, type SwarmReadScope, swarmReadScope } from './swarm-grants.ts';
+import { agentOnTaskNode, swarmResourceName } from './swarm-lookups.ts';
 import { routeSwarmCall } from './swarm-routing.ts';
 
 /**
@@ -19,7 +21,7 @@ import { routeSwarmCall } from './swarm-routing.ts';
  * read of a swarm it sees nothing of. Returns what a read may see of the
  * swarm, to filter its answer with.
  */
-export function checkSwarmGrants(
+function checkSwarmGrants(
   identity: Identity,
   action: Action,
   params: Record<string, unknown>,
@@ -51,7 +53,7 @@ export function checkSwarmGrants(
  * (healthiest first, failing over to the next) or, when the action says so,
  * the agent on the node of the task it names.
  */
-export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunResult> {
+async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunResult> {
   const { action, identity, context } = call;
   const { params, confirm } = splitArguments(action, call.args);
   const parsed = parseParams(action, params);
@@ -137,3 +139,14 @@ export async function runOnSwarm(call: RouteCall, deps: RouteDeps): Promise<RunR
   }
   throw failure ?? new FleetError('agent_offline', `no manager of swarm ${route.clusterName} answered`);
 }
+
+/** The swarm domain's route: one manager agent answers for its whole swarm, and a broker relaying to it checks the swarm's grants again. */
+export const swarmRoute: DomainRoute = {
+  run: runOnSwarm,
+  checkRelayed(identity, action, params, host, index) {
+    const clusterId = host.hello?.facts.swarm_id;
+    if (typeof clusterId !== 'string' || !clusterId) throw forbidden(action, [host.name]);
+    checkSwarmGrants(identity, action, params, index, clusterId, clusterId);
+  },
+  answerShape: { cluster: clusterRefShape },
+};

@@ -1,9 +1,9 @@
-import type { SwarmSnapshot } from '../../shared/domains/swarm/records.ts';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { Host } from '../agents/agent-registry.ts';
-import { assessClaims } from '../agents/claims.ts';
-import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
-import type { FleetIndex } from '../index/fleet-index.ts';
+import type { SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import { assessClaims } from '../../agents/claims.ts';
+import type { FleetIndex } from '../../index/fleet-index.ts';
+import { SwarmIndexer } from './swarm-indexer.ts';
 
 interface SwarmRoute {
   clusterId: string;

@@ -1,7 +1,7 @@
-import type { Host } from '../agents/agent-registry.ts';
-import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
-import { agentOnNode } from '../domains/swarm/swarm-nodes.ts';
-import type { FleetIndex } from '../index/fleet-index.ts';
+import type { Host } from '../../agents/agent-registry.ts';
+import type { FleetIndex } from '../../index/fleet-index.ts';
+import { SwarmIndexer } from './swarm-indexer.ts';
+import { agentOnNode } from './swarm-nodes.ts';
 
 /** The name grants match for a swarm resource named by id or name. */
 export function swarmResourceName(index: FleetIndex, clusterId: string, kind: string, value: string): string {

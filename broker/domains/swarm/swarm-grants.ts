@@ -1,11 +1,11 @@
-import type { Action } from '../../shared/catalog/action.ts';
-import type { VisibleResources } from '../../shared/catalog/partial-view.ts';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { Identity } from '../auth/identities.ts';
-import { mayRead } from '../auth/visibility.ts';
-import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
-import type { FleetIndex } from '../index/fleet-index.ts';
-import { visible } from '../index/resource.ts';
+import type { Action } from '../../../shared/catalog/action.ts';
+import type { VisibleResources } from '../../../shared/catalog/partial-view.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { Identity } from '../../auth/identities.ts';
+import { mayRead } from '../../auth/visibility.ts';
+import type { FleetIndex } from '../../index/fleet-index.ts';
+import { visible } from '../../index/resource.ts';
+import { SwarmIndexer } from './swarm-indexer.ts';
 
 /**
  * What of one swarm an identity may read, decided resource by resource with

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getEvents, getLogs, scaleService } from '../../shared/domains/swarm/swarm-actions.ts';
+import { getEvents, getLogs, scaleService } from '../../../shared/domains/swarm/swarm-actions.ts';
 import { checkSwarmReadParams, filterSwarmAnswer, type SwarmReadScope } from './swarm-grants.ts';
 
 /** A scope that sees service web only. */
