@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Action } from '../../shared/catalog/action.ts';
 import type { Domain } from '../../shared/domains/domain.ts';
 import type { Host } from '../agents/agent-registry.ts';
+import type { AgentRoleDeclaration } from '../agents/claims.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { RouteCall, RouteDeps, RunResult } from '../calls/call-route.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
@@ -22,6 +23,8 @@ export interface BrokerDomain {
   readonly route?: DomainRoute;
   /** The shared objects its resources belong to (a swarm), which its URIs name by `{cluster}`. */
   readonly groups?: ResourceGroups;
+  /** The roles an agent may hold over those objects: what it claims, and what proves a claim. */
+  readonly roles?: readonly AgentRoleDeclaration[];
 }
 
 /**

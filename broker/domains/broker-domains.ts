@@ -1,3 +1,4 @@
+import type { AgentRoleDeclaration } from '../agents/claims.ts';
 import type { BrokerDomain } from './broker-domain.ts';
 import { BROKER_DOMAIN_FOLDERS } from './broker-domains.gen.ts';
 
@@ -5,3 +6,9 @@ import { BROKER_DOMAIN_FOLDERS } from './broker-domains.gen.ts';
 export const BROKER_DOMAINS: readonly BrokerDomain[] = [...BROKER_DOMAIN_FOLDERS].sort(
   (a, b) => a.domain.rank - b.domain.rank || a.domain.name.localeCompare(b.domain.name),
 );
+
+/** Every role over a shared object the domains declare, in their order: what agents claim, join tokens give and the operator approves. */
+export const AGENT_ROLES: readonly AgentRoleDeclaration[] = BROKER_DOMAINS.flatMap((broker) => broker.roles ?? []);
+
+/** The names of those roles. */
+export const AGENT_ROLE_NAMES: readonly string[] = AGENT_ROLES.map((role) => role.name);

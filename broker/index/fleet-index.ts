@@ -3,8 +3,7 @@ import { reportSchemas } from '../../shared/domains/domains.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import { assessClaims, statedClaims } from '../agents/claims.ts';
-import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
-import { ProxmoxIndexer } from '../domains/proxmox/proxmox-indexer.ts';
+import { AGENT_ROLES, BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { hostDigest, hostRows } from './host-resources.ts';
 import type { IndexContext, Indexer, IndexerClass } from './indexer.ts';
@@ -42,6 +41,8 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly byKind = new Map<string, Indexer>();
   /** Each resource type's indexer, from the types it answers for. */
   private readonly byType = new Map<string, Indexer>();
+  /** The roles over shared objects the domains declare, which claims are assessed by. */
+  readonly roles = AGENT_ROLES;
   private readonly warnedAt = new Map<string, number>();
   private pruner: NodeJS.Timeout | undefined;
   /** The hosts that held a role (approved or proven) at the last check. */
@@ -112,12 +113,12 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       for (const indexer of this.indexers.values()) indexer.forget?.(host.id);
       this.dropLostRoles();
     });
-    // A withdrawn approval, or a Hello that claims another swarm, ends what the agent contributed as a role holder.
+    // A withdrawn approval, or a Hello that claims another object, ends what the agent contributed as a role holder.
     // Each check reads every host: it runs only for a host that has or states a role, or held one at the last check,
     // since no other host's change can take a role away (run for every state change, it cost a fleet of 2000 coming
     // back after a restart seconds of the broker's CPU).
     this.registry.on('state', (host) => {
-      if (host.roles.length > 0 || this.roleHolders.has(host.id) || statedClaims(host.hello?.facts ?? {}).length > 0) this.dropLostRoles();
+      if (host.roles.length > 0 || this.roleHolders.has(host.id) || statedClaims(host.hello?.facts ?? {}, this.roles).length > 0) this.dropLostRoles();
     });
     this.pruner = setInterval(() => this.prune(), 3_600_000);
     this.pruner.unref();
@@ -127,15 +128,10 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
     clearInterval(this.pruner);
   }
 
-  /** Each Proxmox VE agent's last report of its cluster's guests (what proves a cluster membership). */
-  guestEntries() {
-    return this.indexer(ProxmoxIndexer).guestEntries();
-  }
-
   /**
    * Takes one report: of a kind a domain declares, checked against that
    * kind's schema, then handed to the domain's indexer (which takes a report
-   * about a shared object, a swarm or a PVE cluster, only from an agent
+   * about a shared object, such as a cluster, only from an agent
    * holding the role over it). Anything else is dropped and counted, and the
    * agent warned about in the log at most once a minute. Times are the
    * broker's receipt time: an agent's clock never orders reports.

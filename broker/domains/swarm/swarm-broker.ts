@@ -2,6 +2,7 @@ import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
 import { swarmGroups } from './swarm-groups.ts';
 import { SwarmIndexer } from './swarm-indexer.ts';
+import { swarmManagerRole } from './swarm-roles.ts';
 import { swarmRoute } from './swarm-route.ts';
 
 /** Docker Swarm clusters as their managers report them, and the calls one manager answers for a whole swarm. */
@@ -10,4 +11,5 @@ export const swarmBroker: BrokerDomain = {
   indexer: SwarmIndexer,
   route: swarmRoute,
   groups: swarmGroups,
+  roles: [swarmManagerRole],
 };
