@@ -7,6 +7,7 @@ import type { Identity } from '../auth/identities.ts';
 import type { RouteCall, RouteDeps, RunResult } from '../calls/call-route.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { IndexerClass } from '../index/indexer.ts';
+import type { DomainResource } from './domain-resource.ts';
 
 /**
  * The broker half of one domain, declared in `broker/domains/<domain>/<domain>-broker.ts`
@@ -25,6 +26,8 @@ export interface BrokerDomain {
   readonly groups?: ResourceGroups;
   /** The roles an agent may hold over those objects: what it claims, and what proves a claim. */
   readonly roles?: readonly AgentRoleDeclaration[];
+  /** The `fleet://` resources it offers MCP clients, beside its actions. */
+  readonly resources?: readonly DomainResource[];
 }
 
 /**

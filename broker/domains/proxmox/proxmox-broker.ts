@@ -8,4 +8,15 @@ export const proxmoxBroker: BrokerDomain = {
   domain: proxmoxDomain,
   indexer: ProxmoxIndexer,
   roles: [pveMemberRole],
+  resources: [
+    {
+      template: 'pve/{cluster}/guests/{name}',
+      name: 'guest',
+      title: 'Proxmox VE guest',
+      description: 'A guest digest by VMID; {cluster} is its PVE cluster, or the reporting agent for a node outside one.',
+      type: 'guest',
+      key: 'id',
+      content: 'digest',
+    },
+  ],
 };

@@ -6,4 +6,14 @@ import { SandboxIndexer } from './sandbox-indexer.ts';
 export const sandboxBroker: BrokerDomain = {
   domain: sandboxDomain,
   indexer: SandboxIndexer,
+  resources: [
+    {
+      template: 'hosts/{host}/sandboxes/{name}',
+      name: 'sandbox',
+      title: 'Sandbox',
+      description: 'A sandbox digest: its container and state.',
+      type: 'sandbox',
+      content: 'digest',
+    },
+  ],
 };

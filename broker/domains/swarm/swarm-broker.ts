@@ -2,6 +2,7 @@ import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
 import { swarmGroups } from './swarm-groups.ts';
 import { SwarmIndexer } from './swarm-indexer.ts';
+import { SWARM_RESOURCES } from './swarm-resources.ts';
 import { swarmManagerRole } from './swarm-roles.ts';
 import { swarmRoute } from './swarm-route.ts';
 
@@ -12,4 +13,5 @@ export const swarmBroker: BrokerDomain = {
   route: swarmRoute,
   groups: swarmGroups,
   roles: [swarmManagerRole],
+  resources: SWARM_RESOURCES,
 };

@@ -1,19 +1,17 @@
-import type { Domain, DomainResource } from '../../../shared/domains/domain.ts';
-import { DOMAINS } from '../../../shared/domains/domains.ts';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
+import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
+import type { DomainResource, ResourceTarget } from '../../domains/domain-resource.ts';
 import type { Resource } from '../../index/resource.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
-import { composeFile } from './compose-file.ts';
 import { type ResourceContext, resourceNotFound } from './fleet-resources.ts';
 import type { FleetView } from './fleet-view.ts';
 
-/** Every resource template the domains declare, in domain order. */
-export const DOMAIN_RESOURCES: readonly DomainResource[] = DOMAINS.flatMap((domain: Domain) => domain.resources ?? []);
+/** Every resource template the domains' broker halves declare, in domain order. */
+export const DOMAIN_RESOURCES: readonly DomainResource[] = BROKER_DOMAINS.flatMap((broker) => broker.resources ?? []);
 
 /** The name of the domain that declares a resource template. */
-export const domainOfResource = (declaration: DomainResource): string => DOMAINS.find((domain: Domain) => domain.resources?.includes(declaration))?.name ?? '';
+export const domainOfResource = (declaration: DomainResource): string =>
+  BROKER_DOMAINS.find((broker) => broker.resources?.includes(declaration))?.domain.name ?? '';
 
 export const uriTemplateOf = (declaration: DomainResource) => `fleet://${declaration.template}`;
 
@@ -49,7 +47,7 @@ export interface ResourceEntry {
   mimeType: string;
 }
 
-const mimeTypeOf = (declaration: DomainResource) => (declaration.content === 'compose' ? 'application/yaml' : 'application/json');
+export const mimeTypeOf = ({ content }: DomainResource) => (typeof content === 'object' && 'mimeType' in content ? content.mimeType : 'application/json');
 
 /** The concrete resources of one template this view shows. */
 export function entriesOf(declaration: DomainResource, view: FleetView): ResourceEntry[] {
@@ -115,16 +113,11 @@ function resolve(declaration: DomainResource, uri: string, variables: Record<str
   );
 }
 
-const servicesOfStack = (view: FleetView, snapshot: SwarmSnapshot, stack: string): ServiceRecord[] =>
-  view
-    .ofType('service')
-    .filter((r) => r.group === snapshot.cluster_id && r.row.stack === stack)
-    .map((r) => r.record as ServiceRecord);
-
 /**
  * Reads one resource of a domain template as the identity may see it: from
- * the index (digest, Compose), or by running the declared action through the
- * runner as a tool call runs (levels, grants, audit).
+ * the index (the digest, or the domain's document), or by running the
+ * declared action through the runner as a tool call runs (levels, grants,
+ * audit).
  */
 export async function readDomainResource(
   declaration: DomainResource,
@@ -134,11 +127,11 @@ export async function readDomainResource(
 ): Promise<{ mimeType: string; text: string }> {
   const view = context.view();
   const { content } = declaration;
-  let target: { clusterId?: string; id?: string; name?: string };
+  let target: ResourceTarget;
   let resource: Resource | undefined;
   if (declaration.type) {
     resource = resolve(declaration, uri, variables, view);
-    target = { id: resource.row.id, name: resource.row.name, ...(resource.group ? { clusterId: resource.group } : {}) };
+    target = { id: resource.row.id, name: resource.row.name, ...(resource.group ? { group: resource.group } : {}) };
   } else {
     const group = view.group(domainOfResource(declaration), decoded(variables.cluster ?? ''));
     if (!group)
@@ -146,18 +139,14 @@ export async function readDomainResource(
         uri,
         entriesOf(declaration, view).map((e) => e.uri),
       );
-    target = { clusterId: group.id };
+    target = { group: group.id };
   }
   if (content === 'digest' && resource) {
     const digest = visibleRelated(context.identity, view.index.digest(resource));
     return { mimeType: 'application/json', text: JSON.stringify(digest, null, 2) };
   }
-  const snapshot = resource?.group ? view.index.indexer(SwarmIndexer).swarm(resource.group)?.snapshot : undefined;
-  if (content === 'compose' && resource && snapshot) {
-    const services = resource.row.type === 'stack' ? servicesOfStack(view, snapshot, resource.row.name) : [resource.record as ServiceRecord];
-    return { mimeType: 'application/yaml', text: composeFile(services, snapshot) };
-  }
-  if (typeof content === 'object') {
+  if (typeof content === 'object' && 'read' in content && resource) return { mimeType: content.mimeType, text: content.read(resource, view) };
+  if (typeof content === 'object' && 'action' in content) {
     // A refusal or failure is the runner's FleetError, answered as the read's error (register-resources.ts).
     const result = await context.runner.run(context.identity, content.action, content.args(target), { tool: content.action.tool, signal: context.signal });
     return { mimeType: 'application/json', text: JSON.stringify(result.structured, null, 2) };

@@ -4,7 +4,7 @@ import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
 import { INDEX_READ_HINT, readCacheHint } from '../cache-hints.ts';
 import { fleetNames, groupNames, matching } from '../completion/fleet-names.ts';
 import type { IconLinks } from '../icons/icon-links.ts';
-import { DOMAIN_RESOURCES, domainOfResource, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
+import { DOMAIN_RESOURCES, domainOfResource, entriesOf, mimeTypeOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './fleet-resources.ts';
 import { pageOf } from './resource-page.ts';
 import type { ResourceWatch } from './resource-watch.ts';
@@ -45,7 +45,10 @@ export function matchDomain(uri: string) {
 }
 
 /** Whether an agent answers the resource at each read (logs, events), rather than the fleet index. */
-export const isAgentAnswered = (uri: string) => typeof matchDomain(uri)?.declaration.content === 'object';
+export const isAgentAnswered = (uri: string) => {
+  const content = matchDomain(uri)?.declaration.content;
+  return typeof content === 'object' && 'action' in content;
+};
 
 /** Reads any fleet:// resource as the identity may see it. */
 export async function readAny(uri: string, context: ResourceContext): Promise<{ mimeType: string; text: string }> {
@@ -148,7 +151,7 @@ export function registerResources(
       {
         title: declaration.title,
         description: declaration.description,
-        mimeType: declaration.content === 'compose' ? 'application/yaml' : 'application/json',
+        mimeType: mimeTypeOf(declaration),
         ...icons.of(domain),
       },
       (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),

@@ -83,7 +83,7 @@ export class ResourceWatch {
         return;
       }
       this.groupSeen.set(key, digest);
-      const prefixes = (grouped.domain.resources ?? [])
+      const prefixes = (grouped.resources ?? [])
         .filter((declaration) => declaration.template.includes('{cluster}'))
         .map((declaration) => `fleet://${declaration.template.slice(0, declaration.template.indexOf('{cluster}'))}${encodeURIComponent(group.key)}`);
       this.subscriptions.changed((uri) => prefixes.some((prefix) => uri === prefix || uri.startsWith(`${prefix}/`)));

@@ -32,16 +32,5 @@ export const proxmoxDomain = {
     proxmoxScriptCommand,
   ],
   reports: { proxmox_guests: guestInventorySchema },
-  resources: [
-    {
-      template: 'pve/{cluster}/guests/{name}',
-      name: 'guest',
-      title: 'Proxmox VE guest',
-      description: 'A guest digest by VMID; {cluster} is its PVE cluster, or the reporting agent for a node outside one.',
-      type: 'guest',
-      key: 'id',
-      content: 'digest',
-    },
-  ],
   flags: PROXMOX_FLAGS,
 } as const satisfies Domain;

@@ -1,5 +1,25 @@
-import type { DomainResource } from '../domain.ts';
-import { getClusterStatus, getEvents, getLogs } from './swarm-actions.ts';
+import type { ServiceRecord } from '../../../shared/domains/swarm/records.ts';
+import { getClusterStatus, getEvents, getLogs } from '../../../shared/domains/swarm/swarm-actions.ts';
+import type { DomainResource, ResourceDocument } from '../domain-resource.ts';
+import { composeFile } from './compose-file.ts';
+import { SwarmIndexer } from './swarm-indexer.ts';
+
+/** A service, or every service of a stack, as a Compose file built from its swarm's snapshot in the index. */
+const compose: ResourceDocument = {
+  mimeType: 'application/yaml',
+  read(resource, view) {
+    const snapshot = view.index.indexer(SwarmIndexer).swarm(resource.group ?? '')?.snapshot;
+    if (!snapshot) return '';
+    const services =
+      resource.row.type === 'stack'
+        ? view
+            .ofType('service')
+            .filter((r) => r.group === resource.group && r.row.stack === resource.row.name)
+            .map((r) => r.record as ServiceRecord)
+        : [resource.record as ServiceRecord];
+    return composeFile(services, snapshot);
+  },
+};
 
 /** Cetacean's resources, per swarm of the fleet: `{cluster}` is the swarm as swarm tools take it. */
 export const SWARM_RESOURCES: readonly DomainResource[] = [
@@ -8,14 +28,14 @@ export const SWARM_RESOURCES: readonly DomainResource[] = [
     name: 'swarm',
     title: 'Swarm',
     description: 'A swarm as get_cluster_status answers: counts, readiness, reserved against total capacity, services not converged.',
-    content: { action: getClusterStatus, args: (target) => ({ cluster: target.clusterId }) },
+    content: { action: getClusterStatus, args: (target) => ({ cluster: target.group }) },
   },
   {
     template: 'swarms/{cluster}/history',
     name: 'swarm_history',
     title: 'Swarm history',
     description: "The swarm's latest 100 changes, newest first, as get_events answers.",
-    content: { action: getEvents, args: (target) => ({ cluster: target.clusterId, limit: 100 }) },
+    content: { action: getEvents, args: (target) => ({ cluster: target.group, limit: 100 }) },
   },
   { template: 'swarms/{cluster}/nodes/{name}', name: 'swarm_node', title: 'Swarm node', description: 'A node digest.', type: 'node', content: 'digest' },
   {
@@ -40,7 +60,7 @@ export const SWARM_RESOURCES: readonly DomainResource[] = [
     title: 'Service as Compose',
     description: 'The service as a one-service Compose file; what it references is external, environment variables are named without values.',
     type: 'service',
-    content: 'compose',
+    content: compose,
   },
   {
     template: 'swarms/{cluster}/tasks/{name}',
@@ -65,7 +85,7 @@ export const SWARM_RESOURCES: readonly DomainResource[] = [
     title: 'Stack as Compose',
     description: 'The stack as a Compose file; secrets and configs are referenced, never exported; environment variables are named without values.',
     type: 'stack',
-    content: 'compose',
+    content: compose,
   },
   {
     template: 'swarms/{cluster}/configs/{name}',

@@ -1,0 +1,17 @@
+import { fleetDomain } from '../../../shared/domains/fleet/fleet-domain.ts';
+import type { BrokerDomain } from '../broker-domain.ts';
+
+/** What the broker answers itself of its agents and its index of the fleet. */
+export const fleetBroker: BrokerDomain = {
+  domain: fleetDomain,
+  resources: [
+    {
+      template: 'hosts/{host}',
+      name: 'host',
+      title: 'Host',
+      description: 'A host digest: state, facts, collectors, its latest sample.',
+      type: 'host',
+      content: 'digest',
+    },
+  ],
+};
