@@ -7,6 +7,7 @@ import type { Identity } from '../auth/identities.ts';
 import type { RouteCall, RouteDeps, RunResult } from '../calls/call-route.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { IndexerClass } from '../index/indexer.ts';
+import type { DomainPrompt } from './domain-prompt.ts';
 import type { DomainResource } from './domain-resource.ts';
 
 /**
@@ -28,6 +29,8 @@ export interface BrokerDomain {
   readonly roles?: readonly AgentRoleDeclaration[];
   /** The `fleet://` resources it offers MCP clients, beside its actions. */
   readonly resources?: readonly DomainResource[];
+  /** The guided investigations it offers, walking its tools. */
+  readonly prompts?: readonly DomainPrompt[];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { fleetDomain } from '../../../shared/domains/fleet/fleet-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
+import { FLEET_PROMPTS } from './fleet-prompts.ts';
 
 /** What the broker answers itself of its agents and its index of the fleet. */
 export const fleetBroker: BrokerDomain = {
@@ -14,4 +15,5 @@ export const fleetBroker: BrokerDomain = {
       content: 'digest',
     },
   ],
+  prompts: FLEET_PROMPTS,
 };

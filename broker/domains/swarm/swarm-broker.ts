@@ -2,6 +2,7 @@ import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
 import { swarmGroups } from './swarm-groups.ts';
 import { SwarmIndexer } from './swarm-indexer.ts';
+import { SWARM_PROMPTS } from './swarm-prompts.ts';
 import { SWARM_RESOURCES } from './swarm-resources.ts';
 import { swarmManagerRole } from './swarm-roles.ts';
 import { swarmRoute } from './swarm-route.ts';
@@ -14,4 +15,5 @@ export const swarmBroker: BrokerDomain = {
   groups: swarmGroups,
   roles: [swarmManagerRole],
   resources: SWARM_RESOURCES,
+  prompts: SWARM_PROMPTS,
 };
