@@ -31,6 +31,16 @@ export interface BrokerDomain {
   readonly resources?: readonly DomainResource[];
   /** The guided investigations it offers, walking its tools. */
   readonly prompts?: readonly DomainPrompt[];
+  /** The MCP Apps widgets it declares for its actions' answers (`ui://fleetmesh/<name>`); web/src/widgets/ builds each. */
+  readonly widgets?: readonly WidgetDeclaration[];
+  /** What the MCP server's instructions say of its tools, in one sentence for the model. */
+  readonly instructions?: string;
+}
+
+/** One MCP Apps widget: its name (what actions' `widget` names) and the title its resource is listed under. */
+export interface WidgetDeclaration {
+  readonly name: string;
+  readonly title: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AgentRoleDeclaration } from '../agents/claims.ts';
-import type { BrokerDomain } from './broker-domain.ts';
+import type { BrokerDomain, WidgetDeclaration } from './broker-domain.ts';
 import { BROKER_DOMAIN_FOLDERS } from './broker-domains.gen.ts';
 
 /** Every domain's broker half, one per folder of broker/domains/ (listed there by `npm run gen`), in its domain's rank. */
@@ -12,3 +12,6 @@ export const AGENT_ROLES: readonly AgentRoleDeclaration[] = BROKER_DOMAINS.flatM
 
 /** The names of those roles. */
 export const AGENT_ROLE_NAMES: readonly string[] = AGENT_ROLES.map((role) => role.name);
+
+/** Every MCP Apps widget the domains declare, in their order. */
+export const WIDGETS: readonly WidgetDeclaration[] = BROKER_DOMAINS.flatMap((broker) => broker.widgets ?? []);

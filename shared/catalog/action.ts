@@ -3,9 +3,8 @@ import type { PartialView } from './partial-view.ts';
 
 /** homebutler's classes: what an action may do to the machine it runs on. */
 type Risk = 'read' | 'write' | 'destructive';
-/** The MCP Apps widgets, each built from the components the web console uses (web/src/widgets/). */
-export const WIDGET_NAMES = ['fleet-table', 'metrics-chart', 'swarm-topology', 'log-viewer', 'recommendations'] as const;
-export type WidgetName = (typeof WIDGET_NAMES)[number];
+/** An MCP Apps widget, by the name a domain's broker half declares it under (web/src/widgets/ builds each). */
+export type WidgetName = string;
 
 /** Cetacean's operations levels: 0 read-only, 1 operational, 2 configuration, 3 impactful. */
 export type Level = 0 | 1 | 2 | 3;

@@ -16,4 +16,7 @@ export const swarmBroker: BrokerDomain = {
   roles: [swarmManagerRole],
   resources: SWARM_RESOURCES,
   prompts: SWARM_PROMPTS,
+  widgets: [{ name: 'swarm-topology', title: 'Swarm topology: nodes, services, placement and drain impact' }],
+  instructions:
+    "Swarm tools take a name wherever they ask for an id (a node's hostname); cluster (a swarm id, id prefix or name) only when the fleet holds several swarms; changes take version (as describe showed it: a change since then is a conflict, not an overwrite) and wait (answer once the service converged, at most 60 s).",
 };
