@@ -137,60 +137,6 @@ export const REGISTRIES: readonly Registry[] = [
       );
     },
   },
-  {
-    path: 'broker/calls/broker-actions/broker-actions.gen.ts',
-    what: 'the handlers of broker/calls/broker-actions/',
-    find(root) {
-      const dir = join(root, 'broker/calls/broker-actions');
-      const found: Found[] = [];
-      for (const file of readdirSync(dir).sort()) {
-        if (!file.endsWith('.ts') || file.endsWith('.gen.ts') || file.endsWith('.test.ts')) continue;
-        const text = readFileSync(join(dir, file), 'utf8');
-        for (const match of text.matchAll(/export const (\w+) = defineBrokerAction\(/g)) found.push({ file, exportName: match[1] as string });
-      }
-      return found;
-    },
-    render(found) {
-      return listing(
-        this,
-        found,
-        [
-          '/** Every action the broker answers itself: each `defineBrokerAction` export of broker/calls/broker-actions/. */',
-          'export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [',
-          arrayOf(found),
-          '];',
-        ],
-        "import type { BrokerActionHandler } from './broker-action.ts';",
-      );
-    },
-  },
-  {
-    path: 'broker/services/broker-services.gen.ts',
-    what: 'the services of broker/services/',
-    find(root) {
-      const dir = join(root, 'broker/services');
-      const found: Found[] = [];
-      for (const file of readdirSync(dir).sort()) {
-        if (!file.endsWith('.ts') || file.endsWith('.gen.ts') || file.endsWith('.test.ts')) continue;
-        const text = readFileSync(join(dir, file), 'utf8');
-        for (const match of text.matchAll(/export const (\w+) = defineBrokerService\(/g)) found.push({ file, exportName: match[1] as string });
-      }
-      return found;
-    },
-    render(found) {
-      return listing(
-        this,
-        found,
-        [
-          '/** Every service the broker runs for its domains: each `defineBrokerService` export of broker/services/. */',
-          'export const BROKER_SERVICES: readonly BrokerServicePlugin[] = [',
-          arrayOf(found),
-          '];',
-        ],
-        "import type { BrokerServicePlugin } from './broker-service.ts';",
-      );
-    },
-  },
 ];
 
 /** Each registry's path and the text `npm run gen` writes there. */

@@ -10,7 +10,7 @@ import type { UsageHistory } from '../metrics/usage-history.ts';
 import type { BrokerServices } from '../services/broker-services.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
-import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
+import type { BrokerActionContext, BrokerActionHandler } from './broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
 import { splitArguments } from './call-arguments.ts';
 import { auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';

@@ -5,7 +5,7 @@ import type { Host } from '../agents/agent-registry.ts';
 import { GrantSet } from '../auth/grants.ts';
 import type { Identity } from '../auth/identities.ts';
 import { allowsAction, effectiveLevel, forbidden } from '../calls/authorization.ts';
-import type { BrokerActionHandler } from '../calls/broker-actions/broker-action.ts';
+import type { BrokerActionHandler } from '../calls/broker-action.ts';
 import { partitionByGrants } from '../calls/host-visibility.ts';
 import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';

@@ -4,9 +4,11 @@ import type { Domain } from '../../shared/domains/domain.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { AgentRoleDeclaration } from '../agents/claims.ts';
 import type { Identity } from '../auth/identities.ts';
+import type { BrokerActionHandler } from '../calls/broker-action.ts';
 import type { RouteCall, RouteDeps, RunResult } from '../calls/call-route.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { IndexerClass } from '../index/indexer.ts';
+import type { BrokerServicePlugin } from '../services/broker-service.ts';
 import type { DomainPrompt } from './domain-prompt.ts';
 import type { DomainResource } from './domain-resource.ts';
 
@@ -21,6 +23,10 @@ export interface BrokerDomain {
   readonly domain: Domain;
   /** Its part of the fleet index: takes its reports and answers for its resource types. */
   readonly indexer?: IndexerClass;
+  /** The handlers of its actions the broker answers itself (`runsOn: 'broker'`). */
+  readonly actions?: readonly BrokerActionHandler[];
+  /** The services those handlers use, configured by the domain's broker flags. */
+  readonly services?: readonly BrokerServicePlugin[];
   /** How its actions whose `runsOn` is the domain's name are run: one agent answering for a shared object. */
   readonly route?: DomainRoute;
   /** The shared objects its resources belong to (a swarm), which its URIs name by `{cluster}`. */

@@ -3,6 +3,8 @@ import type { BrokerDomain } from './broker-domain.ts';
 import { checkupBroker } from './checkup/checkup-broker.ts';
 import { dockerBroker } from './docker/docker-broker.ts';
 import { fleetBroker } from './fleet/fleet-broker.ts';
+import { networkBroker } from './network/network-broker.ts';
+import { notifyBroker } from './notify/notify-broker.ts';
 import { proxmoxBroker } from './proxmox/proxmox-broker.ts';
 import { sandboxBroker } from './sandbox/sandbox-broker.ts';
 import { swarmBroker } from './swarm/swarm-broker.ts';
@@ -14,6 +16,8 @@ export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [
   checkupBroker,
   dockerBroker,
   fleetBroker,
+  networkBroker,
+  notifyBroker,
   proxmoxBroker,
   sandboxBroker,
   swarmBroker,

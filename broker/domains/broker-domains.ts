@@ -1,4 +1,6 @@
 import type { AgentRoleDeclaration } from '../agents/claims.ts';
+import type { BrokerActionHandler } from '../calls/broker-action.ts';
+import type { BrokerServicePlugin } from '../services/broker-service.ts';
 import type { BrokerDomain, WidgetDeclaration } from './broker-domain.ts';
 import { BROKER_DOMAIN_FOLDERS } from './broker-domains.gen.ts';
 
@@ -15,3 +17,9 @@ export const AGENT_ROLE_NAMES: readonly string[] = AGENT_ROLES.map((role) => rol
 
 /** Every MCP Apps widget the domains declare, in their order. */
 export const WIDGETS: readonly WidgetDeclaration[] = BROKER_DOMAINS.flatMap((broker) => broker.widgets ?? []);
+
+/** Every action the broker answers itself, from the domains' broker halves. */
+export const BROKER_ACTIONS: readonly BrokerActionHandler[] = BROKER_DOMAINS.flatMap((broker) => broker.actions ?? []);
+
+/** Every service the broker runs for its domains' broker actions. */
+export const BROKER_SERVICES: readonly BrokerServicePlugin[] = BROKER_DOMAINS.flatMap((broker) => broker.services ?? []);

@@ -15,7 +15,7 @@ import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
-import type { BrokerActionContext } from '../calls/broker-actions/broker-action.ts';
+import type { BrokerActionContext } from '../calls/broker-action.ts';
 import type { RunContext, RunResult } from '../calls/call-route.ts';
 import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { ResourceMatch } from '../index/resource.ts';

@@ -32,7 +32,7 @@ export interface Domain {
   readonly flags?: FlagSpecs;
   /**
    * The `fleetmesh broker` flags (`fleetmesh up` passes them on too) of the
-   * broker service its broker actions use, which `broker/services/` makes.
+   * broker service its broker actions use, which its broker half declares.
    */
   readonly brokerFlags?: FlagSpecs;
   /**

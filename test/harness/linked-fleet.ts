@@ -5,8 +5,8 @@ import { AgentSession, type BrokerFrameStream } from '../../broker/agents/agent-
 import { FULL_ACCESS, GrantSet } from '../../broker/auth/grants.ts';
 import type { Identity } from '../../broker/auth/identities.ts';
 import { ActionRunner, type RunContext, type RunResult } from '../../broker/calls/action-runner.ts';
-import { BROKER_ACTIONS } from '../../broker/calls/broker-actions/broker-actions.gen.ts';
 import { RefusalAudit } from '../../broker/calls/refusal-audit.ts';
+import { BROKER_ACTIONS } from '../../broker/domains/broker-domains.ts';
 import { FleetIndex } from '../../broker/index/fleet-index.ts';
 import { errorStructure } from '../../broker/mcp/mcp-session.ts';
 import { BrokerMetrics } from '../../broker/metrics/broker-metrics.ts';

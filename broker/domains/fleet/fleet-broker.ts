@@ -1,10 +1,25 @@
 import { fleetDomain } from '../../../shared/domains/fleet/fleet-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
+import { describeResourceHandler, findResourcesHandler } from './find-describe.ts';
 import { FLEET_PROMPTS } from './fleet-prompts.ts';
+import { fleetStatusHandler } from './fleet-status.ts';
+import { getMetricsHandler } from './get-metrics.ts';
+import { listAgentsHandler } from './list-agents.ts';
+import { recommendationsHandler } from './recommendations.ts';
+import { revokeAgentsHandler } from './revoke-agents.ts';
 
 /** What the broker answers itself of its agents and its index of the fleet. */
 export const fleetBroker: BrokerDomain = {
   domain: fleetDomain,
+  actions: [
+    fleetStatusHandler,
+    listAgentsHandler,
+    revokeAgentsHandler,
+    findResourcesHandler,
+    describeResourceHandler,
+    getMetricsHandler,
+    recommendationsHandler,
+  ],
   resources: [
     {
       template: 'hosts/{host}',

@@ -2,12 +2,12 @@ import { isIPv4 } from 'node:net';
 import { formatSubnet } from '../../../shared/domains/network/ipv4.ts';
 import { sendMagicPacket, wake } from '../../../shared/domains/network/network-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { BrokerActionContext } from '../../calls/broker-action.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
 import { fanOut } from '../../fanout/fan-out.ts';
-import { wakeService } from '../../services/wake-service.ts';
-import { chooseWakeSender, LIMITED_BROADCAST, type WakeSender } from '../../wake/wake-sender.ts';
-import { normalizeMac } from '../../wake/wake-targets.ts';
-import type { BrokerActionContext } from './broker-action.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import { chooseWakeSender, LIMITED_BROADCAST, type WakeSender } from './wake-sender.ts';
+import { wakeService } from './wake-service.ts';
+import { normalizeMac } from './wake-targets.ts';
 
 /** How long the chosen agent has to send the packet. */
 const SEND_TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
-import { networkDomain } from '../../shared/domains/network/network-domain.ts';
-import { parseWakeTargets, type WakeTarget } from '../wake/wake-targets.ts';
-import { defineBrokerService } from './broker-service.ts';
+import { networkDomain } from '../../../shared/domains/network/network-domain.ts';
+import { defineBrokerService } from '../../services/broker-service.ts';
+import { parseWakeTargets, type WakeTarget } from './wake-targets.ts';
 
 /** The machines wake knows by name (--wake-target). */
 export const wakeService = defineBrokerService({

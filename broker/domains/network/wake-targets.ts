@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 
 /** A machine wake knows by name. */
 export interface WakeTarget {

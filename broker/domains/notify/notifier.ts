@@ -1,10 +1,10 @@
-import type { AlertCrossing } from '../../shared/domains/system/alert-crossing.ts';
-import type { Incident } from '../../shared/domains/watch/watch-incident.ts';
-import type { Logger } from '../../shared/log/logger.ts';
-import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
-import { SystemIndexer } from '../domains/system/system-indexer.ts';
-import { WatchIndexer } from '../domains/watch/watch-indexer.ts';
-import type { FleetIndex } from '../index/fleet-index.ts';
+import type { AlertCrossing } from '../../../shared/domains/system/alert-crossing.ts';
+import type { Incident } from '../../../shared/domains/watch/watch-incident.ts';
+import type { Logger } from '../../../shared/log/logger.ts';
+import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
+import type { FleetIndex } from '../../index/fleet-index.ts';
+import { SystemIndexer } from '../system/system-indexer.ts';
+import { WatchIndexer } from '../watch/watch-indexer.ts';
 import { channelOrigin, channelRequest, type Notification } from './channel-request.ts';
 import type { Channel, ChannelKind, NotifyOptions } from './notify-options.ts';
 

@@ -1,7 +1,7 @@
 import { fleetStatus } from '../../../shared/domains/fleet/fleet-actions.ts';
 import { assessClaims } from '../../agents/claims.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
 
 const DEFAULT_THRESHOLDS = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
 const CERT_WARNING_MS = 7 * 86_400_000;

@@ -1,8 +1,8 @@
-import type { NOTIFY_CHANNELS } from '../../shared/domains/notify/notify-actions.ts';
-import type { NOTIFY_FLAGS } from '../../shared/domains/notify/notify-flags.ts';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { FlagValues } from '../../shared/options/command-line.ts';
-import { readSecretFile } from '../../shared/options/secret-file.ts';
+import type { NOTIFY_CHANNELS } from '../../../shared/domains/notify/notify-actions.ts';
+import type { NOTIFY_FLAGS } from '../../../shared/domains/notify/notify-flags.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { FlagValues } from '../../../shared/options/command-line.ts';
+import { readSecretFile } from '../../../shared/options/secret-file.ts';
 
 /** The channels notifications go to, each at a base URL of the operator's choosing (a self-hosted server, a proxy, a test receiver). */
 export type ChannelKind = (typeof NOTIFY_CHANNELS)[number];

@@ -1,7 +1,7 @@
 import { notifyTest } from '../../../shared/domains/notify/notify-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { notifyService } from '../../services/notify-service.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
+import { notifyService } from './notify-service.ts';
 
 /** notify_test: one message through each configured channel, each channel's result. */
 export const notifyTestHandler = defineBrokerAction({

@@ -3,10 +3,10 @@ import { blockingConstraint, schedulable } from '../../../shared/domains/swarm/c
 import { restartCounts } from '../../../shared/domains/swarm/convergence.ts';
 import type { ServiceRecord, SwarmSnapshot } from '../../../shared/domains/swarm/records.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
-import { agentOnNode } from '../../domains/swarm/swarm-nodes.ts';
-import type { BrokerActionContext } from './broker-action.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import type { BrokerActionContext } from '../../calls/broker-action.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
+import { SwarmIndexer } from '../swarm/swarm-indexer.ts';
+import { agentOnNode } from '../swarm/swarm-nodes.ts';
 
 type Severity = 'info' | 'warning' | 'critical';
 

@@ -2,9 +2,9 @@ import { describe as describeAction, find as findAction } from '../../../shared/
 import { RESOURCE_TYPES, type ResourceType } from '../../../shared/domains/resource-types.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
 import { type Resource, visible } from '../../index/resource.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
-import { defineBrokerAction } from './broker-action.ts';
 
 const typeRank = (resource: Resource) => RESOURCE_TYPES.indexOf(resource.row.type as ResourceType);
 

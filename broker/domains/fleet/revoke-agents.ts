@@ -1,6 +1,6 @@
 import { revokeAgent } from '../../../shared/domains/fleet/fleet-actions.ts';
-import { resolveTargets } from '../targets.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
+import { resolveTargets } from '../../calls/targets.ts';
 
 export const revokeAgentsHandler = defineBrokerAction({
   action: revokeAgent,

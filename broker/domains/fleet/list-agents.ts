@@ -3,8 +3,8 @@ import type { Host } from '../../agents/agent-registry.ts';
 import { assessClaims, type Claim } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import { parseSelector } from '../selector.ts';
-import { defineBrokerAction } from './broker-action.ts';
+import { defineBrokerAction } from '../../calls/broker-action.ts';
+import { parseSelector } from '../../calls/selector.ts';
 
 /**
  * An agent as list_agents and fleet://agents show it, with how far its claims

@@ -1,7 +1,7 @@
-import { notifyDomain } from '../../shared/domains/notify/notify-domain.ts';
-import { Notifier } from '../notify/notifier.ts';
-import { NO_NOTIFICATIONS, resolveNotifyOptions } from '../notify/notify-options.ts';
-import { defineBrokerService } from './broker-service.ts';
+import { notifyDomain } from '../../../shared/domains/notify/notify-domain.ts';
+import { defineBrokerService } from '../../services/broker-service.ts';
+import { Notifier } from './notifier.ts';
+import { NO_NOTIFICATIONS, resolveNotifyOptions } from './notify-options.ts';
 
 /** The notification channels: incidents, alert crossings and agents offline sent out; notify_test sends through them. */
 export const notifyService = defineBrokerService({

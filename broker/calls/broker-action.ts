@@ -1,12 +1,12 @@
-import type { Action, ActionInput } from '../../../shared/catalog/action.ts';
-import type { Logger } from '../../../shared/log/logger.ts';
-import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
-import type { CallAuthority } from '../../agents/agent-session.ts';
-import type { Identity } from '../../auth/identities.ts';
-import type { FleetIndex } from '../../index/fleet-index.ts';
-import type { UsageHistory } from '../../metrics/usage-history.ts';
-import type { BrokerServices } from '../../services/broker-services.ts';
-import type { BrokerStore } from '../../store/broker-store.ts';
+import type { Action, ActionInput } from '../../shared/catalog/action.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import type { CallAuthority } from '../agents/agent-session.ts';
+import type { Identity } from '../auth/identities.ts';
+import type { FleetIndex } from '../index/fleet-index.ts';
+import type { UsageHistory } from '../metrics/usage-history.ts';
+import type { BrokerServices } from '../services/broker-services.ts';
+import type { BrokerStore } from '../store/broker-store.ts';
 
 export interface BrokerActionContext {
   identity: Identity;

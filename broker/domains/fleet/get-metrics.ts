@@ -2,10 +2,10 @@ import { getMetrics } from '../../../shared/domains/fleet/index-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
-import { SwarmIndexer } from '../../domains/swarm/swarm-indexer.ts';
-import { knownSwarms } from '../../domains/swarm/swarm-routing.ts';
+import { type BrokerActionContext, defineBrokerAction } from '../../calls/broker-action.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
-import { type BrokerActionContext, defineBrokerAction } from './broker-action.ts';
+import { SwarmIndexer } from '../swarm/swarm-indexer.ts';
+import { knownSwarms } from '../swarm/swarm-routing.ts';
 
 const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;
 const UNITS = { cpu: 'percent', memory: 'bytes', network: 'bytes_per_second' } as const;

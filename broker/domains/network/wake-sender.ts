@@ -1,7 +1,7 @@
-import { contains, formatSubnet, parseCidr, type Subnet } from '../../shared/domains/network/ipv4.ts';
-import { NETWORKS_FACT, sendMagicPacket } from '../../shared/domains/network/network-actions.ts';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
-import type { Host } from '../agents/agent-registry.ts';
+import { contains, formatSubnet, parseCidr, type Subnet } from '../../../shared/domains/network/ipv4.ts';
+import { NETWORKS_FACT, sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { Host } from '../../agents/agent-registry.ts';
 
 /** The limited broadcast: it says nothing about which segment the target is on. */
 export const LIMITED_BROADCAST = '255.255.255.255';
