@@ -7,6 +7,7 @@ import { AGENT_ROLES, BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { hostDigest, hostRows } from './host-resources.ts';
 import type { IndexContext, Indexer, IndexerClass } from './indexer.ts';
+import type { Notice } from './notice.ts';
 import type { Digest, Resource, RowFilter } from './resource.ts';
 
 /** Why a report was dropped, for /metrics. */
@@ -25,6 +26,8 @@ const WARN_EVERY_MS = 60_000;
 
 interface IndexEvents {
   changed: [what: string, key: string];
+  /** A domain's indexer raised a notice (notifications send it out). */
+  notice: [notice: Notice];
 }
 
 /**
@@ -60,6 +63,7 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       store,
       evidence: this,
       changed: (what, key) => this.emit('changed', what, key),
+      notice: (notice) => this.emit('notice', notice),
       refuse: (host, kind, why) => this.drop(host, kind, 'not_role_holder', why),
       rows: (filter) => this.rows(filter),
     };

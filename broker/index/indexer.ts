@@ -2,6 +2,7 @@ import type { ResourceType } from '../../shared/domains/resource-types.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { Claim, ClaimEvidence } from '../agents/claims.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { Notice } from './notice.ts';
 import type { Digest, Related, Resource, RowFilter } from './resource.ts';
 
 /** What the fleet index gives each domain's indexer. */
@@ -12,6 +13,8 @@ export interface IndexContext {
   readonly evidence: ClaimEvidence;
   /** Tells subscribers something changed (`containers`, `guests`, … and a host id, or the domain's name and one of its groups). */
   changed(what: string, key: string): void;
+  /** Tells whoever sends notifications of something a person should hear of. */
+  notice(notice: Notice): void;
   /** Drops a report whose sender holds no role over the object it is about, counted and logged. */
   refuse(host: Host, kind: string, why: string): void;
   /** The index's resources of any domain, for a domain whose things are another's seen anew (a sandbox is a container). */

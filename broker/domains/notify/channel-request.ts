@@ -1,19 +1,8 @@
+import type { Notice } from '../../index/notice.ts';
 import type { Channel } from './notify-options.ts';
 
-/** One notification, in words a person reads on a phone. */
-export interface Notification {
-  /** What it is about: `incident`, `alert`, `offline` or `test`. */
-  event: 'incident' | 'alert' | 'offline' | 'test';
-  severity: 'info' | 'warning' | 'critical';
-  title: string;
-  text: string;
-  host?: string;
-  /** The same key within the repeat window is sent once. */
-  key: string;
-  time_unix_ms: number;
-  /** The structured facts behind it (the incident, the crossing), for the webhook channel. */
-  details?: unknown;
-}
+/** One notification: a notice of the fleet index, or the notifier's own (an agent offline, a test). */
+export type Notification = Notice;
 
 interface ChannelRequest {
   url: string;

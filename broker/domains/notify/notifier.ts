@@ -1,10 +1,6 @@
-import type { AlertCrossing } from '../../../shared/domains/system/alert-crossing.ts';
-import type { Incident } from '../../../shared/domains/watch/watch-incident.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../../agents/agent-registry.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
-import { SystemIndexer } from '../system/system-indexer.ts';
-import { WatchIndexer } from '../watch/watch-indexer.ts';
 import { channelOrigin, channelRequest, type Notification } from './channel-request.ts';
 import type { Channel, ChannelKind, NotifyOptions } from './notify-options.ts';
 
@@ -31,9 +27,9 @@ interface NotifierOptions {
 }
 
 /**
- * Sends the fleet's notifications to every configured channel: a watched
- * container's restart incident and a host's alert crossing (into warning or
- * critical) as an agent reports them, and an agent offline
+ * Sends the fleet's notifications to every configured channel: each notice
+ * the fleet index's domains raise from what agents report (a watched
+ * container's restart, a host crossing a threshold), and an agent offline
  * for longer than the threshold (then back online). The same subject (host and
  * container, or host) is sent once per repeat window, so a flapping container
  * makes one notification, not one per restart. Incident text is the fleet's
@@ -52,10 +48,7 @@ export class Notifier {
 
   start(): void {
     if (this.channels.length === 0) return;
-    this.options.index.indexer(WatchIndexer).on('incident', (host, incident) => void this.notify(incidentNotification(host, incident)));
-    this.options.index.indexer(SystemIndexer).on('crossing', (host, crossing) => {
-      if (crossing.state !== 'ok') void this.notify(crossingNotification(host, crossing));
-    });
+    this.options.index.on('notice', (notice) => void this.notify(notice));
     this.options.registry.on('state', (host) => this.onState(host));
     this.options.registry.on('revoked', (host) => this.clearOffline(host.id));
   }
@@ -125,39 +118,6 @@ export class Notifier {
     this.offlineNotified.delete(hostId);
     this.sentAt.delete(`offline:${hostId}`);
   }
-}
-
-/** A host's figure over (or near) its threshold. */
-function crossingNotification(host: Host, crossing: AlertCrossing): Notification {
-  const what = crossing.metric === 'disk' ? `disk ${crossing.mount ?? ''}`.trim() : crossing.metric;
-  return {
-    event: 'alert',
-    severity: crossing.state === 'critical' ? 'critical' : 'warning',
-    title: `fleetmesh: ${what} ${crossing.state} on ${host.name}`,
-    text: `Agent "${host.name}": ${what} at ${crossing.value_percent}% (threshold ${crossing.threshold_percent}%), now ${crossing.state}.`,
-    host: host.name,
-    key: `alert:${host.id}:${crossing.metric}:${crossing.mount ?? ''}:${crossing.state}`,
-    time_unix_ms: Date.now(),
-    details: crossing,
-  };
-}
-
-/** An incident in a notification: the container and host quoted, the analysis and the last lines before the crash. */
-function incidentNotification(host: Host, incident: Incident): Notification {
-  const lastLines = incident.logs_before.slice(-5).map((line) => `> ${line.text}`);
-  return {
-    event: 'incident',
-    severity: incident.flapping || incident.oom_killed ? 'critical' : 'warning',
-    title: `fleetmesh: container "${incident.container}" restarted on ${host.name}`,
-    text: [
-      `Container "${incident.container}" on agent "${host.name}" restarted (restart count ${incident.restart_count}): ${incident.analysis}.`,
-      ...lastLines,
-    ].join('\n'),
-    host: host.name,
-    key: `incident:${host.id}:${incident.container}`,
-    time_unix_ms: Date.now(),
-    details: incident,
-  };
 }
 
 async function deliver(channel: Channel, notification: Notification): Promise<Delivery> {

@@ -1,23 +1,16 @@
-import { EventEmitter } from 'node:events';
 import type { Incident } from '../../../shared/domains/watch/watch-incident.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import type { IndexContext, Indexer } from '../../index/indexer.ts';
+import { incidentNotice } from './incident-notice.ts';
 
 /** Incidents kept per host: the latest, for whoever follows the fleet's restarts. */
 const KEEP_PER_HOST = 50;
 
-interface WatchEvents {
-  /** A watched container restarted on a host (the agent's report, checked against its schema). */
-  incident: [host: Host, incident: Incident];
-}
-
-/** The watch domain's index: each host's latest restart incidents, told to listeners (notifications) as they come. */
-export class WatchIndexer extends EventEmitter<WatchEvents> implements Indexer {
+/** The watch domain's index: each host's latest restart incidents, told as notices as they come. */
+export class WatchIndexer implements Indexer {
   private readonly incidents = new Map<string, Incident[]>();
 
-  constructor(private readonly context: IndexContext) {
-    super();
-  }
+  constructor(private readonly context: IndexContext) {}
 
   take(host: Host, _kind: string, payload: unknown): void {
     const incident = payload as Incident;
@@ -27,7 +20,7 @@ export class WatchIndexer extends EventEmitter<WatchEvents> implements Indexer {
     if (list.length > KEEP_PER_HOST) list.splice(0, list.length - KEEP_PER_HOST);
     this.incidents.set(host.id, list);
     this.context.changed('incidents', host.id);
-    this.emit('incident', host, incident);
+    this.context.notice(incidentNotice(host, incident));
   }
 
   forget(hostId: string): void {
