@@ -4,7 +4,7 @@ import type { Domain } from '../../shared/domains/domain.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { AgentRoleDeclaration } from '../agents/claims.ts';
 import type { Identity } from '../auth/identities.ts';
-import type { BrokerActionHandler } from '../calls/broker-action.ts';
+import type { BrokerActionContext, BrokerActionHandler } from '../calls/broker-action.ts';
 import type { RouteCall, RouteDeps, RunResult } from '../calls/call-route.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { IndexerClass } from '../index/indexer.ts';
@@ -41,6 +41,31 @@ export interface BrokerDomain {
   readonly widgets?: readonly WidgetDeclaration[];
   /** What the MCP server's instructions say of its tools, in one sentence for the model. */
   readonly instructions?: string;
+  /** What it finds to fix among what the caller may read (get_recommendations). */
+  findings?(context: BrokerActionContext, now: number): Promise<Finding[]>;
+  /** Named groups of hosts its shared objects make (a swarm's nodes), for metrics of a cluster. */
+  hostGroups?(context: BrokerActionContext): HostGroup[];
+  /** Other names it knows a host by (its swarm node id), for metrics of a node. */
+  hostAliases?(host: Host): string[];
+}
+
+export type FindingSeverity = 'info' | 'warning' | 'critical';
+
+/** One thing worth fixing, with why and the tool that fixes it. */
+export interface Finding {
+  severity: FindingSeverity;
+  category: string;
+  target: { type: string; id: string; name: string; cluster?: string };
+  rationale: string;
+  fix?: { tool: string; section?: string };
+}
+
+/** The hosts of one shared object (a swarm's nodes' agents), by the names its domain's tools take. */
+export interface HostGroup {
+  id: string;
+  name: string;
+  /** The ids of its member agents. */
+  hostIds: readonly string[];
 }
 
 /** One MCP Apps widget: its name (what actions' `widget` names) and the title its resource is listed under. */

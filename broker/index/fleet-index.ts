@@ -46,6 +46,8 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
   private readonly byType = new Map<string, Indexer>();
   /** The roles over shared objects the domains declare, which claims are assessed by. */
   readonly roles = AGENT_ROLES;
+  /** The domains' broker halves, for what reads each one's part (broker actions, through their context). */
+  readonly domains = BROKER_DOMAINS;
   private readonly warnedAt = new Map<string, number>();
   private pruner: NodeJS.Timeout | undefined;
   /** The hosts that held a role (approved or proven) at the last check. */

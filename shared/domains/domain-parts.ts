@@ -9,6 +9,30 @@
 export interface DomainParts {
   /** The types of the fleet index its broker half keeps (find, describe, grants, resources), by name. */
   readonly resourceTypes?: Readonly<Record<string, ResourceTypeDeclaration>>;
+  /** Verifications a host's setup for its collector may skip, which fleet status and the doctor warn of. */
+  readonly trust?: readonly TrustCheck[];
+}
+
+/** What an agent states of its host (its Hello facts). */
+export type HostFacts = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * A verification a host's setup may skip, told by its facts: fleet status
+ * lists the hosts that skip it, and the doctor warns of it on each.
+ */
+export interface TrustCheck {
+  /** The doctor's name for the check. */
+  readonly check: string;
+  /** The category of the doctor's finding. */
+  readonly category: string;
+  /** Whether a host's facts say it skips the verification. */
+  skipped(facts: HostFacts): boolean;
+  /** What fleet status says of such a host. */
+  readonly summary: string;
+  /** The doctor's finding: what it is about, what is wrong, and what to do. */
+  readonly subject: string;
+  readonly message: string;
+  readonly action: string;
 }
 
 /**

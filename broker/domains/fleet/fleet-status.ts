@@ -1,4 +1,5 @@
 import { fleetStatus } from '../../../shared/domains/fleet/fleet-actions.ts';
+import { TRUST_CHECKS } from '../../../shared/domains/parts.ts';
 import { assessClaims } from '../../agents/claims.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { defineBrokerAction } from '../../calls/broker-action.ts';
@@ -57,7 +58,7 @@ export const fleetStatusHandler = defineBrokerAction({
       for (const collector of host.hello?.collectors ?? []) {
         if (!collector.available) unavailable.push({ host: host.name, collector: collector.name, reason: collector.reason });
       }
-      if (host.hello?.facts.proxmox_insecure === true) insecure.push({ host: host.name, what: 'proxmox collector skips TLS verification (insecure mode)' });
+      for (const check of TRUST_CHECKS) if (check.skipped(host.hello?.facts ?? {})) insecure.push({ host: host.name, what: check.summary });
     }
     return {
       healthy: counts.stale + counts.offline === 0 && hot.length === 0 && expiring.length === 0,

@@ -4,11 +4,11 @@ import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { type BrokerActionContext, defineBrokerAction } from '../../calls/broker-action.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
-import { SwarmIndexer } from '../swarm/swarm-indexer.ts';
-import { knownSwarms } from '../swarm/swarm-routing.ts';
+import type { BrokerDomain } from '../broker-domain.ts';
 
 const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;
 const UNITS = { cpu: 'percent', memory: 'bytes', network: 'bytes_per_second' } as const;
+const SERVICES = new Set(['service']);
 
 type Metric = keyof typeof UNITS;
 
@@ -49,17 +49,20 @@ function seriesOf(
   return { points, latest, mean: count ? total / count : 0 };
 }
 
-function findHost(hosts: Host[], wanted: string): Host {
+/** A host by its id, name or host name, or another name a domain knows it by (a cluster's node id). */
+function findHost(hosts: Host[], wanted: string, domains: readonly BrokerDomain[]): Host {
   const lower = wanted.toLowerCase();
   const host = hosts.find(
     (h) =>
       h.id === wanted ||
       h.name.toLowerCase() === lower ||
-      h.hello?.facts.swarm_node_id === wanted ||
+      domains.some((broker) => broker.hostAliases?.(h).includes(wanted)) ||
       String(h.hello?.facts.hostname ?? '').toLowerCase() === lower,
   );
   if (!host)
-    throw new FleetError('not_found', `no host or node is called "${wanted}"`, { hint: 'list_agents lists the hosts; find with type node the swarm nodes.' });
+    throw new FleetError('not_found', `no host or node is called "${wanted}"`, {
+      hint: 'list_agents lists the hosts; find with type node the nodes of clusters.',
+    });
   return host;
 }
 
@@ -127,6 +130,7 @@ export const getMetricsHandler = defineBrokerAction({
       const host = findHost(
         hosts.filter((h) => mayRead(context.identity, { type: 'host', name: h.name })),
         params.id,
+        context.index.domains,
       );
       if (top) {
         const rows = (await context.metrics.rows('container', { hostId: host.id }, since)).filter(canSeeContainer);
@@ -164,12 +168,8 @@ export const getMetricsHandler = defineBrokerAction({
 
     if (params.target === 'service') {
       if (!params.id) throw new FleetError('invalid_argument', 'target service needs id', { hint: 'find with type service lists them.' });
-      const serviceName =
-        context.index
-          .indexer(SwarmIndexer)
-          .swarmEntries()
-          .flatMap((e) => e.snapshot.services)
-          .find((s) => s.id === params.id || s.name === params.id)?.name ?? params.id;
+      const wanted = params.id;
+      const serviceName = context.index.rows({ types: SERVICES, match: (id, name) => id === wanted || name === wanted })[0]?.row.name ?? wanted;
       if (!mayRead(context.identity, { type: 'service', name: serviceName }))
         throw new FleetError('not_found', `no service "${params.id}"`, { hint: 'find with type service lists them.' });
       const rows = await context.metrics.rows('container', { service: serviceName }, since);
@@ -181,19 +181,19 @@ export const getMetricsHandler = defineBrokerAction({
       return { ...base, id: serviceName, series: [{ name: serviceName, latest: s.latest, points: s.points }] };
     }
 
-    // cluster: a swarm's hosts (or every visible host when the fleet has no swarm).
-    const swarms = knownSwarms(context.registry.list(), context.index);
-    const swarm = params.id
-      ? swarms.find((s) => s.id === params.id || s.name === params.id || s.id.startsWith(params.id ?? ''))
-      : swarms.length === 1
-        ? swarms[0]
+    // cluster: the hosts of a domain's group (a swarm's nodes), or every visible host when the fleet has no group.
+    const groups = context.index.domains.flatMap((broker) => broker.hostGroups?.(context) ?? []);
+    const group = params.id
+      ? groups.find((g) => g.id === params.id || g.name === params.id || g.id.startsWith(params.id ?? ''))
+      : groups.length === 1
+        ? groups[0]
         : undefined;
-    if (params.id && !swarm)
-      throw new FleetError('not_found', `no swarm is called "${params.id}"`, { hint: `Swarms: ${swarms.map((s) => s.name).join(', ') || 'none'}.` });
-    const nodeIds = new Set(swarm?.snapshot?.nodes.map((n) => n.id) ?? []);
-    const members = swarm ? hosts.filter((h) => nodeIds.has(String(h.hello?.facts.swarm_node_id ?? ''))) : hosts;
+    if (params.id && !group)
+      throw new FleetError('not_found', `no cluster is called "${params.id}"`, { hint: `Clusters: ${groups.map((g) => g.name).join(', ') || 'none'}.` });
+    const memberIds = new Set(group?.hostIds ?? []);
+    const members = group ? hosts.filter((h) => memberIds.has(h.id)) : hosts;
     const ids = members.map((h) => h.id);
-    const label = swarm?.name ?? 'fleet';
+    const label = group?.name ?? 'fleet';
     if (top) {
       if (params.by === 'node') {
         const groups = groupBy(await context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));

@@ -9,7 +9,7 @@ import { parseSelector } from '../../calls/selector.ts';
 /**
  * An agent as list_agents and fleet://agents show it, with how far its claims
  * are believed. What describes the host itself (its figures, its collectors
- * and why they fail, the swarm or cluster it claims) is the host's: a grant on
+ * and why they fail, the shared objects it claims) is the host's: a grant on
  * some of its containers shows the agent, not them.
  */
 export function agentRow(host: Host, claims: readonly Claim[], identity: Identity) {

@@ -1,6 +1,7 @@
 import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
-import { swarmGroups } from './swarm-groups.ts';
+import { swarmFindings } from './swarm-findings.ts';
+import { swarmGroups, swarmHostGroups, swarmNodeAliases } from './swarm-groups.ts';
 import { SwarmIndexer } from './swarm-indexer.ts';
 import { SWARM_PROMPTS } from './swarm-prompts.ts';
 import { SWARM_RESOURCES } from './swarm-resources.ts';
@@ -13,6 +14,9 @@ export const swarmBroker: BrokerDomain = {
   indexer: SwarmIndexer,
   route: swarmRoute,
   groups: swarmGroups,
+  findings: swarmFindings,
+  hostGroups: swarmHostGroups,
+  hostAliases: swarmNodeAliases,
   roles: [swarmManagerRole],
   resources: SWARM_RESOURCES,
   prompts: SWARM_PROMPTS,
