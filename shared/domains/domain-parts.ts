@@ -1,3 +1,7 @@
+import type { z } from 'zod';
+import type { Action, ActionInput, ActionOutput } from '../catalog/action.ts';
+import type { ErrorInfo } from '../errors/fleet-error.ts';
+
 /**
  * What a domain adds to declarations made for the whole fleet, in
  * `<folder>/<folder>-parts.ts` exporting `<folder>Parts` (optional; `npm run gen`
@@ -11,6 +15,8 @@ export interface DomainParts {
   readonly resourceTypes?: Readonly<Record<string, ResourceTypeDeclaration>>;
   /** Verifications a host's setup for its collector may skip, which fleet status and the doctor warn of. */
   readonly trust?: readonly TrustCheck[];
+  /** Its part of a host's inventory (inventory_scan, inventory_export). */
+  readonly inventory?: InventoryPart;
 }
 
 /** What an agent states of its host (its Hello facts). */
@@ -65,4 +71,49 @@ export interface ResourceTypeDeclaration {
    * known (a digest's related things): task `web.1` is shown by service `web`.
    */
   parentsOf?(name: string): readonly GrantRef[];
+}
+
+/** A host as a check-up reads it on the agent: its facts and collectors, and its own actions, run there. */
+export interface CheckedHost {
+  readonly facts: HostFacts;
+  readonly collectors: readonly { name: string; available: boolean }[];
+  /** Runs one of the host's actions as a call from the broker would; a collector that cannot answer gives no payload, never a throw. */
+  run<A extends Action>(action: A, params: ActionInput<A>): Promise<{ payload: ActionOutput<A> | null; errors: ErrorInfo[] }>;
+}
+
+/** What a part found of one host: its fields and counts, and the collectors that did not answer, with their first error. */
+export interface InventoryScan {
+  fields: Record<string, unknown>;
+  counts?: Record<string, number | null>;
+  failed?: string[];
+  errors?: ErrorInfo[];
+}
+
+/** How a node of the fleet's graph is drawn. */
+export type GraphShape = 'box' | 'round' | 'stadium' | 'hexagon' | 'slanted';
+
+/**
+ * What a part draws a host's part of the fleet's Mermaid graph with. Ids are
+ * the part's own (a letter no other part uses, then numbers), never fleet text;
+ * labels are fleet text, which the graph quotes.
+ */
+export interface GraphDraw {
+  /** The id of the host's node. */
+  readonly host: string;
+  node(id: string, label: string, shape: GraphShape): void;
+  edge(from: string, to: string, line: '-->' | '---', label?: string): void;
+}
+
+/** A domain's part of a host's inventory: its fields, how the agent finds them, and how the fleet's graph shows them. */
+export interface InventoryPart {
+  /** Its fields of each host's inventory (null where the host has none of it). */
+  readonly shape: z.ZodRawShape;
+  /** The counts of its lists: null when its collector did not answer. */
+  readonly counts?: z.ZodRawShape;
+  /** The columns of the fleet table it adds. */
+  readonly columns?: readonly string[];
+  /** Its fields of one host, from the host's facts and its own actions. */
+  scan(host: CheckedHost): Promise<InventoryScan>;
+  /** A drawer for one graph (it may keep what it drew, to draw a shared thing once), called with each host's answer in turn. */
+  graph?(): (answer: Record<string, unknown>, draw: GraphDraw) => void;
 }

@@ -3,6 +3,7 @@ import { dockerParts } from './docker/docker-parts.ts';
 import { proxmoxParts } from './proxmox/proxmox-parts.ts';
 import { sandboxParts } from './sandbox/sandbox-parts.ts';
 import { swarmParts } from './swarm/swarm-parts.ts';
+import { systemParts } from './system/system-parts.ts';
 
 /** Every domain's parts of the fleet-wide declarations: each shared/domains/<folder>/<folder>-parts.ts. */
 export const PART_FOLDERS = [
@@ -10,4 +11,5 @@ export const PART_FOLDERS = [
   proxmoxParts,
   sandboxParts,
   swarmParts,
+  systemParts,
 ] as const;

@@ -1,5 +1,5 @@
-import type { ActionOutput } from '../../../shared/catalog/action.ts';
-import type { openPorts } from '../../../shared/domains/system/system-actions.ts';
+import type { ActionOutput } from '../../catalog/action.ts';
+import type { openPorts } from './system-actions.ts';
 
 type Socket = ActionOutput<typeof openPorts>['ports'][number];
 
