@@ -68,8 +68,8 @@ describe('rogue agents speaking the raw protocol', () => {
     manager = await fleet.addAgent('zz-manager', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
-      swarmName: 'rg-swarm',
-      swarmSnapshotIntervalMs: 1000,
+      domainFlags: { 'swarm-name': 'rg-swarm' },
+      snapshotIntervalMs: 1000,
       token: await fleet.token({ roles: ['swarm-manager'] }),
       log: logs.log,
     });

@@ -28,11 +28,13 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
   const make = <C extends Collector>(plugin: CollectorPlugin<C>): C => {
     let collector = made.get(plugin) as C | undefined;
     if (!collector) {
+      const { domain } = plugin;
       const context: CollectorContext = {
         options,
         flags,
+        domainOptions: options.domainOptions && domain.name in options.domainOptions ? options.domainOptions[domain.name] : domain.agentOptions?.(flags),
         sampler,
-        log: log.child({ collector: plugin.domain.name }),
+        log: log.child({ collector: domain.name }),
         hooks,
         use: make,
         shared: <T>(key: string, create: () => T): T => {

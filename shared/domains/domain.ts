@@ -31,6 +31,13 @@ export interface Domain {
   /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
   readonly flags?: FlagSpecs;
   /**
+   * Resolves those flags (each given value, else its default) into its
+   * collector's options once, when the agent's options are resolved: a bad
+   * value stops the agent, and config_validate reports it, with one line.
+   * The collector gets the result as `domainOptions`.
+   */
+  readonly agentOptions?: (flags: Readonly<Record<string, unknown>>) => unknown;
+  /**
    * The `fleetmesh broker` flags (`fleetmesh up` passes them on too) of the
    * broker service its broker actions use, which its broker half declares.
    */

@@ -6,5 +6,5 @@ import { SandboxCollector } from './sandbox-collector.ts';
 /** The containers labelled as sandboxes. */
 export const sandboxPlugin: CollectorPlugin<SandboxCollector> = {
   domain: sandboxDomain,
-  create: ({ options, log, shared }) => new SandboxCollector({ docker: agentDockerApi(options, shared), log, label: options.sandboxLabel }),
+  create: ({ options, flags, log, shared }) => new SandboxCollector({ docker: agentDockerApi(options, shared), log, label: flags['sandbox-label'] }),
 };

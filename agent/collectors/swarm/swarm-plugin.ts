@@ -6,13 +6,13 @@ import { SwarmCollector } from './swarm-collector.ts';
 /** The swarm, where the engine is a manager. */
 export const swarmPlugin: CollectorPlugin<SwarmCollector> = {
   domain: swarmDomain,
-  create: ({ options, log, hooks, shared }) =>
+  create: ({ options, flags, log, hooks, shared }) =>
     new SwarmCollector({
       docker: agentDockerApi(options, shared),
       log,
-      clusterName: options.swarmName ?? '',
+      clusterName: flags['swarm-name'] ?? '',
       report: hooks.report,
-      ...(options.swarmSnapshotIntervalMs ? { snapshotIntervalMs: options.swarmSnapshotIntervalMs } : {}),
+      ...(options.snapshotIntervalMs ? { snapshotIntervalMs: options.snapshotIntervalMs } : {}),
       onAvailabilityChange: hooks.onAvailabilityChange,
     }),
 };

@@ -13,6 +13,7 @@ import {
   proxmoxTasks,
 } from './proxmox-actions.ts';
 import { PROXMOX_FLAGS } from './proxmox-flags.ts';
+import { resolveProxmoxOptions } from './proxmox-options.ts';
 
 /** Proxmox VE nodes and their clusters' guests, through each node's API. */
 export const proxmoxDomain = {
@@ -33,4 +34,13 @@ export const proxmoxDomain = {
   ],
   reports: { proxmox_guests: guestInventorySchema },
   flags: PROXMOX_FLAGS,
+  agentOptions: (flags) =>
+    resolveProxmoxOptions({
+      endpoint: flags['proxmox-endpoint'] as string | undefined,
+      tokenFile: flags['proxmox-token-file'] as string | undefined,
+      actionTokenFile: flags['proxmox-action-token-file'] as string | undefined,
+      fingerprint: flags['proxmox-fingerprint'] as string | undefined,
+      caFile: flags['proxmox-ca-file'] as string | undefined,
+      insecure: flags['proxmox-insecure'] === true,
+    }),
 } as const satisfies Domain;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { DEFAULT_PROXMOX_ENDPOINT } from '../../../shared/domains/proxmox/proxmox-flags.ts';
-import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { FleetError } from '../../errors/fleet-error.ts';
+import { DEFAULT_PROXMOX_ENDPOINT } from './proxmox-flags.ts';
 
 /** DESIGN §6: no API call may hold a handler longer than this. */
 const DEFAULT_PROXMOX_TIMEOUT_MS = 10_000;
