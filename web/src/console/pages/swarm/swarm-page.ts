@@ -1,9 +1,9 @@
-import { callOrThrow } from '../../call-tool.ts';
-import { FleetTable } from '../../components/fleet-table.ts';
-import { type LogLine, LogViewer } from '../../components/log-viewer.ts';
-import { SwarmTopology, type TopologyAnswer } from '../../components/swarm-topology.ts';
-import { h, replace } from '../../dom.ts';
-import type { Page, PageContext } from '../page.ts';
+import { callOrThrow } from '../../../call-tool.ts';
+import { FleetTable } from '../../../components/fleet-table.ts';
+import { type LogLine, LogViewer } from '../../../components/log-viewer.ts';
+import { SwarmTopology, type TopologyAnswer } from '../../../components/swarm/swarm-topology.ts';
+import { h, replace } from '../../../dom.ts';
+import type { DomainPage, Page, PageContext } from '../../page.ts';
 
 interface Row {
   id: string;
@@ -21,7 +21,7 @@ interface Row {
 const LOG_POLL_MS = 3000;
 
 /** The swarm: health, topology (placement, networks, drain impact), services, tasks and a service's logs. */
-export function swarmPage(context: PageContext): Page {
+function swarmPage(context: PageContext): Page {
   const summary = h('div', { class: 'swarm-summary' });
   const topology = new SwarmTopology();
   const viewPicker = h('div', { class: 'chip-group' });
@@ -167,3 +167,6 @@ export function swarmPage(context: PageContext): Page {
     },
   };
 }
+
+/** The swarm's page: its services, nodes and tasks, and its topology. */
+export const consolePage: DomainPage = { path: 'swarm', label: 'Swarm', rank: 50, open: swarmPage };

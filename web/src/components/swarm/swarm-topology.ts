@@ -1,4 +1,4 @@
-import { h, replace, svg } from '../dom.ts';
+import { h, replace, svg } from '../../dom.ts';
 
 /** get_topology's answer. */
 export interface TopologyAnswer {
