@@ -29,7 +29,7 @@ export interface BrokerDomain {
   readonly services?: readonly BrokerServicePlugin[];
   /** How its actions whose `runsOn` is the domain's name are run: one agent answering for a shared object. */
   readonly route?: DomainRoute;
-  /** The shared objects its resources belong to (a swarm), which its URIs name by `{cluster}`. */
+  /** The shared objects its resources belong to (a cluster), which its URIs name by `{cluster}`. */
   readonly groups?: ResourceGroups;
   /** The roles an agent may hold over those objects: what it claims, and what proves a claim. */
   readonly roles?: readonly AgentRoleDeclaration[];
@@ -43,9 +43,9 @@ export interface BrokerDomain {
   readonly instructions?: string;
   /** What it finds to fix among what the caller may read (get_recommendations). */
   findings?(context: BrokerActionContext, now: number): Promise<Finding[]>;
-  /** Named groups of hosts its shared objects make (a swarm's nodes), for metrics of a cluster. */
+  /** Named groups of hosts its shared objects make (a cluster's nodes), for metrics of a cluster. */
   hostGroups?(context: BrokerActionContext): HostGroup[];
-  /** Other names it knows a host by (its swarm node id), for metrics of a node. */
+  /** Other names it knows a host by (its node id in a cluster), for metrics of a node. */
   hostAliases?(host: Host): string[];
 }
 
@@ -60,7 +60,7 @@ export interface Finding {
   fix?: { tool: string; section?: string };
 }
 
-/** The hosts of one shared object (a swarm's nodes' agents), by the names its domain's tools take. */
+/** The hosts of one shared object (the agents on a cluster's nodes), by the names its domain's tools take. */
 export interface HostGroup {
   id: string;
   name: string;

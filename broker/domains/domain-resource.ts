@@ -5,7 +5,7 @@ import type { FleetView } from '../mcp/resources/fleet-view.ts';
 
 /** What a read of a domain's resource names: one of its groups, or one thing of a type the fleet index holds. */
 export interface ResourceTarget {
-  /** The group's id (a swarm's), for a thing of a group or a resource of the whole group. */
+  /** The group's id (a cluster's), for a thing of a group or a resource of the whole group. */
   group?: string;
   /** The thing's id and name in the index (absent for a resource of a whole group). */
   id?: string;

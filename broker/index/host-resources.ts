@@ -34,7 +34,7 @@ export function hostRows(hosts: readonly Host[], filter: RowFilter): Resource[] 
   return rows;
 }
 
-/** A host's digest: its agent's state, facts and latest sample; `related` is what the domains relate to it (its containers, its swarm node). */
+/** A host's digest: its agent's state, facts and latest sample; `related` is what the domains relate to it (its containers, its node in a cluster). */
 export function hostDigest(host: Host, related: Related[]): Digest {
   return {
     id: host.id,

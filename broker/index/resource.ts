@@ -22,7 +22,7 @@ export interface Resource {
   node?: string;
   /** The agent it lives on, or that reported it. */
   host?: Host;
-  /** The shared object it belongs to (a swarm's id), for the URIs and reads of its domain. */
+  /** The shared object it belongs to (a cluster's id), for the URIs and reads of its domain. */
   group?: string;
   /** What holds it, whose grants show it too (a task's service, a stack's services). */
   parents?: readonly GrantRef[];

@@ -36,6 +36,6 @@ export const fleetBroker: BrokerDomain = {
     { name: 'fleet-table', title: 'Fleet table: hosts or containers, sortable, status colours' },
     { name: 'metrics-chart', title: 'Metrics chart: CPU, memory or network over 1h to 7d' },
     { name: 'log-viewer', title: 'Log viewer: stdout and stderr, search, follows new lines' },
-    { name: 'recommendations', title: 'Recommendations: what to fix in every swarm, with the fixing tool' },
+    { name: 'recommendations', title: 'Recommendations: what to fix in the fleet, with the fixing tool' },
   ],
 };

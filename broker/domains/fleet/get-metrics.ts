@@ -181,7 +181,7 @@ export const getMetricsHandler = defineBrokerAction({
       return { ...base, id: serviceName, series: [{ name: serviceName, latest: s.latest, points: s.points }] };
     }
 
-    // cluster: the hosts of a domain's group (a swarm's nodes), or every visible host when the fleet has no group.
+    // cluster: the hosts of a domain's group (a cluster's nodes), or every visible host when the fleet has no group.
     const groups = context.index.domains.flatMap((broker) => broker.hostGroups?.(context) ?? []);
     const group = params.id
       ? groups.find((g) => g.id === params.id || g.name === params.id || g.id.startsWith(params.id ?? ''))

@@ -86,7 +86,7 @@ export function listResources(context: ResourceContext): ResourceDescriptor[] {
       uri: 'fleet://recommendations',
       name: 'recommendations',
       title: 'Recommendations',
-      description: 'What get_recommendations finds: what to fix in every swarm.',
+      description: 'What get_recommendations finds: what to fix in the fleet.',
       mimeType: 'application/json',
     },
   ];

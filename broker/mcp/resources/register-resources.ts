@@ -124,7 +124,7 @@ export function registerResources(
     const domain = domainOfResource(declaration);
     const grouped = BROKER_DOMAINS.some((broker) => broker.domain.name === domain && broker.groups);
     const complete = {
-      // A domain's groups where it has them (swarms), else the cluster (or reporting host) of its things of the type.
+      // A domain's groups where it has them (its clusters), else the cluster (or reporting host) of its things of the type.
       cluster: (typed: string) => {
         const view = now().view();
         return grouped

@@ -18,7 +18,7 @@ export interface ResourceNotices {
  */
 export class ResourceWatch {
   private readonly subscriptions: ResourceSubscriptions;
-  /** Per group (a swarm), what the identity saw of it when last told: agent-answered resources are told only when that changed. */
+  /** Per group (a cluster), what the identity saw of it when last told: agent-answered resources are told only when that changed. */
   private readonly groupSeen = new Map<string, string>();
 
   constructor(
@@ -65,7 +65,7 @@ export class ResourceWatch {
   /**
    * Something in the fleet changed (the index's `changed`, or a host's state):
    * only what the identity may see counts. A change of a domain's group (a
-   * swarm) re-tells the agent-answered resources under that group's URIs
+   * cluster) re-tells the agent-answered resources under that group's URIs
    * only when what the identity sees of the group changed.
    */
   fleetChanged(what: string, key: string): void {
