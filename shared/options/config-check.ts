@@ -1,10 +1,29 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import type { z } from 'zod';
-import { toFleetError } from '../../errors/fleet-error.ts';
-import { closestNames } from '../../format/closest-names.ts';
-import { convertFlagValue, type FlagSpecs } from '../../options/command-line.ts';
-import { yamlLibrary } from '../../yaml/yaml-library.ts';
-import type { configIssueShape } from './config-validate-action.ts';
+import { z } from 'zod';
+import { toFleetError } from '../errors/fleet-error.ts';
+import { closestNames } from '../format/closest-names.ts';
+import { yamlLibrary } from '../yaml/yaml-library.ts';
+import { convertFlagValue, type FlagSpecs } from './command-line.ts';
+
+/** What is wrong with a config key: a vocabulary, to branch on. */
+const CONFIG_ISSUE_CODES = [
+  'yaml_syntax',
+  'not_a_mapping',
+  'unknown_key',
+  'wrong_type',
+  'duplicate_key',
+  'conflicting_keys',
+  'unreadable_file',
+  'loose_file_mode',
+] as const;
+
+export const configIssueShape = z.object({
+  code: z.enum(CONFIG_ISSUE_CODES),
+  severity: z.enum(['error', 'warning']),
+  key: z.string().nullable(),
+  line: z.number().nullable().describe('1-based line in the file; null when the issue is about the whole file.'),
+  message: z.string(),
+});
 
 export type ConfigIssue = z.infer<typeof configIssueShape>;
 
