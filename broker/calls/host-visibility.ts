@@ -1,4 +1,5 @@
 import type { Action } from '../../shared/catalog/action.ts';
+import { HOST_SCOPED_TYPES } from '../../shared/domains/resource-types.ts';
 import { errorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
@@ -6,6 +7,9 @@ import type { HostOutcome } from '../fanout/fan-out.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { forbidden } from './authorization.ts';
 import type { ResolvedTargets } from './targets.ts';
+
+/** The types whose things live on one host's engine: a grant on some of them is no grant on the host. */
+const HOST_SCOPED = new Set<string>(HOST_SCOPED_TYPES);
 
 /** The targeted hosts split by the identity's grants: the ones asked, and the answers of the ones hidden. */
 interface HostVisibility {
@@ -24,8 +28,7 @@ export function partitionByGrants(identity: Identity, action: Action, hosts: rea
   const hidden = new Map<Host, 'partial' | 'resource'>();
   const denied: string[] = [];
   // A grant on some containers of a host is not a grant on the host: its processes, ports and stats stay hidden.
-  const answersPerContainer =
-    scope !== undefined && (scope.kind === 'container' || scope.kind === 'sandbox') && (resourceName !== undefined || !!scope.lists?.length);
+  const answersPerContainer = scope !== undefined && HOST_SCOPED.has(scope.kind) && (resourceName !== undefined || !!scope.lists?.length);
   for (const host of hosts) {
     if (!answersPerContainer && !identity.grants.host(host.name)) {
       hidden.set(host, 'partial');

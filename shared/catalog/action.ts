@@ -109,7 +109,7 @@ export function runsAsTask(action: Action): boolean {
  */
 interface ResourceScope {
   readonly kind: string;
-  /** The parameter naming one resource (docker_logs' `name`). */
+  /** The parameter naming one resource (the `name` of a tool reading one container's logs). */
   readonly param?: string;
   /**
    * List fields of a host's answer whose items are resources, the item field
@@ -149,7 +149,7 @@ export function defineAction<I extends z.ZodObject, O extends z.ZodType>(
   return { idempotent: action.risk === 'read', openWorld: false, ...action };
 }
 
-/** The domain of an action id (`docker.logs` → `docker`). */
+/** The domain of an action id (`fleet.status` → `fleet`). */
 export function domainOf(action: Pick<Action, 'id'>): string {
   return action.id.slice(0, action.id.indexOf('.'));
 }

@@ -13,7 +13,7 @@ import type {
 
 /**
  * The schemas of the reports the docker and swarm collectors send
- * (`container_inventory`, `swarm_snapshot`). The broker checks every report
+ * (a host's containers, a swarm's snapshot). The broker checks every report
  * against them before indexing it: what an agent sends is a claim, and a
  * malformed one must never reach the index.
  */
