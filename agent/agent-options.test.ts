@@ -45,3 +45,37 @@ describe('the backup and app catalog options', () => {
     expect(() => agentOptions(['--app-catalog', join(dir, 'missing')])).toThrow(/--app-catalog .* is not a directory/);
   });
 });
+
+describe("a domain's resolved flags", () => {
+  const PIN = 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89';
+
+  it('leave the Proxmox VE collector unconfigured when no flag asks for it', () => {
+    expect(agentOptions([]).domainOptions?.proxmox).toBeUndefined();
+  });
+
+  it('are resolved with the agent options, defaulting the Proxmox VE endpoint to the local API and the timeout to 10 s', () => {
+    const options = agentOptions(['--proxmox-token-file', '/etc/fleetmesh/pve.token', '--proxmox-fingerprint', PIN]);
+    expect(options.domainOptions?.proxmox).toEqual({
+      endpoint: 'https://127.0.0.1:8006',
+      tokenFile: '/etc/fleetmesh/pve.token',
+      actionTokenFile: undefined,
+      trust: { kind: 'fingerprint', sha256Hex: 'abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789' },
+      timeoutMs: 10_000,
+      maxResponseBytes: 8 * 1024 * 1024,
+      inventoryIntervalMs: 60_000,
+    });
+    const fromEnv = agentOptions([], {
+      FLEETMESH_PROXMOX_ENDPOINT: 'https://pve.example.com:8006/api2/json',
+      FLEETMESH_PROXMOX_TOKEN_FILE: '/t',
+      FLEETMESH_PROXMOX_ACTION_TOKEN_FILE: '/a',
+      FLEETMESH_PROXMOX_INSECURE: 'true',
+    });
+    expect(fromEnv.domainOptions?.proxmox).toMatchObject({ endpoint: 'https://pve.example.com:8006', actionTokenFile: '/a', trust: { kind: 'insecure' } });
+  });
+
+  it('stop the agent at start with one line when Proxmox VE flags cannot work together', () => {
+    expect(() => agentOptions(['--proxmox-insecure', '--proxmox-ca-file', '/ca.pem', '--proxmox-token-file', '/t'])).toThrow(
+      '--proxmox-ca-file and --proxmox-insecure exclude each other',
+    );
+  });
+});

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_BACKUP_FOLDER } from '../shared/domains/backup/backup-domain.ts';
-import { DOMAIN_FLAGS, type DomainFlagValues } from '../shared/domains/domains.ts';
+import type { Domain } from '../shared/domains/domain.ts';
+import { DOMAIN_FLAGS, DOMAINS, type DomainFlagValues } from '../shared/domains/domains.ts';
 import { DEFAULT_HOST_PROC } from '../shared/domains/system/system-domain.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
@@ -10,7 +11,6 @@ import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/comman
 import { LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
-import { type ProxmoxOptions, resolveProxmoxOptions } from './collectors/proxmox/proxmox-options.ts';
 import { RECONNECT_BACKOFF } from './connection/backoff.ts';
 import { parseBrokerAddresses } from './connection/broker-addresses.ts';
 
@@ -64,14 +64,10 @@ export interface AgentOptions {
   labels: Record<string, string>;
   /** Where the Docker engine is: a socket path, unix://… or tcp://…. */
   dockerAddress: string;
-  /** The label marking sandbox containers. */
-  sandboxLabel: string;
-  /** The operator's name for the swarm this agent's engine manages. */
-  swarmName?: string | undefined;
   /** How often running containers are sampled for the broker's metrics history (default a minute). */
   containerSampleIntervalMs?: number;
-  /** How often a manager reports its swarm to the broker besides after each change (default 15 s). */
-  swarmSnapshotIntervalMs?: number;
+  /** How often a collector reports a shared object it manages besides after each change (default 15 s); tests shorten it. */
+  snapshotIntervalMs?: number;
   alertThresholds: { cpu: number; memory: number; disk: number };
   /** network_scan asks the system's resolver for device names (default true). */
   scanReverseDns?: boolean;
@@ -83,8 +79,8 @@ export interface AgentOptions {
   appCatalogDir?: string | undefined;
   /** The domains' flags as given (a collector reads its own here; the declared default stands for one not given). */
   domainFlags?: Partial<DomainFlagValues>;
-  /** Undefined: no Proxmox VE on this host (the collector says "not configured"). */
-  proxmox: ProxmoxOptions | undefined;
+  /** What each domain that resolves its flags (`Domain.agentOptions`) made of them, by domain; resolved from the flags when absent. */
+  domainOptions?: Readonly<Record<string, unknown>>;
   backoffBaseMs: number;
   backoffCapMs: number;
   sampleIntervalMs: number;
@@ -136,22 +132,13 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     name: fromFlagOrFile(values.name, values['name-file'], 'name', { fileWins: true }) as string,
     labels: values.labels,
     dockerAddress: values['docker-socket'] ?? (dockerHost || DEFAULT_DOCKER_SOCKET),
-    swarmName: values['swarm-name'],
-    sandboxLabel: values['sandbox-label'],
     alertThresholds: { cpu: values['alert-cpu'], memory: values['alert-memory'], disk: values['alert-disk'] },
     hostProc: resolveHostProc(values['host-proc']),
     backupDir: resolve(values['backup-dir'] ?? join(values['data-dir'], DEFAULT_BACKUP_FOLDER)),
     appCatalogDir: resolveAppCatalog(values['app-catalog']),
     scanReverseDns: values['scan-reverse-dns'],
     domainFlags: Object.fromEntries(Object.keys(DOMAIN_FLAGS).map((flag) => [flag, values[flag as keyof DomainFlagValues]])),
-    proxmox: resolveProxmoxOptions({
-      endpoint: values['proxmox-endpoint'],
-      tokenFile: values['proxmox-token-file'],
-      actionTokenFile: values['proxmox-action-token-file'],
-      fingerprint: values['proxmox-fingerprint'],
-      caFile: values['proxmox-ca-file'],
-      insecure: values['proxmox-insecure'],
-    }),
+    domainOptions: Object.fromEntries(DOMAINS.flatMap((domain: Domain) => (domain.agentOptions ? [[domain.name, domain.agentOptions(values)]] : []))),
     backoffBaseMs: RECONNECT_BACKOFF.baseMs,
     backoffCapMs: RECONNECT_BACKOFF.capMs,
     sampleIntervalMs: 5000,

@@ -63,7 +63,7 @@ export const COMMANDS: CommandEntry[] = [
   ),
   entry(
     'agents approve',
-    'Approve what an agent claims over a shared object (swarm manager, PVE cluster member), or withdraw it.',
+    "Approve what an agent claims over a shared object (a cluster's manager or member role), or withdraw it.",
     async () => (await import('./commands/agents-approve-command.ts')).agentsApproveCommand,
   ),
   entry(

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COLLECTOR_PLUGINS } from '../agent/collectors/collector-plugins.gen.ts';
-import { BROKER_ACTIONS } from '../broker/calls/broker-actions/broker-actions.gen.ts';
-import { BROKER_SERVICES } from '../broker/services/broker-services.gen.ts';
+import { BROKER_ACTIONS, BROKER_DOMAINS, BROKER_SERVICES, WIDGETS } from '../broker/domains/broker-domains.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
 import type { Domain } from '../shared/domains/domain.ts';
 import { DOMAINS } from '../shared/domains/domains.ts';
+import { RESOURCE_TYPES } from '../shared/domains/resource-types.ts';
 import { REGISTRIES, renderRegistries } from './plugin-registries.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,6 +39,32 @@ describe('domain registries', () => {
   it('hold every collector folder once, each the collector of the declared domain of its name', () => {
     expect(COLLECTOR_PLUGINS.map((plugin) => plugin.domain.name).sort()).toEqual(foldersOf('agent/collectors'));
     for (const plugin of COLLECTOR_PLUGINS) expect(DOMAINS).toContain(plugin.domain);
+  });
+
+  it('hold every broker half once, each of the declared domain of its folder, with an indexer for every domain that declares reports', () => {
+    expect(BROKER_DOMAINS.map((broker) => broker.domain.name).sort()).toEqual(foldersOf('broker/domains'));
+    for (const broker of BROKER_DOMAINS) expect(DOMAINS).toContain(broker.domain);
+    for (const domain of DOMAINS.filter((d: Domain) => Object.keys(d.reports).length > 0)) {
+      expect(BROKER_DOMAINS.find((broker) => broker.domain === domain)?.indexer, `${domain.name} declares reports`).toBeDefined();
+    }
+  });
+
+  it('route every action to the hosts, to the broker, or to the domain whose broker half declares its route', () => {
+    const routed = new Set(BROKER_DOMAINS.filter((broker) => broker.route).map((broker) => broker.domain.name));
+    for (const action of CATALOG) expect(['host', 'broker'].includes(action.runsOn) || routed.has(action.runsOn), action.id).toBe(true);
+  });
+
+  it('show each widget an action names, and name only declared types in resources and prompts', () => {
+    const widgets = new Set(WIDGETS.map((widget) => widget.name));
+    expect(widgets.size).toBe(WIDGETS.length);
+    for (const action of CATALOG) if (action.widget) expect(widgets.has(action.widget), action.id).toBe(true);
+    const types = new Set<string>(RESOURCE_TYPES);
+    for (const broker of BROKER_DOMAINS) {
+      for (const resource of broker.resources ?? []) if (resource.type) expect(types.has(resource.type), resource.template).toBe(true);
+      for (const prompt of broker.prompts ?? []) {
+        for (const type of [...prompt.reads, ...prompt.arguments.map((argument) => argument.names)]) expect(types.has(type), prompt.name).toBe(true);
+      }
+    }
   });
 
   it('answer each broker action of the catalog once', () => {

@@ -27,11 +27,6 @@ function camel(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-function pascal(name: string): string {
-  const camelName = camel(name);
-  return camelName.charAt(0).toUpperCase() + camelName.slice(1);
-}
-
 function folders(dir: string): string[] {
   return readdirSync(dir)
     .filter((entry) => statSync(join(dir, entry)).isDirectory())
@@ -94,6 +89,19 @@ export const REGISTRIES: readonly Registry[] = [
     },
   },
   {
+    path: 'shared/domains/parts.gen.ts',
+    what: 'the *-parts.ts files of shared/domains/',
+    find: (root) => perFolder(root, 'shared/domains', '-parts.ts', 'Parts', true),
+    render(found) {
+      return listing(this, found, [
+        "/** Every domain's parts of the fleet-wide declarations: each shared/domains/<folder>/<folder>-parts.ts. */",
+        'export const PART_FOLDERS = [',
+        arrayOf(found),
+        '] as const;',
+      ]);
+    },
+  },
+  {
     path: 'agent/collectors/collector-plugins.gen.ts',
     what: 'the folders of agent/collectors/',
     find: (root) => perFolder(root, 'agent/collectors', '-plugin.ts', 'Plugin', false),
@@ -112,83 +120,20 @@ export const REGISTRIES: readonly Registry[] = [
     },
   },
   {
-    path: 'broker/index/indexers.gen.ts',
-    what: 'the *-indexer.ts files of broker/index/',
-    find(root) {
-      const dir = join(root, 'broker/index');
-      return readdirSync(dir)
-        .filter((file) => file.endsWith('-indexer.ts'))
-        .sort()
-        .map((file) => {
-          const exportName = pascal(file.slice(0, -'.ts'.length));
-          return requireExport(dir, file, new RegExp(`export class ${exportName}\\b`), exportName, `broker/index/${file} exports class ${exportName}`);
-        });
-    },
+    path: 'broker/domains/broker-domains.gen.ts',
+    what: 'the folders of broker/domains/',
+    find: (root) => perFolder(root, 'broker/domains', '-broker.ts', 'Broker', false),
     render(found) {
       return listing(
         this,
         found,
         [
-          '/** Every domain indexer of the fleet index, one per broker/index/*-indexer.ts file. */',
-          'export const INDEXERS: readonly IndexerClass[] = [',
+          '/** Every folder of broker/domains/, each the broker half of the domain of the same name. */',
+          'export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [',
           arrayOf(found),
           '];',
         ],
-        "import type { IndexerClass } from './indexer.ts';",
-      );
-    },
-  },
-  {
-    path: 'broker/calls/broker-actions/broker-actions.gen.ts',
-    what: 'the handlers of broker/calls/broker-actions/',
-    find(root) {
-      const dir = join(root, 'broker/calls/broker-actions');
-      const found: Found[] = [];
-      for (const file of readdirSync(dir).sort()) {
-        if (!file.endsWith('.ts') || file.endsWith('.gen.ts') || file.endsWith('.test.ts')) continue;
-        const text = readFileSync(join(dir, file), 'utf8');
-        for (const match of text.matchAll(/export const (\w+) = defineBrokerAction\(/g)) found.push({ file, exportName: match[1] as string });
-      }
-      return found;
-    },
-    render(found) {
-      return listing(
-        this,
-        found,
-        [
-          '/** Every action the broker answers itself: each `defineBrokerAction` export of broker/calls/broker-actions/. */',
-          'export const BROKER_ACTIONS: readonly BrokerActionHandler[] = [',
-          arrayOf(found),
-          '];',
-        ],
-        "import type { BrokerActionHandler } from './broker-action.ts';",
-      );
-    },
-  },
-  {
-    path: 'broker/services/broker-services.gen.ts',
-    what: 'the services of broker/services/',
-    find(root) {
-      const dir = join(root, 'broker/services');
-      const found: Found[] = [];
-      for (const file of readdirSync(dir).sort()) {
-        if (!file.endsWith('.ts') || file.endsWith('.gen.ts') || file.endsWith('.test.ts')) continue;
-        const text = readFileSync(join(dir, file), 'utf8');
-        for (const match of text.matchAll(/export const (\w+) = defineBrokerService\(/g)) found.push({ file, exportName: match[1] as string });
-      }
-      return found;
-    },
-    render(found) {
-      return listing(
-        this,
-        found,
-        [
-          '/** Every service the broker runs for its domains: each `defineBrokerService` export of broker/services/. */',
-          'export const BROKER_SERVICES: readonly BrokerServicePlugin[] = [',
-          arrayOf(found),
-          '];',
-        ],
-        "import type { BrokerServicePlugin } from './broker-service.ts';",
+        "import type { BrokerDomain } from './broker-domain.ts';",
       );
     },
   },

@@ -9,6 +9,7 @@ import type { Host } from '../broker/agents/agent-registry.ts';
 import type { CallAuthority } from '../broker/agents/agent-session.ts';
 import { createIdentity } from '../broker/auth/identities.ts';
 import type { Broker } from '../broker/broker.ts';
+import { DockerIndexer } from '../broker/domains/docker/docker-indexer.ts';
 import { BrokerStore } from '../broker/store/broker-store.ts';
 import { FLEETMESH_BIN } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
@@ -112,7 +113,9 @@ describe('three brokers on one bus serve one fleet', () => {
   it("builds every broker's fleet index from reports sent to any of them", async () => {
     agents.get('on-b-1')?.connection.report('container_inventory', { taken_unix_ms: Date.now(), containers: [], volumes: [] });
     const id = host(cluster.a, 'on-b-1').id;
-    await waitFor(() => cluster.a.index.inventory(id) && cluster.c.index.inventory(id), { what: 'the inventory in the indexes of a and c' });
+    await waitFor(() => cluster.a.index.indexer(DockerIndexer).inventory(id) && cluster.c.index.indexer(DockerIndexer).inventory(id), {
+      what: 'the inventory in the indexes of a and c',
+    });
   });
 
   it('streams chunks back from agents on other brokers, and carries the cancellation to them', async () => {

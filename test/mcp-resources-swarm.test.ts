@@ -50,9 +50,9 @@ describe('the swarm as resources', () => {
     await fleet.addAgent('rs-host', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
-      swarmName: 'rs-swarm',
+      domainFlags: { 'swarm-name': 'rs-swarm' },
       containerSampleIntervalMs: 1000,
-      swarmSnapshotIntervalMs: 1000,
+      snapshotIntervalMs: 1000,
       token: await fleet.token({ roles: ['swarm-manager'] }),
     });
     admin = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));

@@ -31,7 +31,7 @@ describe('long calls as MCP tasks', () => {
     await fleet.addAgent('tk-mgr', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
-      swarmName: 'test-swarm',
+      domainFlags: { 'swarm-name': 'test-swarm' },
       token: await fleet.token({ roles: ['swarm-manager'] }),
     });
     await fleet.addAgent('tk-plain');

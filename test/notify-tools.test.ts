@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveNotifyOptions } from '../broker/notify/notify-options.ts';
+import { resolveNotifyOptions } from '../broker/domains/notify/notify-options.ts';
 import { NOTIFY_FLAGS } from '../shared/domains/notify/notify-flags.ts';
 import { HttpReceiver } from './harness/http-receiver.ts';
 import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';

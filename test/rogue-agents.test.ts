@@ -3,6 +3,7 @@ import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import { approveAgent, withdrawAgentRoles } from '../broker/admin/approve-agent.ts';
+import { SwarmIndexer } from '../broker/domains/swarm/swarm-indexer.ts';
 import { BrokerStore } from '../broker/store/broker-store.ts';
 import { captureLogger } from './harness/capture-logger.ts';
 import { testDocker } from './harness/containers.ts';
@@ -67,8 +68,8 @@ describe('rogue agents speaking the raw protocol', () => {
     manager = await fleet.addAgent('zz-manager', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
-      swarmName: 'rg-swarm',
-      swarmSnapshotIntervalMs: 1000,
+      domainFlags: { 'swarm-name': 'rg-swarm' },
+      snapshotIntervalMs: 1000,
       token: await fleet.token({ roles: ['swarm-manager'] }),
       log: logs.log,
     });
@@ -344,7 +345,7 @@ describe('a manager no agent runs on', () => {
       manager_node_id: 'node-trusted',
       nodes: [managerNode('node-trusted'), managerNode('node-lonely')],
     });
-    await waitFor(() => fleet.broker.index.swarm(SWARM), { what: 'the trusted manager’s snapshot indexed' });
+    await waitFor(() => fleet.broker.index.indexer(SwarmIndexer).swarm(SWARM), { what: 'the trusted manager’s snapshot indexed' });
     // An agent enrolled with a plain token names the lonely manager's node id, which any worker's `docker info` shows.
     claimant = await startRogueAgent(fleet, 'rg-claimant', {
       facts: { swarmRole: 'manager', swarmId: SWARM, swarmNodeId: 'node-lonely', swarmName: 'rg-lonely' },

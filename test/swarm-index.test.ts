@@ -44,9 +44,9 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
     const agent = {
       collectors: 'default' as const,
       dockerAddress: inject('dockerHost'),
-      swarmName: 'ix-swarm',
+      domainFlags: { 'swarm-name': 'ix-swarm' },
       containerSampleIntervalMs: 1000,
-      swarmSnapshotIntervalMs: 2000,
+      snapshotIntervalMs: 2000,
     };
     await fleet.addAgent('ix-host-a', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
     await fleet.addAgent('ix-host-b', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });

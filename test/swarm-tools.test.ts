@@ -47,7 +47,7 @@ describe('Swarm tools through manager agents', () => {
       });
     }
     fleet = await startTestFleet({ operationsLevel: 3 });
-    const agent = { collectors: 'default' as const, dockerAddress: inject('dockerHost'), swarmName: 'test-swarm' };
+    const agent = { collectors: 'default' as const, dockerAddress: inject('dockerHost'), domainFlags: { 'swarm-name': 'test-swarm' } };
     await fleet.addAgent('tw-mgr-a', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
     await fleet.addAgent('tw-mgr-b', { ...agent, token: await fleet.token({ roles: ['swarm-manager'] }) });
     admin = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));

@@ -48,7 +48,7 @@ describe('the web console in Chromium', () => {
     await fleet.addAgent('wc-manager', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
-      swarmName: 'web-swarm',
+      domainFlags: { 'swarm-name': 'web-swarm' },
       token: await fleet.token({ roles: ['swarm-manager'] }),
     });
     doomed = await fleet.addAgent('wc-doomed');

@@ -57,7 +57,7 @@ describe('MCP Apps widgets in Chromium, inside a host built on ext-apps, fed by 
     await fleet.addAgent('ww-manager', {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
-      swarmName: 'widget-swarm',
+      domainFlags: { 'swarm-name': 'widget-swarm' },
       token: await fleet.token({ roles: ['swarm-manager'] }),
     });
     client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));

@@ -11,7 +11,7 @@ export interface CollectorHooks {
   report: Report;
   /** A collector became available or unavailable. */
   onAvailabilityChange(): void;
-  /** A collector learned new host facts (the Proxmox VE node name). */
+  /** A collector learned new host facts (the name of the node it manages). */
   onFactsChange(): void;
 }
 
@@ -20,6 +20,8 @@ export interface CollectorContext {
   readonly options: AgentOptions;
   /** Every flag the domains declare: its value from the command line or config file, else its declared default. */
   readonly flags: DomainFlagValues;
+  /** What its domain resolved from those flags (`Domain.agentOptions`), when it resolves them. */
+  readonly domainOptions: unknown;
   readonly sampler: SystemSampler;
   /** The agent's logger, naming the collector. */
   readonly log: Logger;

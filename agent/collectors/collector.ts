@@ -11,8 +11,8 @@ export interface CollectorStatus {
 }
 
 /**
- * One source of facts and actions on a host (system, docker, swarm, proxmox,
- * sandbox). A collector that is unavailable still registers its actions: they
+ * One source of facts and actions on a host, one per domain (its folder of
+ * agent/collectors/). A collector that is unavailable still registers its actions: they
  * answer `collector_unavailable` with the reason, so the broker can say which
  * host lacks what.
  */
@@ -22,7 +22,7 @@ export interface Collector {
   probe(): Promise<CollectorStatus>;
   /** Registers the collector's action handlers. */
   register(dispatcher: Dispatcher): void;
-  /** Host facts this collector knows (Docker version, Swarm role, …). */
+  /** Host facts this collector knows (the engine's version, the node it manages, …). */
   facts?(): Record<string, string | number | boolean>;
   /** Per-container figures for the next heartbeat (the docker collector's metrics samples). */
   takeContainerSamples?(): ContainerFigures[];

@@ -27,5 +27,16 @@ export function defaultCollectors(options: AgentOptions, sampler: SystemSampler,
   const engine = createEngineClient(options.dockerAddress);
   return [...COLLECTOR_PLUGINS]
     .sort((a, b) => rankOf(a) - rankOf(b))
-    .map((plugin) => plugin.create({ options, flags, sampler, log: log.child({ collector: plugin.domain.name }), hooks, engine }));
+    .map((plugin) => {
+      const { domain } = plugin;
+      return plugin.create({
+        options,
+        flags,
+        domainOptions: options.domainOptions && domain.name in options.domainOptions ? options.domainOptions[domain.name] : domain.agentOptions?.(flags),
+        sampler,
+        log: log.child({ collector: domain.name }),
+        hooks,
+        engine,
+      });
+    });
 }

@@ -8,6 +8,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { createIdentity } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
+import { DockerIndexer } from '../../broker/domains/docker/docker-indexer.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { simulatedAgent } from '../fleet/simulated-agent.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
@@ -44,7 +45,7 @@ export async function tokensScenario(agentCount: number): Promise<ScenarioResult
   try {
     for (const connection of connections) connection.start();
     await until(() => broker.registry.list().filter((h) => h.state === 'online').length === agentCount, 300_000);
-    await until(() => broker.index.inventoryEntries().length >= agentCount - Math.ceil(agentCount / 20), 60_000);
+    await until(() => broker.index.indexer(DockerIndexer).inventoryEntries().length >= agentCount - Math.ceil(agentCount / 20), 60_000);
     const { token } = await createIdentity(broker.store, { name: 'bench-tokens', level: 3 });
     await client.connect(new StreamableHTTPClientTransport(new URL(broker.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     const calls: [string, string, Record<string, unknown>][] = [

@@ -1,6 +1,7 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { statedClaims } from '../agents/claims.ts';
-import { AGENT_ROLES, type AgentRole, type RoleGrant } from '../store/agent-roles-table.ts';
+import { AGENT_ROLE_NAMES, AGENT_ROLES } from '../domains/broker-domains.ts';
+import type { AgentRole, RoleGrant } from '../store/agent-roles-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { findAgent } from './revoke-agent.ts';
 
@@ -9,34 +10,34 @@ interface ApproveRequest {
   agent: string;
   /** Only this role; default: every role the agent claims. */
   role?: string;
-  /** The swarm id or PVE cluster the role covers; default: the one the agent claims. */
+  /** The shared object the role covers (its id or name); default: the one the agent claims. */
   scope?: string;
 }
 
 function parseRole(text: string): AgentRole {
-  if ((AGENT_ROLES as readonly string[]).includes(text)) return text as AgentRole;
-  throw new FleetError('invalid_argument', `"${text}" is not a role`, { hint: `Roles: ${AGENT_ROLES.join(', ')}.` });
+  if (AGENT_ROLE_NAMES.includes(text)) return text;
+  throw new FleetError('invalid_argument', `"${text}" is not a role`, { hint: `Roles: ${AGENT_ROLE_NAMES.join(', ')}.` });
 }
 
 /**
  * The operator approves what an agent claims over a shared object (docs/claims.md):
- * by default each claim of its last Hello, bound to the swarm or cluster it
- * named, so a later claim of another swarm needs approving again. A running
+ * by default each claim of its last Hello, bound to the object it named, so
+ * a later claim of another object needs approving again. A running
  * broker picks the change up from the store within a poll.
  */
 export async function approveAgent(store: BrokerStore, request: ApproveRequest, now = Date.now()): Promise<{ name: string; grants: RoleGrant[] }> {
   const agent = await findAgent(store, request.agent);
   const role = request.role === undefined ? undefined : parseRole(request.role);
-  const claims = statedClaims(agent.hello?.facts ?? {}).filter((claim) => role === undefined || claim.role === role);
+  const claims = statedClaims(agent.hello?.facts ?? {}, AGENT_ROLES).filter((claim) => role === undefined || claim.role === role);
+  if (request.scope !== undefined && role === undefined && claims.length !== 1) {
+    throw new FleetError('invalid_argument', `say which role --scope ${request.scope} is for`, { hint: `Add --role, one of ${AGENT_ROLE_NAMES.join(', ')}.` });
+  }
   const grants: RoleGrant[] =
     request.scope !== undefined
-      ? [{ role: role ?? claims[0]?.role ?? 'swarm-manager', scope: request.scope, grantedAt: now, grantedBy: 'operator' }]
+      ? [{ role: (role ?? claims[0]?.role) as AgentRole, scope: request.scope, grantedAt: now, grantedBy: 'operator' }]
       : claims.map((claim) => ({ role: claim.role, scope: claim.object, grantedAt: now, grantedBy: 'operator' }));
-  if (request.scope !== undefined && role === undefined && claims.length !== 1) {
-    throw new FleetError('invalid_argument', `say which role --scope ${request.scope} is for`, { hint: `Add --role, one of ${AGENT_ROLES.join(', ')}.` });
-  }
   if (grants.length === 0) {
-    throw new FleetError('not_found', `agent ${agent.name} claims no ${role ?? 'role'} over a swarm or cluster`, {
+    throw new FleetError('not_found', `agent ${agent.name} claims no ${role ?? 'role'} over a shared object`, {
       hint: 'Approve once it has connected and claimed one (fleetmesh agents lists claims), or name the object with --role and --scope.',
     });
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
+import { pveMemberRole } from '../domains/proxmox/proxmox-roles.ts';
+import { swarmManagerRole } from '../domains/swarm/swarm-roles.ts';
 import type { RoleGrant } from '../store/agent-roles-table.ts';
 import type { Host } from './agent-registry.ts';
 import { assessClaims, type ClaimEvidence, holdsRole } from './claims.ts';
@@ -11,8 +13,9 @@ function host(id: string, facts: Record<string, string>, roles: RoleGrant[] = []
 const manager = (nodeId: string) => ({ swarm_role: 'manager', swarm_id: 'swarm-1', swarm_node_id: nodeId });
 const operator = (scope: string): RoleGrant => ({ role: 'swarm-manager', scope, grantedAt: 0, grantedBy: 'operator' });
 
+/** What the index would hold: these guest reports, and the roles the swarm and proxmox domains declare. */
 function evidence(guests: { inventory: GuestInventory; hostId: string }[] = []): ClaimEvidence {
-  return { guestEntries: () => guests };
+  return { roles: [swarmManagerRole, pveMemberRole], indexer: (() => ({ guestEntries: () => guests })) as unknown as ClaimEvidence['indexer'] };
 }
 
 describe('claims over shared objects', () => {

@@ -1,62 +1,69 @@
-import type { GuestInventory } from '../../shared/domains/proxmox/guest-inventory.ts';
+import type { Indexer, IndexerClass } from '../index/indexer.ts';
 import { type AgentRole, ANY_SCOPE } from '../store/agent-roles-table.ts';
 import type { Host } from './agent-registry.ts';
 
 /**
  * How the broker came to believe a claim: the operator granted the role
  * (join token or `fleetmesh agents approve`), the shared object itself
- * confirmed it (a trusted member's guest report), or nothing yet (the agent
- * is served as a plain host).
+ * confirmed it (what trusted holders of the role reported), or nothing yet
+ * (the agent is served as a plain host).
  */
 type ClaimStatus = 'approved' | 'proven' | 'pending';
 
 /** One statement of an agent that would carry power over a shared object (docs/claims.md). */
 export interface Claim {
   role: AgentRole;
-  /** The swarm id, or the PVE cluster name. */
+  /** The shared object, as its domain names it (a cluster's id or name). */
   object: string;
-  /** The node the agent says it runs on inside that object (swarm node id, PVE node name). */
+  /** The node the agent says it runs on inside that object. */
   node: string;
   status: ClaimStatus;
 }
 
-/** What the broker already trusts about shared objects: only ever built from reports of role holders. */
-export interface ClaimEvidence {
-  guestEntries(): { inventory: GuestInventory; hostId: string }[];
-}
-
 type Stated = Omit<Claim, 'status'>;
 
-/** What an agent says of itself in its Hello facts that would give it a role. */
-export function statedClaims(facts: Record<string, string | number | boolean>): Stated[] {
-  const claims: Stated[] = [];
-  if (facts.swarm_role === 'manager' && typeof facts.swarm_id === 'string' && facts.swarm_id) {
-    claims.push({ role: 'swarm-manager', object: facts.swarm_id, node: String(facts.swarm_node_id ?? '') });
-  }
-  if (typeof facts.proxmox_cluster === 'string' && facts.proxmox_cluster) {
-    claims.push({ role: 'pve-member', object: facts.proxmox_cluster, node: String(facts.proxmox_node ?? '') });
-  }
-  return claims;
+/**
+ * A role over an object several agents share, declared by the broker half of
+ * the domain the object belongs to: what an agent's Hello facts claim, and,
+ * where the object can vouch for its members, what proves a claim without the
+ * operator.
+ */
+export interface AgentRoleDeclaration {
+  /** The role's name, as join tokens and `fleetmesh agents approve --role` take it. */
+  readonly name: AgentRole;
+  /** The object an agent claims the role over, and its node there, from its Hello facts; undefined when it claims none. */
+  claim(facts: Readonly<Record<string, string | number | boolean>>): { object: string; node: string } | undefined;
+  /**
+   * Whether what trusted holders of the role reported of the object shows the
+   * claimed node in it, reported by an agent other than the claimant. Without
+   * this, only the operator's approval gives the role.
+   */
+  proves?(claim: Stated, claimantId: string, evidence: ClaimEvidence): boolean;
+}
+
+/** What the broker already trusts about shared objects (only ever built from reports of role holders), and the roles the domains declare. */
+export interface ClaimEvidence {
+  readonly roles: readonly AgentRoleDeclaration[];
+  /** A domain's indexer, for its role's proof. */
+  indexer<I extends Indexer>(Class: IndexerClass<I>): I;
+}
+
+/** What an agent says of itself in its Hello facts that would give it a role, in the roles' order. */
+export function statedClaims(facts: Record<string, string | number | boolean>, roles: readonly AgentRoleDeclaration[]): Stated[] {
+  return roles.flatMap((role) => {
+    const claimed = role.claim(facts);
+    return claimed ? [{ role: role.name, ...claimed }] : [];
+  });
 }
 
 function approved(host: Host, claim: Stated): boolean {
   return host.roles.some((grant) => grant.role === claim.role && (grant.scope === ANY_SCOPE || grant.scope === claim.object));
 }
 
-/**
- * Whether the shared object itself, as trusted agents reported it, shows the
- * agent's node in that role. A swarm never does: a node id is no secret
- * (every worker's `docker info` lists the managers'), so a trusted manager's
- * snapshot that lists the claimed node as a manager says nothing of which
- * agent runs there. An agent that named the node of a manager no agent runs
- * on was once proven that way and received swarm secrets; a manager claim
- * now waits for the operator, however many nodes the swarm shows.
- */
+/** Whether the shared object itself, as trusted agents reported it, shows the agent's node in that role. */
 function confirmed(host: Host, claim: Stated, evidence: ClaimEvidence): boolean {
-  if (!claim.node || claim.role === 'swarm-manager') return false;
-  return evidence
-    .guestEntries()
-    .some((entry) => entry.hostId !== host.id && entry.inventory.cluster === claim.object && entry.inventory.guests.some((g) => g.node === claim.node));
+  if (!claim.node) return false;
+  return evidence.roles.find((role) => role.name === claim.role)?.proves?.(claim, host.id, evidence) ?? false;
 }
 
 /**
@@ -66,7 +73,7 @@ function confirmed(host: Host, claim: Stated, evidence: ClaimEvidence): boolean 
  * operator's approval settles it.
  */
 export function assessClaims(hosts: readonly Host[], evidence: ClaimEvidence): Map<string, Claim[]> {
-  const statedBy = new Map(hosts.map((host) => [host.id, statedClaims(host.hello?.facts ?? {})]));
+  const statedBy = new Map(hosts.map((host) => [host.id, statedClaims(host.hello?.facts ?? {}, evidence.roles)]));
   const nodeClaims = new Map<string, number>();
   const nodeKey = (claim: Stated) => JSON.stringify([claim.role, claim.object, claim.node]);
   for (const claims of statedBy.values()) for (const claim of claims) nodeClaims.set(nodeKey(claim), (nodeClaims.get(nodeKey(claim)) ?? 0) + 1);

@@ -1,4 +1,4 @@
-import { HOST_SCOPED_TYPES, RESOURCE_TYPES } from '../../shared/domains/fleet/index-shapes.ts';
+import { HOST_SCOPED_TYPES, RESOURCE_TYPES } from '../../shared/domains/resource-types.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 
 /**
@@ -17,7 +17,7 @@ export interface Grant {
   text: string;
 }
 
-/** Kinds of resource whose names are `HOST/NAME`, as the fleet index declares them. */
+/** Kinds of resource whose names are `HOST/NAME`, as the domains declare their types. */
 const HOST_SCOPED = new Set<string>(HOST_SCOPED_TYPES);
 const KINDS = new Set<string>(['*', ...RESOURCE_TYPES]);
 

@@ -3,13 +3,14 @@ import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
+import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { UsageHistory } from '../metrics/usage-history.ts';
 import type { BrokerServices } from '../services/broker-services.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
-import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
+import type { BrokerActionContext, BrokerActionHandler } from './broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
 import { splitArguments } from './call-arguments.ts';
 import { auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';
@@ -17,9 +18,11 @@ import type { RouteCall, RunContext, RunResult } from './call-route.ts';
 import { runOnHosts } from './hosts-route.ts';
 import { redactArguments } from './redact.ts';
 import type { RefusalAudit } from './refusal-audit.ts';
-import { runOnSwarm } from './swarm-route.ts';
 
 export type { RunContext, RunResult } from './call-route.ts';
+
+/** The routes the domains' broker halves declare, by the `runsOn` that names them (their domain's name). */
+const ROUTES = new Map(BROKER_DOMAINS.flatMap((broker) => (broker.route ? [[broker.domain.name, broker.route] as const] : [])));
 
 interface ActionRunnerOptions {
   registry: AgentRegistry;
@@ -44,7 +47,8 @@ interface ActionRunnerOptions {
  * The path of every tool call after its surface resolved the action: checks
  * level, arguments, targets, grants and confirmation; writes the audit row
  * before anything is sent; sends the call by the action's route (the hosts,
- * a swarm's agent, or the broker's own handler); completes the audit row.
+ * the broker's own handler, or the route of the domain it names); completes
+ * the audit row.
  * A refusal or failure is thrown as a FleetError, audited first.
  */
 export class ActionRunner {
@@ -154,7 +158,6 @@ export class ActionRunner {
   private route(call: RouteCall): Promise<RunResult> {
     const { options } = this;
     const deps = { registry: options.registry, index: options.index, log: options.log };
-    if (call.action.runsOn === 'swarm') return runOnSwarm(call, deps);
     if (call.action.runsOn === 'host') {
       return runOnHosts(call, {
         ...deps,
@@ -163,7 +166,10 @@ export class ActionRunner {
         allows: (action) => this.allows(call.identity, action),
       });
     }
-    return runOnBroker(call, this.handlers.get(call.action.id), this.brokerContext(call));
+    if (call.action.runsOn === 'broker') return runOnBroker(call, this.handlers.get(call.action.id), this.brokerContext(call));
+    const route = ROUTES.get(call.action.runsOn);
+    if (!route) throw new FleetError('unsupported', `no domain of this broker routes ${call.action.id} (runs on ${call.action.runsOn})`);
+    return route.run(call, deps);
   }
 
   private brokerContext(call: RouteCall): BrokerActionContext {

@@ -1,6 +1,6 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { forbidden, requireConfirm } from './authorization.ts';
-import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
+import type { BrokerActionContext, BrokerActionHandler } from './broker-action.ts';
 import { parseParams, splitArguments } from './call-arguments.ts';
 import type { RouteCall, RunResult } from './call-route.ts';
 

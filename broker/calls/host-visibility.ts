@@ -1,4 +1,5 @@
 import type { Action } from '../../shared/catalog/action.ts';
+import { HOST_SCOPED_TYPES } from '../../shared/domains/resource-types.ts';
 import { errorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
@@ -6,6 +7,9 @@ import type { HostOutcome } from '../fanout/fan-out.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { forbidden } from './authorization.ts';
 import type { ResolvedTargets } from './targets.ts';
+
+/** The types whose things live on one host's engine: a grant on some of them is no grant on the host. */
+const HOST_SCOPED = new Set<string>(HOST_SCOPED_TYPES);
 
 /** The targeted hosts split by the identity's grants: the ones asked, and the answers of the ones hidden. */
 interface HostVisibility {
@@ -24,8 +28,7 @@ export function partitionByGrants(identity: Identity, action: Action, hosts: rea
   const hidden = new Map<Host, 'partial' | 'resource'>();
   const denied: string[] = [];
   // A grant on some containers of a host is not a grant on the host: its processes, ports and stats stay hidden.
-  const answersPerContainer =
-    scope !== undefined && (scope.kind === 'container' || scope.kind === 'sandbox') && (resourceName !== undefined || !!scope.lists?.length);
+  const answersPerContainer = scope !== undefined && HOST_SCOPED.has(scope.kind) && (resourceName !== undefined || !!scope.lists?.length);
   for (const host of hosts) {
     if (!answersPerContainer && !identity.grants.host(host.name)) {
       hidden.set(host, 'partial');
@@ -60,11 +63,12 @@ export function partitionByGrants(identity: Identity, action: Action, hosts: rea
 
 /** The host the index says holds a resource (a sandbox lives on one host), answered as that host's node. */
 export function locateResource(visibleHosts: readonly Host[], index: FleetIndex, kind: string, name: string): ResolvedTargets {
-  let holders = visibleHosts.filter((host) => (index.inventory(host.id)?.inventory.containers ?? []).some((c) => kind === 'sandbox' && c.sandbox_id === name));
+  const held = new Set(index.rows({ types: new Set([kind]), match: (id) => id === name }).map((resource) => resource.host));
+  let holders = visibleHosts.filter((host) => held.has(host));
   // An offline host's last inventory stays in the index; prefer the hosts that can answer now.
   if (holders.length > 1 && holders.some((h) => h.session)) holders = holders.filter((h) => h.session);
   if (holders.length === 0) {
-    throw new FleetError('not_found', `no ${kind} "${name}" in the fleet`, { hint: 'snapshot without sandbox_id lists the sandboxes of every host.' });
+    throw new FleetError('not_found', `no ${kind} "${name}" in the fleet`, { hint: `find with type ${kind} lists them on every host.` });
   }
   if (holders.length > 1) {
     throw new FleetError('ambiguous', `${kind} "${name}" is on ${holders.length} hosts`, {

@@ -5,9 +5,9 @@ import type { Host } from '../agents/agent-registry.ts';
 import { GrantSet } from '../auth/grants.ts';
 import type { Identity } from '../auth/identities.ts';
 import { allowsAction, effectiveLevel, forbidden } from '../calls/authorization.ts';
-import type { BrokerActionHandler } from '../calls/broker-actions/broker-action.ts';
+import type { BrokerActionHandler } from '../calls/broker-action.ts';
 import { partitionByGrants } from '../calls/host-visibility.ts';
-import { checkSwarmGrants } from '../calls/swarm-route.ts';
+import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { CallRequestMessage } from './bus-messages.ts';
@@ -88,12 +88,14 @@ function checkGrants(deps: RelayAuthorizationDeps, identity: Identity, action: A
         action,
         hidden.map((outcome) => outcome.host.name),
       );
-  } else if (action.runsOn === 'swarm') {
-    for (const host of hosts) {
-      const clusterId = host.hello?.facts.swarm_id;
-      if (typeof clusterId !== 'string' || !clusterId) throw forbidden(action, [host.name]);
-      checkSwarmGrants(identity, action, params, deps.index, clusterId, clusterId);
-    }
+  } else if (action.runsOn !== 'broker') {
+    const route = BROKER_DOMAINS.find((broker) => broker.domain.name === action.runsOn)?.route;
+    if (!route)
+      throw forbidden(
+        action,
+        hosts.map((host) => host.name),
+      );
+    for (const host of hosts) route.checkRelayed(identity, action, params, host, deps.index);
   } else {
     const needs = action.risk === 'read' ? 'read' : 'write';
     const denied = hosts.filter((host) => !identity.grants.host(host.name, needs)).map((host) => host.name);

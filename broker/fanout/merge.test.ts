@@ -117,7 +117,7 @@ describe('merge', () => {
         expect(availability).toBe('partial');
         expect(errors).toEqual([expect.objectContaining({ code: 'not_found', host: 'web-1' })]);
         expect(errors[0]?.message).toBe(
-          `${action.tool} leaves out hostname, os, arch, docker_version, swarm, proxmox, listening_ports, guests, guest_count: they describe the whole of web-1, and this identity may see only some of its containers`,
+          `${action.tool} leaves out hostname, os, arch, docker_version, proxmox, guests, swarm, listening_ports, guest_count: they describe the whole of web-1, and this identity may see only some of its containers`,
         );
         expect(sampled_at_unix_ms).toBe(NOW);
       }

@@ -5,6 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SwarmSnapshot } from '../../shared/engine/records.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { AgentRegistry, type Host } from '../agents/agent-registry.ts';
+import { DockerIndexer } from '../domains/docker/docker-indexer.ts';
+import { ProxmoxIndexer } from '../domains/proxmox/proxmox-indexer.ts';
+import { SwarmIndexer } from '../domains/swarm/swarm-indexer.ts';
 import { BrokerMetrics } from '../metrics/broker-metrics.ts';
 import { BrokerStore } from '../store/broker-store.ts';
 import { FleetIndex } from './fleet-index.ts';
@@ -69,10 +72,10 @@ describe('the fleet index as reports arrive', () => {
     const { registry, index, metrics, approved, rogue } = await setup();
     registry.emit('report', approved, 'swarm_snapshot', snapshot('first', 9e15), 0);
     registry.emit('report', approved, 'swarm_snapshot', snapshot('second', 1), 0);
-    expect(index.swarm('swarm-1')?.snapshot.cluster_name).toBe('second');
-    expect(index.swarm('swarm-1')?.snapshot.taken_unix_ms).toBeLessThan(9e15);
+    expect(index.indexer(SwarmIndexer).swarm('swarm-1')?.snapshot.cluster_name).toBe('second');
+    expect(index.indexer(SwarmIndexer).swarm('swarm-1')?.snapshot.taken_unix_ms).toBeLessThan(9e15);
     registry.emit('report', rogue, 'swarm_snapshot', snapshot('forged', Date.now() + 1e9), 0);
-    expect(index.swarm('swarm-1')?.snapshot.cluster_name).toBe('second');
+    expect(index.indexer(SwarmIndexer).swarm('swarm-1')?.snapshot.cluster_name).toBe('second');
     expect(metrics.render([])).toContain('fleetmesh_reports_dropped_total{kind="swarm_snapshot",reason="not_role_holder"} 1');
   });
 
@@ -82,9 +85,9 @@ describe('the fleet index as reports arrive', () => {
     registry.emit('report', approved, 'swarm_snapshot', { cluster_id: 'swarm-1' }, 0);
     registry.emit('report', approved, 'container_inventory', [], 0);
     registry.emit('report', approved, 'proxmox_guests', { guests: 'none' }, 0);
-    expect(index.swarm('swarm-1')?.snapshot.cluster_name).toBe('good');
-    expect(index.inventoryEntries()).toEqual([]);
-    expect(index.guestEntries()).toEqual([]);
+    expect(index.indexer(SwarmIndexer).swarm('swarm-1')?.snapshot.cluster_name).toBe('good');
+    expect(index.indexer(DockerIndexer).inventoryEntries()).toEqual([]);
+    expect(index.indexer(ProxmoxIndexer).guestEntries()).toEqual([]);
     const text = metrics.render([]);
     for (const kind of ['swarm_snapshot', 'container_inventory', 'proxmox_guests']) {
       expect(text).toContain(`fleetmesh_reports_dropped_total{kind="${kind}",reason="malformed"} 1`);
@@ -96,7 +99,7 @@ describe('the fleet index as reports arrive', () => {
     registry.emit('report', approved, 'swarm_snapshot', snapshot('good', 1), 0);
     approved.roles = [];
     registry.emit('state', approved, approved.state);
-    expect(index.swarm('swarm-1')).toBeUndefined();
+    expect(index.indexer(SwarmIndexer).swarm('swarm-1')).toBeUndefined();
   });
 
   it('drops reports of kinds no domain declares under one metrics label, whatever kind they name', async () => {
@@ -112,8 +115,8 @@ describe('the fleet index as reports arrive', () => {
     const { registry, index, approved } = await setup();
     const event = { time_unix_ms: 1, type: 'container', action: 'die', id: 'abcdef0123456789', name: 'web', image: 'nginx', exit_code: 2, attributes: {} };
     registry.emit('report', approved, 'container_event', event, 0);
-    expect(index.containerEvents.recentFailures('approved', 'approved', 'abcdef012345')).toMatchObject([{ task: 'web', exit_code: 2 }]);
+    expect(index.indexer(DockerIndexer).events.recentFailures('approved', 'approved', 'abcdef012345')).toMatchObject([{ task: 'web', exit_code: 2 }]);
     registry.emit('report', approved, 'container_event', { ...event, attributes: 'none' }, 0);
-    expect(index.containerEvents.recentFailures('approved', 'approved', 'abcdef012345')).toHaveLength(1);
+    expect(index.indexer(DockerIndexer).events.recentFailures('approved', 'approved', 'abcdef012345')).toHaveLength(1);
   });
 });

@@ -73,7 +73,7 @@ export class BrokerMetrics implements CallRecorder, ReportRecorder {
     const calls = [...this.calls.values()].sort((a, b) => a.tool.localeCompare(b.tool) || a.outcome.localeCompare(b.outcome));
     for (const { tool, outcome, count } of calls) lines.push(`fleetmesh_tool_calls_total{tool="${labelValue(tool)}",outcome="${outcome}"} ${count}`);
     lines.push(
-      '# HELP fleetmesh_reports_dropped_total Agent reports the broker refused: of an undeclared kind, malformed, or about a swarm or cluster the agent holds no role over.',
+      '# HELP fleetmesh_reports_dropped_total Agent reports the broker refused: of an undeclared kind, malformed, or about a shared object the agent holds no role over.',
       '# TYPE fleetmesh_reports_dropped_total counter',
     );
     const dropped = [...this.droppedReports.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.reason.localeCompare(b.reason));

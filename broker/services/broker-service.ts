@@ -14,9 +14,8 @@ export interface BrokerServiceContext {
 /**
  * A service the broker runs for a domain's broker actions (notification
  * channels, the machines wake knows), configured by the broker flags the
- * domain declares. Each `defineBrokerService` export of a file of
- * `broker/services/` is one; `npm run gen` lists them in
- * `broker-services.gen.ts`, and the broker starts and stops every one.
+ * domain declares, listed in the `services` of the domain's broker half
+ * (`broker/domains/<domain>/`); the broker starts and stops every one.
  */
 export interface BrokerServicePlugin<O = unknown, S extends object = object> {
   /** Its key in the broker's options (`services`). */

@@ -3,11 +3,11 @@ import { DOMAIN_BROKER_FLAGS, type DomainBrokerFlagValues } from '../../shared/d
 import { networkDomain } from '../../shared/domains/network/network-domain.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
+import { wakeService } from '../domains/network/wake-service.ts';
+import { notifyService } from '../domains/notify/notify-service.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { defineBrokerService } from './broker-service.ts';
 import { BrokerServices, resolveServiceOptions } from './broker-services.ts';
-import { notifyService } from './notify-service.ts';
-import { wakeService } from './wake-service.ts';
 
 /** The domains' broker flags as the command line gives them when none is set. */
 function defaults(): DomainBrokerFlagValues {

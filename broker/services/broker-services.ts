@@ -1,6 +1,6 @@
 import type { DomainBrokerFlagValues } from '../../shared/domains/domains.ts';
+import { BROKER_SERVICES } from '../domains/broker-domains.ts';
 import type { BrokerServiceContext, BrokerServicePlugin } from './broker-service.ts';
-import { BROKER_SERVICES } from './broker-services.gen.ts';
 
 /** Each service's options by its name; a service not named runs with its defaults. */
 export type BrokerServiceOptions = Readonly<Record<string, unknown>>;

@@ -1,15 +1,14 @@
 import type { SqlEngine } from './sql-engine.ts';
 
-/** Roles that carry power over an object several agents share (docs/claims.md). */
-export const AGENT_ROLES = ['swarm-manager', 'pve-member'] as const;
-export type AgentRole = (typeof AGENT_ROLES)[number];
+/** A role that carries power over an object several agents share, by the name its domain declares (docs/claims.md). */
+export type AgentRole = string;
 
-/** Any object: the operator vouches for whatever swarm or cluster the agent manages (a join token's roles). */
+/** Any object: the operator vouches for whatever shared object the agent manages (a join token's roles). */
 export const ANY_SCOPE = '*';
 
 export interface RoleGrant {
   role: AgentRole;
-  /** A swarm id or a PVE cluster name, or `*`. */
+  /** The object, as its domain names it (a cluster's id or name), or `*`. */
   scope: string;
   grantedAt: number;
   /** `token:<id>` or `operator`. */

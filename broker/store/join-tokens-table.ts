@@ -10,7 +10,7 @@ export interface JoinTokenRow {
   usesAllowed: number | null;
   uses: number;
   labels: Record<string, string>;
-  /** Roles every agent enrolled with it holds over whatever swarm or cluster it manages. */
+  /** Roles every agent enrolled with it holds over whatever shared object it manages. */
   roles: AgentRole[];
   lastUsedAt: number | null;
   revokedAt: number | null;

@@ -22,7 +22,7 @@ export interface MetricsFilter {
   name?: string;
 }
 
-/** A Swarm service's figures in one minute: the sums over its containers on the hosts asked about. */
+/** A service's figures in one minute: the sums over its containers on the hosts asked about. */
 export interface ServiceMinute {
   service: string;
   minute: number;

@@ -96,7 +96,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_started ON audit(started_at);
   `,
   // 3: what the fleet index remembers beyond the agents' own memory: task
-  // failures (Swarm keeps five tasks per slot) and minute-resolution metrics.
+  // failures (the orchestrator keeps five tasks per slot) and minute-resolution metrics.
   `
   CREATE TABLE task_failures (
     task_id TEXT PRIMARY KEY,
@@ -133,9 +133,9 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit ADD COLUMN target_ids_json TEXT NOT NULL DEFAULT '[]';
   CREATE INDEX audit_outcome ON audit(outcome, seq);
   `,
-  // 5: roles over shared objects (swarm manager, PVE cluster member) the
+  // 5: roles over shared objects (a cluster's manager or member) the
   // operator granted: through a join token (scope "*": whatever the agent
-  // manages) or with fleetmesh agents approve (scope: one swarm id or cluster).
+  // manages) or with fleetmesh agents approve (scope: one object's id or name).
   `
   ALTER TABLE join_tokens ADD COLUMN roles_json TEXT NOT NULL DEFAULT '[]';
 

@@ -7,7 +7,7 @@ export interface TaskFailure {
   at: number;
 }
 
-/** When Swarm tasks ended involuntarily: Swarm itself keeps only five tasks per slot. */
+/** When a service's tasks ended involuntarily: the orchestrator itself keeps only five tasks per slot. */
 export class TaskFailuresTable {
   constructor(private readonly sql: SqlEngine) {}
 

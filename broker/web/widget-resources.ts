@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WIDGET_NAMES, type WidgetName } from '../../shared/catalog/action.ts';
+import type { WidgetName } from '../../shared/catalog/action.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { WIDGETS } from '../domains/broker-domains.ts';
 
 /** The MIME type MCP Apps hosts render as a widget document. */
 const WIDGET_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -21,14 +22,6 @@ export function widgetToolMeta(widget: WidgetName): Record<string, unknown> {
   return { ui: { resourceUri: widgetUri(widget) } };
 }
 
-const TITLES: Record<WidgetName, string> = {
-  'fleet-table': 'Fleet table: hosts or containers, sortable, status colours',
-  'metrics-chart': 'Metrics chart: CPU, memory or network over 1h to 7d',
-  'swarm-topology': 'Swarm topology: nodes, services, placement and drain impact',
-  'log-viewer': 'Log viewer: stdout and stderr, search, follows new lines',
-  recommendations: 'Recommendations: what to fix in every swarm, with the fixing tool',
-};
-
 /**
  * The widgets as MCP Apps resources: one HTML document each, with the widget
  * bundle (`npm run build` puts it in dist/web/widgets) and its style inlined,
@@ -41,13 +34,13 @@ export class WidgetResources {
   constructor(private readonly assetsDir: string) {}
 
   list(): { uri: string; name: string; title: string; mimeType: string }[] {
-    return WIDGET_NAMES.map((name) => ({ uri: widgetUri(name), name: `widget-${name}`, title: TITLES[name], mimeType: WIDGET_MIME_TYPE }));
+    return WIDGETS.map(({ name, title }) => ({ uri: widgetUri(name), name: `widget-${name}`, title, mimeType: WIDGET_MIME_TYPE }));
   }
 
   /** The document of a `ui://fleetmesh/…` URI; not_found for any other. */
   read(uri: string): { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> } {
-    const name = uri.startsWith(PREFIX) ? (uri.slice(PREFIX.length) as WidgetName) : undefined;
-    if (!name || !WIDGET_NAMES.includes(name))
+    const name = uri.startsWith(PREFIX) ? uri.slice(PREFIX.length) : undefined;
+    if (!name || !WIDGETS.some((widget) => widget.name === name))
       throw new FleetError('not_found', `no widget ${uri}`, { hint: 'resources/list lists the ui://fleetmesh/ widgets.' });
     const { script, style } = this.load();
     // A `</script` inside the bundle would end the element early.

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { approveAgent, withdrawAgentRoles } from '../../broker/admin/approve-agent.ts';
-import { AGENT_ROLES } from '../../broker/store/agent-roles-table.ts';
+import { AGENT_ROLE_NAMES } from '../../broker/domains/broker-domains.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { BROKER_DATA_DIR_FLAG } from '../../shared/options/common-flags.ts';
 import { defineCommand } from '../command.ts';
@@ -8,15 +8,15 @@ import { defineCommand } from '../command.ts';
 export const agentsApproveCommand = defineCommand({
   spec: {
     name: 'agents approve',
-    summary: 'Approve what an agent claims over a shared object (swarm manager, PVE cluster member), or withdraw it.',
-    usage: 'fleetmesh agents approve AGENT [--role swarm-manager|pve-member] [--scope SWARM_ID|CLUSTER] [--withdraw]',
+    summary: "Approve what an agent claims over a shared object (a cluster's manager or member role), or withdraw it.",
+    usage: 'fleetmesh agents approve AGENT [--role ROLE] [--scope OBJECT] [--withdraw]',
     details:
-      "Without --scope, approves the claims of the agent's last Hello, bound to the swarm or cluster they name. Until then the agent is served as a plain host. See docs/claims.md.",
+      "Without --scope, approves the claims of the agent's last Hello, bound to the object they name. Until then the agent is served as a plain host. See docs/claims.md.",
     positionals: [{ name: 'AGENT', description: 'the agent name or id (fleetmesh agents lists them and their claims)', required: true }],
     flags: {
       ...BROKER_DATA_DIR_FLAG,
-      role: { type: 'string', description: `only this role: ${AGENT_ROLES.join(' or ')}`, placeholder: 'ROLE', env: false },
-      scope: { type: 'string', description: 'the swarm id or PVE cluster name the role covers (default: the one claimed)', placeholder: 'ID', env: false },
+      role: { type: 'string', description: `only this role: ${AGENT_ROLE_NAMES.join(' or ')}`, placeholder: 'ROLE', env: false },
+      scope: { type: 'string', description: 'the id or name of the shared object the role covers (default: the one claimed)', placeholder: 'ID', env: false },
       withdraw: { type: 'boolean', description: 'withdraw the role(s) instead; the agent becomes a plain host again', default: false, env: false },
     },
   },

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { statedClaims } from '../../broker/agents/claims.ts';
+import { AGENT_ROLES } from '../../broker/domains/broker-domains.ts';
 import { ANY_SCOPE } from '../../broker/store/agent-roles-table.ts';
 import { effectiveLabels } from '../../broker/store/agents-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
@@ -44,7 +45,7 @@ export const agentsCommand = defineCommand({
         certificate_issued_at_unix_ms: certificates.get(row.id)?.issuedAt ?? null,
         enrolled_at_unix_ms: row.enrolledAt,
         // Without the broker's index a proof cannot be checked here: a claim is approved or not (list_agents says proven).
-        claims: statedClaims(row.hello?.facts ?? {}).map((claim) => ({
+        claims: statedClaims(row.hello?.facts ?? {}, AGENT_ROLES).map((claim) => ({
           role: claim.role,
           object: claim.object,
           approved: (roles.get(row.id) ?? []).some((g) => g.role === claim.role && (g.scope === ANY_SCOPE || g.scope === claim.object)),

@@ -60,7 +60,7 @@ function composeText(written: WrittenBootstrap): string {
     'With docker-compose.yml (in the fleetmesh repository root):',
     `  export FLEETMESH_SECRETS=${written.dir} FLEETMESH_UID=$(id -u) FLEETMESH_GID=$(id -g)`,
     '  docker compose up -d                                   # one host',
-    '  docker stack deploy -c docker-compose.yml fleetmesh    # a swarm: the agent runs on every node',
+    '  docker stack deploy -c docker-compose.yml fleetmesh    # a stack: the agent runs on every node of the cluster',
     '',
     `MCP endpoint: http://localhost:7400/mcp with the header "Authorization: Bearer $(cat ${join(written.dir, BOOTSTRAP_FILES.adminToken)})".`,
     'A host outside Docker joins with:',

@@ -41,7 +41,7 @@ export const callCommand = defineCommand({
     usage: "fleetmesh call TOOL [--host H | --hosts a,b | --selector k=v] [--arg k=v …] [--json '{…}'] [--output table|json]",
     details:
       "Exits non-zero when the result is an error. Works whatever tool surface the broker uses: the tool is found in the broker's fleet://actions and called the way its surface runs it.",
-    positionals: [{ name: 'TOOL', description: 'a tool name such as get_fleet_status, or an action id such as docker.logs', required: true }],
+    positionals: [{ name: 'TOOL', description: 'a tool name such as get_fleet_status, or an action id such as fleet.status', required: true }],
     flags: {
       ...MCP_CLIENT_FLAGS,
       host: { type: 'string', description: 'one agent', placeholder: 'NAME', env: false },

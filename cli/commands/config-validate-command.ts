@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { AGENT_COMMAND, resolveAgentOptions } from '../../agent/agent-options.ts';
 import { BROKER_COMMAND, resolveBrokerOptions } from '../../broker/broker-options.ts';
-import { type ConfigIssue, checkConfigText } from '../../shared/domains/checkup/config-check.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { parseCommandLine } from '../../shared/options/command-line.ts';
+import { type ConfigIssue, checkConfigText } from '../../shared/options/config-check.ts';
 import { defineCommand } from '../command.ts';
 
 /** The commands whose --config this checks, with the start checks each runs. */

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
+import { AGENT_ROLE_NAMES } from '../../broker/domains/broker-domains.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import { enrollmentPins } from '../../broker/pki/fleet-authority.ts';
-import { AGENT_ROLES, type AgentRole } from '../../broker/store/agent-roles-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { formatTable, formatUntil } from '../../shared/format/table.ts';
@@ -24,7 +24,7 @@ const CREATE_FLAGS = {
   labels: { type: 'labels', description: 'labels every agent enrolled with it gets', default: {}, placeholder: 'K=V,…', env: false },
   roles: {
     type: 'list',
-    description: `roles its agents hold over the swarm or PVE cluster they manage, without further approval: ${AGENT_ROLES.join(', ')}`,
+    description: `roles its agents hold over the shared objects they manage, without further approval: ${AGENT_ROLE_NAMES.join(', ')}`,
     default: [],
     placeholder: 'ROLE,…',
     env: false,
@@ -42,7 +42,7 @@ export const tokenCreateCommand = defineCommand({
   spec: {
     name: 'token create',
     summary: 'Create a join token for enrolling agents, and print the exact agent command line that uses it.',
-    usage: 'fleetmesh token create [--ttl 1h] [--uses N | --reusable] [--labels k=v,…] [--roles swarm-manager,pve-member]',
+    usage: 'fleetmesh token create [--ttl 1h] [--uses N | --reusable] [--labels k=v,…] [--roles ROLE,…]',
     details: 'Only a hash of the token is stored; the token is shown once. Works while the broker runs.',
     flags: CREATE_FLAGS,
   },
@@ -54,9 +54,9 @@ export const tokenCreateCommand = defineCommand({
         hint: 'Pick one: --uses N for N agents, --reusable for any number.',
       });
     }
-    const unknownRole = values.roles.find((role) => !(AGENT_ROLES as readonly string[]).includes(role));
+    const unknownRole = values.roles.find((role) => !AGENT_ROLE_NAMES.includes(role));
     if (unknownRole !== undefined) {
-      throw new FleetError('invalid_argument', `token create: "${unknownRole}" is not a role`, { hint: `Roles: ${AGENT_ROLES.join(', ')}.` });
+      throw new FleetError('invalid_argument', `token create: "${unknownRole}" is not a role`, { hint: `Roles: ${AGENT_ROLE_NAMES.join(', ')}.` });
     }
     const store = await BrokerStore.open(dataDir, { store: values.store });
     try {
@@ -65,7 +65,7 @@ export const tokenCreateCommand = defineCommand({
         ttlMs: values.ttl,
         uses: values.reusable ? null : (values.uses ?? 1),
         labels: values.labels,
-        roles: values.roles as AgentRole[],
+        roles: values.roles,
       });
       const address = values['broker-address'] ?? (await store.getMeta(META_AGENT_ADDRESS)) ?? `${hostname()}:7443`;
       // A data dir of its own: where the broker runs, the default one (.fleetmesh/agent) is its local agent's identity.

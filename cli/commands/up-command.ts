@@ -7,8 +7,8 @@ import { loadIdentity } from '../../agent/identity/agent-identity.ts';
 import { createIdentity, TokenRefused, verifyBearerToken } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
 import { BROKER_FLAGS, resolveBrokerOptions } from '../../broker/broker-options.ts';
+import { AGENT_ROLE_NAMES } from '../../broker/domains/broker-domains.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
-import { AGENT_ROLES } from '../../broker/store/agent-roles-table.ts';
 import type { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
@@ -97,7 +97,7 @@ export const upCommand = defineCommand({
       const enrolled = loadIdentity(agentDir) !== undefined;
       const joinToken = enrolled
         ? undefined
-        : (await createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {}, roles: [...AGENT_ROLES] })).token;
+        : (await createJoinToken(broker.store, { ttlMs: 10 * 60_000, uses: 1, labels: {}, roles: [...AGENT_ROLE_NAMES] })).token;
       const agentOptions = resolveAgentOptions(
         {
           ...values,

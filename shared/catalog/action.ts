@@ -3,18 +3,22 @@ import type { PartialView } from './partial-view.ts';
 
 /** homebutler's classes: what an action may do to the machine it runs on. */
 type Risk = 'read' | 'write' | 'destructive';
-/** The MCP Apps widgets, each built from the components the web console uses (web/src/widgets/). */
-export const WIDGET_NAMES = ['fleet-table', 'metrics-chart', 'swarm-topology', 'log-viewer', 'recommendations'] as const;
-export type WidgetName = (typeof WIDGET_NAMES)[number];
+/** An MCP Apps widget, by the name a domain's broker half declares it under (web/src/widgets/ builds each). */
+export type WidgetName = string;
 
 /** Cetacean's operations levels: 0 read-only, 1 operational, 2 configuration, 3 impactful. */
 export type Level = 0 | 1 | 2 | 3;
-/** Who answers: the agents (fan-out), one manager agent of a swarm, or the broker itself. */
-type RunsOn = 'host' | 'swarm' | 'broker';
 /**
- * Which agent of a swarm answers a swarm action: any manager (healthiest
- * first, with failover), or the agent on the node that runs the task named by
- * the action's resource parameter (a task's container lives on one engine).
+ * Who answers: the agents (`host`, fan-out), the broker itself (`broker`), or
+ * the name of the domain whose broker half routes it to one agent answering
+ * for a shared object (`broker/domains/<domain>/`).
+ */
+type RunsOn = 'host' | 'broker' | (string & Record<never, never>);
+/**
+ * Which agent a domain's route sends an action to: any agent managing the
+ * shared object (healthiest first, with failover), or the agent on the node
+ * that runs the thing the action's resource parameter names (a task's
+ * container lives on one engine).
  */
 type AnsweredBy = 'manager' | 'task_node';
 
@@ -46,9 +50,9 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   /** Grant-scoped resources the action names in its parameters or returns in its answer. */
   readonly resources?: ResourceScope;
   /**
-   * For a read of a whole swarm: what it shows to an identity that may see only
-   * part of the swarm. Without one, such an identity gets the answer unchanged
-   * (reads naming one resource are checked before they are sent).
+   * For a read of a whole shared object: what it shows to an identity that may
+   * see only part of it. Without one, such an identity gets the answer
+   * unchanged (reads naming one resource are checked before they are sent).
    */
   readonly partialView?: PartialView;
   /**
@@ -81,7 +85,7 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
    * covers it plus a margin, whatever shorter deadline the caller asked for.
    */
   waitsMs?(params: z.infer<I>): number;
-  /** For swarm actions: which agent answers (default: a manager). */
+  /** For actions of a domain's route: which agent answers (default: one that manages the shared object). */
   readonly answeredBy?: AnsweredBy;
   /** The action changes the labels that selectors match: a refusal of a selector matching nothing can offer it. */
   readonly setsLabels?: boolean;
@@ -105,7 +109,7 @@ export function runsAsTask(action: Action): boolean {
  */
 interface ResourceScope {
   readonly kind: string;
-  /** The parameter naming one resource (docker_logs' `name`). */
+  /** The parameter naming one resource (the `name` of a tool reading one container's logs). */
   readonly param?: string;
   /**
    * List fields of a host's answer whose items are resources, the item field
@@ -145,7 +149,7 @@ export function defineAction<I extends z.ZodObject, O extends z.ZodType>(
   return { idempotent: action.risk === 'read', openWorld: false, ...action };
 }
 
-/** The domain of an action id (`docker.logs` → `docker`). */
+/** The domain of an action id (`fleet.status` → `fleet`). */
 export function domainOf(action: Pick<Action, 'id'>): string {
   return action.id.slice(0, action.id.indexOf('.'));
 }

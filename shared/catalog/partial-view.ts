@@ -1,5 +1,5 @@
 /**
- * What one identity may see of the resources a read covers (one swarm),
+ * What one identity may see of the resources a read covers (one shared object),
  * decided resource by resource by the broker with the rule find and describe
  * apply. Resources are named by their index type and their id or name.
  */
@@ -19,7 +19,7 @@ type Answer = Record<string, unknown>;
 export interface PartialView {
   /**
    * Refuses parameters that name a resource the identity may not see, as if it
-   * did not exist (`not_found`); `where` names the swarm for the message.
+   * did not exist (`not_found`); `where` names the object for the message.
    */
   check?(params: Answer, visible: VisibleResources, where: string): void;
   /** The answer without anything about resources the identity may not see. */

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Action } from '../catalog/action.ts';
 import type { FlagSpecs } from '../options/command-line.ts';
-import type { ResourceType } from './fleet/index-shapes.ts';
 
 /**
  * One domain of fleetmesh (agent, fleet, system, docker, …), declared once in
@@ -32,49 +31,21 @@ export interface Domain {
   /** The `fleetmesh agent` flags its collector takes (`fleetmesh up` passes them on too). */
   readonly flags?: FlagSpecs;
   /**
+   * Resolves those flags (each given value, else its default) into its
+   * collector's options once, when the agent's options are resolved: a bad
+   * value stops the agent, and config_validate reports it, with one line.
+   * The collector gets the result as `domainOptions`.
+   */
+  readonly agentOptions?: (flags: Readonly<Record<string, unknown>>) => unknown;
+  /**
    * The `fleetmesh broker` flags (`fleetmesh up` passes them on too) of the
-   * broker service its broker actions use, which `broker/services/` makes.
+   * broker service its broker actions use, which its broker half declares.
    */
   readonly brokerFlags?: FlagSpecs;
-  /** The `fleet://` resources it offers MCP clients, beside its actions. */
-  readonly resources?: readonly DomainResource[];
   /**
    * Host facts its collector states (`Collector.facts`) that the proto's Facts
    * message has no field for, by snake_case name, each with what it says. They
    * travel as strings in `domain_facts`; the broker keeps no undeclared name.
    */
   readonly facts?: Readonly<Record<string, string>>;
-}
-
-/** What a resource of a domain names: one swarm, or one thing of a type the fleet index holds. */
-export interface ResourceTarget {
-  /** The swarm's id (for swarm resources). */
-  clusterId?: string;
-  /** The thing's id and name in the index (absent for a swarm-wide resource). */
-  id?: string;
-  name?: string;
-}
-
-/**
- * One `fleet://` resource template a domain offers. Variables: `{cluster}` a
- * swarm (its name as swarm tools take it, or its id), `{host}` the agent a
- * thing lives on, `{name}` the thing (by `key`). Grants, completion and the
- * list of concrete resources follow `type`, the fleet index's type it shows.
- */
-export interface DomainResource {
-  /** The URI template after `fleet://`. */
-  readonly template: string;
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  /** The index type it shows; absent for a resource of a whole swarm. */
-  readonly type?: ResourceType;
-  /** Which of the thing's names its URI carries: its name, or its id where names repeat (tasks, guests). */
-  readonly key?: 'name' | 'id';
-  /**
-   * What a read answers: the index's digest (what describe answers), the
-   * thing as a Compose file built from the index, or an action run as a tool
-   * call would run it (levels, grants, audit) with these arguments.
-   */
-  readonly content: 'digest' | 'compose' | { readonly action: Action; args(target: ResourceTarget): Record<string, unknown> };
 }

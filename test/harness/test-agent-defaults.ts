@@ -2,9 +2,7 @@
 export const TEST_AGENT_DEFAULTS = {
   labels: {},
   dockerAddress: '/nonexistent/docker.sock',
-  sandboxLabel: 'fleetmesh.sandbox',
   alertThresholds: { cpu: 90, memory: 85, disk: 90 },
-  proxmox: undefined,
   backoffBaseMs: 100,
   backoffCapMs: 1000,
   sampleIntervalMs: 1000,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Agent } from '../../agent/agent.ts';
-import { type ProxmoxFlagValues, type ProxmoxOptions, resolveProxmoxOptions } from '../../agent/collectors/proxmox/proxmox-options.ts';
+import { type ProxmoxFlagValues, type ProxmoxOptions, resolveProxmoxOptions } from '../../shared/domains/proxmox/proxmox-options.ts';
 import { captureLogger } from '../harness/capture-logger.ts';
 import { call, identityToken, mcpClient, text } from '../harness/mcp-client.ts';
 import { makeTempDir } from '../harness/temp-dir.ts';
@@ -93,7 +93,7 @@ export async function startPveTestFleet(options: { taskDurationMs?: number } = {
       return fleet.addAgent(name, {
         collectors: 'default',
         log: logs.log,
-        proxmox,
+        domainOptions: { proxmox },
         sampleIntervalMs: 500,
         token: await fleet.token({ roles: ['pve-member'] }),
       });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { type ConfigIssue, checkConfigText } from '../../../shared/domains/checkup/config-check.ts';
 import type { configValidate } from '../../../shared/domains/checkup/config-validate-action.ts';
 import { parseCommandLine } from '../../../shared/options/command-line.ts';
+import { type ConfigIssue, checkConfigText } from '../../../shared/options/config-check.ts';
 import { AGENT_COMMAND, resolveAgentOptions } from '../../agent-options.ts';
 import type { ActionHandler } from '../../dispatcher/dispatcher.ts';
 

@@ -3,6 +3,7 @@ import type { ActionOutput } from '../../../shared/catalog/action.ts';
 import { agentInfo } from '../../../shared/domains/agent/agent-actions.ts';
 import type { doctor, findingShape } from '../../../shared/domains/checkup/doctor-action.ts';
 import { dockerInspect, dockerList } from '../../../shared/domains/docker/docker-actions.ts';
+import { TRUST_CHECKS } from '../../../shared/domains/parts.ts';
 import type { ActionHandler, CallContext } from '../../dispatcher/dispatcher.ts';
 import { type BackupState, backupState } from './backup-age.ts';
 import type { LocalCalls } from './local-calls.ts';
@@ -97,7 +98,7 @@ function agentFindings(info: Info, now: number): Finding[] {
       action: "Its tools answer collector_unavailable on this host; agent_info shows every collector's state.",
     });
   }
-  // The others (swarm, sandbox, proxmox…) are off on most hosts by design: one line says which.
+  // The others (clusters, sandboxes, VM nodes…) are off on most hosts by design: one line says which.
   const optional = unavailable.filter((c) => !ESSENTIAL_COLLECTORS.has(c.name));
   if (optional.length) {
     findings.push({
@@ -120,15 +121,9 @@ function agentFindings(info: Info, now: number): Finding[] {
       action: 'The agent renews it over its stream: check it stays connected, or enroll it again with a join token from fleetmesh token create.',
     });
   }
-  if (info.facts.proxmox_insecure === true) {
-    findings.push({
-      check: 'proxmox_trust',
-      severity: 'warning',
-      category: 'proxmox',
-      subject: 'proxmox',
-      message: "the Proxmox VE API's certificate is not checked (--proxmox-insecure)",
-      action: 'Pin it with --proxmox-fingerprint or trust its CA with --proxmox-ca-file.',
-    });
+  // What the domains declare their collectors' setup may skip.
+  for (const { check, category, subject, message, action, skipped } of TRUST_CHECKS) {
+    if (skipped(info.facts)) findings.push({ check, severity: 'warning', category, subject, message, action });
   }
   const watch = info.collectors.find((c) => c.name === 'watch');
   const docker = info.collectors.find((c) => c.name === 'docker');
@@ -153,7 +148,7 @@ export function createDoctorHandler(calls: LocalCalls, backupDir: string): Actio
     const checks = ['docker_socket_mount', 'public_port', 'backup_age'];
     const findings = [...containers.findings, ...backupFindings(backupState(backupDir), params.backup_max_age_hours ?? DEFAULT_BACKUP_MAX_AGE_HOURS, now)];
     if (info.payload) {
-      checks.push('collector_available', 'certificate_expiry', 'proxmox_trust');
+      checks.push('collector_available', 'certificate_expiry', ...TRUST_CHECKS.map((check) => check.check));
       if (info.payload.collectors.some((c) => c.name === 'watch')) checks.push('watchers_blind');
       findings.push(...agentFindings(info.payload, now));
     }

@@ -2,11 +2,11 @@ import type { ActionOutput } from '../../../shared/catalog/action.ts';
 import { agentInfo } from '../../../shared/domains/agent/agent-actions.ts';
 import type { report } from '../../../shared/domains/checkup/report-action.ts';
 import { dockerList } from '../../../shared/domains/docker/docker-actions.ts';
+import { reachableSockets } from '../../../shared/domains/system/reachable-sockets.ts';
 import { openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import type { ActionHandler } from '../../dispatcher/dispatcher.ts';
 import type { HostSnapshot, SnapshotSection } from './host-snapshot.ts';
 import type { LocalCalls } from './local-calls.ts';
-import { reachableSockets } from './reachable-sockets.ts';
 import { anythingChanged, compareSnapshots, needsAttention, suggestActions } from './snapshot-compare.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 

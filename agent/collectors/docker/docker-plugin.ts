@@ -5,13 +5,13 @@ import { DockerCollector } from './docker-collector.ts';
 /** The engine's containers, volumes, logs and events, where an engine answers. */
 export const dockerPlugin: CollectorPlugin<DockerCollector> = {
   domain: dockerDomain,
-  create: ({ options, log, hooks, sampler, engine }) => {
+  create: ({ options, flags, log, hooks, sampler, engine }) => {
     const docker = new DockerCollector({
       docker: engine,
       address: options.dockerAddress,
       log,
       report: hooks.report,
-      sandboxLabel: options.sandboxLabel,
+      sandboxLabel: flags['sandbox-label'],
       ...(options.containerSampleIntervalMs ? { metricsIntervalMs: options.containerSampleIntervalMs } : {}),
       onAvailabilityChange: hooks.onAvailabilityChange,
     });

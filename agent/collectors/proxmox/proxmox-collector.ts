@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { GuestInventory } from '../../../shared/domains/proxmox/guest-inventory.ts';
 import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/domains/proxmox/proxmox-actions.ts';
+import type { ProxmoxOptions } from '../../../shared/domains/proxmox/proxmox-options.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
@@ -11,7 +12,6 @@ import { registerGuestPower } from './guest-power.ts';
 import { findScripts, RUNS_WHERE, scriptById, scriptCategories } from './helper-scripts.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
 import { failureClassOf, proxmoxFailure } from './proxmox-failure.ts';
-import type { ProxmoxOptions } from './proxmox-options.ts';
 import { type CallBounds, PveApi } from './pve-api.ts';
 import { PveClient } from './pve-client.ts';
 import { registerTaskReads } from './task-reads.ts';

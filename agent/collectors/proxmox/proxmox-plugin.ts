@@ -1,9 +1,11 @@
 import { proxmoxDomain } from '../../../shared/domains/proxmox/proxmox-domain.ts';
+import type { ProxmoxOptions } from '../../../shared/domains/proxmox/proxmox-options.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { ProxmoxCollector } from './proxmox-collector.ts';
 
 /** A Proxmox VE node's API, when configured. */
 export const proxmoxPlugin: CollectorPlugin<ProxmoxCollector> = {
   domain: proxmoxDomain,
-  create: ({ options, log, hooks }) => new ProxmoxCollector({ config: options.proxmox, log, onFactsChange: hooks.onFactsChange, report: hooks.report }),
+  create: ({ domainOptions, log, hooks }) =>
+    new ProxmoxCollector({ config: domainOptions as ProxmoxOptions | undefined, log, onFactsChange: hooks.onFactsChange, report: hooks.report }),
 };

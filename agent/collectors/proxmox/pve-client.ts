@@ -1,9 +1,9 @@
+import type { ProxmoxTrust } from '../../../shared/domains/proxmox/proxmox-options.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import { http } from '../../node-http.ts';
 import { apiRefusal } from './api-refusal.ts';
 import type { ApiToken } from './api-token.ts';
 import { proxmoxFailure } from './proxmox-failure.ts';
-import type { ProxmoxTrust } from './proxmox-options.ts';
 import { openTlsConnection, socketFailureClass } from './tls-connection.ts';
 
 interface PveClientOptions {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
+import type { ProxmoxTrust } from '../../../shared/domains/proxmox/proxmox-options.ts';
 import { type FailureClass, proxmoxFailure } from './proxmox-failure.ts';
-import type { ProxmoxTrust } from './proxmox-options.ts';
 
 interface TlsTarget {
   host: string;

@@ -5,5 +5,5 @@ import { SandboxCollector } from './sandbox-collector.ts';
 /** The containers labelled as sandboxes. */
 export const sandboxPlugin: CollectorPlugin<SandboxCollector> = {
   domain: sandboxDomain,
-  create: ({ options, log, engine }) => new SandboxCollector({ docker: engine, log, label: options.sandboxLabel }),
+  create: ({ flags, log, engine }) => new SandboxCollector({ docker: engine, log, label: flags['sandbox-label'] }),
 };

@@ -15,7 +15,7 @@ describe('the swarm collector on a fake engine', () => {
   });
 
   function swarmOn(engine: FakeEngine, swarmName?: string): CollectorCalls<SwarmCollector> {
-    const calls = new CollectorCalls(swarmPlugin.create, engine.client, swarmName ? { swarmName } : {});
+    const calls = new CollectorCalls(swarmPlugin.create, engine.client, {}, swarmName ? { 'swarm-name': swarmName } : {});
     running.push(calls);
     return calls;
   }

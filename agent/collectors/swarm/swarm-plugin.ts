@@ -5,13 +5,13 @@ import { SwarmCollector } from './swarm-collector.ts';
 /** The swarm, where the engine is a manager. */
 export const swarmPlugin: CollectorPlugin<SwarmCollector> = {
   domain: swarmDomain,
-  create: ({ options, log, hooks, engine }) =>
+  create: ({ options, flags, log, hooks, engine }) =>
     new SwarmCollector({
       docker: engine,
       log,
-      clusterName: options.swarmName ?? '',
+      clusterName: flags['swarm-name'] ?? '',
       report: hooks.report,
-      ...(options.swarmSnapshotIntervalMs ? { snapshotIntervalMs: options.swarmSnapshotIntervalMs } : {}),
+      ...(options.snapshotIntervalMs ? { snapshotIntervalMs: options.snapshotIntervalMs } : {}),
       onAvailabilityChange: hooks.onAvailabilityChange,
     }),
 };

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Resource } from '../../index/index-resources.ts';
+import type { Resource } from '../../index/resource.ts';
 import type { FleetView } from '../resources/fleet-view.ts';
-import { fleetNames, matching } from './fleet-names.ts';
+import { fleetNames, groupNames, matching } from './fleet-names.ts';
 
 const resource = (type: string, name: string, extra: Partial<Resource['row']> = {}, clusterId?: string): Resource =>
   ({
     row: { id: `${type}-${name}`, name, type, ...extra },
     record: {},
     labels: {},
-    ...(clusterId ? { snapshot: { cluster_id: clusterId } } : {}),
+    ...(clusterId ? { group: clusterId } : {}),
   }) as Resource;
 
 /** A view as FleetView builds it: already only what the identity may see. */
@@ -19,9 +19,9 @@ function view(resources: Resource[]): FleetView {
   ];
   return {
     resources,
-    swarms,
     ofType: (type: string) => resources.filter((r) => r.row.type === type),
-    swarm: (value: string) => swarms.find((s) => s.key === value || s.id === value),
+    groupsOf: (domain: string) => (domain === 'swarm' ? swarms : []),
+    groupIds: (value: string) => new Set(swarms.filter((s) => s.key === value || s.id === value).map((s) => s.id)),
   } as unknown as FleetView;
 }
 
@@ -44,7 +44,7 @@ describe('completion of fleet names', () => {
     expect(fleetNames(fleet, 'service', 'web', { cluster: 'prod' })).toEqual(['web']);
     expect(fleetNames(fleet, 'container', 'ng', { host: 'web-2' })).toEqual(['nginx']);
     expect(fleetNames(fleet, 'host', 'db')).toEqual([]);
-    expect(fleetNames(fleet, 'cluster', '')).toEqual(['lab', 'prod']);
+    expect(groupNames(fleet, 'swarm', '')).toEqual(['lab', 'prod']);
     expect(fleetNames(fleet, 'guest', '', { cluster: 'pve1' }, 'id')).toEqual(['guest-vm-a']);
   });
 });

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { Resource } from '../../index/index-resources.ts';
+import type { Resource } from '../../index/resource.ts';
 import { DOMAIN_RESOURCES, entriesOf, extraUrisOf, uriOf } from './domain-resources.ts';
 import type { FleetView } from './fleet-view.ts';
 
 const resource = (row: Resource['row'], clusterId?: string): Resource =>
-  ({ row, record: {}, labels: {}, ...(clusterId ? { snapshot: { cluster_id: clusterId } } : {}) }) as Resource;
+  ({ row, record: {}, labels: {}, ...(clusterId ? { group: clusterId } : {}) }) as Resource;
 
 function view(resources: Resource[]): FleetView {
   const swarms = [{ id: 'abcdef123456', name: 'prod', key: 'prod' }];
   return {
     resources,
-    swarms,
     ofType: (type: string) => resources.filter((r) => r.row.type === type),
-    swarmKey: (id: string) => swarms.find((s) => s.id === id)?.key ?? id,
+    groupsOf: (domain: string) => (domain === 'swarm' ? swarms : []),
+    groupKey: (_domain: string, id: string) => swarms.find((s) => s.id === id)?.key ?? id,
   } as unknown as FleetView;
 }
 

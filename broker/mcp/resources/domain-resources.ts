@@ -1,20 +1,17 @@
-import type { Domain, DomainResource } from '../../../shared/domains/domain.ts';
-import { DOMAINS } from '../../../shared/domains/domains.ts';
-import type { ServiceRecord, SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { digestOf } from '../../index/digests.ts';
-import type { Resource } from '../../index/index-resources.ts';
+import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
+import type { DomainResource, ResourceTarget } from '../../domains/domain-resource.ts';
+import type { Resource } from '../../index/resource.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
-import { composeFile } from './compose-file.ts';
 import { type ResourceContext, resourceNotFound } from './fleet-resources.ts';
 import type { FleetView } from './fleet-view.ts';
 
-/** Every resource template the domains declare, in domain order. */
-export const DOMAIN_RESOURCES: readonly DomainResource[] = DOMAINS.flatMap((domain: Domain) => domain.resources ?? []);
+/** Every resource template the domains' broker halves declare, in domain order. */
+export const DOMAIN_RESOURCES: readonly DomainResource[] = BROKER_DOMAINS.flatMap((broker) => broker.resources ?? []);
 
 /** The name of the domain that declares a resource template. */
-export const domainOfResource = (declaration: DomainResource): string | undefined =>
-  DOMAINS.find((domain: Domain) => domain.resources?.includes(declaration))?.name;
+export const domainOfResource = (declaration: DomainResource): string =>
+  BROKER_DOMAINS.find((broker) => broker.resources?.includes(declaration))?.domain.name ?? '';
 
 export const uriTemplateOf = (declaration: DomainResource) => `fleet://${declaration.template}`;
 
@@ -32,11 +29,11 @@ function decoded(value: string): string {
   }
 }
 
-/** The variables of a thing's URI: its swarm (or PVE cluster), its host, its key. */
+/** The variables of a thing's URI: its group or cluster (else the host that reported it), its host, its key. */
 function valuesOf(declaration: DomainResource, resource: Resource, view: FleetView): Record<string, string> {
   const { row } = resource;
   return {
-    cluster: resource.snapshot ? view.swarmKey(resource.snapshot.cluster_id) : (row.cluster ?? row.host ?? ''),
+    cluster: resource.group ? view.groupKey(domainOfResource(declaration), resource.group) : (row.cluster ?? row.host ?? ''),
     host: row.host ?? '',
     name: declaration.key === 'id' ? row.id : row.name,
   };
@@ -50,16 +47,16 @@ export interface ResourceEntry {
   mimeType: string;
 }
 
-const mimeTypeOf = (declaration: DomainResource) => (declaration.content === 'compose' ? 'application/yaml' : 'application/json');
+export const mimeTypeOf = ({ content }: DomainResource) => (typeof content === 'object' && 'mimeType' in content ? content.mimeType : 'application/json');
 
 /** The concrete resources of one template this view shows. */
 export function entriesOf(declaration: DomainResource, view: FleetView): ResourceEntry[] {
   const mimeType = mimeTypeOf(declaration);
   if (!declaration.type) {
-    return view.swarms.map((swarm) => ({
-      uri: fill(declaration, { cluster: swarm.key }),
-      name: `${declaration.name}:${swarm.key}`,
-      title: `${declaration.title} ${swarm.key}`,
+    return view.groupsOf(domainOfResource(declaration)).map((group) => ({
+      uri: fill(declaration, { cluster: group.key }),
+      name: `${declaration.name}:${group.key}`,
+      title: `${declaration.title} ${group.key}`,
       mimeType,
     }));
   }
@@ -87,13 +84,14 @@ export function extraUrisOf(resource: Resource, view: FleetView): { uri: string;
   }));
 }
 
-/** The thing a URI's variables name, among what the view shows: by key, name, id or id prefix; in the swarm or on the host it names. */
+/** The thing a URI's variables name, among what the view shows: by key, name, id or id prefix; in the group or on the host it names. */
 function resolve(declaration: DomainResource, uri: string, variables: Record<string, string>, view: FleetView): Resource {
   const wanted = Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, decoded(value)]));
   const candidates = view.ofType(declaration.type as string).filter((resource) => {
     const { row } = resource;
     if (wanted.cluster !== undefined) {
-      if (resource.snapshot ? view.swarm(wanted.cluster)?.id !== resource.snapshot.cluster_id : (row.cluster ?? row.host) !== wanted.cluster) return false;
+      if (resource.group ? view.group(domainOfResource(declaration), wanted.cluster)?.id !== resource.group : (row.cluster ?? row.host) !== wanted.cluster)
+        return false;
     }
     if (wanted.host !== undefined && row.host !== wanted.host) return false;
     // A host's own resource names it by {host}.
@@ -115,16 +113,11 @@ function resolve(declaration: DomainResource, uri: string, variables: Record<str
   );
 }
 
-const servicesOfStack = (view: FleetView, snapshot: SwarmSnapshot, stack: string): ServiceRecord[] =>
-  view
-    .ofType('service')
-    .filter((r) => r.snapshot?.cluster_id === snapshot.cluster_id && r.row.stack === stack)
-    .map((r) => r.record as ServiceRecord);
-
 /**
  * Reads one resource of a domain template as the identity may see it: from
- * the index (digest, Compose), or by running the declared action through the
- * runner as a tool call runs (levels, grants, audit).
+ * the index (the digest, or the domain's document), or by running the
+ * declared action through the runner as a tool call runs (levels, grants,
+ * audit).
  */
 export async function readDomainResource(
   declaration: DomainResource,
@@ -134,29 +127,26 @@ export async function readDomainResource(
 ): Promise<{ mimeType: string; text: string }> {
   const view = context.view();
   const { content } = declaration;
-  let target: { clusterId?: string; id?: string; name?: string };
+  let target: ResourceTarget;
   let resource: Resource | undefined;
   if (declaration.type) {
     resource = resolve(declaration, uri, variables, view);
-    target = { id: resource.row.id, name: resource.row.name, ...(resource.snapshot ? { clusterId: resource.snapshot.cluster_id } : {}) };
+    target = { id: resource.row.id, name: resource.row.name, ...(resource.group ? { group: resource.group } : {}) };
   } else {
-    const swarm = view.swarm(decoded(variables.cluster ?? ''));
-    if (!swarm)
+    const group = view.group(domainOfResource(declaration), decoded(variables.cluster ?? ''));
+    if (!group)
       throw resourceNotFound(
         uri,
         entriesOf(declaration, view).map((e) => e.uri),
       );
-    target = { clusterId: swarm.id };
+    target = { group: group.id };
   }
   if (content === 'digest' && resource) {
-    const digest = visibleRelated(context.identity, digestOf(resource, view.hosts, view.index));
+    const digest = visibleRelated(context.identity, view.index.digest(resource));
     return { mimeType: 'application/json', text: JSON.stringify(digest, null, 2) };
   }
-  if (content === 'compose' && resource?.snapshot) {
-    const services = resource.row.type === 'stack' ? servicesOfStack(view, resource.snapshot, resource.row.name) : [resource.record as ServiceRecord];
-    return { mimeType: 'application/yaml', text: composeFile(services, resource.snapshot) };
-  }
-  if (typeof content === 'object') {
+  if (typeof content === 'object' && 'read' in content && resource) return { mimeType: content.mimeType, text: content.read(resource, view) };
+  if (typeof content === 'object' && 'action' in content) {
     // A refusal or failure is the runner's FleetError, answered as the read's error (register-resources.ts).
     const result = await context.runner.run(context.identity, content.action, content.args(target), { tool: content.action.tool, signal: context.signal });
     return { mimeType: 'application/json', text: JSON.stringify(result.structured, null, 2) };

@@ -5,10 +5,10 @@ import type { AgentRegistry } from '../../agents/agent-registry.ts';
 import { assessClaims } from '../../agents/claims.ts';
 import type { Identity } from '../../auth/identities.ts';
 import type { ActionRunner } from '../../calls/action-runner.ts';
-import type { BrokerActionContext } from '../../calls/broker-actions/broker-action.ts';
-import { fleetStatusHandler } from '../../calls/broker-actions/fleet-status.ts';
-import { agentRow } from '../../calls/broker-actions/list-agents.ts';
-import { recommendationsHandler } from '../../calls/broker-actions/recommendations.ts';
+import type { BrokerActionContext } from '../../calls/broker-action.ts';
+import { fleetStatusHandler } from '../../domains/fleet/fleet-status.ts';
+import { agentRow } from '../../domains/fleet/list-agents.ts';
+import { recommendationsHandler } from '../../domains/fleet/recommendations.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
 import { requiredParameters, toolInputSchema, toolOutputSchema } from '../surfaces/tool-schemas.ts';
@@ -86,7 +86,7 @@ export function listResources(context: ResourceContext): ResourceDescriptor[] {
       uri: 'fleet://recommendations',
       name: 'recommendations',
       title: 'Recommendations',
-      description: 'What get_recommendations finds: what to fix in every swarm.',
+      description: 'What get_recommendations finds: what to fix in the fleet.',
       mimeType: 'application/json',
     },
   ];

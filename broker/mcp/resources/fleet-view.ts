@@ -1,26 +1,24 @@
 import type { Host } from '../../agents/agent-registry.ts';
 import type { Identity } from '../../auth/identities.ts';
-import { knownSwarms } from '../../calls/swarm-routing.ts';
+import type { GroupKey } from '../../domains/broker-domain.ts';
+import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
 import type { FleetIndex } from '../../index/fleet-index.ts';
-import { allResources, type Resource, type ResourceMatch, visible } from '../../index/index-resources.ts';
-import { swarmReadScope } from '../../swarm/swarm-grants.ts';
+import { type Resource, type ResourceMatch, visible } from '../../index/resource.ts';
 
-/** A swarm as resource URIs name it: by its name where that is unique in the fleet, else by its id. */
-export interface SwarmKey {
-  id: string;
-  name: string;
-  key: string;
-}
+/** Whether a value names a group: its id, URI key or name, or a prefix of its id. */
+const names = (group: GroupKey, value: string) =>
+  group.id === value || group.key === value || group.name === value || (value.length >= 4 && group.id.startsWith(value));
 
 /**
  * What one identity may see of the fleet index, for resources, completion,
  * prompts and notifications: the index's resources passed through `visible`
- * (the rule tool results are filtered by), and the swarms it sees anything of.
+ * (the rule tool results are filtered by), and the shared objects of each
+ * domain (its groups) it sees anything of, worked out when first asked.
  */
 export class FleetView {
   readonly hosts: readonly Host[];
   readonly resources: readonly Resource[];
-  readonly swarms: readonly SwarmKey[];
+  private readonly groups = new Map<string, GroupKey[]>();
 
   constructor(
     readonly identity: Identity,
@@ -31,26 +29,37 @@ export class FleetView {
     match?: ResourceMatch,
   ) {
     this.hosts = hosts;
-    this.resources = allResources(index, hosts, types, match).filter((resource) => visible(identity, resource));
-    const known = knownSwarms(hosts, index);
-    const shared = (name: string) => known.filter((s) => s.name === name).length > 1;
-    this.swarms = known
-      .filter((swarm) => !swarmReadScope(identity, index, swarm.id).none)
-      .map((swarm) => ({ id: swarm.id, name: swarm.name, key: shared(swarm.name) ? swarm.id : swarm.name }));
+    this.resources = index.rows({ types, match }).filter((resource) => visible(identity, resource));
   }
 
   ofType(type: string): Resource[] {
     return this.resources.filter((resource) => resource.row.type === type);
   }
 
-  /** The visible swarm a `{cluster}` value names, as the `cluster` argument of swarm tools does: id, name, or id prefix. */
-  swarm(value: string): SwarmKey | undefined {
-    const matches = this.swarms.filter((s) => s.id === value || s.key === value || s.name === value || (value.length >= 4 && s.id.startsWith(value)));
+  /** The groups of a domain this identity sees anything of; none for a domain without groups. */
+  groupsOf(domain: string): readonly GroupKey[] {
+    let groups = this.groups.get(domain);
+    if (!groups) {
+      groups = BROKER_DOMAINS.find((broker) => broker.domain.name === domain)?.groups?.visible(this.identity, this.index, this.hosts) ?? [];
+      this.groups.set(domain, groups);
+    }
+    return groups;
+  }
+
+  /** The visible group of a domain a `{cluster}` value names, as the `cluster` argument of its tools does: id, name, or id prefix. */
+  group(domain: string, value: string): GroupKey | undefined {
+    const matches = this.groupsOf(domain).filter((group) => names(group, value));
     return matches.length === 1 ? matches[0] : undefined;
   }
 
-  swarmKey(clusterId: string): string {
-    return this.swarms.find((s) => s.id === clusterId)?.key ?? clusterId;
+  /** How URIs name a group of a domain. */
+  groupKey(domain: string, id: string): string {
+    return this.groupsOf(domain).find((group) => group.id === id)?.key ?? id;
+  }
+
+  /** The ids of the visible groups a value names, one per domain at most. */
+  groupIds(value: string): Set<string> {
+    return new Set(BROKER_DOMAINS.flatMap((broker) => (broker.groups ? [this.group(broker.domain.name, value)?.id ?? []].flat() : [])));
   }
 
   /** Names of the hosts this identity may see. */

@@ -1,9 +1,10 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, UriTemplate } from '@modelcontextprotocol/server';
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
+import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
 import { INDEX_READ_HINT, readCacheHint } from '../cache-hints.ts';
-import { fleetNames, matching } from '../completion/fleet-names.ts';
+import { fleetNames, groupNames, matching } from '../completion/fleet-names.ts';
 import type { IconLinks } from '../icons/icon-links.ts';
-import { DOMAIN_RESOURCES, domainOfResource, entriesOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
+import { DOMAIN_RESOURCES, domainOfResource, entriesOf, mimeTypeOf, readDomainResource, uriTemplateOf } from './domain-resources.ts';
 import { listResources, RESOURCE_TEMPLATES, type ResourceContext, readResource } from './fleet-resources.ts';
 import { pageOf } from './resource-page.ts';
 import type { ResourceWatch } from './resource-watch.ts';
@@ -44,7 +45,10 @@ export function matchDomain(uri: string) {
 }
 
 /** Whether an agent answers the resource at each read (logs, events), rather than the fleet index. */
-export const isAgentAnswered = (uri: string) => typeof matchDomain(uri)?.declaration.content === 'object';
+export const isAgentAnswered = (uri: string) => {
+  const content = matchDomain(uri)?.declaration.content;
+  return typeof content === 'object' && 'action' in content;
+};
 
 /** Reads any fleet:// resource as the identity may see it. */
 export async function readAny(uri: string, context: ResourceContext): Promise<{ mimeType: string; text: string }> {
@@ -117,15 +121,18 @@ export function registerResources(
   }
   for (const declaration of DOMAIN_RESOURCES) {
     const type = declaration.type;
+    const domain = domainOfResource(declaration);
+    const grouped = BROKER_DOMAINS.some((broker) => broker.domain.name === domain && broker.groups);
     const complete = {
+      // A domain's groups where it has them (its clusters), else the cluster (or reporting host) of its things of the type.
       cluster: (typed: string) => {
         const view = now().view();
-        return type === 'guest'
-          ? matching(
-              view.ofType('guest').map((r) => r.row.cluster ?? r.row.host ?? ''),
+        return grouped
+          ? groupNames(view, domain, typed)
+          : matching(
+              view.ofType(type ?? 'host').map((r) => r.row.cluster ?? r.row.host ?? ''),
               typed,
-            )
-          : fleetNames(view, 'cluster', typed);
+            );
       },
       host: (typed: string) =>
         matching(
@@ -144,8 +151,8 @@ export function registerResources(
       {
         title: declaration.title,
         description: declaration.description,
-        mimeType: declaration.content === 'compose' ? 'application/yaml' : 'application/json',
-        ...icons.of(domainOfResource(declaration)),
+        mimeType: mimeTypeOf(declaration),
+        ...icons.of(domain),
       },
       (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),
     );

@@ -1,5 +1,5 @@
 import type { Action } from '../../../shared/catalog/action.ts';
-import type { ResourceMatch } from '../../index/index-resources.ts';
+import type { ResourceMatch } from '../../index/resource.ts';
 import { extraUrisOf, uriOf } from './domain-resources.ts';
 import type { FleetView } from './fleet-view.ts';
 

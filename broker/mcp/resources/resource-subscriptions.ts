@@ -24,7 +24,7 @@ const digest = (text: string | undefined) => (text === undefined ? 'gone' : crea
 export class ResourceSubscriptions {
   /** Each subscribed URI with its content's hash when last told (or subscribed). */
   private readonly subscribed = new Map<string, string>();
-  /** Subscribed URIs whose content an agent answers (logs, history): told on any visible change of their swarm, not re-read. */
+  /** Subscribed URIs whose content an agent answers (logs, history): told on any visible change of their group, not re-read. */
   private readonly live = new Set<string>();
   private listDigest: string;
   private timer: NodeJS.Timeout | undefined;
@@ -65,7 +65,7 @@ export class ResourceSubscriptions {
   }
 
   /**
-   * Something the identity may see changed; `liveScope` (such as a swarm's
+   * Something the identity may see changed; `liveScope` (such as a cluster's
    * URIs) says which agent-answered subscriptions it touches.
    */
   changed(liveScope?: (uri: string) => boolean): void {

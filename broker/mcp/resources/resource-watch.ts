@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
 import type { ResourceContext } from './fleet-resources.ts';
 import { everyResource, isAgentAnswered, readAny } from './register-resources.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
@@ -17,8 +18,8 @@ export interface ResourceNotices {
  */
 export class ResourceWatch {
   private readonly subscriptions: ResourceSubscriptions;
-  /** Per swarm, what the identity saw of it when last told: agent-answered resources are told only when that changed. */
-  private readonly swarmSeen = new Map<string, string>();
+  /** Per group (a cluster), what the identity saw of it when last told: agent-answered resources are told only when that changed. */
+  private readonly groupSeen = new Map<string, string>();
 
   constructor(
     private readonly contextOf: (signal: AbortSignal) => ResourceContext,
@@ -61,23 +62,31 @@ export class ResourceWatch {
     this.subscriptions.clear();
   }
 
-  /** Something in the fleet changed (the index's `changed`, or a host's state): only what the identity may see counts. */
+  /**
+   * Something in the fleet changed (the index's `changed`, or a host's state):
+   * only what the identity may see counts. A change of a domain's group (a
+   * cluster) re-tells the agent-answered resources under that group's URIs
+   * only when what the identity sees of the group changed.
+   */
   fleetChanged(what: string, key: string): void {
     const context = this.now();
-    if (what === 'swarm') {
+    const grouped = BROKER_DOMAINS.find((broker) => broker.domain.name === what && broker.groups);
+    if (grouped) {
       const view = context.view();
-      const swarm = view.swarms.find((s) => s.id === key);
-      if (!swarm) return;
+      const group = view.groupsOf(what).find((g) => g.id === key);
+      if (!group) return;
       const seen = createHash('sha256');
-      for (const resource of view.resources) if (resource.snapshot?.cluster_id === key) seen.update(JSON.stringify(resource.record));
+      for (const resource of view.resources) if (resource.group === key) seen.update(JSON.stringify(resource.record));
       const digest = seen.digest('base64');
-      if (this.swarmSeen.get(key) === digest) {
+      if (this.groupSeen.get(key) === digest) {
         this.subscriptions.changed();
         return;
       }
-      this.swarmSeen.set(key, digest);
-      const prefix = `fleet://swarms/${encodeURIComponent(swarm.key)}`;
-      this.subscriptions.changed((uri) => uri === prefix || uri.startsWith(`${prefix}/`));
+      this.groupSeen.set(key, digest);
+      const prefixes = (grouped.resources ?? [])
+        .filter((declaration) => declaration.template.includes('{cluster}'))
+        .map((declaration) => `fleet://${declaration.template.slice(0, declaration.template.indexOf('{cluster}'))}${encodeURIComponent(group.key)}`);
+      this.subscriptions.changed((uri) => prefixes.some((prefix) => uri === prefix || uri.startsWith(`${prefix}/`)));
       return;
     }
     // Everything else is about one host (`host`: its state, by name; the index's kinds: by id): only a host the identity reaches counts.

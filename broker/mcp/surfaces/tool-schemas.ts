@@ -2,12 +2,15 @@ import { z } from 'zod';
 import type { Action } from '../../../shared/catalog/action.ts';
 import { envelopeSchema, errorResultShape, nodeSchema } from '../../../shared/catalog/results.ts';
 import { confirmShape, hostTargetShape, TARGET_KEYS } from '../../../shared/catalog/targets.ts';
-import { clusterRefShape } from '../../../shared/domains/fleet/index-shapes.ts';
+import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
 
 /** A JSON Schema object as MCP advertises it (2020-12). */
 export type JsonSchema = { type: 'object'; [key: string]: unknown };
 
 const SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/** What each domain route adds to its answers, by the `runsOn` that names it. */
+const ROUTE_ANSWERS = new Map(BROKER_DOMAINS.flatMap((broker) => (broker.route?.answerShape ? [[broker.domain.name, broker.route.answerShape] as const] : [])));
 
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
@@ -100,8 +103,8 @@ export function toolOutputSchema(action: Action): JsonSchema {
     const shapes =
       action.runsOn === 'host'
         ? [envelopeSchema(action.output as z.ZodObject), nodeSchema(action.output as z.ZodObject)]
-        : action.runsOn === 'swarm'
-          ? [(action.output as z.ZodObject).extend({ cluster: clusterRefShape })]
+        : ROUTE_ANSWERS.has(action.runsOn)
+          ? [(action.output as z.ZodObject).extend(ROUTE_ANSWERS.get(action.runsOn) ?? {})]
           : [action.output];
     // Recursive parts (a span's children) come with $defs; they must live at the root for their $refs to resolve.
     const defs: Record<string, unknown> = {};

@@ -1,25 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-
-/** What is wrong with a config key: a vocabulary, to branch on. */
-const CONFIG_ISSUE_CODES = [
-  'yaml_syntax',
-  'not_a_mapping',
-  'unknown_key',
-  'wrong_type',
-  'duplicate_key',
-  'conflicting_keys',
-  'unreadable_file',
-  'loose_file_mode',
-] as const;
-
-export const configIssueShape = z.object({
-  code: z.enum(CONFIG_ISSUE_CODES),
-  severity: z.enum(['error', 'warning']),
-  key: z.string().nullable(),
-  line: z.number().nullable().describe('1-based line in the file; null when the issue is about the whole file.'),
-  message: z.string(),
-});
+import { configIssueShape } from '../../options/config-check.ts';
 
 export const configValidate = defineAction({
   id: 'checkup.config_validate',

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { TRUST_CHECKS } from '../parts.ts';
 
-/** What a finding is about: a vocabulary, to branch on. */
-const FINDING_CATEGORIES = ['security', 'exposure', 'backup', 'collectors', 'certificate', 'proxmox', 'watch', 'resources'] as const;
+/** What a finding is about: a vocabulary, to branch on (and the category of each trust check a domain declares). */
+const FINDING_CATEGORIES = [
+  ...new Set(['security', 'exposure', 'backup', 'collectors', 'certificate', 'watch', 'resources', ...TRUST_CHECKS.map((check) => check.category)]),
+] as [string, ...string[]];
 
 export const findingShape = z.object({
   check: z.string().describe('The check that found it (docker_socket_mount, public_port, backup_age…).'),
@@ -22,7 +25,7 @@ export const doctor = defineAction({
   collector: 'checkup',
   title: 'Doctor',
   description:
-    'Risks on a host: Docker socket mounts, ports open to all, stale backups, collectors down, certificate expiry, insecure Proxmox trust, blind watchers. pass/warn/fail.',
+    'Risks on a host: Docker socket mounts, ports open to all, stale backups, collectors down, certificate expiry, unverified APIs, blind watchers. pass/warn/fail.',
   input: z
     .object({
       backup_max_age_hours: z.number().int().min(1).max(87_600).optional().describe('Stale after (default 168).'),

@@ -1,33 +1,22 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { INVENTORY_PARTS } from '../parts.ts';
 import { inventoryGraph } from './inventory-graph.ts';
 
-const publishedPortShape = z.object({
-  ip: z.string().nullable(),
-  public_port: z.number(),
-  private_port: z.number(),
-  protocol: z.string(),
-});
-
+/**
+ * A host's inventory: its own description, then each domain's part (its
+ * engine's containers, the clusters it belongs to, its guests…), as the
+ * domains' parts files declare them.
+ */
 export const hostInventoryShape = z.object({
   hostname: z.string(),
   os: z.string(),
   arch: z.string(),
-  docker_version: z.string().nullable().describe('null when Docker could not be asked (see failed_collectors).'),
-  swarm: z
-    .object({ role: z.string(), cluster: z.string().describe('The swarm name, else its id; empty on a worker that cannot read it.'), node_id: z.string() })
-    .nullable(),
-  proxmox: z.object({ node: z.string(), cluster: z.string() }).nullable(),
-  containers: z.array(z.object({ name: z.string(), image: z.string(), state: z.string(), ports: z.array(publishedPortShape) })),
-  listening_ports: z
-    .array(z.object({ protocol: z.string(), address: z.string(), port: z.number(), process: z.string().nullable() }))
-    .describe('Sockets other machines can reach (not loopback).'),
-  guests: z.array(z.object({ vmid: z.number(), name: z.string(), type: z.string(), node: z.string(), status: z.string() })),
+  ...Object.assign({}, ...INVENTORY_PARTS.map((part) => part.shape)),
 });
 
 const inventoryOutput = hostInventoryShape.extend({
-  container_count: z.number().nullable(),
-  guest_count: z.number().nullable(),
+  ...Object.assign({}, ...INVENTORY_PARTS.map((part) => part.counts ?? {})),
   sampled_at_unix_ms: z.number(),
 });
 
@@ -39,11 +28,11 @@ export const inventoryScan = defineAction({
   runsOn: 'host',
   collector: 'checkup',
   title: 'Inventory scan',
-  description: 'What runs where: OS, Docker, swarm, Proxmox node, containers and published ports, listening ports, PVE guests.',
+  description: 'What runs where: OS, Docker, cluster memberships, containers and published ports, listening ports, VM guests.',
   input: z.object({}).strict(),
   output: inventoryOutput,
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'container_count' }] },
-  table: { columns: ['os', 'docker_version', 'swarm.role', 'container_count', 'listening_ports', 'guest_count'] },
+  table: { columns: ['os', ...INVENTORY_PARTS.flatMap((part) => part.columns ?? [])] },
   related: ['checkup.inventory_export'],
 });
 
@@ -55,7 +44,7 @@ export const inventoryExport = defineAction({
   runsOn: 'host',
   collector: 'checkup',
   title: 'Inventory export',
-  description: 'The fleet as one Mermaid graph (hosts, containers, ports, swarms, PVE guests), or json.',
+  description: 'The fleet as one Mermaid graph (hosts, containers, ports, clusters, VM guests), or json.',
   input: z
     .object({
       format: z.enum(['mermaid', 'json']).optional().describe('default mermaid'),
@@ -63,7 +52,7 @@ export const inventoryExport = defineAction({
     .strict(),
   output: inventoryOutput.extend({ format: z.enum(['mermaid', 'json']) }),
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'container_count' }], callFields: ['format'] },
-  table: { columns: ['format', 'container_count', 'guest_count'] },
+  table: { columns: ['format', ...INVENTORY_PARTS.flatMap((part) => Object.keys(part.counts ?? {}))] },
   view: (hosts) => (hosts.some((host) => host.format === 'mermaid') ? { language: 'mermaid', text: inventoryGraph(hosts) } : undefined),
   related: ['checkup.inventory_scan'],
 });

@@ -10,24 +10,6 @@ export const dockerDomain = {
   icon: '<rect x="3" y="10" width="18" height="9" rx="1"/><path d="M7 10V6h4v4M13 10V6h4v4"/>',
   actions: [dockerList, dockerStats, dockerLogs, dockerTop, dockerInspect, dockerStart, dockerRestart, dockerStop, dockerEvents],
   reports: { container_inventory: containerInventorySchema, container_event: containerEventSchema },
-  resources: [
-    {
-      template: 'hosts/{host}/containers/{name}',
-      name: 'container',
-      title: 'Container',
-      description: 'A container digest: state, image, restarts and failures, what it belongs to.',
-      type: 'container',
-      content: 'digest',
-    },
-    {
-      template: 'hosts/{host}/volumes/{name}',
-      name: 'volume',
-      title: 'Volume',
-      description: "A volume digest on one host's engine.",
-      type: 'volume',
-      content: 'digest',
-    },
-  ],
   flags: {
     'docker-socket': {
       type: 'string',

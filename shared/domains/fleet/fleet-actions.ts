@@ -17,7 +17,7 @@ const agentRowShape = z.object({
   sample: hostSampleShape.nullable(),
   claims: z
     .array(z.object({ role: z.string(), object: z.string(), status: z.enum(['approved', 'proven', 'pending']) }))
-    .describe('Roles claimed over a swarm or PVE cluster; pending ones are not served.'),
+    .describe('Roles claimed over a shared object (a cluster); pending ones are not served.'),
 });
 
 export const listAgents = defineAction({
@@ -76,7 +76,7 @@ export const fleetStatus = defineAction({
     certificates_expiring: z.array(z.object({ host: z.string(), not_after_unix_ms: z.number() })),
     insecure: z
       .array(z.object({ host: z.string(), what: z.string() }))
-      .describe('Hosts running with TLS verification turned off somewhere (Proxmox insecure mode).'),
+      .describe('Hosts running with TLS verification turned off somewhere (a collector in insecure mode).'),
     pending_claims: z.array(z.object({ host: z.string(), role: z.string(), object: z.string() })),
   }),
   related: ['fleet.list_agents'],

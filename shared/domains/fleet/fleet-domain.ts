@@ -9,14 +9,4 @@ export const fleetDomain = {
   icon: '<circle cx="12" cy="5" r="2"/><circle cx="5" cy="19" r="2"/><circle cx="19" cy="19" r="2"/><path d="M12 7v5l-6 5.5M12 12l6 5.5"/>',
   actions: [fleetStatus, listAgents, revokeAgent, find, describe, getMetrics, getRecommendations],
   reports: {},
-  resources: [
-    {
-      template: 'hosts/{host}',
-      name: 'host',
-      title: 'Host',
-      description: 'A host digest: state, facts, collectors, its latest sample.',
-      type: 'host',
-      content: 'digest',
-    },
-  ],
 } as const satisfies Domain;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-import { digestShape, RESOURCE_TYPES, rowShape } from './index-shapes.ts';
+import { digestShape, rowShape } from '../index-shapes.ts';
+import { RESOURCE_TYPES } from '../resource-types.ts';
 
 const plural = RESOURCE_TYPES.map((type) => `${type}s`);
 
@@ -78,7 +79,7 @@ export const getMetrics = defineAction({
   input: z
     .object({
       target: z.enum(['service', 'node', 'cluster', 'host', 'container']),
-      id: z.string().max(256).optional().describe('Name or id (the swarm for cluster).'),
+      id: z.string().max(256).optional().describe('Name or id (the cluster, for cluster).'),
       metric: z.enum(['cpu', 'memory', 'network']).optional().describe('default cpu'),
       range: z.enum(['1h', '6h', '24h', '7d']).optional().describe('default 1h'),
       top: z.number().int().min(1).max(10).optional().describe('Rank the top N instead of a series.'),
@@ -108,7 +109,7 @@ export const getRecommendations = defineAction({
   collector: null,
   title: 'Recommendations',
   description:
-    'What to fix in every swarm (missing healthchecks, limits or restart policies, single replicas, flaky services, full nodes, badly sized services), with severity and the fixing tool.',
+    'What to fix in every cluster (missing healthchecks, limits or restart policies, single replicas, flaky services, full nodes, badly sized services), with severity and the fixing tool.',
   input: z.object({ severity: z.enum(['info', 'warning', 'critical']).optional() }).strict(),
   output: z.object({
     findings: z.array(

@@ -1,6 +1,6 @@
 import type { FlagSpecs } from '../../options/command-line.ts';
 
-/** The `fleetmesh broker` flags of wake (resolved in broker/wake/wake-targets.ts). */
+/** The `fleetmesh broker` flags of wake (resolved in broker/domains/network/wake-targets.ts). */
 export const WAKE_FLAGS = {
   'wake-target': {
     type: 'list',

@@ -1,6 +1,6 @@
 import type { FlagSpecs } from '../../options/command-line.ts';
 
-/** The `fleetmesh broker` flags of the notification channels (resolved in broker/notify/notify-options.ts). */
+/** The `fleetmesh broker` flags of the notification channels (resolved in broker/domains/notify/notify-options.ts). */
 export const NOTIFY_FLAGS = {
   'notify-webhook': {
     type: 'string',

@@ -13,6 +13,7 @@ import {
   proxmoxTasks,
 } from './proxmox-actions.ts';
 import { PROXMOX_FLAGS } from './proxmox-flags.ts';
+import { resolveProxmoxOptions } from './proxmox-options.ts';
 
 /** Proxmox VE nodes and their clusters' guests, through each node's API. */
 export const proxmoxDomain = {
@@ -32,16 +33,14 @@ export const proxmoxDomain = {
     proxmoxScriptCommand,
   ],
   reports: { proxmox_guests: guestInventorySchema },
-  resources: [
-    {
-      template: 'pve/{cluster}/guests/{name}',
-      name: 'guest',
-      title: 'Proxmox VE guest',
-      description: 'A guest digest by VMID; {cluster} is its PVE cluster, or the reporting agent for a node outside one.',
-      type: 'guest',
-      key: 'id',
-      content: 'digest',
-    },
-  ],
   flags: PROXMOX_FLAGS,
+  agentOptions: (flags) =>
+    resolveProxmoxOptions({
+      endpoint: flags['proxmox-endpoint'] as string | undefined,
+      tokenFile: flags['proxmox-token-file'] as string | undefined,
+      actionTokenFile: flags['proxmox-action-token-file'] as string | undefined,
+      fingerprint: flags['proxmox-fingerprint'] as string | undefined,
+      caFile: flags['proxmox-ca-file'] as string | undefined,
+      insecure: flags['proxmox-insecure'] === true,
+    }),
 } as const satisfies Domain;

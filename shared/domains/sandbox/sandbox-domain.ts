@@ -8,16 +8,6 @@ export const sandboxDomain = {
   icon: '<rect x="3" y="3" width="18" height="18" rx="2" stroke-dasharray="3 3"/><circle cx="12" cy="12" r="3"/>',
   actions: [sandbox.snapshot, sandbox.trace, sandbox.events, sandbox.cgroup, sandbox.layerstack],
   reports: {},
-  resources: [
-    {
-      template: 'hosts/{host}/sandboxes/{name}',
-      name: 'sandbox',
-      title: 'Sandbox',
-      description: 'A sandbox digest: its container and state.',
-      type: 'sandbox',
-      content: 'digest',
-    },
-  ],
   flags: {
     'sandbox-label': {
       type: 'string',

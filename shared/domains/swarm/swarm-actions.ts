@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-import { clusterParam, serviceSummaryShape } from '../fleet/index-shapes.ts';
 import { clusterStatusView, eventsView, logsView, topologyView } from './swarm-partial-views.ts';
+import { clusterParam, serviceSummaryShape } from './swarm-shapes.ts';
 
 const serviceRef = z.string().min(1).max(256);
 const version = z

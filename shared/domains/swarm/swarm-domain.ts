@@ -1,7 +1,6 @@
 import { swarmSnapshotSchema } from '../../engine/record-schemas.ts';
 import type { Domain } from '../domain.ts';
 import * as swarm from './swarm-actions.ts';
-import { SWARM_RESOURCES } from './swarm-resources.ts';
 
 /** Docker Swarm clusters, through one manager agent each. */
 export const swarmDomain = {
@@ -34,7 +33,6 @@ export const swarmDomain = {
     swarm.removeVolume,
   ],
   reports: { swarm_snapshot: swarmSnapshotSchema },
-  resources: SWARM_RESOURCES,
   flags: {
     'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
   },

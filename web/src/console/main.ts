@@ -3,13 +3,14 @@ import './console.css';
 import { h, replace } from '../dom.ts';
 import { confirmDialog } from './confirm-dialog.ts';
 import { ConsoleApi, type Me, SignedOut } from './console-api.ts';
-import type { Page, PageContext } from './page.ts';
+import type { DomainPage, Page, PageContext } from './page.ts';
 import { auditPage } from './pages/audit-page.ts';
-import { findPage } from './pages/find-page.ts';
 import { hostPage } from './pages/host-page.ts';
 import { overviewPage } from './pages/overview-page.ts';
 import { recommendationsPage } from './pages/recommendations-page.ts';
-import { swarmPage } from './pages/swarm-page.ts';
+
+/** Each domain's page, from its folder of pages/ (vite gathers them when it builds). */
+const DOMAIN_PAGES = Object.values(import.meta.glob<DomainPage>('./pages/*/*-page.ts', { eager: true, import: 'consolePage' })).sort((a, b) => a.rank - b.rank);
 
 const api = new ConsoleApi();
 const root = document.getElementById('app') as HTMLElement;
@@ -87,9 +88,7 @@ function start(me: Me): void {
 
   const links: [string, string][] = [
     ['#/', 'Fleet'],
-    ['#/swarm', 'Swarm'],
-    ['#/sandboxes', 'Sandboxes'],
-    ['#/guests', 'PVE guests'],
+    ...DOMAIN_PAGES.map((domainPage): [string, string] => [`#/${domainPage.path}`, domainPage.label]),
     ['#/recommendations', 'Recommendations'],
     ...(me.audit ? ([['#/audit', 'Audit']] as [string, string][]) : []),
   ];
@@ -117,20 +116,17 @@ function start(me: Me): void {
   const route = () => {
     page?.destroy?.();
     const [, name = '', arg = ''] = /^#\/([^/]*)\/?(.*)$/.exec(location.hash) ?? [];
+    const domainPage = DOMAIN_PAGES.find((candidate) => candidate.path === name);
     page =
       name === 'host' && arg
         ? hostPage(context, decodeURIComponent(arg))
-        : name === 'swarm'
-          ? swarmPage(context)
-          : name === 'sandboxes'
-            ? findPage(context, 'Sandboxes', 'sandbox', 'No sandboxes in the fleet.')
-            : name === 'guests'
-              ? findPage(context, 'PVE guests', 'guest', 'No Proxmox VE guests in the fleet.')
-              : name === 'recommendations'
-                ? recommendationsPage(context)
-                : name === 'audit' && me.audit
-                  ? auditPage(context)
-                  : overviewPage(context);
+        : domainPage
+          ? domainPage.open(context)
+          : name === 'recommendations'
+            ? recommendationsPage(context)
+            : name === 'audit' && me.audit
+              ? auditPage(context)
+              : overviewPage(context);
     for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
     replace(main, page.element);
     void refresh([]);

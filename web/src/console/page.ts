@@ -13,6 +13,19 @@ export interface PageContext {
   may(tool: string): boolean;
 }
 
+/**
+ * A page of one domain, in `pages/<domain>/<domain>-page.ts` exporting
+ * `consolePage`: the console lists every one in its navigation, by rank.
+ */
+export interface DomainPage {
+  /** Its address, `#/<path>`. */
+  readonly path: string;
+  readonly label: string;
+  /** Where the navigation lists it among the domains' pages (its domain's rank). */
+  readonly rank: number;
+  open(context: PageContext): Page;
+}
+
 /** One screen of the console. */
 export interface Page {
   readonly element: HTMLElement;

@@ -1,24 +1,28 @@
 import '../components/components.css';
 import './widgets.css';
 import { App } from '@modelcontextprotocol/ext-apps';
-import type { WidgetName } from '../../../shared/catalog/action.ts';
 import type { CallTool, ToolAnswer } from '../call-tool.ts';
 import { h, replace } from '../dom.ts';
 import { fleetTableWidget } from './fleet-table-widget.ts';
 import { logViewerWidget } from './log-viewer-widget.ts';
 import { metricsChartWidget } from './metrics-chart-widget.ts';
 import { recommendationsWidget } from './recommendations-widget.ts';
-import { topologyWidget } from './topology-widget.ts';
 import type { Widget } from './widget.ts';
 
-/** Every widget the catalog can declare (shared/catalog/action.ts), and the component it shows. */
-const WIDGETS: Record<WidgetName, () => Widget> = {
-  'fleet-table': fleetTableWidget,
-  'metrics-chart': metricsChartWidget,
-  'swarm-topology': topologyWidget,
-  'log-viewer': logViewerWidget,
-  recommendations: recommendationsWidget,
-};
+/**
+ * Every widget the domains' broker halves declare, and the component it shows:
+ * the fleet's own here, each domain's from its folder (`<domain>/*-widget.ts`
+ * exporting `domainWidgets`, which vite gathers when it builds).
+ */
+const WIDGETS: Readonly<Record<string, () => Widget>> = Object.assign(
+  {
+    'fleet-table': fleetTableWidget,
+    'metrics-chart': metricsChartWidget,
+    'log-viewer': logViewerWidget,
+    recommendations: recommendationsWidget,
+  },
+  ...Object.values(import.meta.glob<Record<string, () => Widget>>('./*/*-widget.ts', { eager: true, import: 'domainWidgets' })),
+);
 
 /** A tool's MCP result as the components read it (the same shape the console's API gives). */
 function answerOf(result: { structuredContent?: unknown; isError?: boolean }): ToolAnswer {
@@ -41,7 +45,7 @@ function answerOf(result: { structuredContent?: unknown; isError?: boolean }): T
 async function main(): Promise<void> {
   const name = document.body.dataset.widget ?? '';
   const root = document.getElementById('app') as HTMLElement;
-  const make = WIDGETS[name as WidgetName] as (() => Widget) | undefined;
+  const make = WIDGETS[name];
   if (!make) {
     replace(root, h('p', {}, `unknown widget ${name}`));
     return;
