@@ -157,6 +157,8 @@ export class SigningService implements CertificateIssuer {
     try {
       if (!this.holding) throw new FleetError('unavailable', `broker ${this.selfId} does not sign for the cluster now`, { hint: 'Try again.' });
       const { certificate } = request;
+      // The asking broker may have seen a rotation step before this one's watch did: sign by the phase in the store now.
+      await this.authority.refresh();
       const signed = certificate.kind === 'agent' ? this.authority.issueAgentCertificate(certificate) : this.authority.issueServerCertificate(certificate);
       this.log.info('certificate signed for another broker', {
         broker: sender,

@@ -167,6 +167,8 @@ export class ServingCertificate extends EventEmitter<ServingEvents> {
       try {
         const identity = await this.issue();
         if (this.stopped) return;
+        const serving = this.options.cas().serving().pin;
+        if (identity.caPin !== serving) throw new Error(`the signer issued it from CA ${identity.caPin}, not ${serving}, which brokers serve from now`);
         this.identity = identity;
         this.options.log.info('serving certificate renewed', { why, not_after: identity.notAfter.toISOString(), ca_pin: identity.caPin });
         this.emit('changed', identity);
