@@ -1,18 +1,14 @@
 /**
- * The npm package, packed from a clean build: package.json without what only a
- * checkout uses (scripts, devDependencies, the install-script policy), README,
- * CHANGELOG, bin/fleetmesh.js and a dist/ compiled afresh into a staging
- * directory, so no file of an earlier build whose source is gone rides along
- * (dist/ in a checkout keeps those) and the checkout's own dist/ is never
- * touched while tests run from it. Nothing is compiled at install time.
+ * The npm package, packed in a staging directory: package.json without what
+ * only a checkout uses (scripts, devDependencies, the install-script policy),
+ * README, CHANGELOG, bin/fleetmesh.js and a dist/ built afresh (build-dist.ts).
+ * Nothing is compiled at install time.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { buildDist, REPO_ROOT } from './build-dist.ts';
 import { runCommand } from './run-command.ts';
-
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The packed size the tarball must stay under. Measured at 0.1.0: 0.61 MB
@@ -45,12 +41,7 @@ export async function packNpmTarball(outDir: string): Promise<NpmTarball> {
     mkdirSync(join(stage, 'bin'));
     copyFileSync(join(REPO_ROOT, 'bin/fleetmesh.js'), join(stage, 'bin/fleetmesh.js'));
 
-    const dist = join(stage, 'dist');
-    const bin = (name: string) => join(REPO_ROOT, 'node_modules', '.bin', name);
-    await runCommand(bin('tsc'), ['-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', dist, '--sourceMap', 'false'], { cwd: REPO_ROOT });
-    // The console first: its build empties dist/web, the widgets' only dist/web/widgets.
-    await runCommand(bin('vite'), ['build', '-c', 'web/vite.config.ts', '--outDir', join(dist, 'web')], { cwd: REPO_ROOT });
-    await runCommand(bin('vite'), ['build', '-c', 'web/vite.widgets.config.ts', '--outDir', join(dist, 'web', 'widgets')], { cwd: REPO_ROOT });
+    await buildDist(join(stage, 'dist'));
 
     mkdirSync(outDir, { recursive: true });
     const [packed] = JSON.parse(await runCommand('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', outDir], { cwd: stage })) as {
