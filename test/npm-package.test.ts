@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../scripts/release/build-dist.ts';
@@ -45,6 +46,9 @@ describe('the npm package, installed from its tarball where the repository is ou
   const env = cleanEnv(home);
   let tarball: NpmTarball;
   let up: CliProcess | undefined;
+  /** Where the broker `fleetmesh up` started listens, and its admin token. */
+  let mcpUrl = '';
+  let token = '';
   const installed = join(prefix, 'lib/node_modules/fleetmesh');
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
 
@@ -129,8 +133,8 @@ describe('the npm package, installed from its tarball where the repository is ou
     });
     await up.waitForOutput(/fleetmesh is up/, 60_000);
     expect(up.stdout).toMatch(/local agent\s+installed \(online\)/);
-    const mcpUrl = /MCP endpoint\s+(\S+)/.exec(up.stdout)?.[1] as string;
-    const token = /admin token\s+(\S+)/.exec(up.stdout)?.[1] as string;
+    mcpUrl = /MCP endpoint\s+(\S+)/.exec(up.stdout)?.[1] as string;
+    token = /admin token\s+(\S+)/.exec(up.stdout)?.[1] as string;
 
     const client = new Client({ name: 'fleetmesh-npm-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -147,4 +151,29 @@ describe('the npm package, installed from its tarball where the repository is ou
     const listed = JSON.parse(await runCommand(command, args, { cwd: empty, env }));
     expect(listed).toMatchObject({ count: 1, agents: [{ name: 'installed', state: 'online', version: pkg.version }] });
   }, 120_000);
+
+  it("relays MCP over stdio as server.json's npm entry runs it: its arguments, its environment variables, nothing else", async () => {
+    if (!up) throw new Error('the previous test did not start fleetmesh up');
+    const [entry] = JSON.parse(readFileSync(join(REPO_ROOT, 'server.json'), 'utf8')).packages as {
+      packageArguments: { value: string }[];
+      environmentVariables: { name: string }[];
+    }[];
+    const given: Record<string, string> = { FLEETMESH_MCP_URL: mcpUrl, FLEETMESH_MCP_TOKEN: token };
+    const variables = Object.fromEntries((entry?.environmentVariables ?? []).map(({ name }) => [name, given[name] ?? '']));
+    // What `npx fleetmesh stdio` runs once npm has installed the package.
+    const [command = 'node', ...args] = [
+      ...HIDE_REPOSITORY,
+      join(prefix, 'bin/fleetmesh'),
+      ...(entry?.packageArguments ?? []).map((argument) => argument.value),
+    ];
+    const client = new Client({ name: 'fleetmesh-registry-entry', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command, args, cwd: empty, env: { ...(env as Record<string, string>), ...variables }, stderr: 'pipe' }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('list_agents');
+      const listed = await call(client, 'list_agents', {});
+      expect(listed.structuredContent).toMatchObject({ count: 1, agents: [{ name: 'installed', state: 'online' }] });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
