@@ -6,7 +6,7 @@
  * always makes the same archive.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './build-dist.ts';
@@ -14,12 +14,13 @@ import { runCommand } from './run-command.ts';
 
 export const CHART_DIR = join(REPO_ROOT, 'charts/fleetmesh');
 
-/** Writes the chart's archive into `outDir` (made if missing) and returns its path. */
-export async function packageChart(outDir: string): Promise<string> {
-  const { name, version } = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { name: string; version: string };
+/** Writes the archive of the chart in `chartDir` (a release's) into `outDir` (made if missing) and returns its path. */
+export async function packageChart(outDir: string, chartDir = CHART_DIR): Promise<string> {
+  const { name, version } = parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as { name: string; version: string };
+  if (basename(chartDir) !== name) throw new Error(`the chart in ${chartDir} is named ${name}: its folder must carry its name`);
   const tar = await runCommand(
     'tar',
-    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '--mode=u+rw,go+r,go-w', '-C', join(CHART_DIR, '..'), '-c', name],
+    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '--mode=u+rw,go+r,go-w', '-C', dirname(chartDir), '-c', name],
     { binary: true },
   );
   mkdirSync(outDir, { recursive: true });

@@ -57,11 +57,11 @@ function dependencyClosure(name: string): string[] {
   return [...seen];
 }
 
-/** Fills `dir` (empty) with the prebuilt target's context. */
-export async function stageImageContext(dir: string): Promise<void> {
+/** Fills `dir` (empty) with the prebuilt target's context; `root` holds the Dockerfile, package.json and lock to use (a release's). */
+export async function stageImageContext(dir: string, root = REPO_ROOT): Promise<void> {
   for (const file of ['Dockerfile', 'package.json', 'package-lock.json', 'bin/fleetmesh.js', 'bin/healthcheck.js']) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
-    copyFileSync(join(REPO_ROOT, file), join(dir, file));
+    copyFileSync(join(file.startsWith('bin/') ? REPO_ROOT : root, file), join(dir, file));
   }
   await buildDist(join(dir, 'dist'));
   for (const name of await productionPackages()) {

@@ -28,16 +28,16 @@ export interface NpmTarball {
   files: string[];
 }
 
-/** Builds and packs fleetmesh into `outDir` (made if missing). */
-export async function packNpmTarball(outDir: string): Promise<NpmTarball> {
+/** Builds and packs fleetmesh into `outDir` (made if missing); `root` holds the package.json, README and CHANGELOG to pack (a release's). */
+export async function packNpmTarball(outDir: string, root = REPO_ROOT): Promise<NpmTarball> {
   const stage = mkdtempSync(join(tmpdir(), 'fm-npm-stage-'));
   try {
-    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
     delete manifest.scripts;
     delete manifest.devDependencies;
     delete manifest.allowScripts;
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    for (const file of ['README.md', 'CHANGELOG.md']) copyFileSync(join(REPO_ROOT, file), join(stage, file));
+    for (const file of ['README.md', 'CHANGELOG.md']) copyFileSync(join(root, file), join(stage, file));
     mkdirSync(join(stage, 'bin'));
     copyFileSync(join(REPO_ROOT, 'bin/fleetmesh.js'), join(stage, 'bin/fleetmesh.js'));
 

@@ -27,7 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stageImageContext } from '../../scripts/release/image-context.ts';
+import { buildImage } from '../../scripts/release/image-build.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Tagged with the major version of the node it holds: the one running the tests. */
@@ -75,8 +75,8 @@ function copyInto(rootfs: string, path: string): void {
   copyFileSync(path, target);
 }
 
-/** Imports the base image (node, its libraries, busybox, a `node` user) unless the engine has it. */
-export async function buildNodeBase(env: NodeJS.ProcessEnv): Promise<void> {
+/** Imports the base image (node, its libraries, npm, busybox, a `node` user) as `tag`. */
+export async function buildNodeBase(env: NodeJS.ProcessEnv, tag = NODE_BASE_IMAGE): Promise<void> {
   const sqlite = join(REPO_ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
   const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((path) => existsSync(path));
   if (!busybox) throw new Error('busybox is missing: apt-get install -y busybox-static');
@@ -103,7 +103,7 @@ export async function buildNodeBase(env: NodeJS.ProcessEnv): Promise<void> {
     writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
     writeFileSync(join(rootfs, 'etc/nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
     const tar = execFileSync('tar', ['-C', rootfs, '-c', '.'], { maxBuffer: 512 * 1024 * 1024 });
-    await run('docker', ['import', '-c', 'ENV PATH=/usr/local/bin:/usr/bin:/bin', '-', NODE_BASE_IMAGE], { env, input: tar });
+    await run('docker', ['import', '-c', 'ENV PATH=/usr/local/bin:/usr/bin:/bin', '-', tag], { env, input: tar });
   } finally {
     rmSync(rootfs, { recursive: true, force: true });
   }
@@ -111,23 +111,12 @@ export async function buildNodeBase(env: NodeJS.ProcessEnv): Promise<void> {
 
 /**
  * Builds the image from the Dockerfile's `prebuilt` target on the imported base
- * and tags it `tag`, from a context staged as `npm run release -- --image-target
- * prebuilt` stages it (scripts/release/image-context.ts), with the package's
- * version as its label. Everything staged is removed afterwards.
+ * and tags it `tag`, as `npm run release -- --image-target prebuilt` builds it
+ * (scripts/release/image-build.ts), with the package's version as its label.
  */
 export async function buildFleetmeshImage(tag: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const context = mkdtempSync(join(tmpdir(), 'fm-image-'));
-  try {
-    await stageImageContext(context);
-    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-    await run(
-      'docker',
-      ['build', '--target', 'prebuilt', '--build-arg', `BASE_IMAGE=${NODE_BASE_IMAGE}`, '--build-arg', `FLEETMESH_VERSION=${version}`, '-t', tag, context],
-      { env: { ...env, DOCKER_BUILDKIT: '0' } },
-    );
-  } finally {
-    rmSync(context, { recursive: true, force: true });
-  }
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  await buildImage({ tag, target: 'prebuilt', baseImage: NODE_BASE_IMAGE, env }, version);
 }
 
 /** Removes images by tag, whatever uses them; missing ones are fine. */
