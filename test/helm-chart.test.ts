@@ -357,7 +357,7 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
 
   it('validates against the vendored schemas named in their SOURCE.md, which refuse a misspelt field and a wrong type', () => {
     const source = readFileSync(join(K8S_SCHEMAS, '..', 'SOURCE.md'), 'utf8');
-    const listed = Object.fromEntries([...source.matchAll(/^\| ([a-z0-9-]+\.json) \| ([0-9a-f]{64}) \|$/gm)].map((m) => [m[1], m[2]]));
+    const listed = Object.fromEntries([...source.matchAll(/^\| ([a-z0-9-]+\.json) +\| ([0-9a-f]{64}) \|$/gm)].map((m) => [m[1], m[2]]));
     const files = readdirSync(K8S_SCHEMAS).sort();
     expect(Object.keys(listed).sort()).toEqual(files);
     for (const file of files)
