@@ -35,9 +35,13 @@ export async function buildImage(build: ImageBuild, version: string, root = REPO
       rmSync(context, { recursive: true, force: true });
     }
   }
-  const inspected = await runCommand('docker', ['image', 'inspect', '--format', '{{.Id}} {{.Size}} {{index .Config.Labels "org.opencontainers.image.version"}}', build.tag], {
-    env: build.env,
-  });
+  const inspected = await runCommand(
+    'docker',
+    ['image', 'inspect', '--format', '{{.Id}} {{.Size}} {{index .Config.Labels "org.opencontainers.image.version"}}', build.tag],
+    {
+      env: build.env,
+    },
+  );
   const [id = '', bytes = '0', labelled = ''] = inspected.trim().split(' ');
   if (labelled !== version) throw new Error(`the image ${build.tag} is labelled ${labelled || 'with no version'}, not ${version}`);
   return { id, bytes: Number(bytes) };

@@ -31,7 +31,8 @@ export async function makeRelease(options: ReleaseOptions, log: (line: string) =
 
   // npm pack and helm package name their archives alike (fleetmesh-VERSION.tgz): each in its own folder.
   const npm = await packNpmTarball(join(outDir, 'npm'), root);
-  if (npm.bytes >= NPM_TARBALL_BUDGET_BYTES) throw new Error(`the npm tarball is ${npm.bytes} bytes, over its budget of ${NPM_TARBALL_BUDGET_BYTES} (scripts/release/npm-tarball.ts)`);
+  if (npm.bytes >= NPM_TARBALL_BUDGET_BYTES)
+    throw new Error(`the npm tarball is ${npm.bytes} bytes, over its budget of ${NPM_TARBALL_BUDGET_BYTES} (scripts/release/npm-tarball.ts)`);
   log(`npm tarball   ${npm.path}: ${npm.bytes} bytes (${npm.unpackedBytes} unpacked, budget ${NPM_TARBALL_BUDGET_BYTES})`);
 
   const chart = await packageChart(join(outDir, 'helm'), join(root, 'charts/fleetmesh'));

@@ -75,7 +75,12 @@ export function setVersion(root: string, version: string, today = new Date()): v
   edit('package.json', (text) => replaceVersion(text, /^ {2}"version": "([^"]+)"/m, version, 'package.json'));
   // The lock states it twice: at its top and for the root package.
   edit('package-lock.json', (text) =>
-    replaceVersion(replaceVersion(text, /^ {2}"version": "([^"]+)"/m, version, 'package-lock.json'), /^ {4}"": \{\n(?: {6}.*\n)*? {6}"version": "([^"]+)"/m, version, 'package-lock.json'),
+    replaceVersion(
+      replaceVersion(text, /^ {2}"version": "([^"]+)"/m, version, 'package-lock.json'),
+      /^ {4}"": \{\n(?: {6}.*\n)*? {6}"version": "([^"]+)"/m,
+      version,
+      'package-lock.json',
+    ),
   );
   edit('Dockerfile', (text) => replaceVersion(text, /^ARG FLEETMESH_VERSION=(\S+)$/m, version, 'Dockerfile'));
   edit('charts/fleetmesh/Chart.yaml', (text) =>
@@ -83,7 +88,8 @@ export function setVersion(root: string, version: string, today = new Date()): v
   );
   edit('server.json', (text) => text.replace(/^( {2}| {6})"version": "([^"]+)"/gm, (_whole, indent: string) => `${indent}"version": "${version}"`));
   // The README's install commands name the image and the package at the current version.
-  if (existsSync(join(root, 'README.md'))) edit('README.md', (text) => text.replaceAll(`fleetmesh:${current}`, `fleetmesh:${version}`).replaceAll(`fleetmesh@${current}`, `fleetmesh@${version}`));
+  if (existsSync(join(root, 'README.md')))
+    edit('README.md', (text) => text.replaceAll(`fleetmesh:${current}`, `fleetmesh:${version}`).replaceAll(`fleetmesh@${current}`, `fleetmesh@${version}`));
   edit('CHANGELOG.md', (text) => {
     if (new RegExp(`^## ${version.replaceAll('.', '\\.')}( |$)`, 'm').test(text)) return text;
     // What was under Unreleased is now this version's.
