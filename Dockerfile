@@ -3,8 +3,10 @@
 # It runs as the user node (uid 1000); only the agent's deployments run it as root, with every
 # capability dropped but the two that read the host's processes (README, "The host seen from a container").
 #
-# Targets (the classic builder builds every stage up to the target, so the
-# order below matters):
+# Targets. `docker build .` with BuildKit (Docker's default builder) builds the last one,
+# release, and only the stages it needs. The classic builder (DOCKER_BUILDKIT=0, what the
+# tests use with a base image imported into the engine) builds every stage up to the
+# target, so the prebuilt stages come first and need nothing but the staged context:
 #   runtime          the base: node, a data root, an unprivileged user, labels, the health check; no fleetmesh yet
 #   prebuilt-app     runtime + an already built dist/ and production node_modules taken from the
 #                    build context: no network and no registry needed (the tests and

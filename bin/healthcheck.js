@@ -6,6 +6,7 @@
 // An agent without a health listener, and one-shot commands (bootstrap,
 // --help), have nothing to probe and count as healthy. Exit 0 healthy, 1 not.
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 
 const argv = readFileSync('/proc/1/cmdline', 'utf8').split('\0').filter(Boolean);
 const entry = argv.findIndex((arg) => arg.endsWith('fleetmesh.js') || arg.endsWith('/fleetmesh'));
@@ -21,21 +22,27 @@ function setting(flag, variable) {
 }
 
 const role = args[0];
-const listen =
-  role === 'broker' || role === 'up'
-    ? (setting('--mcp-listen', 'FLEETMESH_MCP_LISTEN') ?? '127.0.0.1:7400')
-    : role === 'agent'
-      ? setting('--health-listen', 'FLEETMESH_HEALTH_LISTEN')
-      : undefined;
+const broker = role === 'broker' || role === 'up';
+const listen = broker
+  ? (setting('--mcp-listen', 'FLEETMESH_MCP_LISTEN') ?? '127.0.0.1:7400')
+  : role === 'agent'
+    ? setting('--health-listen', 'FLEETMESH_HEALTH_LISTEN')
+    : undefined;
 if (!listen || listen === 'off') process.exit(0);
 
-// A listener on every address answers on loopback, the Host the broker accepts by default (as compose's probes rely on).
-const port = listen.slice(listen.lastIndexOf(':') + 1);
+// A listener on every address answers on loopback.
+const port = Number(listen.slice(listen.lastIndexOf(':') + 1));
 const host = listen.slice(0, listen.lastIndexOf(':')).replace(/^\[|\]$/g, '');
 const address = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
-try {
-  const response = await fetch(`http://${address.includes(':') ? `[${address}]` : address}:${port}/readyz`, { signal: AbortSignal.timeout(4000) });
-  process.exit(response.ok ? 0 : 1);
-} catch {
-  process.exit(1);
-}
+// The broker answers only the Host headers it allows (DNS rebinding): the first one it was given, else
+// the loopback name of its port, which it allows by default. fetch() would not send a Host of our choosing.
+const allowed = broker ? setting('--mcp-allowed-hosts', 'FLEETMESH_MCP_ALLOWED_HOSTS')?.split(',')[0]?.trim() : undefined;
+const hostHeader = allowed && allowed !== '*' ? allowed : `localhost:${port}`;
+
+const probe = request({ host: address, port, path: '/readyz', headers: { Host: hostHeader }, timeout: 4000 }, (response) => {
+  response.resume();
+  process.exit(response.statusCode === 200 ? 0 : 1);
+});
+probe.on('timeout', () => probe.destroy(new Error('timed out')));
+probe.on('error', () => process.exit(1));
+probe.end();

@@ -191,6 +191,7 @@ describe('deploying with Docker', () => {
 
     afterAll(async () => {
       await docker('rm', '--force', '--volumes', brokerName, agentName).catch(() => undefined);
+      await docker('volume', 'rm', brokerName, agentName).catch(() => undefined);
       await docker('network', 'rm', network).catch(() => undefined);
     }, 60_000);
 
@@ -240,7 +241,9 @@ describe('deploying with Docker', () => {
       }
     });
 
-    it("runs a broker and an agent, each reported healthy by the image's own health check", async () => {
+    it("runs a broker and an agent as the README's install section does, each reported healthy by the image's own health check", async () => {
+      // README "The container image", with names of this test's own and any free port for the published MCP port.
+      const mcpPort = await freePort();
       await docker('network', 'create', network);
       await docker(
         'run',
@@ -249,12 +252,21 @@ describe('deploying with Docker', () => {
         brokerName,
         '--network',
         network,
+        '-p',
+        `127.0.0.1:${mcpPort}:7400`,
+        '-v',
+        `${brokerName}:/var/lib/fleetmesh`,
         image,
         'broker',
+        '--mcp-listen',
+        '0.0.0.0:7400',
         '--grpc-listen',
         '0.0.0.0:7443',
         '--advertise-names',
         brokerName,
+        // The Host header a client sends names the published port, not 7400.
+        '--mcp-allowed-hosts',
+        `127.0.0.1:${mcpPort}`,
       );
       const created = await waitFor(
         () => docker('exec', brokerName, 'fleetmesh', 'token', 'create', '--broker-address', `${brokerName}:7443`, '--output', 'json').catch(() => undefined),
@@ -268,6 +280,8 @@ describe('deploying with Docker', () => {
         agentName,
         '--network',
         network,
+        '-v',
+        `${agentName}:/var/lib/fleetmesh`,
         image,
         'agent',
         '--broker',
@@ -293,6 +307,17 @@ describe('deploying with Docker', () => {
       expect(await docker('exec', brokerName, 'fleetmesh', 'agents')).toMatch(/^image-agent\s+online/m);
       // The agent runs as node too: nothing here gives it root.
       expect(await inspect('{{.Config.User}}', agentName)).toBe('node');
+
+      const identity = JSON.parse(await docker('exec', brokerName, 'fleetmesh', 'identity', 'create', 'me', '--level', '1', '--output', 'json')) as {
+        token: string;
+      };
+      const client = await connect(mcpPort, identity.token);
+      try {
+        const listed = await call(client, 'list_agents', {});
+        expect(listed.structuredContent).toMatchObject({ count: 1, agents: [{ name: 'image-agent', state: 'online' }] });
+      } finally {
+        await client.close();
+      }
     }, 180_000);
   });
 
