@@ -87,9 +87,12 @@ export function setVersion(root: string, version: string, today = new Date()): v
     replaceVersion(replaceVersion(text, /^version: (\S+)$/m, version, 'Chart.yaml'), /^appVersion: "(\S+)"$/m, version, 'Chart.yaml'),
   );
   edit('server.json', (text) => text.replace(/^( {2}| {6})"version": "([^"]+)"/gm, (_whole, indent: string) => `${indent}"version": "${version}"`));
-  // The README's install commands name the image and the package at the current version.
-  if (existsSync(join(root, 'README.md')))
-    edit('README.md', (text) => text.replaceAll(`fleetmesh:${current}`, `fleetmesh:${version}`).replaceAll(`fleetmesh@${current}`, `fleetmesh@${version}`));
+  // The README's install commands name the image, the package, the chart archive and the release tag at the current version.
+  if (existsSync(join(root, 'README.md'))) {
+    edit('README.md', (text) =>
+      [`fleetmesh:`, `fleetmesh@`, `fleetmesh-`, `.git#v`].reduce((updated, prefix) => updated.replaceAll(`${prefix}${current}`, `${prefix}${version}`), text),
+    );
+  }
   edit('CHANGELOG.md', (text) => {
     if (new RegExp(`^## ${version.replaceAll('.', '\\.')}( |$)`, 'm').test(text)) return text;
     // What was under Unreleased is now this version's.
