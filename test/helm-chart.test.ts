@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -12,12 +12,18 @@ import { runCommand } from '../scripts/release/run-command.ts';
 import type { CommandSpec } from '../shared/options/command-line.ts';
 import { runFleetmesh } from './harness/cli-process.ts';
 import { flagVariables } from './harness/flag-variables.ts';
-import { REPO_ROOT } from './harness/fleetmesh-image.ts';
+import { REPO_ROOT, run } from './harness/fleetmesh-image.ts';
 import { type ChartContext, renderTemplate, valuePaths } from './harness/go-template.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
 
 const CHART = join(REPO_ROOT, 'charts/fleetmesh');
 const TEMPLATES = join(CHART, 'templates');
+/**
+ * A Go toolchain (Debian's golang-go, which scripts/test-packages.sh installs)
+ * builds test/harness/helm-render, the chart rendered by Go's text/template.
+ */
+const GO = [...(process.env.PATH ?? '').split(delimiter), '/usr/lib/go/bin'].map((dir) => join(dir, 'go')).find((path) => existsSync(path));
+
 /** Kubernetes' own schemas, one file per kind, for a version the chart supports (test/k8s-schemas/SOURCE.md). */
 const K8S_SCHEMAS = join(REPO_ROOT, 'test/k8s-schemas/v1.33.3-standalone-strict');
 
@@ -105,17 +111,26 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
    * before it renders anything.
    */
   function render(overrides: object = {}): { manifests: Manifest[]; notes: string } {
+    const context = chartContext(overrides);
+    return documents(Object.fromEntries(templates.map(({ file, source }) => [file, renderTemplate(source, context)])));
+  }
+
+  /** What the templates see, as Helm builds it, once the merged values pass values.schema.json. */
+  function chartContext(overrides: object): ChartContext {
     const values: Record<string, unknown> = merge(defaults, overrides);
     if (!valuesSchema(values)) throw new Error(`values don't meet the specifications of the schema: ${describeErrors(valuesSchema.errors).join('; ')}`);
-    const context: ChartContext = {
+    return {
       Values: values,
       Release: { Name: 'fm', Namespace: 'ops', Service: 'Helm' },
       Chart: { Name: chart.name, Version: chart.version, AppVersion: chart.appVersion },
     };
+  }
+
+  /** Each rendered template's YAML documents as objects (tagged with their file), and the notes. */
+  function documents(rendered: Record<string, string>): { manifests: Manifest[]; notes: string } {
     const manifests: Manifest[] = [];
     let notes = '';
-    for (const { file, source } of templates) {
-      const text = renderTemplate(source, context);
+    for (const [file, text] of Object.entries(rendered).sort(([a], [b]) => a.localeCompare(b))) {
       if (file === 'NOTES.txt') {
         notes = text;
         continue;
@@ -129,9 +144,21 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     return { manifests, notes };
   }
 
+  /** Renders with Go's text/template (test/harness/helm-render), the engine Helm runs, when a Go toolchain is here. */
+  async function renderWithGo(overrides: object): Promise<{ manifests: Manifest[]; notes: string }> {
+    const input = Buffer.from(JSON.stringify(chartContext(overrides)));
+    return documents(JSON.parse(await run(goRenderer, [CHART], { input })));
+  }
+
   const find = (manifests: Manifest[], kind: string, name: string) => manifests.find((m) => m.kind === kind && m.metadata.name === name);
 
+  let goRenderer = '';
+
   beforeAll(async () => {
+    if (GO) {
+      goRenderer = join(temp.path, 'helm-render');
+      await run(GO, ['build', '-o', goRenderer, 'main.go'], { cwd: join(REPO_ROOT, 'test/harness/helm-render') });
+    }
     const dir = join(temp.path, 'secrets');
     expect((await runFleetmesh(['bootstrap', '--out', dir])).code).toBe(0);
     const read = (file: string) => readFileSync(join(dir, file), 'utf8');
@@ -409,6 +436,17 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     // The same chart makes the same archive.
     const again = await packageChart(join(temp.path, 'again'));
     expect(readFileSync(again).equals(readFileSync(archive))).toBe(true);
+  });
+
+  it.skipIf(!GO)("is rendered alike by Go's own text/template, the engine Helm runs, for every way of installing it", async () => {
+    for (const [name, overrides] of Object.entries(installs())) {
+      const byGo = await renderWithGo(overrides);
+      const byTest = render(overrides);
+      expect(byGo.notes, name).toBe(byTest.notes);
+      expect(byGo.manifests, name).toEqual(byTest.manifests);
+    }
+    await expect(renderWithGo({})).rejects.toThrow(/set bootstrap\.existingSecret/);
+    await expect(renderWithGo({ bootstrap: inline, cluster: { enabled: true } })).rejects.toThrow(/cluster\.existingSecret/);
   });
 
   it('the renderer refuses template constructs it does not implement', () => {
