@@ -1,14 +1,21 @@
 #!/usr/bin/env node
-// Runs the fleetmesh CLI from the built JavaScript in dist/ (npm run build;
-// npm ci builds it too) when it is current, else from the TypeScript sources
-// through tsx, which compiles on every run. The image ships dist/ only.
+// The fleetmesh command. Installed from npm (or in the image) it runs the built
+// JavaScript in dist/ and nothing else: the package ships neither the sources
+// nor tsx. In a checkout of the repository it runs dist/ while it is current
+// (npm ci and npm start build it), else the TypeScript sources through tsx,
+// which compiles on every run.
 import { existsSync } from 'node:fs';
 
 const built = new URL('../dist/cli/main.js', import.meta.url);
-const fromSources = existsSync(new URL('../cli/main.ts', import.meta.url));
+const checkout = existsSync(new URL('../cli/main.ts', import.meta.url));
 
-// The image ships dist/ without the sources (nor bin/built.js): nothing to compare.
-if (!fromSources || (existsSync(built) && (await import('./built.js')).codeIsBuilt())) {
+if (!checkout) {
+  if (!existsSync(built)) {
+    process.stderr.write('fleetmesh: dist/cli/main.js is missing from this installation (reinstall the package)\n');
+    process.exit(1);
+  }
+  await import(built.href);
+} else if (existsSync(built) && (await import('./built.js')).codeIsBuilt()) {
   await import(built.href);
 } else {
   const { register } = await import('tsx/esm/api');

@@ -3,7 +3,8 @@
 # swarm and sandbox tests start a private Docker engine and import a busybox
 # image; the compose test runs Debian's docker-compose; the broker cluster tests
 # start a private PostgreSQL and a private nats-server; the console and widget
-# tests drive Debian's Chromium through playwright-core. Installed when missing
+# tests drive Debian's Chromium through playwright-core; the chart test renders
+# the chart with Go's text/template (Debian's golang-go). Installed when missing
 # (as root, with apt-get); otherwise the missing ones are named and the suite's
 # harness says which tests cannot run. Run by `npm test` (pretest) and .ci/run.
 set -euo pipefail
@@ -17,6 +18,7 @@ command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptabl
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || packages+=(nats-server)
 [ -x /usr/bin/chromium ] || packages+=(chromium)
+command -v go >/dev/null || [ -x /usr/lib/go/bin/go ] || packages+=(golang-go)
 
 [ ${#packages[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -178,6 +178,149 @@ describe('deploying with Docker', () => {
     temp.remove();
   }, 60_000);
 
+  describe('the image', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    const network = `fmimage${process.pid}`;
+    const brokerName = `fmimage-broker-${process.pid}`;
+    const agentName = `fmimage-agent-${process.pid}`;
+    const inspect = async (format: string, target = image) => (await docker('inspect', '--format', format, target)).trim();
+
+    afterAll(async () => {
+      await docker('rm', '--force', '--volumes', brokerName, agentName).catch(() => undefined);
+      await docker('volume', 'rm', brokerName, agentName).catch(() => undefined);
+      await docker('network', 'rm', network).catch(() => undefined);
+    }, 60_000);
+
+    it('carries its source, version and licence, runs as the unprivileged user node, and says its version', async () => {
+      expect(JSON.parse(await inspect('{{json .Config.Labels}}'))).toMatchObject({
+        'org.opencontainers.image.source': 'https://github.com/fleetmesh/fleetmesh',
+        'org.opencontainers.image.version': pkg.version,
+        'org.opencontainers.image.licenses': 'Apache-2.0',
+        'org.opencontainers.image.title': 'fleetmesh',
+      });
+      expect(await inspect('{{.Config.User}}')).toBe('node');
+      expect((await docker('run', '--rm', '--entrypoint', 'id', image, '-u')).trim()).toBe('1000');
+      expect((await docker('run', '--rm', image, '--version')).trim()).toBe(pkg.version);
+      expect(JSON.parse(await inspect('{{json .Config.Healthcheck.Test}}'))).toEqual(['CMD', 'node', '/opt/fleetmesh/bin/healthcheck.js']);
+    });
+
+    it('holds a CycloneDX SBOM of exactly its npm dependencies, made while it was built', async () => {
+      const sbom = JSON.parse(await docker('run', '--rm', '--entrypoint', 'cat', image, '/opt/fleetmesh/sbom.cdx.json'));
+      expect(sbom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.6', metadata: { component: { name: 'fleetmesh', version: pkg.version } } });
+      expect(sbom.metadata.tools.components.map((tool: { name: string }) => tool.name)).toContain('cyclonedx-npm');
+      // Every component, nested ones included, by its package URL.
+      const purls = new Set<string>();
+      const walk = (components: { purl?: string; components?: unknown[] }[] = []) => {
+        for (const component of components) {
+          if (component.purl) purls.add(decodeURIComponent(component.purl.split('?')[0] as string));
+          walk(component.components as typeof components);
+        }
+      };
+      walk(sbom.components);
+      // Exactly the production tree npm installed, each package at its installed version; no build tool.
+      const production = (await run('npm', ['ls', '--omit=dev', '--all', '--parseable', '--long'], { cwd: REPO_ROOT }))
+        .split('\n')
+        .slice(1)
+        .filter(Boolean)
+        .map((line) => `pkg:npm/${line.split(':')[1]}`);
+      expect([...purls].sort()).toEqual([...new Set(production)].sort());
+      for (const name of Object.keys(pkg.dependencies))
+        expect(
+          [...purls].some((purl) => purl.startsWith(`pkg:npm/${name}@`)),
+          name,
+        ).toBe(true);
+      for (const tool of ['typescript', 'tsx', 'vite', 'vitest', '@biomejs/biome', '@cyclonedx/cyclonedx-npm']) {
+        expect(
+          [...purls].filter((purl) => purl.startsWith(`pkg:npm/${tool}@`)),
+          tool,
+        ).toEqual([]);
+      }
+    });
+
+    it("runs a broker and an agent as the README's install section does, each reported healthy by the image's own health check", async () => {
+      // README "The container image", with names of this test's own and any free port for the published MCP port.
+      const mcpPort = await freePort();
+      await docker('network', 'create', network);
+      await docker(
+        'run',
+        '--detach',
+        '--name',
+        brokerName,
+        '--network',
+        network,
+        '-p',
+        `127.0.0.1:${mcpPort}:7400`,
+        '-v',
+        `${brokerName}:/var/lib/fleetmesh`,
+        image,
+        'broker',
+        '--mcp-listen',
+        '0.0.0.0:7400',
+        '--grpc-listen',
+        '0.0.0.0:7443',
+        '--advertise-names',
+        brokerName,
+        // The Host header a client sends names the published port, not 7400.
+        '--mcp-allowed-hosts',
+        `127.0.0.1:${mcpPort}`,
+      );
+      const created = await waitFor(
+        () => docker('exec', brokerName, 'fleetmesh', 'token', 'create', '--broker-address', `${brokerName}:7443`, '--output', 'json').catch(() => undefined),
+        { timeoutMs: 60_000, intervalMs: 500, what: 'the broker in its container to make a join token' },
+      );
+      const { token, ca_pin: caPin } = JSON.parse(created) as { token: string; ca_pin: string };
+      await docker(
+        'run',
+        '--detach',
+        '--name',
+        agentName,
+        '--network',
+        network,
+        '-v',
+        `${agentName}:/var/lib/fleetmesh`,
+        image,
+        'agent',
+        '--broker',
+        `${brokerName}:7443`,
+        '--token',
+        token,
+        '--ca-pin',
+        caPin,
+        '--name',
+        'image-agent',
+        '--health-listen',
+        '127.0.0.1:7401',
+      );
+      for (const container of [brokerName, agentName]) {
+        await waitFor(async () => (await inspect('{{.State.Health.Status}}', container)) === 'healthy', {
+          timeoutMs: 90_000,
+          intervalMs: 1000,
+          what: `${container} to be healthy`,
+        }).catch(async (error: Error) => {
+          throw new Error(`${error.message}\n${await run('sh', ['-c', `docker logs --tail 30 ${container} 2>&1`], { env }).catch(String)}`);
+        });
+      }
+      expect(await docker('exec', brokerName, 'fleetmesh', 'agents')).toMatch(/^image-agent\s+online/m);
+      // The agent runs as node too: nothing here gives it root.
+      expect(await inspect('{{.Config.User}}', agentName)).toBe('node');
+
+      const identity = JSON.parse(await docker('exec', brokerName, 'fleetmesh', 'identity', 'create', 'me', '--level', '1', '--output', 'json')) as {
+        token: string;
+      };
+      const client = await connect(mcpPort, identity.token);
+      try {
+        const listed = await call(client, 'list_agents', {});
+        expect(listed.structuredContent).toMatchObject({ count: 1, agents: [{ name: 'image-agent', state: 'online' }] });
+      } finally {
+        await client.close();
+      }
+    }, 180_000);
+  });
+
   describe('docker stack deploy on a swarm', () => {
     const stack = `fmstack${process.pid}`;
     const label = `com.docker.stack.namespace=${stack}`;

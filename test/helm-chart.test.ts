@@ -1,19 +1,69 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { AGENT_COMMAND } from '../agent/agent-options.ts';
 import { BOOTSTRAP_FILES } from '../broker/bootstrap/bootstrap-files.ts';
 import { BROKER_COMMAND } from '../broker/broker-options.ts';
+import { packageChart } from '../scripts/release/chart-archive.ts';
+import { runCommand } from '../scripts/release/run-command.ts';
 import type { CommandSpec } from '../shared/options/command-line.ts';
 import { runFleetmesh } from './harness/cli-process.ts';
 import { flagVariables } from './harness/flag-variables.ts';
-import { REPO_ROOT } from './harness/fleetmesh-image.ts';
+import { REPO_ROOT, run } from './harness/fleetmesh-image.ts';
 import { type ChartContext, renderTemplate, valuePaths } from './harness/go-template.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
 
 const CHART = join(REPO_ROOT, 'charts/fleetmesh');
 const TEMPLATES = join(CHART, 'templates');
+/**
+ * A Go toolchain (Debian's golang-go, which scripts/test-packages.sh installs)
+ * builds test/harness/helm-render, the chart rendered by Go's text/template.
+ */
+const GO = [...(process.env.PATH ?? '').split(delimiter), '/usr/lib/go/bin'].map((dir) => join(dir, 'go')).find((path) => existsSync(path));
+
+/** Kubernetes' own schemas, one file per kind, for a version the chart supports (test/k8s-schemas/SOURCE.md). */
+const K8S_SCHEMAS = join(REPO_ROOT, 'test/k8s-schemas/v1.33.3-standalone-strict');
+
+/**
+ * Draft-07 for values.schema.json, as Helm reads it; Kubernetes' schemas use
+ * OpenAPI's number and byte formats, which say nothing JSON Schema checks,
+ * and x-kubernetes-* annotations, which are not keywords.
+ */
+const ajv = new Ajv({ strict: false, allErrors: true, logger: false, formats: { int32: true, int64: true, byte: true, 'date-time': true } });
+
+/** Each error as `path: message`, the way helm install reports values that fail the chart's schema. */
+function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((error) => {
+    const path = error.instancePath.slice(1).replaceAll('/', '.') || '(root)';
+    const extra = error.keyword === 'additionalProperties' ? ` (${(error.params as { additionalProperty: string }).additionalProperty})` : '';
+    return `${path}: ${error.message}${extra}`;
+  });
+}
+
+const kindSchemas = new Map<string, ValidateFunction>();
+
+/** The validator of a kind at an apiVersion, from its vendored file (named as the schema repositories name them: deployment-apps-v1.json). */
+function kindSchema(apiVersion: string, kind: string): ValidateFunction {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const file = `${kind.toLowerCase()}${group ? `-${group.split('.')[0]}` : ''}-${version}.json`;
+  let validate = kindSchemas.get(file);
+  if (!validate) {
+    const { $schema: _draft, ...schema } = JSON.parse(readFileSync(join(K8S_SCHEMAS, file), 'utf8'));
+    validate = ajv.compile(schema);
+    kindSchemas.set(file, validate);
+  }
+  return validate;
+}
+
+/** The problems Kubernetes' schema finds in one rendered object (none: valid). */
+function kubernetesProblems(manifest: Manifest): string[] {
+  const { file: _template, ...object } = manifest;
+  const validate = kindSchema(object.apiVersion, object.kind);
+  return validate(object) ? [] : describeErrors(validate.errors);
+}
 
 /**
  * apiVersion → kinds served by Kubernetes 1.29 and later, for what a chart
@@ -51,20 +101,36 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
   const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'));
   const defaults = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8'));
   const templates = readdirSync(TEMPLATES).map((file) => ({ file, source: readFileSync(join(TEMPLATES, file), 'utf8') }));
+  const valuesSchema = ajv.compile(JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')));
   const temp = makeTempDir('fm-chart-');
   let inline: Record<string, string>;
 
-  /** Renders every template with the chart's values overridden by `overrides`. */
+  /**
+   * Renders every template with the chart's values overridden by `overrides`,
+   * after checking the merged values against values.schema.json as Helm does
+   * before it renders anything.
+   */
   function render(overrides: object = {}): { manifests: Manifest[]; notes: string } {
-    const context: ChartContext = {
-      Values: merge(defaults, overrides),
+    const context = chartContext(overrides);
+    return documents(Object.fromEntries(templates.map(({ file, source }) => [file, renderTemplate(source, context)])));
+  }
+
+  /** What the templates see, as Helm builds it, once the merged values pass values.schema.json. */
+  function chartContext(overrides: object): ChartContext {
+    const values: Record<string, unknown> = merge(defaults, overrides);
+    if (!valuesSchema(values)) throw new Error(`values don't meet the specifications of the schema: ${describeErrors(valuesSchema.errors).join('; ')}`);
+    return {
+      Values: values,
       Release: { Name: 'fm', Namespace: 'ops', Service: 'Helm' },
       Chart: { Name: chart.name, Version: chart.version, AppVersion: chart.appVersion },
     };
+  }
+
+  /** Each rendered template's YAML documents as objects (tagged with their file), and the notes. */
+  function documents(rendered: Record<string, string>): { manifests: Manifest[]; notes: string } {
     const manifests: Manifest[] = [];
     let notes = '';
-    for (const { file, source } of templates) {
-      const text = renderTemplate(source, context);
+    for (const [file, text] of Object.entries(rendered).sort(([a], [b]) => a.localeCompare(b))) {
       if (file === 'NOTES.txt') {
         notes = text;
         continue;
@@ -78,9 +144,21 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     return { manifests, notes };
   }
 
+  /** Renders with Go's text/template (test/harness/helm-render), the engine Helm runs, when a Go toolchain is here. */
+  async function renderWithGo(overrides: object): Promise<{ manifests: Manifest[]; notes: string }> {
+    const input = Buffer.from(JSON.stringify(chartContext(overrides)));
+    return documents(JSON.parse(await run(goRenderer, [CHART], { input })));
+  }
+
   const find = (manifests: Manifest[], kind: string, name: string) => manifests.find((m) => m.kind === kind && m.metadata.name === name);
 
+  let goRenderer = '';
+
   beforeAll(async () => {
+    if (GO) {
+      goRenderer = join(temp.path, 'helm-render');
+      await run(GO, ['build', '-o', goRenderer, 'main.go'], { cwd: join(REPO_ROOT, 'test/harness/helm-render') });
+    }
     const dir = join(temp.path, 'secrets');
     expect((await runFleetmesh(['bootstrap', '--out', dir])).code).toBe(0);
     const read = (file: string) => readFileSync(join(dir, file), 'utf8');
@@ -223,6 +301,8 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(notes).toMatch(/port-forward svc\/fm-broker 7400:7400/);
     expect(notes).toMatch(/get secret fleetmesh-bootstrap -o jsonpath='\{\.data\.admin-token\}'/);
     expect(notes).toMatch(/http:\/\/fm-broker\.ops\.svc:7400\/mcp/);
+    expect(notes).toMatch(/kubectl -n ops rollout status deployment\/fm-broker\n {2}kubectl -n ops rollout status daemonset\/fm-agent\n/);
+    expect(render({ bootstrap: inline, agent: { enabled: false } }).notes).not.toMatch(/daemonset/);
   });
 
   it('runs a broker cluster: several replicas rolled one at a time, the store and bus URLs from a Secret, no PVC', () => {
@@ -253,6 +333,120 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
       ],
     });
     expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'bus', mountPath: '/etc/fleetmesh/bus', readOnly: true });
+  });
+
+  /** Every way of installing the chart the tests know, as values. */
+  const installs = (): Record<string, object> => ({
+    'inline bootstrap material': { bootstrap: inline },
+    'an existing Secret, no persistence, the Docker socket, node selection, an outside broker address': {
+      bootstrap: { existingSecret: 'fleetmesh-bootstrap' },
+      broker: { persistence: { enabled: false }, nodeSelector: { 'kubernetes.io/os': 'linux' } },
+      agent: {
+        dockerSocket: { enabled: true, groupId: 998 },
+        nodeSelector: { role: 'worker' },
+        brokerAddress: 'broker.example.com:7443',
+        labels: 'env=prod,tier=edge',
+      },
+      image: { tag: '9.9.9', pullPolicy: 'Always' },
+    },
+    'a broker cluster with the bus CA and an nkey': {
+      bootstrap: inline,
+      cluster: { enabled: true, replicas: 4, existingSecret: 'fm-cluster', busCaKey: 'bus-ca.crt', busNkeyKey: 'nkey' },
+    },
+    'a broker alone behind a load balancer, on tolerant nodes, with a storage class': {
+      bootstrap: inline,
+      agent: { enabled: false },
+      broker: {
+        service: { type: 'LoadBalancer', mcpPort: 8400, grpcPort: 8443 },
+        persistence: { enabled: true, size: '5Gi', storageClass: 'fast' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'ops', effect: 'NoSchedule' }],
+        mcpPublicUrl: 'https://fleet.example.com/mcp',
+        extraAdvertiseNames: 'fleet.example.com',
+        extraMcpAllowedHosts: 'fleet.example.com:443',
+        operationsLevel: 3,
+        toolSurface: 'dynamic',
+      },
+    },
+  });
+
+  it("renders only objects that Kubernetes' own schemas accept, every field known (strict), for every way of installing it", () => {
+    const problems: string[] = [];
+    const kinds = new Set<string>();
+    for (const [name, overrides] of Object.entries(installs())) {
+      for (const manifest of render(overrides).manifests) {
+        kinds.add(`${manifest.apiVersion} ${manifest.kind}`);
+        for (const problem of kubernetesProblems(manifest)) problems.push(`${name}: ${manifest.file} ${manifest.kind}/${manifest.metadata.name}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect([...kinds].sort()).toEqual(['apps/v1 DaemonSet', 'apps/v1 Deployment', 'v1 PersistentVolumeClaim', 'v1 Secret', 'v1 Service']);
+  });
+
+  it('validates against the vendored schemas named in their SOURCE.md, which refuse a misspelt field and a wrong type', () => {
+    const source = readFileSync(join(K8S_SCHEMAS, '..', 'SOURCE.md'), 'utf8');
+    const listed = Object.fromEntries([...source.matchAll(/^\| ([a-z0-9-]+\.json) +\| ([0-9a-f]{64}) \|$/gm)].map((m) => [m[1], m[2]]));
+    const files = readdirSync(K8S_SCHEMAS).sort();
+    expect(Object.keys(listed).sort()).toEqual(files);
+    for (const file of files)
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(K8S_SCHEMAS, file)))
+          .digest('hex'),
+        file,
+      ).toBe(listed[file]);
+
+    const deployment = find(render({ bootstrap: inline }).manifests, 'Deployment', 'fm-broker');
+    expect(kubernetesProblems(deployment)).toEqual([]);
+    const misspelt = structuredClone(deployment);
+    misspelt.spec.template.spec.containers[0].imagePullPolicyy = 'Always';
+    expect(kubernetesProblems(misspelt)).toContain('spec.template.spec.containers.0: must NOT have additional properties (imagePullPolicyy)');
+    const wrongType = structuredClone(deployment);
+    wrongType.spec.replicas = '1';
+    expect(kubernetesProblems(wrongType).some((problem) => problem.startsWith('spec.replicas: must be'))).toBe(true);
+  });
+
+  it('refuses values its values.schema.json does not allow, naming the key at fault, before rendering anything', () => {
+    expect(() => render({ bootstrap: inline, broker: { operationsLevel: 7 } })).toThrow(/broker\.operationsLevel: must be <= 3/);
+    expect(() => render({ bootstrap: inline, broker: { toolSurface: 'everything' } })).toThrow(
+      /broker\.toolSurface: must be equal to one of the allowed values/,
+    );
+    expect(() => render({ bootstrap: inline, broker: { persistance: { enabled: false } } })).toThrow(
+      /broker: must NOT have additional properties \(persistance\)/,
+    );
+    expect(() => render({ bootstrap: inline, image: { pullPolicy: 'Sometimes' } })).toThrow(/image\.pullPolicy/);
+    expect(() => render({ bootstrap: inline, agent: { healthPort: '7401' } })).toThrow(/agent\.healthPort: must be integer/);
+    expect(() => render({ bootstrap: inline, agent: { labels: 'env prod' } })).toThrow(/agent\.labels: must match pattern/);
+    expect(() => render({ bootstrap: { caPin: 'abc' } })).toThrow(/bootstrap\.caPin: must match pattern/);
+    expect(() => render({ bootstrap: inline, broker: { resources: { limits: { memory: 'lots' } } } })).toThrow(/broker\.resources\.limits\.memory/);
+    // What values.yaml holds validates, and so does every install above.
+    expect(valuesSchema(defaults)).toBe(true);
+  });
+
+  it('packages to fleetmesh-<version>.tgz as helm package lays it out: the chart folder, byte for byte', async () => {
+    const out = join(temp.path, 'charts');
+    const archive = await packageChart(out);
+    expect(archive).toBe(join(out, `fleetmesh-${chart.version}.tgz`));
+    const chartFiles = ['Chart.yaml', 'values.yaml', 'values.schema.json', ...readdirSync(TEMPLATES).map((file) => `templates/${file}`)].sort();
+    const entries = (await runCommand('tar', ['-tzf', archive])).split('\n').filter((entry) => entry && !entry.endsWith('/'));
+    expect(entries.sort()).toEqual(chartFiles.map((file) => `fleetmesh/${file}`));
+    const unpacked = join(temp.path, 'unpacked');
+    mkdirSync(unpacked);
+    await runCommand('tar', ['-xzf', archive, '-C', unpacked]);
+    for (const file of chartFiles) expect(readFileSync(join(unpacked, 'fleetmesh', file)).equals(readFileSync(join(CHART, file))), file).toBe(true);
+    // The same chart makes the same archive.
+    const again = await packageChart(join(temp.path, 'again'));
+    expect(readFileSync(again).equals(readFileSync(archive))).toBe(true);
+  });
+
+  it.skipIf(!GO)("is rendered alike by Go's own text/template, the engine Helm runs, for every way of installing it", async () => {
+    for (const [name, overrides] of Object.entries(installs())) {
+      const byGo = await renderWithGo(overrides);
+      const byTest = render(overrides);
+      expect(byGo.notes, name).toBe(byTest.notes);
+      expect(byGo.manifests, name).toEqual(byTest.manifests);
+    }
+    await expect(renderWithGo({})).rejects.toThrow(/set bootstrap\.existingSecret/);
+    await expect(renderWithGo({ bootstrap: inline, cluster: { enabled: true } })).rejects.toThrow(/cluster\.existingSecret/);
   });
 
   it('the renderer refuses template constructs it does not implement', () => {

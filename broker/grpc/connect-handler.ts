@@ -5,6 +5,7 @@ import { type AgentFrame, type BrokerFrame, type Hello, RenewResponseSchema, Wel
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { agentIdFromAltNames, normalizeSerial } from '../../shared/pki/certificates.ts';
+import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import { factsFromWire } from '../../shared/wire/facts-codec.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
 import { AgentSession } from '../agents/agent-session.ts';
@@ -13,6 +14,7 @@ import type { FleetAuthority } from '../pki/fleet-authority.ts';
 import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { trustUpdateFor } from './trust-updates.ts';
+import { versionSkew } from './version-skew.ts';
 
 /** An agent that opens a stream and sends no Hello within this time is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -133,9 +135,18 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
             registry.updateHello(session, storedHello(hello), { ...hello.labels });
             return;
           }
+          const hello = frame.frame.value;
+          // An agent too old for this broker hears why in the stream's status, which every agent version logs.
+          const skew = versionSkew(hello.agentVersion, FLEETMESH_VERSION);
+          if (skew.verdict === 'refuse') {
+            clearTimeout(helloTimer);
+            log.warn('agent stream refused', { peer: call.getPeer(), agent_id: identity.agentId, reason: skew.message });
+            session.close(toGrpcStatus(new FleetError('unsupported', skew.message, { hint: 'Upgrade the agent; brokers first, then agents.' })));
+            return;
+          }
+          if (skew.verdict === 'warn') log.warn(skew.message, { agent_id: identity.agentId });
           attached = true;
           clearTimeout(helloTimer);
-          const hello = frame.frame.value;
           session.trustedCaPins = [...hello.trustedCaPins];
           void registry.attach(session, storedHello(hello), { ...hello.labels }).then(
             (host) => {

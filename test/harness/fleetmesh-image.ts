@@ -2,17 +2,32 @@
  * The fleetmesh container image, built on a machine with no registry and no
  * network (DESIGN §9). A base image is imported from this machine's own node
  * binary and the shared libraries it and better-sqlite3 load (`ldd`), with
- * busybox for /bin/sh and an /etc/passwd holding the `node` user the official
- * images have. The Dockerfile's `prebuilt` target is then built on that base
- * from a staged context: package.json, bin/fleetmesh.js, a fresh dist/ and the
- * production packages of the installed node_modules (better-sqlite3 was built
- * on this machine, so it loads on these libraries).
+ * busybox for /bin/sh, this machine's npm (the SBOM generator runs `npm ls`,
+ * and the official images have npm too) and an /etc/passwd holding the `node`
+ * user the official images have. The Dockerfile's `prebuilt` target is then
+ * built on that base from a staged context (scripts/release/image-context.ts):
+ * the production packages of the installed node_modules come along, and
+ * better-sqlite3 was built on this machine, so it loads on these libraries.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildImage } from '../../scripts/release/image-build.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Tagged with the major version of the node it holds: the one running the tests. */
@@ -46,14 +61,22 @@ async function sharedLibraries(binary: string): Promise<string[]> {
     .filter((path): path is string => path !== undefined);
 }
 
+/** The folder of the npm package that `npm` on PATH runs. */
+function npmPackageDir(): string {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (existsSync(join(dir, 'npm'))) return dirname(dirname(realpathSync(join(dir, 'npm'))));
+  }
+  throw new Error('npm is not on PATH');
+}
+
 function copyInto(rootfs: string, path: string): void {
   const target = join(rootfs, path);
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(path, target);
 }
 
-/** Imports the base image (node, its libraries, busybox, a `node` user) unless the engine has it. */
-export async function buildNodeBase(env: NodeJS.ProcessEnv): Promise<void> {
+/** Imports the base image (node, its libraries, npm, busybox, a `node` user) as `tag`. */
+export async function buildNodeBase(env: NodeJS.ProcessEnv, tag = NODE_BASE_IMAGE): Promise<void> {
   const sqlite = join(REPO_ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
   const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((path) => existsSync(path));
   if (!busybox) throw new Error('busybox is missing: apt-get install -y busybox-static');
@@ -70,6 +93,8 @@ export async function buildNodeBase(env: NodeJS.ProcessEnv): Promise<void> {
     }
     mkdirSync(join(rootfs, 'usr/bin'), { recursive: true });
     symlinkSync('/bin/busybox', join(rootfs, 'usr/bin/env'));
+    cpSync(npmPackageDir(), join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
+    symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(rootfs, 'usr/local/bin/npm'));
     for (const dir of ['etc', 'proc', 'sys', 'dev', 'run', 'var/lib', 'home/node']) mkdirSync(join(rootfs, dir), { recursive: true });
     mkdirSync(join(rootfs, 'tmp'));
     chmodSync(join(rootfs, 'tmp'), 0o1777);
@@ -78,59 +103,20 @@ export async function buildNodeBase(env: NodeJS.ProcessEnv): Promise<void> {
     writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
     writeFileSync(join(rootfs, 'etc/nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
     const tar = execFileSync('tar', ['-C', rootfs, '-c', '.'], { maxBuffer: 512 * 1024 * 1024 });
-    await run('docker', ['import', '-c', 'ENV PATH=/usr/local/bin:/usr/bin:/bin', '-', NODE_BASE_IMAGE], { env, input: tar });
+    await run('docker', ['import', '-c', 'ENV PATH=/usr/local/bin:/usr/bin:/bin', '-', tag], { env, input: tar });
   } finally {
     rmSync(rootfs, { recursive: true, force: true });
   }
 }
 
-/** The installed production packages (top level only: copying one copies what is nested in it). */
-async function productionPackages(): Promise<string[]> {
-  const listed = (await run('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: REPO_ROOT })).split('\n');
-  const nodeModules = join(REPO_ROOT, 'node_modules');
-  return [
-    ...new Set(
-      listed
-        .filter((path) => path.startsWith(`${nodeModules}/`))
-        .map((path) => relative(nodeModules, path))
-        .filter((name) => !name.includes('/node_modules/'))
-        .map((name) =>
-          name
-            .split('/')
-            .slice(0, name.startsWith('@') ? 2 : 1)
-            .join('/'),
-        ),
-    ),
-  ];
-}
-
 /**
  * Builds the image from the Dockerfile's `prebuilt` target on the imported base
- * and tags it `tag`. Everything staged is removed afterwards.
+ * and tags it `tag`, as `npm run release -- --image-target prebuilt` builds it
+ * (scripts/release/image-build.ts), with the package's version as its label.
  */
 export async function buildFleetmeshImage(tag: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const context = mkdtempSync(join(tmpdir(), 'fm-image-'));
-  try {
-    copyFileSync(join(REPO_ROOT, 'Dockerfile'), join(context, 'Dockerfile'));
-    copyFileSync(join(REPO_ROOT, 'package.json'), join(context, 'package.json'));
-    mkdirSync(join(context, 'bin'));
-    copyFileSync(join(REPO_ROOT, 'bin/fleetmesh.js'), join(context, 'bin/fleetmesh.js'));
-    await run(process.execPath, [
-      join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      join(REPO_ROOT, 'tsconfig.build.json'),
-      '--outDir',
-      join(context, 'dist'),
-    ]);
-    for (const name of await productionPackages()) {
-      cpSync(join(REPO_ROOT, 'node_modules', name), join(context, 'node_modules', name), { recursive: true, dereference: true });
-    }
-    await run('docker', ['build', '--target', 'prebuilt', '--build-arg', `BASE_IMAGE=${NODE_BASE_IMAGE}`, '-t', tag, context], {
-      env: { ...env, DOCKER_BUILDKIT: '0' },
-    });
-  } finally {
-    rmSync(context, { recursive: true, force: true });
-  }
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  await buildImage({ tag, target: 'prebuilt', baseImage: NODE_BASE_IMAGE, env }, version);
 }
 
 /** Removes images by tag, whatever uses them; missing ones are fine. */
