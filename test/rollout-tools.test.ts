@@ -185,6 +185,20 @@ describe('rollout tools against a private registry and the real engine', () => {
     expect(text(refused)).toContain(`holds no login for ${registry.address}`);
   });
 
+  it('shows the images to a read-only identity and keeps pulls from it', async () => {
+    const reader = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0));
+    try {
+      const tools = (await reader.listTools()).tools.map((t) => t.name);
+      expect(tools).toContain('image_list');
+      expect(tools).not.toContain('image_pull');
+      const refused = await call(reader, 'image_pull', { host: 'engine-1', image: ref('3') });
+      expect(refused.structuredContent.error).toMatchObject({ code: 'not_found', message: 'unknown tool: image_pull' });
+    } finally {
+      await reader.close();
+    }
+    await expect(docker.getImage(ref('3')).inspect()).rejects.toThrow();
+  });
+
   it('lists the images with the containers using each', async () => {
     const result = await tool('image_list', { hosts: ['engine-1', 'no-engine'], reference: `${registry.address}/fleetmesh-test/roll` });
     const hosts = hostsOf(result);
@@ -272,7 +286,8 @@ describe('rollout tools against a private registry and the real engine', () => {
     expect(web.State.Running).toBe(true);
 
     const unconfirmed = await tool('compose_down', { host: 'engine-1', project: PROJECT });
-    expect(JSON.stringify(unconfirmed)).toContain('confirm');
+    expect(unconfirmed.isError).toBe(true);
+    expect(unconfirmed.structuredContent).toMatchObject({ error: { code: 'confirm_required' } });
     expect((await docker.getContainer(container).inspect()).State.Running).toBe(true);
     const down = await tool('compose_down', { host: 'engine-1', project: PROJECT, confirm: true });
     expect(down.structuredContent).toMatchObject({
@@ -289,6 +304,9 @@ describe('rollout tools against a private registry and the real engine', () => {
   }, 180_000);
 
   it('prunes only unused images, then install_app pulls its missing image with the host’s login', async () => {
+    const unconfirmed = await tool('image_prune', { host: 'engine-1', all: true, label: LABEL });
+    expect(unconfirmed.structuredContent).toMatchObject({ error: { code: 'confirm_required' } });
+    await docker.getImage(ref('1')).inspect();
     const pruned = await tool('image_prune', { host: 'engine-1', all: true, label: LABEL, confirm: true });
     const payload = pruned.structuredContent as { deleted: string[]; untagged: string[]; count: number; space_reclaimed_bytes: number };
     expect(payload.untagged).toEqual(expect.arrayContaining([ref('1'), ref('2')]));
