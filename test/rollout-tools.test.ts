@@ -275,6 +275,16 @@ describe('rollout tools against a private registry and the real engine', () => {
     expect(web.Config.Labels).toMatchObject({ 'com.docker.compose.project': PROJECT, 'com.docker.compose.service': 'web' });
     expect(web.Mounts.map((m) => m.Name)).toContain(`${PROJECT}_data`);
 
+    // The service by name, to the broken image's own tag: tried, and back on the third.
+    const service = await tool('container_update_image', { host: 'engine-1', project: PROJECT, service: 'web', image: ':2', timeout_s: 30 });
+    expect(service.structuredContent).toMatchObject({
+      status: 'rolled_back',
+      containers: [{ container, service: 'web', from_image: ref('stable'), to_image: ref('2'), status: 'rolled_back' }],
+    });
+    web = await docker.getContainer(container).inspect();
+    expect(web.Image).toBe(ids['3']);
+    expect(web.Config.Labels).toMatchObject({ 'com.docker.compose.project': PROJECT, 'com.docker.compose.service': 'web' });
+
     // Then to the broken image: compose_up tries it and ends on the third again.
     await moveRegistryTag('stable', '2');
     expect((await tool('compose_pull', { host: 'engine-1', project: PROJECT })).structuredContent).toMatchObject({ images: [{ status: 'pulled' }] });
