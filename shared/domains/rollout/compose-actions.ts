@@ -12,7 +12,7 @@ export const composePull = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Pull a compose project',
-  description: "Pulls the images a compose project's containers run, with the host's own registry login; compose_up then moves them.",
+  description: "Pulls a compose project's images with the host's own registry login; compose_up then applies them.",
   input: z.object({ project: projectParam, services, timeout_s: pullTimeoutS }).strict(),
   output: z.object({
     project: z.string(),
@@ -44,7 +44,7 @@ export const composeUp = defineAction({
   collector: 'rollout',
   title: 'Bring a compose project up',
   description:
-    'Starts the stopped containers of a compose project and recreates, one at a time, those whose image tag now names a newer image; a failing one is restored and the rest left as they were.',
+    "Starts a compose project's stopped containers and recreates, one at a time, those whose tag names a newer image; a failing one is restored, the rest left alone.",
   input: z.object({ project: projectParam, services, timeout_s: healthTimeoutS }).strict(),
   output: z.object({
     project: z.string(),

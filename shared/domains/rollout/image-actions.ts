@@ -10,7 +10,7 @@ export const imagePull = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Pull an image',
-  description: "Pulls an image on each host, with the registry login of that host's own Docker config: logins never pass through fleetmesh.",
+  description: "Pulls an image with the registry login in each host's own Docker config; logins never pass through fleetmesh.",
   input: z.object({ image: imageParam.describe('REPO:TAG or REGISTRY/REPO:TAG'), timeout_s: pullTimeoutS }).strict(),
   output: z.object({
     image: z.string(),
@@ -65,7 +65,7 @@ export const imagePrune = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Prune images',
-  description: 'Deletes images no container uses: untagged ones, or with all every unused one (a roll-back to them then needs a pull).',
+  description: 'Deletes unused images: untagged ones, or every unused one with all (rolling back to one then needs a pull).',
   input: z
     .object({
       all: z.boolean().optional(),

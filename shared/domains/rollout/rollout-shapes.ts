@@ -9,7 +9,7 @@ export const projectParam = z
   .min(1)
   .max(128)
   .regex(/^[a-z0-9][a-z0-9_-]*$/)
-  .describe('Compose project name, as docker_list label=com.docker.compose.project shows it.');
+  .describe('Its com.docker.compose.project label.');
 
 export const serviceName = z
   .string()
@@ -20,7 +20,7 @@ export const serviceName = z
 /** How long a pull may take by design, in seconds. */
 export const pullTimeoutS = z.number().int().min(10).max(3600).optional().describe('default 300');
 /** How long a new container may take to be healthy, in seconds. */
-export const healthTimeoutS = z.number().int().min(5).max(600).optional().describe('Health wait per container, default 60');
+export const healthTimeoutS = z.number().int().min(5).max(600).optional().describe('Health wait per container, default 60 s');
 
 export const PULL_TIMEOUT_S = 300;
 export const HEALTH_TIMEOUT_S = 60;

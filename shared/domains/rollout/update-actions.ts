@@ -11,7 +11,7 @@ export const containerUpdateImage = defineAction({
   collector: 'rollout',
   title: 'Update a container image',
   description:
-    "Recreates a container (name) or a compose service's containers on a new image, keeping their configuration, pulling it if missing; waits for health, else restores the previous container.",
+    'Recreates a container (name) or compose service on a new image from its own configuration, pulling it if missing; waits for health, else restores the previous one.',
   input: z
     .object({
       name: z.string().min(1).max(256).optional().describe('Container name or id.'),
