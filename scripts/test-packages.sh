@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # What the test suite needs from the system besides npm packages: the docker,
 # swarm and sandbox tests start a private Docker engine and import a busybox
-# image; the compose test runs Debian's docker-compose; the broker cluster tests
-# start a private PostgreSQL and a private nats-server; the console and widget
-# tests drive Debian's Chromium through playwright-core; the chart test renders
-# the chart with Go's text/template (Debian's golang-go). Installed when missing
+# image; the compose tests run Debian's docker-compose; the rollout tests push
+# to and pull from a private docker-registry whose logins are an htpasswd file
+# of bcrypt entries (apache2-utils' htpasswd writes it); the broker cluster
+# tests start a private PostgreSQL and a private nats-server; the console and
+# widget tests drive Debian's Chromium through playwright-core; the chart test
+# renders the chart with Go's text/template (Debian's golang-go). Installed when missing
 # (as root, with apt-get); otherwise the missing ones are named and the suite's
 # harness says which tests cannot run. Run by `npm test` (pretest) and .ci/run.
 set -euo pipefail
@@ -15,6 +17,8 @@ command -v dockerd >/dev/null || [ -x /usr/sbin/dockerd ] || packages+=(docker.i
 [ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || packages+=(busybox-static)
 command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptables)
 [ -x /usr/bin/docker-compose ] || packages+=(docker-compose)
+[ -x /usr/bin/docker-registry ] || packages+=(docker-registry)
+[ -x /usr/bin/htpasswd ] || packages+=(apache2-utils)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || packages+=(nats-server)
 [ -x /usr/bin/chromium ] || packages+=(chromium)

@@ -6,6 +6,7 @@ import { dockerPlugin } from './docker/docker-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
 import { networkPlugin } from './network/network-plugin.ts';
 import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
+import { rolloutPlugin } from './rollout/rollout-plugin.ts';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.ts';
 import { swarmPlugin } from './swarm/swarm-plugin.ts';
 import { systemPlugin } from './system/system-plugin.ts';
@@ -19,6 +20,7 @@ export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   installPlugin,
   networkPlugin,
   proxmoxPlugin,
+  rolloutPlugin,
   sandboxPlugin,
   swarmPlugin,
   systemPlugin,

@@ -8,6 +8,7 @@ import { installDomain } from './install/install-domain.ts';
 import { networkDomain } from './network/network-domain.ts';
 import { notifyDomain } from './notify/notify-domain.ts';
 import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
+import { rolloutDomain } from './rollout/rollout-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
 import { systemDomain } from './system/system-domain.ts';
@@ -24,6 +25,7 @@ export const DOMAIN_FOLDERS = [
   networkDomain,
   notifyDomain,
   proxmoxDomain,
+  rolloutDomain,
   sandboxDomain,
   swarmDomain,
   systemDomain,

@@ -16,6 +16,7 @@ import {
   unpackArchive,
   ZERO_TIME,
 } from './fake-container.ts';
+import { FakeRegistry, pullStream, type RegistryImage } from './fake-registry.ts';
 import type { FakeSwarm } from './fake-swarm.ts';
 
 /** An event as the engine writes it on its event stream. */
@@ -37,14 +38,17 @@ export interface FakeVolume {
   files: Map<string, Buffer>;
 }
 
-/** An image the fake engine holds, and how a container started from it behaves. */
-export interface FakeImage {
-  id: string;
+/** An image the fake engine holds (as a registry would, plus its tags here), and how a container started from it behaves. */
+export interface FakeImage extends RegistryImage {
   tags: string[];
-  /** A container of it exits at once with this code instead of running. */
-  exitCode?: number;
-  /** What a health check of its containers reports once started (healthy when not given). */
-  health?: FakeContainer['health'];
+  createdUnixS?: number;
+}
+
+/** A network of the fake engine (compose projects make them). */
+export interface FakeNetwork {
+  id: string;
+  name: string;
+  labels: Labels;
 }
 
 const NANOS_PER_MS = 1_000_000;
@@ -77,6 +81,9 @@ export class FakeEngine {
   readonly containers = new Map<string, FakeContainer>();
   readonly volumes = new Map<string, FakeVolume>();
   readonly images: FakeImage[] = [];
+  readonly networks = new Map<string, FakeNetwork>();
+  /** The registries pulls fetch from. */
+  readonly registry = new FakeRegistry();
   /** Every event the engine wrote, oldest first, as the engine writes them. */
   readonly events: FakeEvent[] = [];
   private readonly followers = new Set<{ stream: PassThrough; types: readonly string[] | undefined }>();
@@ -95,12 +102,16 @@ export class FakeEngine {
       version: () => this.answer(() => ({ Version: '27.0.0', ApiVersion: '1.46' })),
       listContainers: (options?: { all?: boolean; filters?: unknown }) => this.answer(() => this.listContainers(options)),
       listVolumes: (options?: { filters?: unknown }) => this.answer(() => this.listVolumes(options)),
-      listImages: () => this.answer(() => this.images.map((image) => ({ Id: image.id, RepoTags: image.tags }))),
+      listImages: (options?: { filters?: unknown }) => this.answer(() => this.listImages(options)),
+      listNetworks: (options?: { filters?: unknown }) => this.answer(() => this.listNetworks(options)),
       getContainer: (id: string) => this.containerHandle(id),
       getVolume: (name: string) => this.volumeHandle(name),
       getImage: (name: string) => ({
         inspect: () => this.answer(() => this.inspectImage(name)),
       }),
+      getNetwork: (id: string) => this.networkHandle(id),
+      pull: (reference: string, options?: { authconfig?: Record<string, unknown> }) => this.answer(() => this.pull(reference, options?.authconfig)),
+      pruneImages: (options?: { filters?: unknown }) => this.answer(() => this.pruneImages(options)),
       createContainer: (options: Record<string, unknown>) => this.answer(() => this.containerHandle(this.create(options).id)),
       createVolume: (options: { Name: string; Labels?: Labels }) =>
         this.answer(() => this.volumeInfo(this.addVolume(options.Name, { labels: options.Labels ?? {} }))),
@@ -125,6 +136,12 @@ export class FakeEngine {
     const image: FakeImage = { id: `sha256:${randomBytes(32).toString('hex')}`, tags: [tag], ...behaviour };
     this.images.push(image);
     return image;
+  }
+
+  addNetwork(name: string, labels: Labels = {}): FakeNetwork {
+    const network = { id: randomBytes(32).toString('hex'), name, labels };
+    this.networks.set(network.id, network);
+    return network;
   }
 
   addVolume(name: string, spec: { labels?: Labels; options?: Record<string, string>; driver?: string; files?: Record<string, string> } = {}): FakeVolume {
@@ -269,17 +286,20 @@ export class FakeEngine {
       Mounts?: { Type: string; Source: string; Target: string; ReadOnly?: boolean }[];
       PortBindings?: Record<string, { HostPort: string }[]>;
     };
+    // The engine gives a container its image's configuration where the create leaves a field out.
+    const own = image.config ?? {};
+    const env = new Map([...((own.Env ?? []) as string[]), ...((options.Env ?? []) as string[])].map((entry) => [entry.split('=', 1)[0], entry]));
     const container = this.addContainer(name, {
       image: imageName,
       state: 'created',
       startedAt: ZERO_TIME,
-      labels: { ...((options.Labels ?? {}) as Labels) },
-      env: [...((options.Env ?? []) as string[])],
-      cmd: [...((options.Cmd ?? []) as string[])],
-      entrypoint: options.Entrypoint as string[] | undefined,
-      workingDir: String(options.WorkingDir ?? ''),
-      user: String(options.User ?? ''),
-      healthcheck: options.Healthcheck as { Test?: string[] } | undefined,
+      labels: { ...((own.Labels ?? {}) as Labels), ...((options.Labels ?? {}) as Labels) },
+      env: [...env.values()],
+      cmd: [...((options.Cmd ?? own.Cmd ?? []) as string[])],
+      entrypoint: (options.Entrypoint ?? own.Entrypoint) as string[] | undefined,
+      workingDir: String(options.WorkingDir ?? own.WorkingDir ?? ''),
+      user: String(options.User ?? own.User ?? ''),
+      healthcheck: (options.Healthcheck ?? own.Healthcheck) as { Test?: string[] } | undefined,
       mounts: (host.Mounts ?? []).map((m) =>
         m.Type === 'volume'
           ? { type: 'volume' as const, volume: m.Source, destination: m.Target, readOnly: m.ReadOnly === true }
@@ -312,6 +332,14 @@ export class FakeEngine {
           if (container.state !== 'running') throw engineRefusal(304, 'container already stopped');
           this.exit(container, 0);
           this.emitContainer(container, 'stop');
+        }),
+      rename: (options: { name: string }) =>
+        this.answer(() => {
+          const container = found();
+          if ([...this.containers.values()].some((c) => c.name === options.name))
+            throw engineRefusal(409, `Conflict. The container name "/${options.name}" is already in use`);
+          container.name = options.name;
+          this.emitContainer(container, 'rename');
         }),
       restart: () =>
         this.answer(() => {
@@ -392,7 +420,66 @@ export class FakeEngine {
   private inspectImage(name: string) {
     const image = this.images.find((i) => i.id === name || i.tags.includes(name));
     if (!image) throw engineRefusal(404, `No such image: ${name}`);
-    return { Id: image.id, RepoTags: image.tags, Config: {} };
+    return { Id: image.id, RepoTags: image.tags, RepoDigests: [], Size: image.sizeBytes ?? 0, Config: image.config ?? {} };
+  }
+
+  private listImages(options: { filters?: unknown } | undefined) {
+    const filters = filtersOf(options);
+    return this.images
+      .filter((image) => matchesLabels((image.config?.Labels ?? {}) as Labels, filters.label))
+      .filter((image) => !filters.dangling || filters.dangling.includes(String(image.tags.length === 0)))
+      .filter((image) => !filters.reference || image.tags.some((tag) => filters.reference?.some((wanted) => tag === wanted || tag.startsWith(`${wanted}:`))))
+      .map((image) => ({
+        Id: image.id,
+        RepoTags: image.tags,
+        RepoDigests: [],
+        Created: image.createdUnixS ?? 1_700_000_000,
+        Size: image.sizeBytes ?? 0,
+        Labels: { ...((image.config?.Labels ?? {}) as Labels) },
+      }));
+  }
+
+  /** A pull: the registry's image lands here under the reference, which leaves any image it named before. */
+  private pull(reference: string, auth: Record<string, unknown> | undefined) {
+    const fetched = this.registry.fetch(reference, auth);
+    const had = this.images.find((image) => image.id === fetched.id);
+    for (const image of this.images) image.tags = image.tags.filter((tag) => tag !== reference);
+    if (had) had.tags.push(reference);
+    else this.images.push({ ...fetched, tags: [reference] });
+    return pullStream(reference, !had);
+  }
+
+  /** The engine's prune: images no container uses, untagged ones unless told `dangling=false`, with a label when asked. */
+  private pruneImages(options: { filters?: unknown } | undefined) {
+    const filters = filtersOf(options);
+    const used = new Set([...this.containers.values()].map((container) => container.imageId));
+    const gone = this.images
+      .filter((image) => !used.has(image.id))
+      .filter((image) => filters.dangling?.includes('false') || image.tags.length === 0)
+      .filter((image) => matchesLabels((image.config?.Labels ?? {}) as Labels, filters.label));
+    for (const image of gone) this.images.splice(this.images.indexOf(image), 1);
+    return {
+      ImagesDeleted: gone.flatMap((image) => [...image.tags.map((tag) => ({ Untagged: tag })), { Deleted: image.id }, { Deleted: `sha256:${'0'.repeat(64)}` }]),
+      SpaceReclaimed: gone.reduce((sum, image) => sum + (image.sizeBytes ?? 0), 0),
+    };
+  }
+
+  private listNetworks(options: { filters?: unknown } | undefined) {
+    const filters = filtersOf(options);
+    return [...this.networks.values()].filter((n) => matchesLabels(n.labels, filters.label)).map((n) => ({ Id: n.id, Name: n.name, Labels: { ...n.labels } }));
+  }
+
+  private networkHandle(id: string) {
+    const found = () => {
+      const network = this.networks.get(id) ?? [...this.networks.values()].find((n) => n.name === id);
+      if (!network) throw engineRefusal(404, `network ${id} not found`);
+      return network;
+    };
+    return {
+      id,
+      connect: () => this.answer(() => void found()),
+      remove: () => this.answer(() => void this.networks.delete(found().id)),
+    };
   }
 
   /** An event stream: what the engine remembers since `since`, then each new event of the types asked for. */

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { installApp } from '../../../shared/domains/install/install-actions.ts';
+import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 import { type AppDefinition, appPorts, appVolumes, durationNs } from './app-definition.ts';
@@ -11,6 +12,8 @@ import { portIssues } from './port-check.ts';
 const POLL_MS = 250;
 /** An app without a health check counts as up when it still runs this long after it started. */
 const STAYS_UP_MS = 2000;
+/** How long the pull of an app's missing image may take. */
+const PULL_TIMEOUT_MS = 300_000;
 
 async function hasImage(docker: InstallApi, image: string): Promise<boolean> {
   try {
@@ -47,9 +50,10 @@ function healthcheckOf(app: AppDefinition) {
 }
 
 /**
- * install_app: every refusal is found before anything is made (the image must
- * be on the host, the ports free, the name unused), then the volumes and the
- * container are created and the call waits for the app's health check.
+ * install_app: every refusal is found before anything is made (the ports
+ * free, the name unused), then a missing image is pulled with the host's own
+ * registry login, the volumes and the container are created and the call
+ * waits for the app's health check.
  */
 export function registerInstallApp(dispatcher: Dispatcher, install: InstallEngine): void {
   const docker = install.engine.docker;
@@ -76,10 +80,23 @@ export function registerInstallApp(dispatcher: Dispatcher, install: InstallEngin
       const existing = await installedContainer(docker, app.name);
       if (existing) return answer('already_installed', null, existing.State === 'running' ? [] : [`its container is ${existing.State}`]);
       const issues: string[] = [];
-      if (!(await hasImage(docker, app.image))) issues.push(`image ${app.image} is not on this host: pull it first (docker pull ${app.image})`);
       if (await nameTaken(docker, app.name)) issues.push(`a container named ${app.name} exists and was not installed by fleetmesh`);
       issues.push(...(await portIssues(docker, ports)));
-      if (issues.length > 0) return answer('failed', null, issues);
+      const imagePresent = await hasImage(docker, app.image);
+      if (issues.length > 0) {
+        if (!imagePresent) issues.unshift(`image ${app.image} is not on this host: it is pulled once nothing else stands in the way`);
+        return answer('failed', null, issues);
+      }
+      if (!imagePresent) {
+        context.emit({ phase: 'pulling', app: app.name });
+        try {
+          const signal = AbortSignal.any([context.signal, AbortSignal.timeout(PULL_TIMEOUT_MS)]);
+          await install.puller.pull(app.image, { signal, onProgress: (progress) => context.emit({ phase: 'pulling', app: app.name, ...progress }) });
+        } catch (error) {
+          if (!(error instanceof FleetError)) throw error;
+          return answer('failed', null, [`image ${app.image} is not on this host and could not be pulled: ${error.message} (${error.hint})`]);
+        }
+      }
 
       context.emit({ phase: 'creating', app: app.name });
       for (const volume of volumes) {

@@ -90,6 +90,33 @@ describe('the install collector on a fake engine', () => {
     ]);
   });
 
+  it("pulls an app's missing image with the host's registry login before it installs, and says why when the pull fails", async () => {
+    const engine = new FakeEngine();
+    engine.registry.requireLogin('registry.test', 'deploy', 'pw');
+    engine.registry.publish('registry.test/notes:2');
+    const config = makeTempDir('fm-docker-config-');
+    temps.push(config);
+    writeFileSync(join(config.path, 'config.json'), JSON.stringify({ auths: { 'registry.test': { auth: Buffer.from('deploy:pw').toString('base64') } } }));
+    const site = makeTempDir('fm-app-catalog-');
+    temps.push(site);
+    writeFileSync(join(site.path, 'notes.json'), JSON.stringify({ ...NOTES_APP, image: 'registry.test/notes:2' }));
+    writeFileSync(join(site.path, 'gone.json'), JSON.stringify({ ...NOTES_APP, name: 'gone', image: 'registry.test/gone:1' }));
+    const calls = new CollectorCalls(installPlugin.create, engine.client, { appCatalogDir: site.path }, { 'docker-config': config.path });
+    running.push(calls);
+
+    const installed = await calls.call(installApp, { app: 'notes' });
+    expect(installed.payload).toMatchObject({ status: 'installed', health: 'healthy', issues: [] });
+    expect(installed.chunks[0]).toEqual({ phase: 'pulling', app: 'notes' });
+    expect(engine.registry.pulls).toEqual([{ image: 'registry.test/notes:2', auth: { username: 'deploy', password: 'pw', serveraddress: 'registry.test' } }]);
+
+    const gone = await calls.call(installApp, { app: 'gone' });
+    expect(gone.payload).toMatchObject({
+      status: 'failed',
+      issues: [expect.stringMatching(/^image registry\.test\/gone:1 is not on this host and could not be pulled: the registry registry\.test has no image/)],
+    });
+    expect([...engine.containers.values()].map((c) => c.name)).toEqual(['notes']);
+  });
+
   it('answers failed with the exit code when the app exits instead of running', async () => {
     const engine = new FakeEngine();
     engine.addImage('notes:2', { exitCode: 2 });

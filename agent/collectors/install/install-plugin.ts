@@ -1,9 +1,16 @@
 import { installDomain } from '../../../shared/domains/install/install-domain.ts';
+import { dockerConfigDir, RegistryCredentials } from '../../engine/registry-credentials.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { InstallCollector } from './install-collector.ts';
 
-/** Catalog apps as containers, where an engine answers. */
+/** Catalog apps as containers, where an engine answers; a missing image is pulled with the host's registry login (--docker-config). */
 export const installPlugin: CollectorPlugin<InstallCollector> = {
   domain: installDomain,
-  create: ({ options, engine }) => new InstallCollector({ docker: engine, address: options.dockerAddress, appCatalogDir: options.appCatalogDir }),
+  create: ({ options, flags, engine }) =>
+    new InstallCollector({
+      docker: engine,
+      address: options.dockerAddress,
+      appCatalogDir: options.appCatalogDir,
+      credentials: new RegistryCredentials(dockerConfigDir(flags['docker-config'])),
+    }),
 };

@@ -61,8 +61,8 @@ export const installStatus = defineAction({
   table: { list: 'apps', columns: ['app', 'state', 'health', 'installed'] },
 });
 
-/** How long an install waits for its app's health check by default, in seconds. */
-const installWaitS = (params: { timeout_s?: number | undefined }) => (params.timeout_s ?? 60) * 1000;
+/** How long an install may take by design: the pull of a missing image (up to 5 minutes), then the wait for its health check (default 60 s). */
+const installWaitS = (params: { timeout_s?: number | undefined }) => (300 + (params.timeout_s ?? 60)) * 1000;
 
 export const installApp = defineAction({
   id: 'install.app',
@@ -73,7 +73,7 @@ export const installApp = defineAction({
   collector: 'install',
   title: 'Install an app',
   description:
-    'Runs a catalog app as a container with a volume per data path, until healthy. A refusal (image missing, port taken) is status failed with issues.',
+    "Runs a catalog app as a container with a volume per data path, until healthy, pulling its image if missing (host's registry login). A refusal (port taken, pull failed) is status failed with issues.",
   input: z
     .object({
       app: appName,
