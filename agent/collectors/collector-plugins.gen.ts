@@ -3,6 +3,7 @@ import type { CollectorPlugin } from './collector-plugin.ts';
 import { backupPlugin } from './backup/backup-plugin.ts';
 import { checkupPlugin } from './checkup/checkup-plugin.ts';
 import { dockerPlugin } from './docker/docker-plugin.ts';
+import { filesPlugin } from './files/files-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
 import { networkPlugin } from './network/network-plugin.ts';
 import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
@@ -16,6 +17,7 @@ export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   backupPlugin,
   checkupPlugin,
   dockerPlugin,
+  filesPlugin,
   installPlugin,
   networkPlugin,
   proxmoxPlugin,
