@@ -2,6 +2,7 @@
 import type { CollectorPlugin } from './collector-plugin.ts';
 import { backupPlugin } from './backup/backup-plugin.ts';
 import { checkupPlugin } from './checkup/checkup-plugin.ts';
+import { commandsPlugin } from './commands/commands-plugin.ts';
 import { dockerPlugin } from './docker/docker-plugin.ts';
 import { filesPlugin } from './files/files-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
@@ -16,6 +17,7 @@ import { watchPlugin } from './watch/watch-plugin.ts';
 export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   backupPlugin,
   checkupPlugin,
+  commandsPlugin,
   dockerPlugin,
   filesPlugin,
   installPlugin,
