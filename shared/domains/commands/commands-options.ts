@@ -14,15 +14,27 @@ export interface CommandsOptions {
 
 /**
  * Reads and checks the commands file when the agent starts: a problem stops
- * it with one line. A file that others than its owner may write is refused,
- * as sshd refuses such key files: whoever can write it chooses what runs.
+ * it with one line. Whoever can write the file chooses what the agent runs,
+ * so, as sshd does with key files, it must be owned by root or by the agent's
+ * own user, and not writable by its group or others.
+ * `agentUid`: the agent's user (a parameter so tests can be another).
  */
-export function resolveCommandsOptions(file: string | undefined): CommandsOptions {
+export function resolveCommandsOptions(file: string | undefined, agentUid: number = process.getuid?.() ?? 0): CommandsOptions {
   if (file === undefined) return { file: undefined, commands: [] };
   const path = resolve(file);
   let text: string;
   try {
-    if ((statSync(path).mode & 0o022) !== 0) {
+    const stats = statSync(path);
+    if (stats.uid !== 0 && stats.uid !== agentUid) {
+      throw new FleetError(
+        'invalid_argument',
+        `--commands ${path} is owned by uid ${stats.uid}, neither root nor the agent's user, who could then choose what the agent runs`,
+        {
+          hint: `chown root ${path}`,
+        },
+      );
+    }
+    if ((stats.mode & 0o022) !== 0) {
       throw new FleetError('invalid_argument', `--commands ${path} may be written by its group or by others, who could then choose what the agent runs`, {
         hint: `chmod go-w ${path}`,
       });
@@ -34,5 +46,5 @@ export function resolveCommandsOptions(file: string | undefined): CommandsOption
       hint: 'Give the path of a YAML list of commands.',
     });
   }
-  return { file: path, commands: parseCommandFile(text, path, { accounts: SystemAccounts.read(), agentUid: process.getuid?.() ?? 0, isProgram }) };
+  return { file: path, commands: parseCommandFile(text, path, { accounts: SystemAccounts.read(), agentUid, isProgram }) };
 }
