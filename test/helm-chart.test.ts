@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { BOOTSTRAP_FILES } from '../broker/bootstrap/bootstrap-files.ts';
 import { BROKER_COMMAND } from '../broker/broker-options.ts';
 import { packageChart } from '../scripts/release/chart-archive.ts';
 import { runCommand } from '../scripts/release/run-command.ts';
+import { resolveCommandsOptions } from '../shared/domains/commands/commands-options.ts';
 import type { CommandSpec } from '../shared/options/command-line.ts';
 import { runFleetmesh } from './harness/cli-process.ts';
 import { flagVariables } from './harness/flag-variables.ts';
@@ -305,6 +306,36 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(render({ bootstrap: inline, agent: { enabled: false } }).notes).not.toMatch(/daemonset/);
   });
 
+  it("gives the agents the files and named commands the values allow, the node's directory read-only", () => {
+    const commands = [
+      { name: 'disk_usage', argv: ['df', '-h', '{mount}'], params: { mount: { type: 'enum', values: ['/', '/var'] } } },
+      { name: 'whoami', argv: ['id', '-un'], run_as: 'nobody', level: 2 },
+    ];
+    const { manifests } = render({ bootstrap: inline, agent: { files: { paths: '/host/etc/nginx/**,/host/etc/app/*.conf', hostDir: '/etc' }, commands } });
+    const pod = find(manifests, 'DaemonSet', 'fm-agent').spec.template.spec;
+    const [container] = pod.containers;
+    const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value]));
+    expect(env.FLEETMESH_FILE_PATHS).toBe('/host/etc/nginx/**,/host/etc/app/*.conf');
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: Manifest) => [m.name, m]));
+    const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v]));
+    expect(mounts['host-files']).toEqual({ name: 'host-files', mountPath: '/host/etc', readOnly: true });
+    expect(volumes['host-files'].hostPath).toEqual({ path: '/etc', type: 'Directory' });
+    // The commands file is a ConfigMap's item, mounted where FLEETMESH_COMMANDS says, which the agent reads as it would on a host.
+    const configMap = find(manifests, 'ConfigMap', 'fm-agent-commands');
+    expect(volumes.commands.configMap).toEqual({ name: 'fm-agent-commands', defaultMode: 0o444 });
+    expect(env.FLEETMESH_COMMANDS).toBe(`${mounts.commands.mountPath}/commands.yaml`);
+    const file = join(temp.path, 'commands.yaml');
+    writeFileSync(file, configMap.data['commands.yaml'], { mode: 0o444 });
+    expect(resolveCommandsOptions(file).commands.map((command) => [command.name, command.program, command.level, command.runAs?.name])).toEqual([
+      ['disk_usage', '/usr/bin/df', 1, undefined],
+      ['whoami', '/usr/bin/id', 2, 'nobody'],
+    ]);
+    // None of it by default.
+    const plain = find(render({ bootstrap: inline }).manifests, 'DaemonSet', 'fm-agent').spec.template.spec;
+    expect(plain.containers[0].env.map((e: Manifest) => e.name)).not.toContain('FLEETMESH_COMMANDS');
+    expect(plain.volumes.map((v: Manifest) => v.name)).not.toContain('host-files');
+  });
+
   it('runs a broker cluster: several replicas rolled one at a time, the store and bus URLs from a Secret, no PVC', () => {
     expect(() => render({ bootstrap: inline, cluster: { enabled: true } })).toThrow(/cluster\.existingSecret/);
     const { manifests } = render({ bootstrap: inline, cluster: { enabled: true, replicas: 4, existingSecret: 'fm-cluster' } });
@@ -418,6 +449,12 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(() => render({ bootstrap: inline, agent: { labels: 'env prod' } })).toThrow(/agent\.labels: must match pattern/);
     expect(() => render({ bootstrap: { caPin: 'abc' } })).toThrow(/bootstrap\.caPin: must match pattern/);
     expect(() => render({ bootstrap: inline, broker: { resources: { limits: { memory: 'lots' } } } })).toThrow(/broker\.resources\.limits\.memory/);
+    expect(() => render({ bootstrap: inline, agent: { commands: [{ name: 'df', argv: ['df'], level: 5 }] } })).toThrow(
+      /agent\.commands\.0\.level: must be <= 3/,
+    );
+    expect(() => render({ bootstrap: inline, agent: { files: { path: '/host/etc/**' } } })).toThrow(
+      /agent\.files: must NOT have additional properties \(path\)/,
+    );
     // What values.yaml holds validates, and so does every install above.
     expect(valuesSchema(defaults)).toBe(true);
   });

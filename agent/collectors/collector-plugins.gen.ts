@@ -2,7 +2,9 @@
 import type { CollectorPlugin } from './collector-plugin.ts';
 import { backupPlugin } from './backup/backup-plugin.ts';
 import { checkupPlugin } from './checkup/checkup-plugin.ts';
+import { commandsPlugin } from './commands/commands-plugin.ts';
 import { dockerPlugin } from './docker/docker-plugin.ts';
+import { filesPlugin } from './files/files-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
 import { networkPlugin } from './network/network-plugin.ts';
 import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
@@ -16,7 +18,9 @@ import { watchPlugin } from './watch/watch-plugin.ts';
 export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   backupPlugin,
   checkupPlugin,
+  commandsPlugin,
   dockerPlugin,
+  filesPlugin,
   installPlugin,
   networkPlugin,
   proxmoxPlugin,

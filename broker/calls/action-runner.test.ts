@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAction } from '../../shared/catalog/action.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { dockerStop } from '../../shared/domains/docker/docker-actions.ts';
 import { fleetStatus } from '../../shared/domains/fleet/fleet-actions.ts';
@@ -222,6 +224,38 @@ describe('ActionRunner.run over a linked fleet', () => {
       ['ops', 'docker.stop', 'ok', null],
     ]);
     expect(rows[1]).toMatchObject({ targets: ['web-1'], arguments: { host: 'web-1', name: 'nginx', confirm: true } });
+  });
+
+  it("keeps the answer fields an action declares in its audit row, and each host's own refusal in the refusal audit", async () => {
+    const echo = defineAction({
+      id: 'probe.echo',
+      tool: 'probe_echo',
+      risk: 'write',
+      level: 1,
+      runsOn: 'host',
+      collector: 'probe',
+      title: 'Echo',
+      description: 'Echoes on the host.',
+      input: z.object({ word: z.string() }).strict(),
+      output: z.object({ argv: z.array(z.string()), exit_code: z.number() }),
+      audits: ['argv'],
+    });
+    const handler: LinkedAction['handler'] = async (params, context) => {
+      if (context.callerLevel < 2) throw new FleetError('forbidden', `"${(params as { word: string }).word}" is level 2 on this host`);
+      return { payload: { argv: ['/bin/echo', (params as { word: string }).word], exit_code: 0 } };
+    };
+    await fleet.addHost('echo-1', [{ action: echo, handler }]);
+    await fleet.addHost('echo-2', [{ action: echo, handler }]);
+    await fleet.run(fleet.identity(2, undefined, 'admin'), echo, { hosts: ['echo-1', 'echo-2'], word: 'hi; ls' });
+    const [ran] = await fleet.store.audit.recent({ limit: 1 });
+    expect(ran).toMatchObject({ identity: 'admin', outcome: 'ok', arguments: { hosts: ['echo-1', 'echo-2'], word: 'hi; ls' } });
+    expect(ran?.note).toBe('echo-1: argv=["/bin/echo","hi; ls"]; echo-2: argv=["/bin/echo","hi; ls"]');
+
+    await fleet.run(fleet.identity(1, undefined, 'ops'), echo, { host: 'echo-2', word: 'up' });
+    const refused = await fleet.store.audit.recent({ limit: 10, refused: true, identity: 'ops' });
+    expect(refused.map((row) => [row.tool, row.targets, row.errorCode, row.reason, row.arguments])).toEqual([
+      ['probe_echo', ['echo-2'], 'forbidden', 'echo-2 refused: "up" is level 2 on this host', { host: 'echo-2', word: 'up' }],
+    ]);
   });
 
   it('runs a broker action without any agent', async () => {

@@ -9,6 +9,7 @@ import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { UsageHistory } from '../metrics/usage-history.ts';
 import type { BrokerServices } from '../services/broker-services.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { answerAudit } from './answer-audit.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
@@ -141,7 +142,9 @@ export class ActionRunner {
       if (!this.allows(identity, action)) throw new FleetError('not_found', `unknown tool: ${context.tool}`);
       const result = await this.route(call);
       const outcome = auditOutcomeOf(result);
-      await audit.complete(outcome, firstErrorCode(result));
+      const answered = answerAudit(result);
+      await audit.complete(outcome, firstErrorCode(result), answered.note);
+      await audit.refusedOnHosts(answered.refusals);
       finished(outcome);
       return result;
     } catch (error) {

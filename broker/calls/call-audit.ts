@@ -70,8 +70,10 @@ export class CallAudit {
     });
   }
 
-  async complete(outcome: AuditOutcome, errorCode: string | null): Promise<void> {
-    if (this.begun) await this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now() }).catch(this.lost);
+  /** `note`: what the row's outcome alone does not say (what the hosts answered they did). */
+  async complete(outcome: AuditOutcome, errorCode: string | null, note?: string): Promise<void> {
+    if (!this.begun) return;
+    await this.options.store.audit.complete(this.callId, { outcome, errorCode, finishedAt: Date.now(), ...(note ? { note } : {}) }).catch(this.lost);
   }
 
   /** The call happened; a row the store did not take stays pending, and the next start (in a cluster: another broker) marks it interrupted. */
@@ -106,6 +108,30 @@ export class CallAudit {
       errorCode: failure.code,
       reason: failure.message.slice(0, 500),
     });
+  }
+
+  /**
+   * Refusals the hosts made themselves, after the broker's checks let the call
+   * through: each reaches the refusal audit with the call's arguments (the path
+   * or command asked for) and the host's reason, whatever the action's level.
+   */
+  async refusedOnHosts(refusals: readonly ErrorInfo[]): Promise<void> {
+    const { options } = this;
+    for (const refusal of refusals) {
+      const host = refusal.host ?? '';
+      const id = options.registry.find(host)?.id;
+      await options.refusals.record({
+        identity: options.identity,
+        tool: options.tool,
+        action: options.action.id,
+        level: options.action.level,
+        targets: [host],
+        targetIds: id ? [id] : [],
+        arguments: this.arguments_,
+        errorCode: refusal.code,
+        reason: `${host} refused: ${refusal.message}`.slice(0, 500),
+      });
+    }
   }
 }
 

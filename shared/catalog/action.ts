@@ -64,6 +64,12 @@ export interface Action<I extends z.ZodObject = z.ZodObject, O extends z.ZodType
   readonly indexLinks?: { readonly list?: string; readonly more?: boolean };
   /** Parameters whose values never reach the audit log. */
   readonly sensitive?: readonly string[];
+  /**
+   * Fields of a host's answer the audit row keeps beside the call's arguments:
+   * what the agent did, where that says more than the arguments (a named
+   * command's final argv, which the host builds from its own declaration).
+   */
+  readonly audits?: readonly string[];
   /** How the Markdown text shows a fleet answer: the list to tabulate and its columns. */
   readonly table?: TableHint;
   /**

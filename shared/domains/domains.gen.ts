@@ -2,7 +2,9 @@
 import { agentDomain } from './agent/agent-domain.ts';
 import { backupDomain } from './backup/backup-domain.ts';
 import { checkupDomain } from './checkup/checkup-domain.ts';
+import { commandsDomain } from './commands/commands-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
+import { filesDomain } from './files/files-domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
 import { installDomain } from './install/install-domain.ts';
 import { networkDomain } from './network/network-domain.ts';
@@ -19,7 +21,9 @@ export const DOMAIN_FOLDERS = [
   agentDomain,
   backupDomain,
   checkupDomain,
+  commandsDomain,
   dockerDomain,
+  filesDomain,
   fleetDomain,
   installDomain,
   networkDomain,

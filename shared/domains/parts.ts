@@ -2,7 +2,7 @@ import type { InventoryPart, TrustCheck } from './domain-parts.ts';
 import { PART_FOLDERS } from './parts.gen.ts';
 
 /** Every verification a domain's collector setup may skip, in the order of the parts files. */
-export const TRUST_CHECKS: readonly TrustCheck[] = PART_FOLDERS.flatMap((parts) => ('trust' in parts ? parts.trust : []));
+export const TRUST_CHECKS: readonly TrustCheck[] = PART_FOLDERS.flatMap((parts): readonly TrustCheck[] => ('trust' in parts ? parts.trust : []));
 
 /** Every domain's part of a host's inventory, in the order of the parts files. */
 export const INVENTORY_PARTS: readonly InventoryPart[] = PART_FOLDERS.flatMap((parts) => ('inventory' in parts ? [parts.inventory] : []));
