@@ -9,6 +9,7 @@ import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/comman
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
+import { parseToolGlobs, ToolFilter } from './auth/tool-filter.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
 import type { ClusterOptions } from './cluster/broker-cluster.ts';
 import { parseBusUrl } from './cluster/bus.ts';
@@ -71,6 +72,18 @@ export const BROKER_FLAGS = {
     min: 0,
     max: 3,
     placeholder: 'LEVEL',
+  },
+  'disable-tools': {
+    type: 'list',
+    description: 'tools switched off for everyone: globs over tool names and action ids (docker_stop, docker.*, *_delete)',
+    default: [],
+    placeholder: 'GLOB,…',
+  },
+  'enable-tools': {
+    type: 'list',
+    description: 'when given, the only tools offered (globs over tool names and action ids); --disable-tools still applies',
+    default: [],
+    placeholder: 'GLOB,…',
   },
   'text-format': {
     type: 'string',
@@ -273,6 +286,8 @@ export interface BrokerOptions {
   mcpListen: string;
   toolSurface: SurfaceName;
   operationsLevel: Level;
+  /** The tools switched off for everyone (`--disable-tools`, `--enable-tools`). */
+  tools: ToolFilter;
   textFormat: TextFormat;
   mcpAllowedHosts: string[];
   mcpAllowedOrigins: string[];
@@ -335,6 +350,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpListen: '127.0.0.1:0',
     toolSurface: 'individual',
     operationsLevel: 1,
+    tools: ToolFilter.NONE,
     textFormat: 'markdown',
     mcpAllowedHosts: [],
     mcpAllowedOrigins: [],
@@ -436,6 +452,10 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpListen: values['mcp-listen'],
     toolSurface: values['tool-surface'] as SurfaceName,
     operationsLevel: values['operations-level'] as Level,
+    tools: new ToolFilter({
+      disable: parseToolGlobs(values['disable-tools'], '--disable-tools'),
+      enable: parseToolGlobs(values['enable-tools'], '--enable-tools'),
+    }),
     textFormat: values['text-format'] as TextFormat,
     mcpAllowedHosts: values['mcp-allowed-hosts'],
     mcpAllowedOrigins: values['mcp-allowed-origins'],

@@ -3,6 +3,7 @@ import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
+import type { ToolFilter } from '../auth/tool-filter.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { UsageHistory } from '../metrics/usage-history.ts';
@@ -27,6 +28,8 @@ interface ActionRunnerOptions {
   log: Logger;
   /** The broker's cap on every identity's level. */
   operationsLevel: Level;
+  /** The tools the operator switched off for everyone. */
+  tools: ToolFilter;
   index: FleetIndex;
   metrics: UsageHistory;
   /** The services the broker runs for its domains, which broker actions use. */
@@ -58,9 +61,9 @@ export class ActionRunner {
     return effectiveLevel(identity, this.options.operationsLevel);
   }
 
-  /** Whether the identity may see the action at all: within its level, and able to write if the action writes. */
+  /** Whether the identity may see the action at all: within its level, able to write if the action writes, and not switched off. */
   allows(identity: Identity, action: Action): boolean {
-    return allowsAction(identity, action, this.options.operationsLevel);
+    return allowsAction(identity, action, this.options.operationsLevel, this.options.tools);
   }
 
   /**
@@ -81,7 +84,9 @@ export class ActionRunner {
       reason:
         action.level > level
           ? `${action.id} is level ${action.level}, above this identity's level ${level}; answered as an unknown tool`
-          : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
+          : !this.options.tools.allows(action) || (identity.tools && !identity.tools.allows(action))
+            ? `${action.id} is switched off ${this.options.tools.allows(action) ? 'for this identity' : 'on this broker'}; answered as an unknown tool`
+            : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
     });
   }
 

@@ -1,0 +1,64 @@
+import type { Action } from '../../shared/catalog/action.ts';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
+
+/** A tool filter as stored and as flags give it: globs over tool names and action ids. */
+export interface ToolGlobs {
+  /** Switched off: an action matching any of these is not offered. */
+  disable: readonly string[];
+  /** When any is given, only actions matching one of these are offered. */
+  enable: readonly string[];
+}
+
+const GLOB = /^[A-Za-z0-9_.*?-]{1,100}$/;
+
+function globToRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.replaceAll('.', '\\.').replaceAll('*', '.*').replaceAll('?', '.')}$`);
+}
+
+/** Checks each glob, naming the flag of one that is not, before anything starts. */
+export function parseToolGlobs(globs: readonly string[], flag: string): string[] {
+  const parsed = globs.map((glob) => glob.trim()).filter((glob) => glob !== '');
+  for (const glob of parsed) {
+    if (!GLOB.test(glob)) {
+      throw new FleetError('invalid_argument', `${flag} ${JSON.stringify(glob)} is not a tool glob`, {
+        hint: 'Name tools or action ids with * and ? as wildcards, such as docker_stop, docker.* or *_delete.',
+      });
+    }
+  }
+  return parsed;
+}
+
+/**
+ * Tools an operator switched off (`--disable-tools`, `--enable-tools`, and the
+ * same per identity or mapping rule). A glob matches an action by its tool
+ * name on the individual surface (`docker_stop`) or by its id (`docker.stop`,
+ * so `docker.*` is a whole domain). An action switched off is hidden exactly
+ * as one above the caller's level is, on every surface and wherever the
+ * catalog shows (resources, prompts, completion, the console).
+ */
+export class ToolFilter {
+  static readonly NONE = new ToolFilter({ disable: [], enable: [] });
+  private readonly disable: RegExp[];
+  private readonly enable: RegExp[];
+
+  constructor(readonly globs: ToolGlobs) {
+    this.disable = globs.disable.map(globToRegExp);
+    this.enable = globs.enable.map(globToRegExp);
+  }
+
+  /** Whether the filter switches nothing off. */
+  get empty(): boolean {
+    return this.disable.length === 0 && this.enable.length === 0;
+  }
+
+  allows(action: Pick<Action, 'id' | 'tool'>): boolean {
+    const matches = (glob: RegExp) => glob.test(action.tool) || glob.test(action.id);
+    if (this.enable.length > 0 && !this.enable.some(matches)) return false;
+    return !this.disable.some(matches);
+  }
+
+  /** The filter as words, for listings: `-docker.* +docker_logs`. */
+  describe(): string {
+    return [...this.globs.disable.map((glob) => `-${glob}`), ...this.globs.enable.map((glob) => `+${glob}`)].join(' ');
+  }
+}
