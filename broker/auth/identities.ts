@@ -33,6 +33,13 @@ export interface Identity {
   person?: Person;
 }
 
+/** What the audit names of an identity beyond its name: the person and their client, for one OAuth proved. */
+export function auditPeopleOf(identity: Identity): { subject?: string; email?: string; clientId?: string } {
+  const { person } = identity;
+  if (!person) return {};
+  return { subject: person.subject, ...(person.email ? { email: person.email } : {}), ...(person.clientId ? { clientId: person.clientId } : {}) };
+}
+
 /** The identity a store row describes. */
 export function identityOfRow(row: IdentityRow, person?: Person): Identity {
   return {

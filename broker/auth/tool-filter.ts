@@ -28,6 +28,23 @@ export function parseToolGlobs(globs: readonly string[], flag: string): string[]
   return parsed;
 }
 
+/** Globs over tool names and action ids: an action matches one by its tool name on the individual surface or by its id. */
+export class ToolGlobSet {
+  private readonly patterns: RegExp[];
+
+  constructor(readonly globs: readonly string[]) {
+    this.patterns = globs.map(globToRegExp);
+  }
+
+  get size(): number {
+    return this.patterns.length;
+  }
+
+  matches(action: Pick<Action, 'id' | 'tool'>): boolean {
+    return this.patterns.some((glob) => glob.test(action.tool) || glob.test(action.id));
+  }
+}
+
 /**
  * Tools an operator switched off (`--disable-tools`, `--enable-tools`, and the
  * same per identity or mapping rule). A glob matches an action by its tool
@@ -38,27 +55,24 @@ export function parseToolGlobs(globs: readonly string[], flag: string): string[]
  */
 export class ToolFilter {
   static readonly NONE = new ToolFilter({ disable: [], enable: [] });
-  private readonly disable: RegExp[];
-  private readonly enable: RegExp[];
+  private readonly disable: ToolGlobSet;
+  private readonly enable: ToolGlobSet;
 
   constructor(readonly globs: ToolGlobs) {
-    this.disable = globs.disable.map(globToRegExp);
-    this.enable = globs.enable.map(globToRegExp);
-  }
-
-  /** Whether the filter switches nothing off. */
-  get empty(): boolean {
-    return this.disable.length === 0 && this.enable.length === 0;
+    this.disable = new ToolGlobSet(globs.disable);
+    this.enable = new ToolGlobSet(globs.enable);
   }
 
   allows(action: Pick<Action, 'id' | 'tool'>): boolean {
-    const matches = (glob: RegExp) => glob.test(action.tool) || glob.test(action.id);
-    if (this.enable.length > 0 && !this.enable.some(matches)) return false;
-    return !this.disable.some(matches);
+    if (this.enable.size > 0 && !this.enable.matches(action)) return false;
+    return !this.disable.matches(action);
   }
 
-  /** The filter as words, for listings: `-docker.* +docker_logs`. */
+  /** The filter as words, for listings: `off docker.*; only docker_logs`. */
   describe(): string {
-    return [...this.globs.disable.map((glob) => `-${glob}`), ...this.globs.enable.map((glob) => `+${glob}`)].join(' ');
+    return [
+      ...(this.globs.disable.length ? [`off ${this.globs.disable.join(',')}`] : []),
+      ...(this.globs.enable.length ? [`only ${this.globs.enable.join(',')}`] : []),
+    ].join('; ');
   }
 }

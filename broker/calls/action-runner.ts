@@ -2,7 +2,7 @@ import type { Action, Level } from '../../shared/catalog/action.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
-import type { Identity } from '../auth/identities.ts';
+import { auditPeopleOf, type Identity } from '../auth/identities.ts';
 import type { ToolFilter } from '../auth/tool-filter.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
@@ -76,6 +76,7 @@ export class ActionRunner {
     const level = this.effectiveLevel(identity);
     return this.options.refusals.record({
       identity: identity.name,
+      people: auditPeopleOf(identity),
       tool,
       action: action.id,
       level: action.level,
@@ -121,6 +122,7 @@ export class ActionRunner {
       refusals: options.refusals,
       log: options.log,
       identity: identity.name,
+      people: auditPeopleOf(identity),
       tool: context.tool,
       action,
       args,

@@ -12,6 +12,7 @@ import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { ChangeStream } from './change-stream.ts';
+import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
 import { csrfMatches, sessionCookieName, type WebSession, WebSessions } from './web-sessions.ts';
 
@@ -128,11 +129,18 @@ export class WebServer {
   private readonly changes: ChangeStream;
   private readonly refusedHosts: ThrottledWarnings;
   port = 0;
+  /** The built-in authorization server's sign-in pages, once the broker made it (`--oauth builtin`). */
+  signInPages: SignInPages | undefined;
 
   constructor(private readonly options: WebServerOptions) {
     this.sessions = new WebSessions(options.store);
     this.changes = new ChangeStream(options.registry, options.index, this.sessions);
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+  }
+
+  /** The console's origin, where the sign-in pages are. */
+  get origin(): string {
+    return this.url.slice(0, -1);
   }
 
   get url(): string {
@@ -191,6 +199,7 @@ export class WebServer {
       return;
     }
     if (url.pathname.startsWith('/api/')) return this.api(req, res, url);
+    if (url.pathname.startsWith('/oauth/') && (await this.signInPages?.handle(req, res, url, `http://${host}`))) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendError(res, 405, new FleetError('invalid_argument', `${req.method} is not allowed here`));
       return;

@@ -225,6 +225,10 @@ export async function readResource(uri: string, context: ResourceContext): Promi
         note: row.note,
         source: row.source,
         reason: row.reason,
+        subject: row.subject,
+        email: row.email,
+        client_id: row.clientId,
+        approved_by: row.approvedBy,
       })),
     };
   }

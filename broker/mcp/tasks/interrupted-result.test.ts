@@ -37,6 +37,10 @@ const audit: AuditRow = {
   source: null,
   reason: null,
   brokerId: 'b1',
+  subject: null,
+  email: null,
+  clientId: null,
+  approvedBy: null,
 };
 
 describe('interruptedResult', () => {
