@@ -30,7 +30,8 @@ const STYLE_PATH = '/oauth/sign-in.css';
 const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: a browser then sends its form posts with Origin: null, which the console refuses.
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 };
@@ -52,7 +53,7 @@ const clientLabel = (pending: PendingAuthorization) =>
 function page(res: ServerResponse, status: number, title: string, body: string): void {
   res.writeHead(status, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
   res.end(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · fleetmesh</title><link rel="stylesheet" href="${STYLE_PATH}"></head><body><main>${body}</main></body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · fleetmesh</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${STYLE_PATH}"></head><body><main>${body}</main></body></html>`,
   );
 }
 
