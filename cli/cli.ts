@@ -107,6 +107,21 @@ export const COMMANDS: CommandEntry[] = [
     async () => (await import('./commands/identity-command.ts')).identityRevokeCommand,
   ),
   entry(
+    'identity map',
+    'Add a rule mapping people signed in through OAuth to a level, grants and tools; the first rule that matches decides.',
+    async () => (await import('./commands/identity-map-command.ts')).identityMapCommand,
+  ),
+  entry(
+    'identity rules',
+    'List the rules mapping people signed in through OAuth, in the order they are tried.',
+    async () => (await import('./commands/identity-map-command.ts')).identityRulesCommand,
+  ),
+  entry(
+    'identity unmap',
+    'Remove a mapping rule: the people it let in are refused at their next request, unless another rule maps them.',
+    async () => (await import('./commands/identity-map-command.ts')).identityUnmapCommand,
+  ),
+  entry(
     'audit',
     'Show the audit log: every call of level 1 or more, and every refusal, newest first.',
     async () => (await import('./commands/audit-command.ts')).auditCommand,
