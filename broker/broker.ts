@@ -188,6 +188,7 @@ export class Broker {
         services,
         operationsLevel: options.operationsLevel,
         tools: options.tools,
+        approvals: options.approvals,
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
         refusals,

@@ -122,6 +122,21 @@ export const COMMANDS: CommandEntry[] = [
     async () => (await import('./commands/identity-map-command.ts')).identityUnmapCommand,
   ),
   entry(
+    'approvals list',
+    "List the calls waiting for a second person's approval: caller, tool, exact targets and arguments.",
+    async () => (await import('./commands/approvals-command.ts')).approvalsListCommand,
+  ),
+  entry(
+    'approvals approve',
+    'Approve a call waiting for a second person; it runs at once.',
+    async () => (await import('./commands/approvals-command.ts')).approvalsApproveCommand,
+  ),
+  entry(
+    'approvals deny',
+    'Deny a call waiting for a second person; it fails as forbidden, nothing changed.',
+    async () => (await import('./commands/approvals-command.ts')).approvalsDenyCommand,
+  ),
+  entry(
     'audit',
     'Show the audit log: every call of level 1 or more, and every refusal, newest first.',
     async () => (await import('./commands/audit-command.ts')).auditCommand,

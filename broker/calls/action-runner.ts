@@ -9,6 +9,8 @@ import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
 import type { UsageHistory } from '../metrics/usage-history.ts';
 import type { BrokerServices } from '../services/broker-services.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { ApprovalGate } from './approvals/approval-gate.ts';
+import { type ApprovalRule, needsApproval } from './approvals/approval-rule.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-actions/broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
@@ -30,6 +32,8 @@ interface ActionRunnerOptions {
   operationsLevel: Level;
   /** The tools the operator switched off for everyone. */
   tools: ToolFilter;
+  /** Which calls wait for a second identity's approval; undefined when none do. */
+  approvals: ApprovalRule | undefined;
   index: FleetIndex;
   metrics: UsageHistory;
   /** The services the broker runs for its domains, which broker actions use. */
@@ -45,16 +49,19 @@ interface ActionRunnerOptions {
 
 /**
  * The path of every tool call after its surface resolved the action: checks
- * level, arguments, targets, grants and confirmation; writes the audit row
+ * level, arguments, targets, grants and confirmation; waits for a second
+ * person's approval where the operator asks for one; writes the audit row
  * before anything is sent; sends the call by the action's route (the hosts,
  * a swarm's agent, or the broker's own handler); completes the audit row.
  * A refusal or failure is thrown as a FleetError, audited first.
  */
 export class ActionRunner {
   private readonly handlers: Map<string, BrokerActionHandler>;
+  private readonly gate: ApprovalGate | undefined;
 
   constructor(private readonly options: ActionRunnerOptions) {
     this.handlers = new Map(options.brokerActions.map((handler) => [handler.action.id, handler]));
+    this.gate = options.approvals && new ApprovalGate(options.store, options.approvals);
   }
 
   effectiveLevel(identity: Identity): Level {
@@ -134,6 +141,20 @@ export class ActionRunner {
       context,
       callerLevel: this.effectiveLevel(identity),
       begin: async (targets) => {
+        // A second person approves the exact targets and arguments before anything is audited as begun or sent.
+        if (this.gate && needsApproval(options.approvals, action)) {
+          audit.approvedBy = await this.gate.wait({
+            callId: audit.id,
+            identity,
+            tool: context.tool,
+            action,
+            targets,
+            shownArguments: redactArguments(args, action.sensitive),
+            args,
+            signal: context.signal,
+            onWaiting: context.onApproval,
+          });
+        }
         await audit.begin(targets);
         if (audit.begun && audit.auditId) context.onAudited?.(audit.auditId);
       },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { AgentRolesTable } from './agent-roles-table.ts';
 import { AgentsTable } from './agents-table.ts';
+import { ApprovalsTable } from './approvals-table.ts';
 import { AuditTable } from './audit-table.ts';
 import { BrokersTable } from './brokers-table.ts';
 import { CaSignerTable } from './ca-signer-table.ts';
@@ -46,6 +47,7 @@ export class BrokerStore {
   readonly identities: IdentitiesTable;
   readonly identityRules: IdentityRulesTable;
   readonly oauth: OAuthRecordsTable;
+  readonly approvals: ApprovalsTable;
   readonly audit: AuditTable;
   readonly metrics: MetricsTable;
   readonly taskFailures: TaskFailuresTable;
@@ -67,6 +69,7 @@ export class BrokerStore {
     this.identities = new IdentitiesTable(sql);
     this.identityRules = new IdentityRulesTable(sql);
     this.oauth = new OAuthRecordsTable(sql);
+    this.approvals = new ApprovalsTable(sql);
     this.audit = new AuditTable(sql, brokerId);
     this.metrics = new MetricsTable(sql);
     this.taskFailures = new TaskFailuresTable(sql);

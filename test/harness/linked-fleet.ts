@@ -9,6 +9,7 @@ import { createIdentity, type Identity } from '../../broker/auth/identities.ts';
 import { ToolFilter } from '../../broker/auth/tool-filter.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { ActionRunner, type RunContext } from '../../broker/calls/action-runner.ts';
+import type { ApprovalRule } from '../../broker/calls/approvals/approval-rule.ts';
 import { BROKER_ACTIONS } from '../../broker/calls/broker-actions/broker-actions.gen.ts';
 import { RefusalAudit } from '../../broker/calls/refusal-audit.ts';
 import { FleetIndex } from '../../broker/index/fleet-index.ts';
@@ -143,7 +144,7 @@ export interface LinkedFleet {
 }
 
 export async function startLinkedFleet(
-  options: { operationsLevel?: Level; mutationsMatchAgentLabels?: boolean; tools?: ToolFilter } = {},
+  options: { operationsLevel?: Level; mutationsMatchAgentLabels?: boolean; tools?: ToolFilter; approvals?: ApprovalRule } = {},
 ): Promise<LinkedFleet> {
   const temp = makeTempDir('fleetmesh-linked-');
   // What a broker started in-process is given, for the MCP server serveMcp() starts.
@@ -160,6 +161,7 @@ export async function startLinkedFleet(
     log,
     operationsLevel: options.operationsLevel ?? 3,
     tools: options.tools ?? ToolFilter.NONE,
+    approvals: options.approvals,
     index,
     services: new BrokerServices({}, { registry, index, log }),
     metrics: new UsageHistory(store, registry, log),

@@ -12,6 +12,7 @@ const task: McpTaskRow = {
   result: null,
   cancelRequested: false,
   auditId: 'c1',
+  inputRequired: false,
   createdAt: 1,
   updatedAt: 2,
   ttlMs: 1000,
