@@ -68,6 +68,11 @@ export class ActionRunner {
     return effectiveLevel(identity, this.options.operationsLevel);
   }
 
+  /** Whether some calls wait for a second person's approval (`--approval-level`, `--approval-tools`). */
+  get approvals(): boolean {
+    return this.gate !== undefined;
+  }
+
   /** Whether the identity may see the action at all: within its level, able to write if the action writes, and not switched off. */
   allows(identity: Identity, action: Action): boolean {
     return allowsAction(identity, action, this.options.operationsLevel, this.options.tools);

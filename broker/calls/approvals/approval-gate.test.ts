@@ -80,7 +80,11 @@ describe('calls that wait for a second person', () => {
     expect(stopped).toEqual(['nginx']);
     const rows = await fleet.store.audit.recent({ limit: 10 });
     expect(rows.find((row) => row.tool === 'docker_stop')).toMatchObject({ identity: 'alice', outcome: 'ok', approvedBy: 'bob' });
-    expect(rows.find((row) => row.tool === 'approvals approve')).toMatchObject({ identity: 'bob', outcome: 'ok', arguments: { approval: id, caller: 'alice' } });
+    expect(rows.find((row) => row.tool === 'approvals approve')).toMatchObject({
+      identity: 'bob',
+      outcome: 'ok',
+      arguments: { approval: id, caller: 'alice' },
+    });
     expect((await fleet.store.approvals.get(id))?.state).toBe('approved');
   });
 

@@ -34,7 +34,7 @@ export async function decideApproval(
       hint: 'The call has its answer; nothing to decide.',
     });
   }
-  const same = decider.identityId === row.identityId || (row.subject !== null && decider.people?.subject === row.subject);
+  const same = decider.identityId === row.identityId || decider.name === row.identity || (row.subject !== null && decider.people?.subject === row.subject);
   if (same) throw new FleetError('forbidden', `${decider.name} made this call: another person must decide it`, { hint: 'Ask someone else to approve it.' });
   if (decider.level !== undefined && decider.level < row.level) {
     throw new FleetError('forbidden', `${row.tool} is level ${row.level}, above ${decider.name}'s level ${decider.level}`, {
