@@ -48,8 +48,8 @@ export class ToolGlobSet {
 /**
  * Tools an operator switched off (`--disable-tools`, `--enable-tools`, and the
  * same per identity or mapping rule). A glob matches an action by its tool
- * name on the individual surface (`docker_stop`) or by its id (`docker.stop`,
- * so `docker.*` is a whole domain). An action switched off is hidden exactly
+ * name on the individual surface (`<domain>_<verb>`) or by its id
+ * (`<domain>.<verb>`, so `<domain>.*` is a whole domain). An action switched off is hidden exactly
  * as one above the caller's level is, on every surface and wherever the
  * catalog shows (resources, prompts, completion, the console).
  */
