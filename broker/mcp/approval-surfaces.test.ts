@@ -1,7 +1,8 @@
+import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dockerStop } from '../../shared/domains/docker/docker-actions.ts';
 import { type LinkedAction, type LinkedFleet, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
-import { memoryClientV2 } from '../../test/harness/memory-client.ts';
+import { memoryClient, memoryClientV2 } from '../../test/harness/memory-client.ts';
 import { ToolGlobSet } from '../auth/tool-filter.ts';
 import { decideApproval } from '../calls/approvals/decide-approval.ts';
 import type { SurfaceName } from './surfaces/surface.ts';
@@ -77,6 +78,38 @@ describe.each([
       expect(result.isError).toBeFalsy();
       expect(stopped).toEqual(['nginx']);
       expect(heard.some((message) => message.includes(waiting.id))).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('an MCP task whose call waits for a second person', () => {
+  let fleet: LinkedFleet;
+  const stopped: string[] = [];
+  afterEach(() => fleet.stop());
+
+  it('shows input_required while it waits, then ends saying the approval expired, with nothing changed', async () => {
+    fleet = await startLinkedFleet({ approvals: { level: 1, tools: new ToolGlobSet([]), ttlMs: 400 } });
+    await fleet.addHost('web-1', [stop(stopped)]);
+    const { client, close } = await memoryClient(fleet.mcpSession(fleet.identity(1, undefined, 'alice')));
+    try {
+      const { task } = await client.request(
+        { method: 'tools/call', params: { name: 'docker_stop', arguments: { host: 'web-1', name: 'nginx', confirm: true }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
+      const seen = new Set<string>();
+      let status = await client.request({ method: 'tasks/get', params: { taskId: task.taskId } }, GetTaskResultSchema);
+      while (status.status === 'working' || status.status === 'input_required') {
+        seen.add(status.status);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = await client.request({ method: 'tasks/get', params: { taskId: task.taskId } }, GetTaskResultSchema);
+      }
+      expect(seen.has('input_required')).toBe(true);
+      const result = (await client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema)) as Result;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: { code: 'deadline_exceeded', message: expect.stringContaining('expired') } });
+      expect(stopped).toEqual([]);
     } finally {
       await close();
     }
