@@ -9,7 +9,9 @@ import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/comman
 import { BROKER_DATA_DIR_FLAG, LOG_FLAGS } from '../shared/options/common-flags.ts';
 import { readSecretFile } from '../shared/options/secret-file.ts';
 import { parseHostPort } from '../shared/options/values.ts';
+import { parseToolGlobs, ToolFilter, ToolGlobSet } from './auth/tool-filter.ts';
 import { type BrokerBootstrap, NO_BOOTSTRAP, readBrokerBootstrap } from './bootstrap/broker-bootstrap.ts';
+import type { ApprovalRule } from './calls/approvals/approval-rule.ts';
 import type { ClusterOptions } from './cluster/broker-cluster.ts';
 import { parseBusUrl } from './cluster/bus.ts';
 import type { AdmissionLimits } from './grpc/admission-gate.ts';
@@ -19,6 +21,7 @@ import type { RateLimit } from './limits/rate-limiter.ts';
 import type { McpSessionLimits } from './mcp/http/legacy-endpoint.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import type { TextFormat } from './mcp/tool-result.ts';
+import { OAUTH_FLAGS, OAUTH_OFF, type OAuthOptions, resolveOAuthOptions } from './oauth/oauth-options.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
 import { type BrokerServiceOptions, resolveServiceOptions } from './services/broker-services.ts';
 import { parseStoreLocation } from './store/store-location.ts';
@@ -71,6 +74,18 @@ export const BROKER_FLAGS = {
     min: 0,
     max: 3,
     placeholder: 'LEVEL',
+  },
+  'disable-tools': {
+    type: 'list',
+    description: 'tools switched off for everyone: globs over tool names and action ids (docker_stop, docker.*, *_delete)',
+    default: [],
+    placeholder: 'GLOB,…',
+  },
+  'enable-tools': {
+    type: 'list',
+    description: 'when given, the only tools offered (globs over tool names and action ids); --disable-tools still applies',
+    default: [],
+    placeholder: 'GLOB,…',
   },
   'text-format': {
     type: 'string',
@@ -175,6 +190,27 @@ export const BROKER_FLAGS = {
     min: 1000,
     placeholder: 'DURATION',
   },
+  'approval-level': {
+    type: 'integer',
+    description: "calls of this level and above wait for another identity's approval (fleetmesh approvals, the console's approvals page); off unless given",
+    min: 0,
+    max: 3,
+    placeholder: 'LEVEL',
+  },
+  'approval-tools': {
+    type: 'list',
+    description: "calls of these tools wait for another identity's approval too (globs over tool names and action ids)",
+    default: [],
+    placeholder: 'GLOB,…',
+  },
+  'approval-ttl': {
+    type: 'duration',
+    description: 'how long a call waits for its approval before it ends as expired',
+    default: '15m',
+    min: 1000,
+    placeholder: 'DURATION',
+  },
+  ...OAUTH_FLAGS,
   ...DOMAIN_BROKER_FLAGS,
   ...LOG_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
@@ -273,6 +309,12 @@ export interface BrokerOptions {
   mcpListen: string;
   toolSurface: SurfaceName;
   operationsLevel: Level;
+  /** The tools switched off for everyone (`--disable-tools`, `--enable-tools`). */
+  tools: ToolFilter;
+  /** Which calls wait for a second identity's approval, and for how long; undefined when none do. */
+  approvals: ApprovalRule | undefined;
+  /** How MCP clients may sign in besides identity tokens. */
+  oauth: OAuthOptions;
   textFormat: TextFormat;
   mcpAllowedHosts: string[];
   mcpAllowedOrigins: string[];
@@ -335,6 +377,9 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpListen: '127.0.0.1:0',
     toolSurface: 'individual',
     operationsLevel: 1,
+    tools: ToolFilter.NONE,
+    approvals: undefined,
+    oauth: OAUTH_OFF,
     textFormat: 'markdown',
     mcpAllowedHosts: [],
     mcpAllowedOrigins: [],
@@ -436,6 +481,19 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpListen: values['mcp-listen'],
     toolSurface: values['tool-surface'] as SurfaceName,
     operationsLevel: values['operations-level'] as Level,
+    tools: new ToolFilter({
+      disable: parseToolGlobs(values['disable-tools'], '--disable-tools'),
+      enable: parseToolGlobs(values['enable-tools'], '--enable-tools'),
+    }),
+    approvals:
+      values['approval-level'] === undefined && values['approval-tools'].length === 0
+        ? undefined
+        : {
+            level: values['approval-level'] as Level | undefined,
+            tools: new ToolGlobSet(parseToolGlobs(values['approval-tools'], '--approval-tools')),
+            ttlMs: values['approval-ttl'],
+          },
+    oauth: resolveOAuthOptions(values, webListen !== undefined),
     textFormat: values['text-format'] as TextFormat,
     mcpAllowedHosts: values['mcp-allowed-hosts'],
     mcpAllowedOrigins: values['mcp-allowed-origins'],

@@ -24,6 +24,7 @@ import { McpTasks } from './mcp/tasks/mcp-tasks.ts';
 import { tellSessions } from './mcp/tell-sessions.ts';
 import { BrokerMetrics } from './metrics/broker-metrics.ts';
 import { UsageHistory } from './metrics/usage-history.ts';
+import { OAuthEdge } from './oauth/oauth-edge.ts';
 import { serverNames } from './pki/broker-authority.ts';
 import { localIssuer } from './pki/certificate-issuer.ts';
 import { certificateMetrics } from './pki/certificate-metrics.ts';
@@ -67,6 +68,8 @@ export class Broker {
     readonly web: WebServer | undefined,
     /** The broker's serving certificate, renewed while it runs. */
     readonly serving: ServingCertificate,
+    /** OAuth at the MCP edge, when --oauth is not off. */
+    readonly oauth: OAuthEdge | undefined,
   ) {}
 
   /** The MCP endpoint clients use. */
@@ -116,7 +119,7 @@ export class Broker {
               registry,
               store,
               authority,
-              relay: { index, operationsLevel: options.operationsLevel, brokerActions: BROKER_ACTIONS },
+              relay: { index, operationsLevel: options.operationsLevel, tools: options.tools, brokerActions: BROKER_ACTIONS },
               refusals,
             },
             log,
@@ -184,6 +187,8 @@ export class Broker {
         metrics,
         services,
         operationsLevel: options.operationsLevel,
+        tools: options.tools,
+        approvals: options.approvals,
         brokerActions: BROKER_ACTIONS,
         recorder: callMetrics,
         refusals,
@@ -275,6 +280,26 @@ export class Broker {
           throw listenFailure('the web console', '--web-listen', options.webListen, error, ' (off turns the console off)');
         }
       }
+      let oauth: OAuthEdge | undefined;
+      try {
+        oauth = await OAuthEdge.start({
+          options: options.oauth,
+          store,
+          log,
+          mcp,
+          web,
+          refusals,
+          proxy: options.mcpPublicUrl !== undefined,
+          bodyTimeoutMs: options.httpLimits.bodyTimeoutMs,
+        });
+      } catch (error) {
+        await web?.stop();
+        await mcp.stop();
+        await cluster?.stop();
+        await registry.stop();
+        await mesh.stop();
+        throw error;
+      }
       tellSessions({ registry, index, tasks, ...(cluster ? { remoteTasks: cluster } : {}) }, () => mcp.liveSessions());
       // Sessions of a task's identity on other brokers hear of it too.
       if (cluster) tasks.on('status', (identityId, task) => cluster?.shareTaskStatus(identityId, task));
@@ -287,6 +312,7 @@ export class Broker {
         store: store.description,
         surface: options.toolSurface,
         operations_level: options.operationsLevel,
+        ...(oauth ? { oauth: options.oauth.mode, issuer: oauth.issuer } : {}),
       });
       log.info('broker listening for agents', {
         grpc: `${parseHostPort(options.grpcListen, 'grpc').host}:${port}`,
@@ -295,7 +321,7 @@ export class Broker {
       });
       if (web) log.info('web console listening', { url: web.url });
       if (cluster) log.info('broker joined the cluster', { broker: cluster.brokerId });
-      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster, web, serving);
+      return new Broker(options, store, authority, registry, mesh, port, mcp, runner, index, log, cluster, web, serving, oauth);
     } catch (error) {
       await store.close();
       throw error;
@@ -308,6 +334,7 @@ export class Broker {
   }
 
   async stop(): Promise<void> {
+    this.oauth?.stop();
     await this.web?.stop();
     await this.mcp.stop();
     this.index.stop();

@@ -107,6 +107,36 @@ export const COMMANDS: CommandEntry[] = [
     async () => (await import('./commands/identity-command.ts')).identityRevokeCommand,
   ),
   entry(
+    'identity map',
+    'Add a rule mapping people signed in through OAuth to a level, grants and tools; the first rule that matches decides.',
+    async () => (await import('./commands/identity-map-command.ts')).identityMapCommand,
+  ),
+  entry(
+    'identity rules',
+    'List the rules mapping people signed in through OAuth, in the order they are tried.',
+    async () => (await import('./commands/identity-map-command.ts')).identityRulesCommand,
+  ),
+  entry(
+    'identity unmap',
+    'Remove a mapping rule: the people it let in are refused at their next request, unless another rule maps them.',
+    async () => (await import('./commands/identity-map-command.ts')).identityUnmapCommand,
+  ),
+  entry(
+    'approvals list',
+    "List the calls waiting for a second person's approval: caller, tool, exact targets and arguments.",
+    async () => (await import('./commands/approvals-command.ts')).approvalsListCommand,
+  ),
+  entry(
+    'approvals approve',
+    'Approve a call waiting for a second person; it runs at once.',
+    async () => (await import('./commands/approvals-command.ts')).approvalsApproveCommand,
+  ),
+  entry(
+    'approvals deny',
+    'Deny a call waiting for a second person; it fails as forbidden, nothing changed.',
+    async () => (await import('./commands/approvals-command.ts')).approvalsDenyCommand,
+  ),
+  entry(
     'audit',
     'Show the audit log: every call of level 1 or more, and every refusal, newest first.',
     async () => (await import('./commands/audit-command.ts')).auditCommand,

@@ -2,19 +2,55 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Level } from '../../shared/catalog/action.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { IdentityRow } from '../store/identities-table.ts';
 import { FULL_ACCESS, GrantSet, parseGrant } from './grants.ts';
+import { ToolFilter, type ToolGlobs } from './tool-filter.ts';
 
 /** `fmc1.<id>.<secret>`: an MCP client's bearer token. */
 const TOKEN_PATTERN = /^fmc1\.([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/;
 export const DEFAULT_IDENTITY_TTL_MS = 90 * 86_400_000;
 
-/** Who is calling: an identity as the MCP edge sees it. */
+/** Who signed in through OAuth, and with which client: what the audit names beside the identity. */
+export interface Person {
+  /** The issuer that knows the person (an upstream provider's, when the built-in server signed them in through it). */
+  issuer: string;
+  subject: string;
+  email: string | undefined;
+  /** The OAuth client the access token was issued to. */
+  clientId: string | undefined;
+}
+
+/** Who is calling: an identity as the MCP edge sees it, whichever kind of bearer proved it. */
 export interface Identity {
   id: string;
   name: string;
   level: Level;
   grants: GrantSet;
   expiresAt: number;
+  /** Tools switched off for this identity alone (the broker's own filter applies to everyone); none when absent. */
+  tools?: ToolFilter;
+  /** Present when an OAuth access token proved the identity: the person and client behind it. */
+  person?: Person;
+}
+
+/** What the audit names of an identity beyond its name: the person and their client, for one OAuth proved. */
+export function auditPeopleOf(identity: Identity): { subject?: string; email?: string; clientId?: string } {
+  const { person } = identity;
+  if (!person) return {};
+  return { subject: person.subject, ...(person.email ? { email: person.email } : {}), ...(person.clientId ? { clientId: person.clientId } : {}) };
+}
+
+/** The identity a store row describes. */
+export function identityOfRow(row: IdentityRow, person?: Person): Identity {
+  return {
+    id: row.id,
+    name: row.name,
+    level: row.level,
+    grants: new GrantSet(row.grants),
+    expiresAt: row.expiresAt,
+    ...(row.tools.disable.length || row.tools.enable.length ? { tools: new ToolFilter(row.tools) } : {}),
+    ...(person ? { person } : {}),
+  };
 }
 
 const hash = (secret: string) => createHash('sha256').update(secret).digest('hex');
@@ -38,7 +74,7 @@ function checkIdentityName(name: string): void {
 
 export async function createIdentity(
   store: BrokerStore,
-  options: { name: string; level: Level; grants?: string[]; ttlMs?: number; now?: number },
+  options: { name: string; level: Level; grants?: string[]; tools?: ToolGlobs; ttlMs?: number; now?: number },
 ): Promise<{ token: string; id: string; expiresAt: number }> {
   checkIdentityName(options.name);
   const grants = options.grants?.length ? options.grants : FULL_ACCESS;
@@ -52,7 +88,16 @@ export async function createIdentity(
   const { id, secret } = parseIdentityToken(token) as { id: string; secret: string };
   const now = options.now ?? Date.now();
   const expiresAt = now + (options.ttlMs ?? DEFAULT_IDENTITY_TTL_MS);
-  await store.identities.insert({ id, name: options.name, secretSha256: hash(secret), level: options.level, grants, createdAt: now, expiresAt });
+  await store.identities.insert({
+    id,
+    name: options.name,
+    secretSha256: hash(secret),
+    level: options.level,
+    grants,
+    ...(options.tools ? { tools: options.tools } : {}),
+    createdAt: now,
+    expiresAt,
+  });
   return { token, id, expiresAt };
 }
 
@@ -92,16 +137,32 @@ export function ensureIdentity(
   });
 }
 
-/** Why a bearer token was refused, in words for the WWW-Authenticate header. */
-export class TokenRefused extends Error {}
+/**
+ * Why a bearer token was refused, in words for the WWW-Authenticate header.
+ * `status` 401: the token proves nobody (get another one); 403: it proves
+ * someone this broker lets in for nothing (no rule maps them, or a scope it
+ * requires is missing, named by `scope`).
+ */
+export class TokenRefused extends Error {
+  constructor(
+    message: string,
+    readonly status: 401 | 403 = 401,
+    readonly scope?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The identity a bearer token proves, or TokenRefused with the reason. */
 export async function verifyBearerToken(store: BrokerStore, token: string, now = Date.now()): Promise<Identity> {
   const parsed = parseIdentityToken(token);
   if (!parsed) throw new TokenRefused('the token is malformed');
   const row = await store.identities.get(parsed.id);
-  if (!row || !timingSafeEqual(Buffer.from(hash(parsed.secret), 'hex'), Buffer.from(row.secretSha256, 'hex'))) throw new TokenRefused('the token is not known');
+  // A person's row has no token: its secret hash is of random bytes nobody was given.
+  if (row?.kind !== 'token' || !timingSafeEqual(Buffer.from(hash(parsed.secret), 'hex'), Buffer.from(row.secretSha256, 'hex'))) {
+    throw new TokenRefused('the token is not known');
+  }
   if (row.revokedAt !== null) throw new TokenRefused('the token was revoked');
   if (row.expiresAt <= now) throw new TokenRefused('the token has expired');
-  return { id: row.id, name: row.name, level: row.level, grants: new GrantSet(row.grants), expiresAt: row.expiresAt };
+  return identityOfRow(row);
 }

@@ -2,7 +2,8 @@ import type { Action, Level } from '../../shared/catalog/action.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
-import type { Identity } from '../auth/identities.ts';
+import { auditPeopleOf, type Identity } from '../auth/identities.ts';
+import type { ToolFilter } from '../auth/tool-filter.ts';
 import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { CallOutcome, CallRecorder } from '../metrics/broker-metrics.ts';
@@ -10,6 +11,8 @@ import type { UsageHistory } from '../metrics/usage-history.ts';
 import type { BrokerServices } from '../services/broker-services.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { answerAudit } from './answer-audit.ts';
+import { ApprovalGate } from './approvals/approval-gate.ts';
+import { type ApprovalRule, needsApproval } from './approvals/approval-rule.ts';
 import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
@@ -31,6 +34,10 @@ interface ActionRunnerOptions {
   log: Logger;
   /** The broker's cap on every identity's level. */
   operationsLevel: Level;
+  /** The tools the operator switched off for everyone. */
+  tools: ToolFilter;
+  /** Which calls wait for a second identity's approval; undefined when none do. */
+  approvals: ApprovalRule | undefined;
   index: FleetIndex;
   metrics: UsageHistory;
   /** The services the broker runs for its domains, which broker actions use. */
@@ -46,7 +53,8 @@ interface ActionRunnerOptions {
 
 /**
  * The path of every tool call after its surface resolved the action: checks
- * level, arguments, targets, grants and confirmation; writes the audit row
+ * level, arguments, targets, grants and confirmation; waits for a second
+ * person's approval where the operator asks for one; writes the audit row
  * before anything is sent; sends the call by the action's route (the hosts,
  * the broker's own handler, or the route of the domain it names); completes
  * the audit row.
@@ -54,18 +62,25 @@ interface ActionRunnerOptions {
  */
 export class ActionRunner {
   private readonly handlers: Map<string, BrokerActionHandler>;
+  private readonly gate: ApprovalGate | undefined;
 
   constructor(private readonly options: ActionRunnerOptions) {
     this.handlers = new Map(options.brokerActions.map((handler) => [handler.action.id, handler]));
+    this.gate = options.approvals && new ApprovalGate(options.store, options.approvals);
   }
 
   effectiveLevel(identity: Identity): Level {
     return effectiveLevel(identity, this.options.operationsLevel);
   }
 
-  /** Whether the identity may see the action at all: within its level, and able to write if the action writes. */
+  /** Whether some calls wait for a second person's approval (`--approval-level`, `--approval-tools`). */
+  get approvals(): boolean {
+    return this.gate !== undefined;
+  }
+
+  /** Whether the identity may see the action at all: within its level, able to write if the action writes, and not switched off. */
   allows(identity: Identity, action: Action): boolean {
-    return allowsAction(identity, action, this.options.operationsLevel);
+    return allowsAction(identity, action, this.options.operationsLevel, this.options.tools);
   }
 
   /**
@@ -78,6 +93,7 @@ export class ActionRunner {
     const level = this.effectiveLevel(identity);
     return this.options.refusals.record({
       identity: identity.name,
+      people: auditPeopleOf(identity),
       tool,
       action: action.id,
       level: action.level,
@@ -86,7 +102,9 @@ export class ActionRunner {
       reason:
         action.level > level
           ? `${action.id} is level ${action.level}, above this identity's level ${level}; answered as an unknown tool`
-          : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
+          : !this.options.tools.allows(action) || (identity.tools && !identity.tools.allows(action))
+            ? `${action.id} is switched off ${this.options.tools.allows(action) ? 'for this identity' : 'on this broker'}; answered as an unknown tool`
+            : `${action.id} changes things and this identity has no write grant; answered as an unknown tool`,
     });
   }
 
@@ -121,6 +139,7 @@ export class ActionRunner {
       refusals: options.refusals,
       log: options.log,
       identity: identity.name,
+      people: auditPeopleOf(identity),
       tool: context.tool,
       action,
       args,
@@ -132,6 +151,20 @@ export class ActionRunner {
       context,
       callerLevel: this.effectiveLevel(identity),
       begin: async (targets) => {
+        // A second person approves the exact targets and arguments before anything is audited as begun or sent.
+        if (this.gate && needsApproval(options.approvals, action)) {
+          audit.approvedBy = await this.gate.wait({
+            callId: audit.id,
+            identity,
+            tool: context.tool,
+            action,
+            targets,
+            shownArguments: redactArguments(args, action.sensitive),
+            args,
+            signal: context.signal,
+            onWaiting: context.onApproval,
+          });
+        }
         await audit.begin(targets);
         if (audit.begun && audit.auditId) context.onAudited?.(audit.auditId);
       },

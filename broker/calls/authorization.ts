@@ -1,15 +1,21 @@
 import type { Action, Level } from '../../shared/catalog/action.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Identity } from '../auth/identities.ts';
+import type { ToolFilter } from '../auth/tool-filter.ts';
 
 /** The level an identity acts at: its own, capped by the broker's operations level. */
 export function effectiveLevel(identity: Identity, operationsLevel: Level): Level {
   return Math.min(identity.level, operationsLevel) as Level;
 }
 
-/** Whether the identity may see the action at all: within its level, and able to write if the action writes. */
-export function allowsAction(identity: Identity, action: Action, operationsLevel: Level): boolean {
+/**
+ * Whether the identity may see the action at all: within its level, able to
+ * write if the action writes, and switched on by the broker's tool filter
+ * (`--disable-tools`, `--enable-tools`) and by the identity's own.
+ */
+export function allowsAction(identity: Identity, action: Action, operationsLevel: Level, tools: ToolFilter): boolean {
   if (action.level > effectiveLevel(identity, operationsLevel)) return false;
+  if (!tools.allows(action) || (identity.tools && !identity.tools.allows(action))) return false;
   return action.risk === 'read' || identity.grants.writesAnything();
 }
 

@@ -3,7 +3,7 @@ import type { Action } from '../../shared/catalog/action.ts';
 import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
-import type { AuditOutcome } from '../store/audit-table.ts';
+import type { AuditOutcome, AuditPeople } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { redactArguments } from './redact.ts';
 import type { RefusalAudit } from './refusal-audit.ts';
@@ -17,6 +17,8 @@ interface CallAuditOptions {
   refusals: RefusalAudit;
   log: Logger;
   identity: string;
+  /** The person and client behind the identity, when OAuth proved it. */
+  people: AuditPeople;
   tool: string;
   action: Action;
   args: Record<string, unknown>;
@@ -33,6 +35,8 @@ export class CallAudit {
   private readonly arguments_: Record<string, unknown>;
   /** A pending row exists: the call got past its checks. */
   begun = false;
+  /** Who approved the call, once a second person did (written with the row). */
+  approvedBy: string | undefined;
 
   constructor(private readonly options: CallAuditOptions) {
     this.audited = options.action.level >= 1;
@@ -67,6 +71,8 @@ export class CallAudit {
       arguments: this.arguments_,
       outcome: 'pending',
       errorCode: null,
+      ...options.people,
+      ...(this.approvedBy ? { approvedBy: this.approvedBy } : {}),
     });
   }
 
@@ -80,6 +86,11 @@ export class CallAudit {
   private readonly lost = (error: unknown): void => {
     this.options.log.warn('could not complete an audit row', { call_id: this.callId, error: (error as Error).message });
   };
+
+  /** The call's id: its audit row's, and its approval's when it waits for one. */
+  get id(): string {
+    return this.callId;
+  }
 
   /** The row's id, for a broker holding an agent of the call to note a late answer there; undefined for calls without a row. */
   get auditId(): string | undefined {
@@ -101,6 +112,7 @@ export class CallAudit {
     if (!this.audited && failure.code !== 'forbidden') return;
     await options.refusals.record({
       identity: options.identity,
+      people: { ...options.people, ...(this.approvedBy ? { approvedBy: this.approvedBy } : {}) },
       tool: options.tool,
       action: options.action.id,
       level: options.action.level,

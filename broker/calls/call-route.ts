@@ -15,6 +15,8 @@ export interface RunContext {
   onLog?: CallLog;
   /** The call's audit row is committed (calls of level 1 or more), before anything is sent. */
   onAudited?: (auditId: string) => void;
+  /** The call waits for another identity's approval (the message says which, and how to give it), then waits no more (undefined). */
+  onApproval?: (waiting: string | undefined) => void;
 }
 
 /** The severities a call's log uses (a subset of MCP's). */

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type RateLimit, RateLimiter } from '../limits/rate-limiter.ts';
+import type { AuditPeople } from '../store/audit-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 
 /** Something the broker refused, as the audit records it. */
 interface Refusal {
   /** The identity that was refused, when it proved one. */
   identity?: string;
+  /** The person and client behind it, and who decided on an approval. */
+  people?: AuditPeople;
   /** Where a stranger (no identity proven) came from. */
   source?: string;
   tool: string;
@@ -78,6 +81,7 @@ export class RefusalAudit {
         outcome: 'refused',
         errorCode: refusal.errorCode,
         reason: refusal.reason,
+        ...refusal.people,
       })
       .catch(() => {});
   }

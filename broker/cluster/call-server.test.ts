@@ -5,6 +5,7 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { CallOutcome, CallRequest } from '../agents/agent-session.ts';
 import { FULL_ACCESS } from '../auth/grants.ts';
+import { ToolFilter } from '../auth/tool-filter.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { Bus } from './bus.ts';
 import type { CallReply, CallRequestMessage } from './bus-messages.ts';
@@ -41,7 +42,18 @@ describe('the calls a broker serves for other brokers', () => {
     const registry = { get: () => host, held: () => [] } as unknown as AgentRegistry;
     const noted: [string, string][] = [];
     const store = {
-      identities: { get: async () => ({ id: 'id-1', name: 'ops', level: 3, grants: FULL_ACCESS, revokedAt: null, expiresAt: Date.now() + 60_000 }) },
+      identities: {
+        get: async () => ({
+          id: 'id-1',
+          name: 'ops',
+          kind: 'token',
+          level: 3,
+          grants: FULL_ACCESS,
+          tools: ToolFilter.NONE.globs,
+          revokedAt: null,
+          expiresAt: Date.now() + 60_000,
+        }),
+      },
       audit: {
         get: async () => ({ callId: 'audit-row-1', outcome: 'pending', brokerId: 'a', identity: 'ops', action: 'agent.set_labels' }),
         noteLate: async (callId: string, note: string) => void noted.push([callId, note]),
@@ -50,7 +62,7 @@ describe('the calls a broker serves for other brokers', () => {
     const server = new CallServer({
       bus: bus as unknown as Bus,
       registry,
-      relay: { store: store as never, index: {} as FleetIndex, operationsLevel: 3, brokerActions: [], selfId: 'b' },
+      relay: { store: store as never, index: {} as FleetIndex, operationsLevel: 3, tools: ToolFilter.NONE, brokerActions: [], selfId: 'b' },
       audit: store.audit,
       refusals: { record: async () => {} },
       log: silentLogger,

@@ -2,8 +2,8 @@ import type { Action, Level } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
-import { GrantSet } from '../auth/grants.ts';
-import type { Identity } from '../auth/identities.ts';
+import { type Identity, identityOfRow } from '../auth/identities.ts';
+import type { ToolFilter } from '../auth/tool-filter.ts';
 import { allowsAction, effectiveLevel, forbidden } from '../calls/authorization.ts';
 import type { BrokerActionHandler } from '../calls/broker-action.ts';
 import { partitionByGrants } from '../calls/host-visibility.ts';
@@ -17,6 +17,8 @@ export interface RelayAuthorizationDeps {
   index: FleetIndex;
   /** This broker's cap on every identity's level. */
   operationsLevel: Level;
+  /** The tools this broker's operator switched off. */
+  tools: ToolFilter;
   /** The broker's own actions, for the agent actions each sends (`sends`). */
   brokerActions: readonly BrokerActionHandler[];
   selfId: string;
@@ -63,8 +65,8 @@ export async function authorizeRelayedCall(
       hint: 'The identity was revoked or expired: sign in with a live identity token.',
     });
   }
-  const identity: Identity = { id: row.id, name: row.name, level: row.level, grants: new GrantSet(row.grants), expiresAt: row.expiresAt };
-  if (!allowsAction(identity, action, deps.operationsLevel)) {
+  const identity = identityOfRow(row);
+  if (!allowsAction(identity, action, deps.operationsLevel, deps.tools)) {
     throw new FleetError('forbidden', `${action.tool} is above what identity ${identity.name} may do on broker ${deps.selfId}`, {
       hint: 'Ask for an identity of a higher level, or raise --operations-level on every broker of the cluster.',
     });

@@ -213,7 +213,7 @@ export class McpSession {
     args: Record<string, unknown>,
     signal: AbortSignal,
     log: CallLogSink,
-    hooks: Pick<RunContext, 'onProgress' | 'onAudited'>,
+    hooks: Pick<RunContext, 'onProgress' | 'onAudited' | 'onApproval'>,
   ): Promise<RunResult> {
     const { options } = this;
     return options.runner.run(options.identity, action, args, { tool, signal, onLog: log.log, ...hooks }).finally(() => log.finish());
@@ -222,20 +222,20 @@ export class McpSession {
   /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. */
   private runInRequest(server: Server, ctx: ServerContext, tool: string, action: Action, args: Record<string, unknown>): Promise<RunResult> {
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    return this.run(
-      tool,
-      action,
-      args,
-      ctx.mcpReq.signal,
-      new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined),
-      progressToken === undefined
-        ? {}
-        : {
-            onProgress: (progress, total, message) => {
-              void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-            },
-          },
-    );
+    const log = new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined);
+    const progress = (progress: number, total: number | undefined, message: string) => {
+      if (progressToken === undefined) return;
+      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
+    };
+    return this.run(tool, action, args, ctx.mcpReq.signal, log, {
+      onProgress: progress,
+      // The request stays open while a second person decides: the client hears what it waits for, and how to approve it.
+      onApproval: (waiting) => {
+        if (waiting === undefined) return;
+        log.log('notice', waiting, {});
+        progress(0, undefined, waiting);
+      },
+    });
   }
 
   /**

@@ -27,7 +27,16 @@ export interface AuditRow {
   reason: string | null;
   /** In a cluster, the broker that began the row (and completes it); null on a single broker. */
   brokerId: string | null;
+  /** For a person signed in through OAuth: their subject at the issuer that knows them, their email if it said, and the client they used. */
+  subject: string | null;
+  email: string | null;
+  clientId: string | null;
+  /** Who approved the call, when it waited for a second person (`--approval-level`). */
+  approvedBy: string | null;
 }
+
+/** Who a row is for beyond the identity's name: a person and their client, and who approved the call. */
+export type AuditPeople = Partial<Pick<AuditRow, 'subject' | 'email' | 'clientId' | 'approvedBy'>>;
 
 interface RawAuditRow {
   seq: number;
@@ -48,6 +57,10 @@ interface RawAuditRow {
   reason: string | null;
   target_ids_json: string;
   broker_id: string | null;
+  subject: string | null;
+  email: string | null;
+  client_id: string | null;
+  approved_by: string | null;
 }
 
 function fromRaw(raw: RawAuditRow): AuditRow {
@@ -70,6 +83,10 @@ function fromRaw(raw: RawAuditRow): AuditRow {
     source: raw.source,
     reason: raw.reason,
     brokerId: raw.broker_id,
+    subject: raw.subject,
+    email: raw.email,
+    clientId: raw.client_id,
+    approvedBy: raw.approved_by,
   };
 }
 
@@ -93,12 +110,17 @@ export class AuditTable {
 
   /** Resolves once the row is committed: on either engine, nothing is sent before that. */
   async begin(
-    row: Omit<AuditRow, 'seq' | 'finishedAt' | 'durationMs' | 'note' | 'targetIds' | 'source' | 'reason' | 'brokerId'> &
-      Partial<Pick<AuditRow, 'targetIds' | 'source' | 'reason'>>,
+    row: Omit<
+      AuditRow,
+      'seq' | 'finishedAt' | 'durationMs' | 'note' | 'targetIds' | 'source' | 'reason' | 'brokerId' | 'subject' | 'email' | 'clientId' | 'approvedBy'
+    > &
+      Partial<Pick<AuditRow, 'targetIds' | 'source' | 'reason'>> &
+      AuditPeople,
   ): Promise<void> {
     await this.sql.run(
-      `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason, broker_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (call_id, started_at, identity, tool, action, level, targets_json, arguments_json, outcome, error_code, target_ids_json, source, reason, broker_id,
+         subject, email, client_id, approved_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.callId,
         row.startedAt,
@@ -114,6 +136,10 @@ export class AuditTable {
         row.source ?? null,
         row.reason ?? null,
         this.brokerId ?? null,
+        row.subject ?? null,
+        row.email ?? null,
+        row.clientId ?? null,
+        row.approvedBy ?? null,
       ],
     );
   }

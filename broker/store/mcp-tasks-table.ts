@@ -15,6 +15,8 @@ export interface McpTaskRow {
   cancelRequested: boolean;
   /** The audit row of the task's call, once it has one (calls of level 1 or more). */
   auditId: string | null;
+  /** Working, but waiting for another identity's approval (shown as `input_required`). */
+  inputRequired: boolean;
   createdAt: number;
   updatedAt: number;
   ttlMs: number;
@@ -30,6 +32,7 @@ interface RawRow {
   result_json: string | null;
   cancel_requested: number | string;
   audit_id: string | null;
+  input_required: number | string;
   created_at: number | string;
   updated_at: number | string;
   ttl_ms: number | string;
@@ -46,6 +49,7 @@ function fromRaw(row: RawRow): McpTaskRow {
     result: row.result_json === null ? null : JSON.parse(row.result_json),
     cancelRequested: Number(row.cancel_requested) === 1,
     auditId: row.audit_id,
+    inputRequired: Number(row.input_required) === 1,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     ttlMs: Number(row.ttl_ms),
@@ -72,7 +76,7 @@ export class McpTasksTable {
     private readonly brokerId: string | undefined,
   ) {}
 
-  async insert(row: Omit<McpTaskRow, 'result' | 'cancelRequested' | 'statusMessage' | 'auditId'> & { statusMessage: string }): Promise<void> {
+  async insert(row: Omit<McpTaskRow, 'result' | 'cancelRequested' | 'statusMessage' | 'auditId' | 'inputRequired'> & { statusMessage: string }): Promise<void> {
     await this.sql.run(
       'INSERT INTO mcp_tasks (task_id, identity_id, tool, status, status_message, created_at, updated_at, ttl_ms, expires_at, broker_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [row.taskId, row.identityId, row.tool, row.status, row.statusMessage, row.createdAt, row.updatedAt, row.ttlMs, row.expiresAt, this.brokerId ?? null],
@@ -101,6 +105,17 @@ export class McpTasksTable {
   /** A new status message of a task still working; resolves false when it had already ended. */
   async progress(taskId: string, statusMessage: string, now: number): Promise<boolean> {
     const changed = await this.sql.run("UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [
+      statusMessage,
+      now,
+      taskId,
+    ]);
+    return changed > 0;
+  }
+
+  /** A task still working starts or stops waiting for an approval, saying so; resolves false when it had already ended. */
+  async inputRequired(taskId: string, waiting: boolean, statusMessage: string, now: number): Promise<boolean> {
+    const changed = await this.sql.run("UPDATE mcp_tasks SET input_required = ?, status_message = ?, updated_at = ? WHERE task_id = ? AND status = 'working'", [
+      waiting ? 1 : 0,
       statusMessage,
       now,
       taskId,

@@ -247,4 +247,73 @@ export const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // 13: people signed in through OAuth, beside token identities: an identity
+  // row per person (kind 'person', no usable secret) whose level, grants and
+  // switched-off tools the operator's mapping rules decide at each request;
+  // those rules, first match wins; who and which client each audit row is
+  // for, and who approved it; the built-in authorization server's records
+  // (clients, grants, codes, tokens, sessions, its keys) so that every broker
+  // of a cluster serves one issuer; calls waiting for a second person's
+  // approval; and a task waiting for it says so.
+  `
+  ALTER TABLE identities ADD COLUMN kind TEXT NOT NULL DEFAULT 'token';
+  ALTER TABLE identities ADD COLUMN issuer TEXT;
+  ALTER TABLE identities ADD COLUMN subject TEXT;
+  ALTER TABLE identities ADD COLUMN email TEXT;
+  ALTER TABLE identities ADD COLUMN tools_json TEXT NOT NULL DEFAULT '{}';
+
+  CREATE TABLE identity_rules (
+    id TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    issuer TEXT NOT NULL,
+    match_json TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    grants_json TEXT NOT NULL,
+    tools_json TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+
+  ALTER TABLE audit ADD COLUMN subject TEXT;
+  ALTER TABLE audit ADD COLUMN email TEXT;
+  ALTER TABLE audit ADD COLUMN client_id TEXT;
+  ALTER TABLE audit ADD COLUMN approved_by TEXT;
+
+  CREATE TABLE oauth_records (
+    model TEXT NOT NULL,
+    id TEXT NOT NULL,
+    payload_json TEXT NOT NULL,
+    grant_id TEXT,
+    user_code TEXT,
+    uid TEXT,
+    expires_at INTEGER,
+    consumed_at INTEGER,
+    PRIMARY KEY (model, id)
+  );
+  CREATE INDEX oauth_records_grant ON oauth_records(grant_id);
+  CREATE INDEX oauth_records_uid ON oauth_records(uid);
+  CREATE INDEX oauth_records_expires ON oauth_records(expires_at);
+
+  CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    call_id TEXT NOT NULL,
+    identity_id TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    subject TEXT,
+    tool TEXT NOT NULL,
+    action TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    targets_json TEXT NOT NULL,
+    arguments_json TEXT NOT NULL,
+    arguments_sha256 TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    decided_by TEXT,
+    decided_at INTEGER,
+    reason TEXT
+  );
+  CREATE INDEX approvals_state ON approvals(state, created_at);
+
+  ALTER TABLE mcp_tasks ADD COLUMN input_required INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -3,8 +3,9 @@ import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry } from '../agents/agent-registry.ts';
-import { parseIdentityToken, TokenRefused, verifyBearerToken } from '../auth/identities.ts';
+import { auditPeopleOf, parseIdentityToken, TokenRefused, verifyBearerToken } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
+import { decideApproval } from '../calls/approvals/decide-approval.ts';
 import { closeHttp, type HttpLimits, hostAllowed, listenHttp } from '../http/listen-http.ts';
 import { CLOSES_CONNECTION, readBody } from '../http/read-body.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
@@ -12,6 +13,7 @@ import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { ChangeStream } from './change-stream.ts';
+import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
 import { csrfMatches, sessionCookieName, type WebSession, WebSessions } from './web-sessions.ts';
 
@@ -128,11 +130,18 @@ export class WebServer {
   private readonly changes: ChangeStream;
   private readonly refusedHosts: ThrottledWarnings;
   port = 0;
+  /** The built-in authorization server's sign-in pages, once the broker made it (`--oauth builtin`). */
+  signInPages: SignInPages | undefined;
 
   constructor(private readonly options: WebServerOptions) {
     this.sessions = new WebSessions(options.store);
     this.changes = new ChangeStream(options.registry, options.index, this.sessions);
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+  }
+
+  /** The console's origin, where the sign-in pages are. */
+  get origin(): string {
+    return this.url.slice(0, -1);
   }
 
   get url(): string {
@@ -191,6 +200,7 @@ export class WebServer {
       return;
     }
     if (url.pathname.startsWith('/api/')) return this.api(req, res, url);
+    if (url.pathname.startsWith('/oauth/') && (await this.signInPages?.handle(req, res, url, `http://${host}`))) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendError(res, 405, new FleetError('invalid_argument', `${req.method} is not allowed here`));
       return;
@@ -242,6 +252,8 @@ export class WebServer {
       sendError(res, 403, new FleetError('forbidden', 'the request lacks this session’s CSRF token', { hint: 'Reload the console and try again.' }));
       return;
     }
+    const decision = /^POST \/api\/approvals\/(ap-[0-9a-f]+)\/(approve|deny)$/.exec(route);
+    if (decision) return this.decide(req, res, session, decision[1] ?? '', decision[2] === 'approve' ? 'approve' : 'deny');
     switch (route) {
       case 'GET /api/session':
         return sendJson(res, 200, this.whoami(session));
@@ -252,6 +264,8 @@ export class WebServer {
         return this.changes.serve(req, res, sessionId, session, SECURITY_HEADERS);
       case 'GET /api/audit':
         return this.audit(res, session, url);
+      case 'GET /api/approvals':
+        return this.approvals(res, session);
       case 'POST /api/call':
         return this.call(req, res, session);
       default:
@@ -268,6 +282,7 @@ export class WebServer {
       effective_level: runner.effectiveLevel(identity),
       tools: CATALOG.filter((action) => runner.allows(identity, action)).map((action) => ({ tool: action.tool, risk: action.risk, level: action.level })),
       audit: identity.level === 3,
+      approvals: runner.approvals && runner.effectiveLevel(identity) >= 1,
     };
   }
 
@@ -326,6 +341,51 @@ export class WebServer {
     }
     const limit = Math.min(Math.max(Number(url.searchParams.get('limit')) || 100, 1), 1000);
     sendJson(res, 200, { rows: await this.options.store.audit.recent({ limit }) });
+  }
+
+  /**
+   * The calls waiting for a second person, for identities of level 1 or more
+   * while the broker asks for approvals: each says whether this identity may
+   * decide it (not its own call, and one its level covers).
+   */
+  private async approvals(res: ServerResponse, session: WebSession): Promise<void> {
+    const { identity } = session;
+    const { runner } = this.options;
+    const level = runner.effectiveLevel(identity);
+    if (!runner.approvals || level < 1) {
+      sendError(res, 404, new FleetError('not_found', 'no such console API: GET /api/approvals'));
+      return;
+    }
+    const rows = await this.options.store.approvals.list({ pending: true, limit: 200, now: Date.now() });
+    sendJson(res, 200, {
+      rows: rows.map((row) => ({ ...row, may_decide: row.identityId !== identity.id && row.level <= level })),
+    });
+  }
+
+  /** Approves or denies a waiting call as this identity; the decision is audited as its own row. */
+  private async decide(req: IncomingMessage, res: ServerResponse, session: WebSession, id: string, decision: 'approve' | 'deny'): Promise<void> {
+    const { identity } = session;
+    const { runner } = this.options;
+    if (!runner.approvals || runner.effectiveLevel(identity) < 1) {
+      sendError(res, 404, new FleetError('not_found', `no such console API: POST /api/approvals/${id}/${decision}`));
+      return;
+    }
+    try {
+      const body = await readJson(req, this.options.httpLimits.bodyTimeoutMs);
+      const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason.trim().slice(0, 500) : undefined;
+      const row = await decideApproval(
+        this.options.store,
+        id,
+        decision,
+        { name: identity.name, identityId: identity.id, level: runner.effectiveLevel(identity), people: auditPeopleOf(identity) },
+        reason,
+      );
+      sendJson(res, 200, { approval: row });
+    } catch (error) {
+      const failure = toFleetError(error);
+      const status = failure.code === 'not_found' ? 404 : failure.code === 'forbidden' ? 403 : failure.code === 'conflict' ? 409 : 400;
+      sendError(res, status, failure);
+    }
   }
 
   /**

@@ -1,8 +1,16 @@
 import { resolve } from 'node:path';
+import type { AuditRow } from '../../broker/store/audit-table.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { formatTable } from '../../shared/format/table.ts';
 import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { defineCommand } from '../command.ts';
+
+/** Who a row is for: the identity, and for a person signed in through OAuth their subject, email and client. */
+function who(row: AuditRow): string {
+  const name = row.identity || `source ${row.source ?? '?'}`;
+  const person = [row.email, row.subject && `sub ${row.subject}`, row.clientId && `client ${row.clientId}`].filter(Boolean);
+  return person.length ? `${name} (${person.join(', ')})` : name;
+}
 
 export const auditCommand = defineCommand({
   spec: {
@@ -39,19 +47,13 @@ export const auditCommand = defineCommand({
         return 0;
       }
       if (parsed.values.refused) {
-        const refusals = rows.map((r) => [
-          new Date(r.startedAt).toISOString(),
-          r.identity || `source ${r.source ?? '?'}`,
-          r.tool,
-          r.errorCode ?? '-',
-          r.reason ?? '-',
-        ]);
+        const refusals = rows.map((r) => [new Date(r.startedAt).toISOString(), who(r), r.tool, r.errorCode ?? '-', r.reason ?? '-']);
         io.stdout(`${formatTable(['STARTED', 'IDENTITY OR SOURCE', 'TOOL', 'ERROR', 'REASON'], refusals)}\n`);
         return 0;
       }
       const table = rows.map((r) => [
         new Date(r.startedAt).toISOString(),
-        r.identity || `source ${r.source ?? '?'}`,
+        who(r),
         r.tool,
         r.targets.join(',') || '-',
         r.outcome,
@@ -59,9 +61,12 @@ export const auditCommand = defineCommand({
         r.durationMs === null ? '-' : `${r.durationMs}ms`,
         JSON.stringify(r.arguments),
         r.callId,
+        r.approvedBy ?? '-',
         r.note ?? '-',
       ]);
-      io.stdout(`${formatTable(['STARTED', 'IDENTITY', 'TOOL', 'TARGETS', 'OUTCOME', 'ERROR', 'DURATION', 'ARGUMENTS', 'CALL ID', 'NOTE'], table)}\n`);
+      io.stdout(
+        `${formatTable(['STARTED', 'IDENTITY', 'TOOL', 'TARGETS', 'OUTCOME', 'ERROR', 'DURATION', 'ARGUMENTS', 'CALL ID', 'APPROVED BY', 'NOTE'], table)}\n`,
+      );
       return 0;
     } finally {
       await store.close();

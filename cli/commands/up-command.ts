@@ -49,6 +49,12 @@ const UP_FLAGS = {
     placeholder: 'DIR',
   },
   'web-listen': { ...BROKER_FLAGS['web-listen'], description: 'where the web console listens (HTTP); off turns it off', default: '127.0.0.1:7480' },
+  oauth: {
+    ...BROKER_FLAGS.oauth,
+    description:
+      "how MCP clients sign in besides identity tokens: builtin (people sign in on the console's pages; off with --web-listen off), off, or the https issuer URL of an OpenID provider to trust",
+    default: 'builtin',
+  },
   name: { type: 'string', description: 'the local agent name', default: hostname(), placeholder: 'NAME', env: 'FLEETMESH_AGENT_NAME' },
   ...LOCAL_AGENT_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
@@ -88,7 +94,9 @@ export const upCommand = defineCommand({
     const root = resolve(values['data-dir']);
     const brokerDir = join(root, 'broker');
     const agentDir = join(root, 'agent');
-    const brokerOptions = resolveBrokerOptions({ ...values, 'data-dir': brokerDir });
+    // The built-in sign-in is the console's: with the console off, clients sign in with identity tokens only.
+    const oauth = values.oauth === 'builtin' && values['web-listen'] === 'off' ? 'off' : values.oauth;
+    const brokerOptions = resolveBrokerOptions({ ...values, oauth, 'data-dir': brokerDir });
     const log = createLogger({ level: brokerOptions.logLevel, format: brokerOptions.logFormat });
     const broker = await Broker.start(brokerOptions, log.child({ component: 'broker' }));
     let agent: Agent | undefined;
@@ -121,6 +129,11 @@ export const upCommand = defineCommand({
           '',
           `  MCP endpoint        ${broker.mcpUrl}   (${brokerOptions.toolSurface} tools, operations level ${brokerOptions.operationsLevel})`,
           ...(broker.web ? [`  web console         ${broker.web.url}   (sign in with the admin token)`] : []),
+          ...(broker.oauth
+            ? [
+                `  OAuth sign-in       ${broker.oauth.issuer}   (${brokerOptions.oauth.mode === 'builtin' ? 'built in: clients with no token are sent to the console to sign in' : 'tokens of this provider, mapped with fleetmesh identity map'})`,
+              ]
+            : []),
           `  admin token         ${token}${created ? '' : `   (kept in ${join(root, ADMIN_TOKEN_FILE)})`}`,
           `  agents connect to   ${brokerOptions.grpcListen.replace(/:\d+$/, `:${broker.grpcPort}`)} (gRPC, mutual TLS; CA pin ${broker.authority.pin})`,
           `  local agent         ${name} (online)`,

@@ -6,8 +6,10 @@ import { AgentRegistry } from '../../broker/agents/agent-registry.ts';
 import { AgentSession, type BrokerFrameStream } from '../../broker/agents/agent-session.ts';
 import { FULL_ACCESS, GrantSet } from '../../broker/auth/grants.ts';
 import { createIdentity, type Identity } from '../../broker/auth/identities.ts';
+import { ToolFilter } from '../../broker/auth/tool-filter.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { ActionRunner, type RunContext } from '../../broker/calls/action-runner.ts';
+import type { ApprovalRule } from '../../broker/calls/approvals/approval-rule.ts';
 import { RefusalAudit } from '../../broker/calls/refusal-audit.ts';
 import { BROKER_ACTIONS } from '../../broker/domains/broker-domains.ts';
 import { FleetIndex } from '../../broker/index/fleet-index.ts';
@@ -141,7 +143,9 @@ export interface LinkedFleet {
   stop(): Promise<void>;
 }
 
-export async function startLinkedFleet(options: { operationsLevel?: Level; mutationsMatchAgentLabels?: boolean } = {}): Promise<LinkedFleet> {
+export async function startLinkedFleet(
+  options: { operationsLevel?: Level; mutationsMatchAgentLabels?: boolean; tools?: ToolFilter; approvals?: ApprovalRule } = {},
+): Promise<LinkedFleet> {
   const temp = makeTempDir('fleetmesh-linked-');
   // What a broker started in-process is given, for the MCP server serveMcp() starts.
   const defaults = inProcessBrokerOptions(temp.path);
@@ -156,6 +160,8 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
     store,
     log,
     operationsLevel: options.operationsLevel ?? 3,
+    tools: options.tools ?? ToolFilter.NONE,
+    approvals: options.approvals,
     index,
     services: new BrokerServices({}, { registry, index, log }),
     metrics: new UsageHistory(store, registry, log),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { decodeJwt } from 'jose';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { type Identity, parseIdentityToken, TokenRefused } from '../../auth/identities.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
@@ -17,6 +18,8 @@ interface BearerAuthOptions {
   refusals: Pick<RefusalAudit, 'record'>;
   /** The endpoint's URL: the challenge names its protected resource metadata. */
   resourceUrl: () => string;
+  /** With OAuth on, the scopes its tokens must carry: the challenge names them, for a client to ask for. */
+  scopes?: () => readonly string[];
 }
 
 /** Bearer tokens remembered for a store outage; past it the memory starts afresh. */
@@ -27,6 +30,18 @@ const TOUCH_INTERVAL_MS = 60_000;
 /** The next step of a caller refused for its token, whoever runs the broker. */
 const NEW_TOKEN_STEP =
   "Use the admin token `npm start` printed (kept in .fleetmesh/admin.token), or make one on the broker's machine: fleetmesh identity create NAME --level 0..3.";
+
+/** What a refused token claims of itself, for the audit (an identity token's id; a JWT's issuer and subject, unverified, as such). */
+function claimedBy(token: string): Record<string, unknown> {
+  const tokenId = parseIdentityToken(token)?.id;
+  if (tokenId) return { token_id: tokenId };
+  try {
+    const { iss, sub } = decodeJwt(token);
+    return { claimed_issuer: iss ?? null, claimed_subject: sub ?? null };
+  } catch {
+    return {};
+  }
+}
 
 /**
  * Every /mcp request must carry `Authorization: Bearer <token>`: the identity
@@ -41,11 +56,12 @@ export function bearerAuth(options: BearerAuthOptions): EdgeStep<Exchange, Prove
   /** The identity each token last proved, by the token's hash. */
   const proven = new Map<string, Identity>();
   const touched = new Map<string, number>();
-  const challenge = (error?: string, description?: string) =>
+  const challenge = (error?: string, description?: string, scope = options.scopes?.().join(' ')) =>
     [
       `Bearer realm="fleetmesh"`,
       `resource_metadata="${protectedResourceMetadataUrl(options.resourceUrl())}"`,
-      ...(error ? [`error="${error}"`, `error_description="${description}"`] : []),
+      ...(scope ? [`scope="${scope}"`] : []),
+      ...(error ? [`error="${error}"`, `error_description="${description?.replaceAll('"', "'")}"`] : []),
     ].join(', ');
 
   const prove = async (token: string, source: string): Promise<Identity | { status: number; message: string; challenge?: string }> => {
@@ -68,14 +84,19 @@ export function bearerAuth(options: BearerAuthOptions): EdgeStep<Exchange, Prove
       }
       proven.delete(tokenHash);
       const reason = error instanceof TokenRefused ? error.message : 'the token could not be checked';
-      const tokenId = parseIdentityToken(token)?.id;
       void options.refusals.record({
         source,
         tool: '/mcp',
-        arguments: tokenId ? { token_id: tokenId } : {},
+        arguments: claimedBy(token),
         errorCode: 'forbidden',
         reason: `bearer token refused: ${reason}`,
       });
+      // 403: the token proves someone this broker lets in for nothing (a scope missing, or no mapping rule for them).
+      if (error instanceof TokenRefused && error.status === 403) {
+        return error.scope
+          ? { status: 403, message: `Forbidden: ${reason}.`, challenge: challenge('insufficient_scope', reason, error.scope) }
+          : { status: 403, message: `Forbidden: ${reason}. Ask the operator to map you (fleetmesh identity map).` };
+      }
       return { status: 401, message: `Unauthorized: ${reason}. ${NEW_TOKEN_STEP}`, challenge: challenge('invalid_token', reason) };
     }
   };
@@ -93,12 +114,13 @@ export function bearerAuth(options: BearerAuthOptions): EdgeStep<Exchange, Prove
       sendJsonRpcError(res, proof.status, -32000, proof.message, proof.challenge ? { 'www-authenticate': proof.challenge } : {});
       return;
     }
+    const { person } = proof;
     const authInfo: AuthInfo = {
       token: 'redacted',
-      clientId: proof.id,
+      clientId: person?.clientId ?? proof.id,
       scopes: [],
       expiresAt: Math.floor(proof.expiresAt / 1000),
-      extra: { identity: proof.name },
+      extra: { identity: proof.name, ...(person ? { subject: person.subject, ...(person.email ? { email: person.email } : {}) } : {}) },
     };
     await next({ ...exchange, identity: proof, authInfo });
   };

@@ -1,6 +1,8 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from '../../../shared/log/logger.ts';
-import { type Identity, verifyBearerToken } from '../../auth/identities.ts';
+import type { Identity } from '../../auth/identities.ts';
+import type { ResourceServer } from '../../auth/oauth/resource-server.ts';
+import { verifyBearer } from '../../auth/verify-bearer.ts';
 import type { RefusalAudit } from '../../calls/refusal-audit.ts';
 import { closeHttp, type HttpLimits, listenHttp } from '../../http/listen-http.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
@@ -9,7 +11,7 @@ import type { McpSession, McpSessionEra } from '../mcp-session.ts';
 import type { McpTasks } from '../tasks/mcp-tasks.ts';
 import { bearerAuth } from './bearer-auth.ts';
 import { DrainGate } from './drain-gate.ts';
-import { EdgeChain } from './edge-chain.ts';
+import { EdgeChain, type EdgeStep } from './edge-chain.ts';
 import type { Exchange } from './exchange.ts';
 import { hostGuard } from './host-guard.ts';
 import { sendJsonRpcError } from './json-answers.ts';
@@ -59,8 +61,10 @@ const ANSWER_GRACE_MS = 25_000;
 /**
  * MCP over Streamable HTTP at /mcp, as a chain of small steps: the Host and
  * Origin allow-lists on every path (DNS rebinding), a stopping broker's gate,
- * the protected resource metadata, the paths served without a token (health,
- * metrics, icons), then for /mcp a bearer token, the body, and the era
+ * the protected resource metadata, the built-in authorization server (with
+ * --oauth builtin), the paths served without a token (health, metrics,
+ * icons), then for /mcp a bearer token (an identity token, or with --oauth an
+ * access token), the body, and the era
  * decided per request: 2025-era traffic (initialize, Mcp-Session-Id) to its
  * sessions, 2026-07-28 traffic (`server/discover`, the per-request `_meta`
  * envelope) to one stateless endpoint per identity.
@@ -73,6 +77,13 @@ export class McpHttpServer {
   private readonly sweeps: SessionSweeps;
   private readonly handle: (exchange: Exchange) => Promise<void>;
   port = 0;
+  /**
+   * OAuth at this edge (`--oauth`): the resource server access tokens go
+   * through beside identity tokens, and the built-in authorization server's
+   * mount. Set by the broker once the listener has its port, since the
+   * built-in server's issuer is this listener's origin.
+   */
+  oauth: { resourceServer: ResourceServer; mount: EdgeStep<Exchange> | undefined } | undefined;
 
   constructor(private readonly options: McpHttpServerOptions) {
     const { store, log, publicUrl, createSession } = options;
@@ -83,14 +94,21 @@ export class McpHttpServer {
     this.handle = EdgeChain.start<Exchange>()
       .use(hostGuard({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins, port: () => this.port, log }))
       .use(this.drain.routes)
-      .use(wellKnownDocuments(() => this.url))
+      .use(
+        wellKnownDocuments(
+          () => this.url,
+          () => this.oauth && { issuer: this.oauth.resourceServer.options.issuer, scopes: this.oauth.resourceServer.options.requiredScopes },
+        ),
+      )
+      .use<Exchange>((exchange, next) => (this.oauth?.mount ? this.oauth.mount(exchange, next) : next(exchange)))
       .use(openRoutes({ ...createIconRoutes(), ...options.routes }))
       .use(
         bearerAuth({
-          verify: (token) => verifyBearerToken(store, token),
+          verify: (token) => verifyBearer(store, this.oauth?.resourceServer, token),
           touch: (identityId, nowMs) => store.identities.touch(identityId, nowMs),
           refusals: options.refusals,
           resourceUrl: () => this.url,
+          scopes: () => this.oauth?.resourceServer.options.requiredScopes ?? [],
         }),
       )
       .use(requestBody({ maxBytes: MAX_BODY_BYTES, timeoutMs: options.httpLimits.bodyTimeoutMs }))

@@ -7,7 +7,7 @@ import type { Identity } from '../../auth/identities.ts';
 import type { ActionRunner } from '../../calls/action-runner.ts';
 import type { BrokerActionContext } from '../../calls/broker-action.ts';
 import { fleetStatusHandler } from '../../domains/fleet/fleet-status.ts';
-import { agentRow } from '../../domains/fleet/list-agents.ts';
+import { agentRow, listAgentsHandler } from '../../domains/fleet/list-agents.ts';
 import { recommendationsHandler } from '../../domains/fleet/recommendations.ts';
 import type { BrokerStore } from '../../store/broker-store.ts';
 import type { Surface } from '../surfaces/surface.ts';
@@ -59,7 +59,27 @@ export function resourceNotFound(uri: string, known: readonly string[] = []): Fl
   });
 }
 
+/**
+ * The fleet documents that answer what a tool answers: hidden, and read as
+ * not found, where that tool is (switched off, or above the caller).
+ */
+const ANSWERED_BY: Record<string, Action> = {
+  'fleet://agents': listAgentsHandler.action,
+  'fleet://status': fleetStatusHandler.action,
+  'fleet://recommendations': recommendationsHandler.action,
+};
+
+/** Whether the identity may read a fleet document (or an agent's) as far as the tool answering it goes. */
+function offered(uri: string, context: ResourceContext): boolean {
+  const action = ANSWERED_BY[uri.startsWith('fleet://agents/') ? 'fleet://agents' : uri];
+  return action === undefined || context.runner.allows(context.identity, action);
+}
+
 export function listResources(context: ResourceContext): ResourceDescriptor[] {
+  return fleetDocuments(context).filter((resource) => offered(resource.uri, context));
+}
+
+function fleetDocuments(context: ResourceContext): ResourceDescriptor[] {
   const resources: ResourceDescriptor[] = [
     {
       uri: 'fleet://actions',
@@ -136,6 +156,11 @@ function actionSummary(action: Action, surface: Surface) {
 
 /** Reads one fleet:// resource as the identity may see it. */
 export async function readResource(uri: string, context: ResourceContext): Promise<unknown> {
+  if (!offered(uri, context))
+    throw resourceNotFound(
+      uri,
+      listResources(context).map((r) => r.uri),
+    );
   if (uri === 'fleet://actions') {
     return {
       surface: context.surface.name,
@@ -200,6 +225,10 @@ export async function readResource(uri: string, context: ResourceContext): Promi
         note: row.note,
         source: row.source,
         reason: row.reason,
+        subject: row.subject,
+        email: row.email,
+        client_id: row.clientId,
+        approved_by: row.approvedBy,
       })),
     };
   }

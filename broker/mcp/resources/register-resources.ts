@@ -61,10 +61,17 @@ export async function readAny(uri: string, context: ResourceContext): Promise<{ 
   }
 }
 
+/** Whether a domain template is offered to the identity: one that runs an action is hidden where that action is. */
+const offersTemplate = (declaration: (typeof DOMAIN_RESOURCES)[number], context: ResourceContext) =>
+  typeof declaration.content !== 'object' || !('action' in declaration.content) || context.runner.allows(context.identity, declaration.content.action);
+
 /** Every resource the identity may read, in a stable order: the fleet documents, then each domain template's things. */
 export function everyResource(context: ResourceContext) {
   const view = context.view();
-  return [...listResources(context), ...DOMAIN_RESOURCES.flatMap((declaration) => entriesOf(declaration, view))];
+  return [
+    ...listResources(context),
+    ...DOMAIN_RESOURCES.filter((declaration) => offersTemplate(declaration, context)).flatMap((declaration) => entriesOf(declaration, view)),
+  ];
 }
 
 /** A read's cache hint for a 2026-07-28 client: what the fleet index serves (agent-answered reads are fresh each time). */
@@ -97,6 +104,7 @@ export function registerResources(
     server.registerResource(name, uri, metadata, (url, ctx) => read(url.href, ctx.mcpReq.signal));
   }
   const [actionTemplate, agentTemplate] = RESOURCE_TEMPLATES;
+  const offersAgents = listResources(now()).some((resource) => resource.uri === 'fleet://agents');
   for (const [descriptor, complete] of [
     [
       actionTemplate,
@@ -110,7 +118,7 @@ export function registerResources(
     ],
     [agentTemplate, { name: (typed: string) => fleetNames(now().view(), 'host', typed) }],
   ] as const) {
-    if (!descriptor) continue;
+    if (!descriptor || (descriptor === agentTemplate && !offersAgents)) continue;
     const { uriTemplate, name, ...metadata } = descriptor;
     server.registerResource(
       name,
@@ -119,7 +127,7 @@ export function registerResources(
       (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),
     );
   }
-  for (const declaration of DOMAIN_RESOURCES) {
+  for (const declaration of DOMAIN_RESOURCES.filter((candidate) => offersTemplate(candidate, now()))) {
     const type = declaration.type;
     const domain = domainOfResource(declaration);
     const grouped = BROKER_DOMAINS.some((broker) => broker.domain.name === domain && broker.groups);

@@ -12,6 +12,7 @@ const task: McpTaskRow = {
   result: null,
   cancelRequested: false,
   auditId: 'c1',
+  inputRequired: false,
   createdAt: 1,
   updatedAt: 2,
   ttlMs: 1000,
@@ -37,6 +38,10 @@ const audit: AuditRow = {
   source: null,
   reason: null,
   brokerId: 'b1',
+  subject: null,
+  email: null,
+  clientId: null,
+  approvedBy: null,
 };
 
 describe('interruptedResult', () => {

@@ -12,7 +12,7 @@ import { TaskStatusPump } from './task-status-pump.ts';
 /** A task as the MCP task vocabulary has it. */
 export interface TaskWire {
   taskId: string;
-  status: McpTaskRow['status'];
+  status: McpTaskRow['status'] | 'input_required';
   ttl: number;
   createdAt: string;
   lastUpdatedAt: string;
@@ -20,10 +20,11 @@ export interface TaskWire {
   statusMessage?: string;
 }
 
-/** Where a task's call reports its progress, and the audit row it wrote. */
+/** Where a task's call reports its progress, the audit row it wrote, and an approval it waits for. */
 interface TaskHooks {
   onProgress: (done: number, total: number, message: string) => void;
   onAudited: (auditId: string) => void;
+  onApproval: (waiting: string | undefined) => void;
 }
 
 /** What a task runs: the call, with the task's own cancellation and its hooks. */
@@ -41,7 +42,8 @@ const STATUS_INTERVAL_MS = 1000;
 function toWire(row: McpTaskRow): TaskWire {
   return {
     taskId: row.taskId,
-    status: row.status,
+    // Still working as the store has it, but the client is told what it waits for (2025-11-25's input_required).
+    status: row.status === 'working' && row.inputRequired ? 'input_required' : row.status,
     ttl: row.ttlMs,
     createdAt: new Date(row.createdAt).toISOString(),
     lastUpdatedAt: new Date(row.updatedAt).toISOString(),
@@ -143,7 +145,7 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
     };
     await this.store.mcpTasks.insert(row);
     const controller = new AbortController();
-    let current: McpTaskRow = { ...row, result: null, cancelRequested: false, auditId: null };
+    let current: McpTaskRow = { ...row, result: null, cancelRequested: false, auditId: null, inputRequired: false };
     let writes = Promise.resolve();
     const status = new TaskStatusPump(STATUS_INTERVAL_MS, (statusMessage) => {
       // In order, one at a time: a later status never lands before an earlier one, and is told once stored.
@@ -159,7 +161,17 @@ export class McpTasks extends EventEmitter<{ status: [identityId: string, task: 
     const onAudited = (auditId: string) => {
       writes = writes.then(() => this.store.mcpTasks.audited(taskId, auditId).catch(() => {}));
     };
-    const done = work(controller.signal, { onProgress, onAudited })
+    const onApproval = (waiting: string | undefined) => {
+      const statusMessage = waiting ?? `${tool}: approved, running`;
+      writes = writes.then(async () => {
+        const updatedAt = Date.now();
+        if (await this.store.mcpTasks.inputRequired(taskId, waiting !== undefined, statusMessage, updatedAt).catch(() => false)) {
+          current = { ...current, inputRequired: waiting !== undefined, statusMessage, updatedAt };
+          this.emit('status', identityId, toWire(current));
+        }
+      });
+    };
+    const done = work(controller.signal, { onProgress, onAudited, onApproval })
       .then(async (result) => {
         status.stop();
         await writes;

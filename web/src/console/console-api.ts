@@ -8,6 +8,22 @@ export interface Me {
   csrf_token?: string;
   tools: { tool: string; risk: 'read' | 'write' | 'destructive'; level: number }[];
   audit: boolean;
+  /** Whether some calls wait for a second person, and this identity may see and decide them. */
+  approvals: boolean;
+}
+
+/** A call waiting for a second person, as GET /api/approvals lists it. */
+export interface Approval {
+  id: string;
+  identity: string;
+  tool: string;
+  level: number;
+  targets: string[];
+  arguments: Record<string, unknown>;
+  createdAt: number;
+  expiresAt: number;
+  /** Not this identity's own call, and within its level. */
+  may_decide: boolean;
 }
 
 export class SignedOut extends Error {}
@@ -121,6 +137,21 @@ export class ConsoleApi {
 
   async audit(limit = 200): Promise<Record<string, unknown>[]> {
     return (await json(await send(`/api/audit?limit=${limit}`, { headers: { 'x-fleetmesh-csrf': csrf() } }))).rows as Record<string, unknown>[];
+  }
+
+  async approvals(): Promise<Approval[]> {
+    return (await json(await send('/api/approvals', { headers: { 'x-fleetmesh-csrf': csrf() } }))).rows as Approval[];
+  }
+
+  /** Approves or denies a waiting call as this identity; rejects with the broker's reason when it may not. */
+  async decide(id: string, decision: 'approve' | 'deny', reason: string): Promise<void> {
+    await json(
+      await send(`/api/approvals/${encodeURIComponent(id)}/${decision}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': csrf() },
+        body: JSON.stringify({ reason }),
+      }),
+    );
   }
 
   /** Calls `onChange` with the fleet:// resources that changed, as the broker reports them; returns a stop function. */

@@ -4,6 +4,7 @@ import { h, replace } from '../dom.ts';
 import { confirmDialog } from './confirm-dialog.ts';
 import { ConsoleApi, type Me, SignedOut } from './console-api.ts';
 import type { DomainPage, Page, PageContext } from './page.ts';
+import { approvalsPage } from './pages/approvals-page.ts';
 import { auditPage } from './pages/audit-page.ts';
 import { hostPage } from './pages/host-page.ts';
 import { overviewPage } from './pages/overview-page.ts';
@@ -90,6 +91,7 @@ function start(me: Me): void {
     ['#/', 'Fleet'],
     ...DOMAIN_PAGES.map((domainPage): [string, string] => [`#/${domainPage.path}`, domainPage.label]),
     ['#/recommendations', 'Recommendations'],
+    ...(me.approvals ? ([['#/approvals', 'Approvals']] as [string, string][]) : []),
     ...(me.audit ? ([['#/audit', 'Audit']] as [string, string][]) : []),
   ];
   const nav = h(
@@ -126,7 +128,9 @@ function start(me: Me): void {
             ? recommendationsPage(context)
             : name === 'audit' && me.audit
               ? auditPage(context)
-              : overviewPage(context);
+              : name === 'approvals' && me.approvals
+                ? approvalsPage(context)
+                : overviewPage(context);
     for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
     replace(main, page.element);
     void refresh([]);
