@@ -9,6 +9,7 @@ import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.ts';
 import { swarmPlugin } from './swarm/swarm-plugin.ts';
 import { systemPlugin } from './system/system-plugin.ts';
+import { systemdPlugin } from './systemd/systemd-plugin.ts';
 import { watchPlugin } from './watch/watch-plugin.ts';
 
 /** Every folder of agent/collectors/, each the collector of the domain of the same name. */
@@ -22,5 +23,6 @@ export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   sandboxPlugin,
   swarmPlugin,
   systemPlugin,
+  systemdPlugin,
   watchPlugin,
 ];

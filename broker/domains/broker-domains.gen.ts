@@ -9,6 +9,7 @@ import { proxmoxBroker } from './proxmox/proxmox-broker.ts';
 import { sandboxBroker } from './sandbox/sandbox-broker.ts';
 import { swarmBroker } from './swarm/swarm-broker.ts';
 import { systemBroker } from './system/system-broker.ts';
+import { systemdBroker } from './systemd/systemd-broker.ts';
 import { watchBroker } from './watch/watch-broker.ts';
 
 /** Every folder of broker/domains/, each the broker half of the domain of the same name. */
@@ -22,5 +23,6 @@ export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [
   sandboxBroker,
   swarmBroker,
   systemBroker,
+  systemdBroker,
   watchBroker,
 ];

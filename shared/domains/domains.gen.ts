@@ -11,6 +11,7 @@ import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
 import { systemDomain } from './system/system-domain.ts';
+import { systemdDomain } from './systemd/systemd-domain.ts';
 import { watchDomain } from './watch/watch-domain.ts';
 
 /** Every folder of shared/domains/, each declaring one domain. */
@@ -27,5 +28,6 @@ export const DOMAIN_FOLDERS = [
   sandboxDomain,
   swarmDomain,
   systemDomain,
+  systemdDomain,
   watchDomain,
 ] as const;

@@ -4,6 +4,7 @@ import { proxmoxParts } from './proxmox/proxmox-parts.ts';
 import { sandboxParts } from './sandbox/sandbox-parts.ts';
 import { swarmParts } from './swarm/swarm-parts.ts';
 import { systemParts } from './system/system-parts.ts';
+import { systemdParts } from './systemd/systemd-parts.ts';
 
 /** Every domain's parts of the fleet-wide declarations: each shared/domains/<folder>/<folder>-parts.ts. */
 export const PART_FOLDERS = [
@@ -12,4 +13,5 @@ export const PART_FOLDERS = [
   sandboxParts,
   swarmParts,
   systemParts,
+  systemdParts,
 ] as const;
