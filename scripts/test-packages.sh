@@ -2,9 +2,10 @@
 # What the test suite needs from the system besides npm packages: the docker,
 # swarm and sandbox tests start a private Docker engine and import a busybox
 # image; the systemd and package tests boot systemd in a Debian rootfs that
-# mmdebstrap builds; the compose test runs Debian's docker-compose; the broker
-# cluster tests start a private PostgreSQL and a private nats-server; the console and widget
-# tests drive Debian's Chromium through playwright-core. Installed when missing
+# mmdebstrap builds, and read an rpm database with rpm; the compose test runs
+# Debian's docker-compose; the broker cluster tests start a private PostgreSQL
+# and a private nats-server; the console and widget tests drive Debian's
+# Chromium through playwright-core. Installed when missing
 # (as root, with apt-get); otherwise the missing ones are named and the suite's
 # harness says which tests cannot run. Run by `npm test` (pretest) and .ci/run.
 set -euo pipefail
@@ -16,6 +17,7 @@ command -v dockerd >/dev/null || [ -x /usr/sbin/dockerd ] || packages+=(docker.i
 command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptables)
 [ -x /usr/bin/docker-compose ] || packages+=(docker-compose)
 command -v mmdebstrap >/dev/null || packages+=(mmdebstrap)
+command -v rpm >/dev/null || packages+=(rpm)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || packages+=(nats-server)
 [ -x /usr/bin/chromium ] || packages+=(chromium)

@@ -5,6 +5,7 @@ import { checkupPlugin } from './checkup/checkup-plugin.ts';
 import { dockerPlugin } from './docker/docker-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
 import { networkPlugin } from './network/network-plugin.ts';
+import { packagesPlugin } from './packages/packages-plugin.ts';
 import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.ts';
 import { swarmPlugin } from './swarm/swarm-plugin.ts';
@@ -19,6 +20,7 @@ export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   dockerPlugin,
   installPlugin,
   networkPlugin,
+  packagesPlugin,
   proxmoxPlugin,
   sandboxPlugin,
   swarmPlugin,

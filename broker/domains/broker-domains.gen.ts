@@ -5,6 +5,7 @@ import { dockerBroker } from './docker/docker-broker.ts';
 import { fleetBroker } from './fleet/fleet-broker.ts';
 import { networkBroker } from './network/network-broker.ts';
 import { notifyBroker } from './notify/notify-broker.ts';
+import { packagesBroker } from './packages/packages-broker.ts';
 import { proxmoxBroker } from './proxmox/proxmox-broker.ts';
 import { sandboxBroker } from './sandbox/sandbox-broker.ts';
 import { swarmBroker } from './swarm/swarm-broker.ts';
@@ -19,6 +20,7 @@ export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [
   fleetBroker,
   networkBroker,
   notifyBroker,
+  packagesBroker,
   proxmoxBroker,
   sandboxBroker,
   swarmBroker,

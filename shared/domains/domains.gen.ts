@@ -7,6 +7,7 @@ import { fleetDomain } from './fleet/fleet-domain.ts';
 import { installDomain } from './install/install-domain.ts';
 import { networkDomain } from './network/network-domain.ts';
 import { notifyDomain } from './notify/notify-domain.ts';
+import { packagesDomain } from './packages/packages-domain.ts';
 import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
@@ -24,6 +25,7 @@ export const DOMAIN_FOLDERS = [
   installDomain,
   networkDomain,
   notifyDomain,
+  packagesDomain,
   proxmoxDomain,
   sandboxDomain,
   swarmDomain,
