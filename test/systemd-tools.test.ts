@@ -25,6 +25,33 @@ const UNITS = [
 
 type Node = Record<string, unknown> & { host: string; availability: string; errors: { code: string; message: string }[] };
 
+/** A package's installed version on the systemd host, as dpkg knows it. */
+async function installedVersion(host: SystemdHost, name: string): Promise<string> {
+  // dpkg-query --show prints the name, a tab and the version.
+  const { code, output } = await host.exec(['dpkg-query', '--show', name]);
+  expect(code, output).toBe(0);
+  return output.trim().split('\t')[1] as string;
+}
+
+/**
+ * Makes two of the host's packages upgradable as a local apt repository would:
+ * index files in /var/lib/apt/lists naming higher versions, openssl's from a
+ * list named as a security archive's. apt fetches nothing; neither does the agent.
+ */
+async function offerUpdates(host: SystemdHost, versions: { openssl: string; dbus: string }): Promise<void> {
+  const arch = (await host.exec(['dpkg', '--print-architecture'])).output.trim();
+  const stanza = (name: string, version: string) => `Package: ${name}\nVersion: ${version}\nArchitecture: ${arch}\nDescription: local\n\n`;
+  const lists = '/var/lib/apt/lists';
+  const script = [
+    `printf '${stanza('openssl', versions.openssl)}' > ${lists}/fm-local_debian-security_dists_bookworm-security_main_binary-${arch}_Packages`,
+    `printf '${stanza('dbus', versions.dbus)}${stanza('no-such-package', '1.0')}' > ${lists}/fm-local_debian_dists_bookworm_main_binary-${arch}_Packages`,
+    'echo "*** System restart required ***" > /run/reboot-required',
+    'echo dbus > /run/reboot-required.pkgs',
+  ].join(' && ');
+  const { code, output } = await host.exec(['sh', '-c', script]);
+  expect(code, output).toBe(0);
+}
+
 describe('systemd on a host, instead of SSH', () => {
   let fleet: TestFleet;
   let host: SystemdHost;
@@ -53,7 +80,10 @@ describe('systemd on a host, instead of SSH', () => {
     });
     expect((await host.exec(['systemctl', 'start', 'fleetmesh-agent.service'])).code).toBe(0);
     // The agent as a container runs it: beside the host, the host's journal and bus socket mounted in.
-    await fleet.addAgent('sd-outside', { collectors: 'default', domainFlags: { 'journal-dir': host.journalDir, 'system-bus': host.busSocket } });
+    await fleet.addAgent('sd-outside', {
+      collectors: 'default',
+      domainFlags: { 'journal-dir': host.journalDir, 'system-bus': host.busSocket, 'host-root': host.root },
+    });
     // A host without systemd: this machine.
     await fleet.addAgent('plain', { collectors: 'default' });
     await waitFor(() => fleet.broker.registry.find('sd-inside')?.state === 'online', { timeoutMs: 90_000, what: 'the agent inside the systemd host online' });
@@ -191,5 +221,52 @@ describe('systemd on a host, instead of SSH', () => {
     expect(findings.filter((f) => f.category === 'failed-unit').map((f) => f.target.name)).toEqual(
       expect.arrayContaining(['sd-inside/fm-broken.service', 'sd-outside/fm-broken.service']),
     );
+  });
+
+  it('lists the host’s installed packages from dpkg’s database and finds which hosts have one older than a version', async () => {
+    const openssl = await installedVersion(host, 'openssl');
+    const listed = await call(reader, 'package_list', { host: 'sd-outside', name: 'openssl' });
+    expect(listed.isError, text(listed)).toBeFalsy();
+    expect(listed.structuredContent).toMatchObject({ ecosystem: 'dpkg', packages: [{ name: 'openssl', version: openssl }], count: 1 });
+    const older = await call(reader, 'package_list', { name: 'openssl', older_than: `${openssl}+fm1` });
+    const nodes = older.structuredContent.hosts as (Node & { packages: { version: string }[] })[];
+    for (const name of ['sd-inside', 'sd-outside'])
+      expect(nodes.find((n) => n.host === name)?.packages).toEqual([expect.objectContaining({ version: openssl })]);
+    const notOlder = await call(reader, 'package_list', { host: 'sd-inside', name: 'openssl', older_than: openssl });
+    expect(notOlder.structuredContent).toMatchObject({ packages: [], count: 0 });
+    const found = await waitFor(
+      async () => {
+        const rows = (await call(reader, 'find', { type: 'package', query: 'openssl' })).structuredContent.rows as { host: string; detail: string }[];
+        const ours = rows.filter((row) => row.host.startsWith('sd-'));
+        return ours.length === 2 ? ours : undefined;
+      },
+      { timeoutMs: 30_000, what: 'both agents reporting their packages' },
+    );
+    expect(found.map((row) => row.detail)).toEqual([openssl, openssl]);
+  });
+
+  it('answers the pending updates from the index files the host has, security marked, and the reboot it waits for', async () => {
+    const openssl = await installedVersion(host, 'openssl');
+    const dbus = await installedVersion(host, 'dbus');
+    await offerUpdates(host, { openssl: `${openssl}+fm1`, dbus: `${dbus}+fm1` });
+    for (const name of ['sd-inside', 'sd-outside']) {
+      const answer = await call(reader, 'package_updates', { host: name });
+      expect(answer.isError, text(answer)).toBeFalsy();
+      expect(answer.structuredContent).toMatchObject({
+        ecosystem: 'dpkg',
+        count: 2,
+        security_count: 1,
+        reboot_required: true,
+        reboot_packages: ['dbus'],
+        metadata_unix_ms: expect.any(Number),
+      });
+      const updates = answer.structuredContent.updates as { name: string; installed: string; candidate: string; security: boolean }[];
+      expect(updates.map((u) => [u.name, u.installed, u.candidate, u.security])).toEqual([
+        ['dbus', dbus, `${dbus}+fm1`, false],
+        ['openssl', openssl, `${openssl}+fm1`, true],
+      ]);
+    }
+    const security = await call(reader, 'package_updates', { host: 'sd-inside', security: true });
+    expect((security.structuredContent.updates as { name: string }[]).map((u) => u.name)).toEqual(['openssl']);
   });
 });

@@ -75,6 +75,8 @@ export interface SystemdHost {
   readonly journalDir: string;
   /** The host's system bus socket, as this machine sees it. */
   readonly busSocket: string;
+  /** The host's root file system, as this machine sees it (/proc/PID/root of its systemd): what a containerised agent gets mounted as --host-root. */
+  readonly root: string;
   /** Runs a command in the host; resolves with its exit code and output. */
   exec(command: string[]): Promise<{ code: number; output: string }>;
   /** Removes the container and its folders. */
@@ -147,10 +149,13 @@ export async function startSystemdHost(options: { name: string; units?: UnitFile
   try {
     await container.putArchive(tarOf(dirsOf(files)), { path: '/' });
     await container.start();
+    const { State } = await container.inspect();
     const host: SystemdHost = {
       id: container.id,
       journalDir,
       busSocket: join(dbusDir, 'system_bus_socket'),
+      // The private engine runs on this machine, in its PID namespace.
+      root: `/proc/${State.Pid}/root`,
       exec: (command) => execIn(docker, container.id, command),
       stop,
     };
