@@ -13,7 +13,7 @@ import { allowsAction, effectiveLevel } from './authorization.ts';
 import type { BrokerActionContext, BrokerActionHandler } from './broker-action.ts';
 import { runOnBroker } from './broker-route.ts';
 import { splitArguments } from './call-arguments.ts';
-import { auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';
+import { auditHostRefusals, auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';
 import type { RouteCall, RunContext, RunResult } from './call-route.ts';
 import { runOnHosts } from './hosts-route.ts';
 import { redactArguments } from './redact.ts';
@@ -142,6 +142,7 @@ export class ActionRunner {
       const result = await this.route(call);
       const outcome = auditOutcomeOf(result);
       await audit.complete(outcome, firstErrorCode(result));
+      await auditHostRefusals(audit, result);
       finished(outcome);
       return result;
     } catch (error) {

@@ -93,6 +93,26 @@ export class CallAudit {
     };
   }
 
+  /** Hosts that refused a call without a row (see auditHostRefusals). */
+  async hostsRefused(refusals: ErrorInfo[]): Promise<void> {
+    if (this.audited) return;
+    const { options } = this;
+    await options.refusals.record({
+      identity: options.identity,
+      tool: options.tool,
+      action: options.action.id,
+      level: options.action.level,
+      targets: refusals.map((error) => error.host as string),
+      targetIds: refusals.flatMap((error) => options.registry.find(error.host as string)?.id ?? []),
+      arguments: this.arguments_,
+      errorCode: 'forbidden',
+      reason: refusals
+        .map((error) => `${error.host} refused: ${error.message}`)
+        .join('; ')
+        .slice(0, 500),
+    });
+  }
+
   /** A call refused before it went out: changes, and any grant refusal, reach the refusal audit. */
   async refused(failure: FleetError): Promise<void> {
     const { options } = this;
@@ -107,6 +127,17 @@ export class CallAudit {
       reason: failure.message.slice(0, 500),
     });
   }
+}
+
+/**
+ * Hosts that refused a read no audit row covers (an allow-list of the
+ * operator on the agent's host, such as --log-paths): they reach the refusal
+ * audit with the call's arguments, which name what was asked for, and each
+ * host's reason, which names what it resolved to.
+ */
+export async function auditHostRefusals(audit: CallAudit, result: { structured: Record<string, unknown> }): Promise<void> {
+  const refusals = ((result.structured.errors ?? []) as ErrorInfo[]).filter((error) => error.code === 'forbidden' && error.host);
+  if (refusals.length) await audit.hostsRefused(refusals);
 }
 
 export function lateNote(host: string, errorCode: string | undefined, durationMs: number, timeoutMs: number): string {
