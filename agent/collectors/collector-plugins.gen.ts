@@ -4,6 +4,7 @@ import { backupPlugin } from './backup/backup-plugin.ts';
 import { checkupPlugin } from './checkup/checkup-plugin.ts';
 import { dockerPlugin } from './docker/docker-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
+import { logsPlugin } from './logs/logs-plugin.ts';
 import { networkPlugin } from './network/network-plugin.ts';
 import { packagesPlugin } from './packages/packages-plugin.ts';
 import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
@@ -19,6 +20,7 @@ export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   checkupPlugin,
   dockerPlugin,
   installPlugin,
+  logsPlugin,
   networkPlugin,
   packagesPlugin,
   proxmoxPlugin,

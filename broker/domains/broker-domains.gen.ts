@@ -3,6 +3,7 @@ import type { BrokerDomain } from './broker-domain.ts';
 import { checkupBroker } from './checkup/checkup-broker.ts';
 import { dockerBroker } from './docker/docker-broker.ts';
 import { fleetBroker } from './fleet/fleet-broker.ts';
+import { logsBroker } from './logs/logs-broker.ts';
 import { networkBroker } from './network/network-broker.ts';
 import { notifyBroker } from './notify/notify-broker.ts';
 import { packagesBroker } from './packages/packages-broker.ts';
@@ -18,6 +19,7 @@ export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [
   checkupBroker,
   dockerBroker,
   fleetBroker,
+  logsBroker,
   networkBroker,
   notifyBroker,
   packagesBroker,

@@ -5,6 +5,7 @@ import { checkupDomain } from './checkup/checkup-domain.ts';
 import { dockerDomain } from './docker/docker-domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
 import { installDomain } from './install/install-domain.ts';
+import { logsDomain } from './logs/logs-domain.ts';
 import { networkDomain } from './network/network-domain.ts';
 import { notifyDomain } from './notify/notify-domain.ts';
 import { packagesDomain } from './packages/packages-domain.ts';
@@ -23,6 +24,7 @@ export const DOMAIN_FOLDERS = [
   dockerDomain,
   fleetDomain,
   installDomain,
+  logsDomain,
   networkDomain,
   notifyDomain,
   packagesDomain,
