@@ -16,8 +16,7 @@ export const packageList = defineAction({
   runsOn: 'host',
   collector: 'packages',
   title: 'Installed packages',
-  description:
-    "Packages installed on each host, from its own dpkg, rpm or apk database; older_than compares by that ecosystem's version order (which hosts have openssl older than 3.0.15).",
+  description: "Installed packages, from each host's dpkg, rpm or apk database; older_than compares in that ecosystem's version order.",
   input: z
     .object({
       name: z.string().min(1).max(128).optional().describe('Exact name, or a part of it with *.'),
@@ -45,8 +44,7 @@ export const packageUpdates = defineAction({
   runsOn: 'host',
   collector: 'packages',
   title: 'Pending updates',
-  description:
-    'Upgradable packages of each host from the index files it already has (no download), security ones marked; whether it needs a reboot; how old its metadata is.',
+  description: 'Upgradable packages from the index files each host has (no download), security marked; reboot needed; metadata age.',
   input: z
     .object({
       name: z.string().min(1).max(128).optional().describe('Exact name, or a part of it with *.'),

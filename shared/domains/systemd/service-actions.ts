@@ -95,7 +95,7 @@ export const serviceStart = defineAction({
   tool: 'service_start',
   risk: 'write',
   title: 'Start a service',
-  description: "Starts a systemd unit and waits for systemd's job: the answer says how it ended and the unit's state.",
+  description: "Starts a systemd unit and waits for its job: how it ended and the unit's state.",
   idempotent: true,
   related: ['systemd.service_status'],
 });
@@ -106,7 +106,7 @@ export const serviceRestart = defineAction({
   tool: 'service_restart',
   risk: 'write',
   title: 'Restart a service',
-  description: "Restarts a systemd unit (starts it if stopped) and waits for systemd's job; a failed job is answered with the unit's state.",
+  description: "Restarts a systemd unit (starts it if stopped) and waits for its job: how it ended and the unit's state.",
   related: ['systemd.service_status'],
 });
 
@@ -116,7 +116,7 @@ export const serviceStop = defineAction({
   tool: 'service_stop',
   risk: 'destructive',
   title: 'Stop a service',
-  description: 'Stops a systemd unit and waits for it: what it serves goes down until started again.',
+  description: 'Stops a systemd unit and waits for its job: what it serves is down until started.',
   idempotent: true,
   related: ['systemd.service_start'],
 });
