@@ -269,4 +269,25 @@ describe('systemd on a host, instead of SSH', () => {
     const security = await call(reader, 'package_updates', { host: 'sd-inside', security: true });
     expect((security.structuredContent.updates as { name: string }[]).map((u) => u.name)).toEqual(['openssl']);
   });
+
+  it('has the doctor warn of the failed units, the reboot waited for and the security updates left, on the host and from a container', async () => {
+    for (const name of ['sd-inside', 'sd-outside']) {
+      const answer = await call(reader, 'doctor', { host: name });
+      expect(answer.isError, text(answer)).toBeFalsy();
+      const { findings, checks } = answer.structuredContent as { findings: { check: string; subject: string; action: string }[]; checks: string[] };
+      expect(checks).toEqual(expect.arrayContaining(['failed_units', 'reboot_required', 'security_updates']));
+      expect(findings.map((f) => [f.check, f.subject])).toEqual(
+        expect.arrayContaining([
+          ['failed_units', 'fm-broken.service'],
+          ['reboot_required', 'reboot'],
+          ['security_updates', 'security updates'],
+        ]),
+      );
+      expect(findings.find((f) => f.check === 'failed_units')?.action).toContain('service_status with name fm-broken.service');
+    }
+    // A host without systemd or apt lists runs neither check and fails none.
+    const plain = (await call(reader, 'doctor', { host: 'plain' })).structuredContent as { checks: string[]; failed_collectors?: string[] };
+    expect(plain.checks).not.toContain('failed_units');
+    expect(plain.failed_collectors ?? []).not.toContain('systemd');
+  });
 });
