@@ -107,7 +107,7 @@ export class JournalReader {
     if (absent) {
       throw new FleetError('collector_unavailable', absent, {
         collector: 'systemd',
-        hint: "In a container, mount the host's /var/log/journal read-only and pass --journal-dir (the Helm chart and docker-compose.yml can).",
+        hint: "In a container, mount the host's /var/log/journal read-only and pass --journal-dir.",
       });
     }
     const child = spawn(this.source.journalctl, journalctlArgs(this.source, filter, limit), {

@@ -1,6 +1,6 @@
 import type { FlagSpecs } from '../../options/command-line.ts';
 
-/** Where the system bus listens on a systemd host, and where docker-compose.yml and the Helm chart mount the host's. */
+/** Where the system bus listens on a systemd host; an agent in a container gets the host's mounted at the same path. */
 export const DEFAULT_SYSTEM_BUS_SOCKET = '/run/dbus/system_bus_socket';
 
 /** The `fleetmesh agent` flags of the systemd collector (resolved in systemd-options.ts). */
