@@ -290,4 +290,16 @@ describe('systemd on a host, instead of SSH', () => {
     expect(plain.checks).not.toContain('failed_units');
     expect(plain.failed_collectors ?? []).not.toContain('systemd');
   });
+
+  it('has the report put a failed unit among what needs attention, with service_status to run next', async () => {
+    const answer = await call(admin, 'report', { host: 'sd-inside', no_save: true });
+    expect(answer.isError, text(answer)).toBeFalsy();
+    expect(answer.structuredContent).toMatchObject({
+      status: expect.stringMatching(/^(warning|critical)$/),
+      needs_attention: expect.arrayContaining([{ kind: 'failed_units', subject: 'fm-broken.service', severity: 'warning', value: null }]),
+      suggested_actions: expect.arrayContaining([
+        expect.objectContaining({ tool: 'service_status', arguments: { host: 'sd-inside', name: 'fm-broken.service' } }),
+      ]),
+    });
+  });
 });

@@ -29,9 +29,14 @@ export interface HostFinding {
   subject: string;
   message: string;
   action: string;
+  /**
+   * Also something that needs attention now, in the host's report (a failed
+   * unit), with the call to run next; a finding without it is the doctor's alone.
+   */
+  attention?: { tool: string; arguments: Record<string, string | number | boolean> };
 }
 
-/** A domain's checks in the doctor. */
+/** A domain's checks in the doctor (and, for the findings that say so, the report). */
 export interface DoctorPart {
   /** The names of its checks, listed in the doctor's `checks` when they ran. */
   readonly checks: readonly string[];

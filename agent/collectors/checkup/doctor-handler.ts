@@ -157,7 +157,8 @@ export function createDoctorHandler(calls: LocalCalls, backupDir: string): Actio
       const host: CheckedHost = { facts: info.payload.facts, collectors: info.payload.collectors, run: (action, input) => calls.run(action, input, context) };
       for (const examined of await Promise.all(DOCTOR_PARTS.map(async (part) => ({ part, ...(await part.examine(host)) })))) {
         if (examined.ran) checks.push(...examined.part.checks);
-        findings.push(...(examined.findings as Finding[]));
+        // The report's part of a finding is not the doctor's.
+        findings.push(...examined.findings.map(({ attention: _report, ...finding }) => finding as Finding));
         failed.push(...(examined.failed ?? []));
       }
     }

@@ -20,6 +20,7 @@ export const failedUnitsCheck: DoctorPart = {
         subject: unit.name,
         message: `systemd unit ${unit.name} has failed (${unit.sub_state})`,
         action: `service_status with name ${unit.name} shows why (its last journal lines); service_restart starts it again.`,
+        attention: { tool: 'service_status', arguments: { name: unit.name } },
       }),
     );
     const more = answer.payload.units.length - MAX_LISTED;
