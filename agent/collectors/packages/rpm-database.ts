@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { InstalledPackage } from './installed-package.ts';
 
@@ -11,7 +14,30 @@ const QUERY_FORMAT = '%{NAME}\\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\\t%
  * with `--dbpath`: the one reader of every backend rpm has used. An agent in a
  * container without rpm says so.
  */
-export function readRpmDatabase(dbPath: string, rpm = 'rpm'): Promise<InstalledPackage[]> {
+export async function readRpmDatabase(dbPath: string, rpm = 'rpm'): Promise<InstalledPackage[]> {
+  try {
+    return await query(dbPath, rpm);
+  } catch (error) {
+    if (!(error instanceof FleetError) || error.code !== 'collector_failed') throw error;
+    // rpm opens its sqlite database for writing (its journal files beside it), which a read-only mount of the
+    // host's root refuses: a copy in a folder of the agent's own is read instead.
+    return readCopy(dbPath, rpm);
+  }
+}
+
+async function readCopy(dbPath: string, rpm: string): Promise<InstalledPackage[]> {
+  const copy = await mkdtemp(join(tmpdir(), 'fleetmesh-rpmdb-'));
+  try {
+    for (const entry of await readdir(dbPath, { withFileTypes: true })) {
+      if (entry.isFile()) await copyFile(join(dbPath, entry.name), join(copy, entry.name));
+    }
+    return await query(copy, rpm);
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
+function query(dbPath: string, rpm: string): Promise<InstalledPackage[]> {
   return new Promise((resolve, reject) => {
     execFile(
       rpm,
