@@ -2,7 +2,7 @@ import type { PackageInventory } from '../../../shared/domains/packages/package-
 import type { ResourceType } from '../../../shared/domains/resource-types.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import type { IndexContext, Indexer } from '../../index/indexer.ts';
-import { type Digest, type Resource, type RowFilter, wantsType } from '../../index/resource.ts';
+import type { Digest, Resource, RowFilter } from '../../index/resource.ts';
 
 /** The packages domain's resource type: a host's installed package, named HOST/NAME by grants. */
 export const PACKAGE: ResourceType = 'package';
@@ -25,8 +25,12 @@ export class PackageIndexer implements Indexer {
     this.hosts.delete(hostId);
   }
 
+  /**
+   * Only when the type is asked for (find type=package, describe): a host has
+   * hundreds of packages, which would drown every other match of a find by name.
+   */
   rows(filter: RowFilter, hosts: ReadonlyMap<string, Host>): Resource[] {
-    if (!wantsType(filter, PACKAGE)) return [];
+    if (!filter.types?.has(PACKAGE)) return [];
     return [...this.hosts].flatMap(([hostId, inventory]) => {
       const host = hosts.get(hostId);
       if (!host) return [];
