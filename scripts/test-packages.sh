@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # What the test suite needs from the system besides npm packages: the docker,
 # swarm and sandbox tests start a private Docker engine and import a busybox
-# image; the compose tests run Debian's docker-compose; the rollout tests push
-# to and pull from a private docker-registry whose logins are an htpasswd file
-# of bcrypt entries (apache2-utils' htpasswd writes it); the broker cluster
-# tests start a private PostgreSQL and a private nats-server; the console and
-# widget tests drive Debian's Chromium through playwright-core; the chart test
-# renders the chart with Go's text/template (Debian's golang-go). Installed when missing
+# image; the systemd and package tests boot systemd in a Debian rootfs that
+# mmdebstrap builds, and read an rpm database with rpm; the compose tests run
+# Debian's docker-compose; the rollout tests push to and pull from a private
+# docker-registry whose logins are an htpasswd file of bcrypt entries
+# (apache2-utils' htpasswd writes it); the broker cluster tests start a private
+# PostgreSQL and a private nats-server; the console and widget tests drive
+# Debian's Chromium through playwright-core; the chart test renders the chart
+# with Go's text/template (Debian's golang-go). Installed when missing
 # (as root, with apt-get); otherwise the missing ones are named and the suite's
 # harness says which tests cannot run. Run by `npm test` (pretest) and .ci/run.
 set -euo pipefail
@@ -19,6 +21,8 @@ command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptabl
 [ -x /usr/bin/docker-compose ] || packages+=(docker-compose)
 [ -x /usr/bin/docker-registry ] || packages+=(docker-registry)
 [ -x /usr/bin/htpasswd ] || packages+=(apache2-utils)
+command -v mmdebstrap >/dev/null || packages+=(mmdebstrap)
+command -v rpm >/dev/null || packages+=(rpm)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || packages+=(nats-server)
 [ -x /usr/bin/chromium ] || packages+=(chromium)

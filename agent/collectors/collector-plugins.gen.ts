@@ -6,12 +6,15 @@ import { commandsPlugin } from './commands/commands-plugin.ts';
 import { dockerPlugin } from './docker/docker-plugin.ts';
 import { filesPlugin } from './files/files-plugin.ts';
 import { installPlugin } from './install/install-plugin.ts';
+import { logsPlugin } from './logs/logs-plugin.ts';
 import { networkPlugin } from './network/network-plugin.ts';
+import { packagesPlugin } from './packages/packages-plugin.ts';
 import { proxmoxPlugin } from './proxmox/proxmox-plugin.ts';
 import { rolloutPlugin } from './rollout/rollout-plugin.ts';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.ts';
 import { swarmPlugin } from './swarm/swarm-plugin.ts';
 import { systemPlugin } from './system/system-plugin.ts';
+import { systemdPlugin } from './systemd/systemd-plugin.ts';
 import { watchPlugin } from './watch/watch-plugin.ts';
 
 /** Every folder of agent/collectors/, each the collector of the domain of the same name. */
@@ -22,11 +25,14 @@ export const COLLECTOR_PLUGINS: readonly CollectorPlugin[] = [
   dockerPlugin,
   filesPlugin,
   installPlugin,
+  logsPlugin,
   networkPlugin,
+  packagesPlugin,
   proxmoxPlugin,
   rolloutPlugin,
   sandboxPlugin,
   swarmPlugin,
   systemPlugin,
+  systemdPlugin,
   watchPlugin,
 ];

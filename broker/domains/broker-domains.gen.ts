@@ -3,12 +3,15 @@ import type { BrokerDomain } from './broker-domain.ts';
 import { checkupBroker } from './checkup/checkup-broker.ts';
 import { dockerBroker } from './docker/docker-broker.ts';
 import { fleetBroker } from './fleet/fleet-broker.ts';
+import { logsBroker } from './logs/logs-broker.ts';
 import { networkBroker } from './network/network-broker.ts';
 import { notifyBroker } from './notify/notify-broker.ts';
+import { packagesBroker } from './packages/packages-broker.ts';
 import { proxmoxBroker } from './proxmox/proxmox-broker.ts';
 import { sandboxBroker } from './sandbox/sandbox-broker.ts';
 import { swarmBroker } from './swarm/swarm-broker.ts';
 import { systemBroker } from './system/system-broker.ts';
+import { systemdBroker } from './systemd/systemd-broker.ts';
 import { watchBroker } from './watch/watch-broker.ts';
 
 /** Every folder of broker/domains/, each the broker half of the domain of the same name. */
@@ -16,11 +19,14 @@ export const BROKER_DOMAIN_FOLDERS: readonly BrokerDomain[] = [
   checkupBroker,
   dockerBroker,
   fleetBroker,
+  logsBroker,
   networkBroker,
   notifyBroker,
+  packagesBroker,
   proxmoxBroker,
   sandboxBroker,
   swarmBroker,
   systemBroker,
+  systemdBroker,
   watchBroker,
 ];

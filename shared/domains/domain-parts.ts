@@ -17,6 +17,36 @@ export interface DomainParts {
   readonly trust?: readonly TrustCheck[];
   /** Its part of a host's inventory (inventory_scan, inventory_export). */
   readonly inventory?: InventoryPart;
+  /** Its checks of a host for the doctor (a failed unit, a reboot waited for), run on the agent through the host's own actions. */
+  readonly doctor?: DoctorPart;
+}
+
+/** One finding of the doctor on a host: what it is about, what is wrong, and the call that helps. */
+export interface HostFinding {
+  check: string;
+  severity: 'info' | 'warning' | 'critical';
+  category: string;
+  subject: string;
+  message: string;
+  action: string;
+  /**
+   * Also something that needs attention now, in the host's report (a failed
+   * unit), with the call to run next; a finding without it is the doctor's alone.
+   */
+  attention?: { tool: string; arguments: Record<string, string | number | boolean> };
+}
+
+/** A domain's checks in the doctor (and, for the findings that say so, the report). */
+export interface DoctorPart {
+  /** The names of its checks, listed in the doctor's `checks` when they ran. */
+  readonly checks: readonly string[];
+  /** The categories its findings use. */
+  readonly categories: readonly string[];
+  /**
+   * Its findings on one host. A host without the domain's collector gives none
+   * and no check ran (absent); one whose collector did not answer names it in `failed`.
+   */
+  examine(host: CheckedHost): Promise<{ ran: boolean; findings: HostFinding[]; failed?: string[] }>;
 }
 
 /** What an agent states of its host (its Hello facts). */

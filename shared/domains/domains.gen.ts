@@ -7,13 +7,16 @@ import { dockerDomain } from './docker/docker-domain.ts';
 import { filesDomain } from './files/files-domain.ts';
 import { fleetDomain } from './fleet/fleet-domain.ts';
 import { installDomain } from './install/install-domain.ts';
+import { logsDomain } from './logs/logs-domain.ts';
 import { networkDomain } from './network/network-domain.ts';
 import { notifyDomain } from './notify/notify-domain.ts';
+import { packagesDomain } from './packages/packages-domain.ts';
 import { proxmoxDomain } from './proxmox/proxmox-domain.ts';
 import { rolloutDomain } from './rollout/rollout-domain.ts';
 import { sandboxDomain } from './sandbox/sandbox-domain.ts';
 import { swarmDomain } from './swarm/swarm-domain.ts';
 import { systemDomain } from './system/system-domain.ts';
+import { systemdDomain } from './systemd/systemd-domain.ts';
 import { watchDomain } from './watch/watch-domain.ts';
 
 /** Every folder of shared/domains/, each declaring one domain. */
@@ -26,12 +29,15 @@ export const DOMAIN_FOLDERS = [
   filesDomain,
   fleetDomain,
   installDomain,
+  logsDomain,
   networkDomain,
   notifyDomain,
+  packagesDomain,
   proxmoxDomain,
   rolloutDomain,
   sandboxDomain,
   swarmDomain,
   systemDomain,
+  systemdDomain,
   watchDomain,
 ] as const;

@@ -1,4 +1,4 @@
-import type { InventoryPart, TrustCheck } from './domain-parts.ts';
+import type { DoctorPart, InventoryPart, TrustCheck } from './domain-parts.ts';
 import { PART_FOLDERS } from './parts.gen.ts';
 
 /** Every verification a domain's collector setup may skip, in the order of the parts files. */
@@ -6,3 +6,6 @@ export const TRUST_CHECKS: readonly TrustCheck[] = PART_FOLDERS.flatMap((parts):
 
 /** Every domain's part of a host's inventory, in the order of the parts files. */
 export const INVENTORY_PARTS: readonly InventoryPart[] = PART_FOLDERS.flatMap((parts) => ('inventory' in parts ? [parts.inventory] : []));
+
+/** Every domain's checks in the doctor, in the order of the parts files. */
+export const DOCTOR_PARTS: readonly DoctorPart[] = PART_FOLDERS.flatMap((parts) => ('doctor' in parts ? [parts.doctor] : []));

@@ -3,7 +3,8 @@ import type { ActionOutput } from '../../../shared/catalog/action.ts';
 import { agentInfo } from '../../../shared/domains/agent/agent-actions.ts';
 import type { doctor, findingShape } from '../../../shared/domains/checkup/doctor-action.ts';
 import { dockerInspect, dockerList } from '../../../shared/domains/docker/docker-actions.ts';
-import { TRUST_CHECKS } from '../../../shared/domains/parts.ts';
+import type { CheckedHost } from '../../../shared/domains/domain-parts.ts';
+import { DOCTOR_PARTS, TRUST_CHECKS } from '../../../shared/domains/parts.ts';
 import type { ActionHandler, CallContext } from '../../dispatcher/dispatcher.ts';
 import { type BackupState, backupState } from './backup-age.ts';
 import type { LocalCalls } from './local-calls.ts';
@@ -147,10 +148,19 @@ export function createDoctorHandler(calls: LocalCalls, backupDir: string): Actio
     const [info, containers] = await Promise.all([calls.run(agentInfo, {}, context), containerFindings(calls, context)]);
     const checks = ['docker_socket_mount', 'public_port', 'backup_age'];
     const findings = [...containers.findings, ...backupFindings(backupState(backupDir), params.backup_max_age_hours ?? DEFAULT_BACKUP_MAX_AGE_HOURS, now)];
+    const failed = containers.answered ? [] : ['docker'];
     if (info.payload) {
       checks.push('collector_available', 'certificate_expiry', ...TRUST_CHECKS.map((check) => check.check));
       if (info.payload.collectors.some((c) => c.name === 'watch')) checks.push('watchers_blind');
       findings.push(...agentFindings(info.payload, now));
+      // What the domains declare they check on a host, through its own actions.
+      const host: CheckedHost = { facts: info.payload.facts, collectors: info.payload.collectors, run: (action, input) => calls.run(action, input, context) };
+      for (const examined of await Promise.all(DOCTOR_PARTS.map(async (part) => ({ part, ...(await part.examine(host)) })))) {
+        if (examined.ran) checks.push(...examined.part.checks);
+        // The report's part of a finding is not the doctor's.
+        findings.push(...examined.findings.map(({ attention: _report, ...finding }) => finding as Finding));
+        failed.push(...(examined.failed ?? []));
+      }
     }
     const critical = findings.filter((f) => f.severity === 'critical').length;
     const warnings = findings.filter((f) => f.severity === 'warning').length;
@@ -164,7 +174,7 @@ export function createDoctorHandler(calls: LocalCalls, backupDir: string): Actio
         findings: findings.sort((a, b) => rank[a.severity] - rank[b.severity]),
         checks,
       },
-      failedCollectors: containers.answered ? [] : ['docker'],
+      failedCollectors: failed,
     };
   };
 }

@@ -2,6 +2,8 @@ import type { ActionOutput } from '../../../shared/catalog/action.ts';
 import { agentInfo } from '../../../shared/domains/agent/agent-actions.ts';
 import type { report } from '../../../shared/domains/checkup/report-action.ts';
 import { dockerList } from '../../../shared/domains/docker/docker-actions.ts';
+import type { CheckedHost } from '../../../shared/domains/domain-parts.ts';
+import { DOCTOR_PARTS } from '../../../shared/domains/parts.ts';
 import { reachableSockets } from '../../../shared/domains/system/reachable-sockets.ts';
 import { openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import type { ActionHandler } from '../../dispatcher/dispatcher.ts';
@@ -64,6 +66,22 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
     const changes = compareSnapshots(previous, snapshot);
     const attention = needsAttention(snapshot);
     const host = info.payload?.name ?? '';
+    const suggested = host ? suggestActions(host, attention, changes) : [];
+    // What the domains' doctor checks say needs attention now (a failed unit), with the call to run next.
+    if (info.payload) {
+      const checked: CheckedHost = {
+        facts: info.payload.facts,
+        collectors: info.payload.collectors,
+        run: (action, input) => calls.run(action, input, context),
+      };
+      for (const examined of await Promise.all(DOCTOR_PARTS.map((part) => part.examine(checked)))) {
+        for (const finding of examined.findings) {
+          if (!finding.attention || finding.severity === 'info') continue;
+          attention.push({ kind: finding.check as (typeof attention)[number]['kind'], subject: finding.subject, severity: finding.severity, value: null });
+          if (host) suggested.push({ tool: finding.attention.tool, arguments: { host, ...finding.attention.arguments }, reason: finding.message });
+        }
+      }
+    }
     const save = params.no_save !== true;
     const kept = save ? store.save(snapshot, params.keep ?? DEFAULT_KEEP) : store.count();
     const running = snapshot.containers?.filter((c) => c.state === 'running').length ?? null;
@@ -74,7 +92,7 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
         changed: anythingChanged(changes),
         needs_attention: attention,
         notable_changes: changes,
-        suggested_actions: host ? suggestActions(host, attention, changes) : [],
+        suggested_actions: suggested,
         containers_running: running,
         containers_total: snapshot.containers?.length ?? null,
         previous_at_unix_ms: previous?.taken_at_unix_ms ?? null,

@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-import { TRUST_CHECKS } from '../parts.ts';
+import { DOCTOR_PARTS, TRUST_CHECKS } from '../parts.ts';
 
-/** What a finding is about: a vocabulary, to branch on (and the category of each trust check a domain declares). */
+/** What a finding is about: a vocabulary, to branch on (and the categories of the trust checks and doctor checks domains declare). */
 const FINDING_CATEGORIES = [
-  ...new Set(['security', 'exposure', 'backup', 'collectors', 'certificate', 'watch', 'resources', ...TRUST_CHECKS.map((check) => check.category)]),
+  ...new Set([
+    'security',
+    'exposure',
+    'backup',
+    'collectors',
+    'certificate',
+    'watch',
+    'resources',
+    ...TRUST_CHECKS.map((check) => check.category),
+    ...DOCTOR_PARTS.flatMap((part) => part.categories),
+  ]),
 ] as [string, ...string[]];
 
 export const findingShape = z.object({

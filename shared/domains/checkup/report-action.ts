@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { DOCTOR_PARTS } from '../parts.ts';
 
 /** What changed since the previous snapshot: a vocabulary, to branch on. */
 const CHANGE_KINDS = [
@@ -23,7 +24,17 @@ export const notableChangeShape = z.object({
 });
 
 export const attentionShape = z.object({
-  kind: z.enum(['container_down', 'container_unhealthy', 'container_restarting', 'disk_full', 'memory_high', 'cpu_high', 'zombie_processes']),
+  // The domains' doctor checks may add what needs attention too (a failed unit), under their check's name.
+  kind: z.enum([
+    'container_down',
+    'container_unhealthy',
+    'container_restarting',
+    'disk_full',
+    'memory_high',
+    'cpu_high',
+    'zombie_processes',
+    ...DOCTOR_PARTS.flatMap((part) => part.checks),
+  ]),
   subject: z.string(),
   severity: z.enum(['warning', 'critical']),
   value: z.number().nullable().describe('The figure behind it (a percentage, a restart or zombie count), when there is one.'),
