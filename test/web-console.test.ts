@@ -200,7 +200,21 @@ describe('the web console in Chromium', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('console-admin');
     expect(await row.textContent()).toContain('wc-manager');
+    // Newest first, and the header's arrow says so; each call shows how long it took.
+    expect(await page.getAttribute('.page.audit th[aria-sort]', 'aria-sort')).toBe('descending');
+    expect(await row.locator('td').nth(1).textContent()).toMatch(/^\d+(\.\d)? (ms|s)$|^\d+ min/);
     await screenshot(page, 'console-audit');
+    // Filters are applied by the broker: a tool and an outcome keep the stop; an identity nobody has leaves nothing.
+    await page.selectOption('.page.audit select[name="tool"]', 'docker_stop');
+    await page.selectOption('.page.audit select[name="outcome"]', 'ok');
+    await page.waitForFunction(() => [...document.querySelectorAll('.page.audit tbody tr td:nth-child(4)')].every((td) => td.textContent === 'docker_stop'));
+    expect(await page.locator('.page.audit tbody tr', { hasText: 'docker_stop' }).count()).toBeGreaterThan(0);
+    await page.selectOption('.page.audit select[name="range"]', '1');
+    await page.fill('.page.audit input[name="identity"]', 'no-such-identity');
+    await page.waitForSelector('.page.audit td.empty:has-text("No audit row matches.")');
+    // The whole row can be read: the table scrolls inside its frame rather than cutting the reason off.
+    const frame = await page.$eval('.page.audit .table-frame', (el) => getComputedStyle(el).overflowX);
+    expect(frame).toBe('auto');
   });
 
   it('refuses a cross-origin POST and a POST without the CSRF token', async () => {

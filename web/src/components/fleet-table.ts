@@ -19,6 +19,8 @@ export interface FleetTableOptions<Row> {
   rowKey: (row: Row) => string;
   onOpen?: (row: Row) => void;
   sortBy?: string;
+  /** Whether the first sort is descending (newest first, say), so the arrow shows the order the rows are in. */
+  sortDescending?: boolean;
   empty?: string;
 }
 
@@ -41,6 +43,7 @@ export class FleetTable<Row> {
 
   constructor(private readonly options: FleetTableOptions<Row>) {
     this.sortKey = options.sortBy ?? options.columns[0]?.key ?? '';
+    this.descending = options.sortDescending ?? false;
     this.element = h('table', { class: 'fleet-table' }, h('thead', {}, this.head), this.body);
     this.renderHead();
   }
