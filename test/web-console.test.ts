@@ -183,6 +183,31 @@ describe('the web console in Chromium', () => {
     await screenshot(page, 'console-swarm');
   });
 
+  it('searches the fleet from any page with the keyboard: / to focus, results by type, arrows and Enter open the object', async () => {
+    await page.goto(`${consoleUrl}#/recommendations`);
+    await page.waitForSelector('.page');
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('search the fleet');
+    await page.keyboard.type('wc-');
+    await page.waitForSelector('.search-group[aria-label="containers"] .search-option[data-name="wc-victim"]');
+    await page.waitForSelector('.search-group[aria-label="hosts"] .search-option[data-name="wc-manager"]');
+    await screenshot(page, 'console-search');
+    // Down until the container is the active option, then Enter.
+    for (let i = 0; i < 20; i++) {
+      if ((await page.getAttribute('.search-option.active', 'data-name')) === 'wc-victim') break;
+      await page.keyboard.press('ArrowDown');
+    }
+    expect(await page.getAttribute('.search-option.active', 'data-name')).toBe('wc-victim');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.page.object[data-type="container"] .object-name:has-text("wc-victim")');
+    expect(page.url()).toContain('#/object/container/');
+    expect(await page.textContent('.page.object')).toMatch(/running|exited/);
+    // Its host is a link to the host's page.
+    await page.click('.page.object .object-state a');
+    await page.waitForSelector('.page.host');
+    expect(page.url()).toContain('#/host/wc-manager');
+  });
+
   it('asks to confirm a destructive action, then shows it in the audit log', async () => {
     await page.goto(`${consoleUrl}#/host/wc-manager`);
     await page.click('tr[data-key="wc-victim"]');
