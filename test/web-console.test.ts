@@ -210,7 +210,14 @@ describe('the web console in Chromium', () => {
 
   it('asks to confirm a destructive action, then shows it in the audit log', async () => {
     await page.goto(`${consoleUrl}#/host/wc-manager`);
+    // A running container shows its figures, and offers what its state allows: restart and stop, not start.
+    const victimRow = page.locator('tr[data-key="wc-victim"]');
+    await victimRow.waitFor();
+    await page.waitForFunction(() => /\d+\.\d %/.test(document.querySelector('tr[data-key="wc-victim"]')?.textContent ?? ''));
+    expect(await victimRow.textContent()).toMatch(/of \d/);
     await page.click('tr[data-key="wc-victim"]');
+    await page.waitForSelector('button[data-tool="docker_restart"]');
+    expect(await page.locator('button[data-tool="docker_start"]').count()).toBe(0);
     await page.click('button[data-tool="docker_stop"]');
     const dialog = page.locator('dialog.confirm-dialog');
     await dialog.waitFor();
@@ -219,6 +226,10 @@ describe('the web console in Chromium', () => {
     await page.click('dialog.confirm-dialog button[data-action="confirm"]');
     await page.waitForSelector('.notice.ok:has-text("docker_stop: done")');
     expect((await docker.getContainer('wc-victim').inspect()).State.Running).toBe(false);
+    // The new state shows where the actions are, and the actions follow it.
+    await page.waitForSelector('.action-outcome[data-state="exited"]:has-text("wc-victim is exited")');
+    await page.waitForSelector('button[data-tool="docker_start"]');
+    expect(await page.locator('button[data-tool="docker_stop"]').count()).toBe(0);
 
     await page.goto(`${consoleUrl}#/audit`);
     const row = page.locator('.page.audit tr', { hasText: 'docker_stop' }).first();

@@ -76,7 +76,7 @@ function start(me: Me): void {
       if (answer.error?.code === 'confirm_required') {
         if (!(await confirmDialog(tool, answer.error.message, answer.targets ?? []))) {
           show(`${tool}: cancelled, nothing was changed.`, 'ok');
-          return false;
+          return undefined;
         }
         answer = await api.call(tool, { ...args, confirm: true });
       }
@@ -84,7 +84,7 @@ function start(me: Me): void {
       else show(`${tool}: done${answer.is_error ? ' with errors' : ''}.`, answer.is_error ? 'error' : 'ok');
       // Whatever it changed shows at once, not only when the broker's change notice comes.
       void refresh(['fleet://index']);
-      return !answer.error;
+      return answer;
     },
   };
 
