@@ -78,7 +78,7 @@ export class SearchBox {
 
   private render(empty: string, counts: Record<string, number>): void {
     const groups = new Map<string, { found: Found; index: number }[]>();
-    this.results.forEach((found, index) => groups.set(found.type, [...(groups.get(found.type) ?? []), { found, index }]));
+    for (const [index, found] of this.results.entries()) groups.set(found.type, [...(groups.get(found.type) ?? []), { found, index }]);
     replace(
       this.list,
       groups.size === 0
