@@ -183,9 +183,41 @@ describe('the web console in Chromium', () => {
     await screenshot(page, 'console-swarm');
   });
 
+  it('searches the fleet from any page with the keyboard: / to focus, results by type, arrows and Enter open the object', async () => {
+    await page.goto(`${consoleUrl}#/recommendations`);
+    await page.waitForSelector('.page');
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('search the fleet');
+    await page.keyboard.type('wc-');
+    await page.waitForSelector('.search-group[aria-label="containers"] .search-option[data-name="wc-victim"]');
+    await page.waitForSelector('.search-group[aria-label="hosts"] .search-option[data-name="wc-manager"]');
+    await screenshot(page, 'console-search');
+    // Down until the container is the active option, then Enter.
+    for (let i = 0; i < 20; i++) {
+      if ((await page.getAttribute('.search-option.active', 'data-name')) === 'wc-victim') break;
+      await page.keyboard.press('ArrowDown');
+    }
+    expect(await page.getAttribute('.search-option.active', 'data-name')).toBe('wc-victim');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.page.object[data-type="container"] .object-name:has-text("wc-victim")');
+    expect(page.url()).toContain('#/object/container/');
+    expect(await page.textContent('.page.object')).toMatch(/running|exited/);
+    // Its host is a link to the host's page.
+    await page.click('.page.object .object-state a');
+    await page.waitForSelector('.page.host');
+    expect(page.url()).toContain('#/host/wc-manager');
+  });
+
   it('asks to confirm a destructive action, then shows it in the audit log', async () => {
     await page.goto(`${consoleUrl}#/host/wc-manager`);
+    // A running container shows its figures, and offers what its state allows: restart and stop, not start.
+    const victimRow = page.locator('tr[data-key="wc-victim"]');
+    await victimRow.waitFor();
+    await page.waitForFunction(() => /\d+\.\d %/.test(document.querySelector('tr[data-key="wc-victim"]')?.textContent ?? ''));
+    expect(await victimRow.textContent()).toMatch(/of \d/);
     await page.click('tr[data-key="wc-victim"]');
+    await page.waitForSelector('button[data-tool="docker_restart"]');
+    expect(await page.locator('button[data-tool="docker_start"]').count()).toBe(0);
     await page.click('button[data-tool="docker_stop"]');
     const dialog = page.locator('dialog.confirm-dialog');
     await dialog.waitFor();
@@ -194,13 +226,31 @@ describe('the web console in Chromium', () => {
     await page.click('dialog.confirm-dialog button[data-action="confirm"]');
     await page.waitForSelector('.notice.ok:has-text("docker_stop: done")');
     expect((await docker.getContainer('wc-victim').inspect()).State.Running).toBe(false);
+    // The new state shows where the actions are, and the actions follow it.
+    await page.waitForSelector('.action-outcome[data-state="exited"]:has-text("wc-victim is exited")');
+    await page.waitForSelector('button[data-tool="docker_start"]');
+    expect(await page.locator('button[data-tool="docker_stop"]').count()).toBe(0);
 
     await page.goto(`${consoleUrl}#/audit`);
     const row = page.locator('.page.audit tr', { hasText: 'docker_stop' }).first();
     await row.waitFor();
     expect(await row.textContent()).toContain('console-admin');
     expect(await row.textContent()).toContain('wc-manager');
+    // Newest first, and the header's arrow says so; each call shows how long it took.
+    expect(await page.getAttribute('.page.audit th[aria-sort]', 'aria-sort')).toBe('descending');
+    expect(await row.locator('td').nth(1).textContent()).toMatch(/^\d+(\.\d)? (ms|s)$|^\d+ min/);
     await screenshot(page, 'console-audit');
+    // Filters are applied by the broker: a tool and an outcome keep the stop; an identity nobody has leaves nothing.
+    await page.selectOption('.page.audit select[name="tool"]', 'docker_stop');
+    await page.selectOption('.page.audit select[name="outcome"]', 'ok');
+    await page.waitForFunction(() => [...document.querySelectorAll('.page.audit tbody tr td:nth-child(4)')].every((td) => td.textContent === 'docker_stop'));
+    expect(await page.locator('.page.audit tbody tr', { hasText: 'docker_stop' }).count()).toBeGreaterThan(0);
+    await page.selectOption('.page.audit select[name="range"]', '1');
+    await page.fill('.page.audit input[name="identity"]', 'no-such-identity');
+    await page.waitForSelector('.page.audit td.empty:has-text("No audit row matches.")');
+    // The whole row can be read: the table scrolls inside its frame rather than cutting the reason off.
+    const frame = await page.$eval('.page.audit .table-frame', (el) => getComputedStyle(el).overflowX);
+    expect(frame).toBe('auto');
   });
 
   it('refuses a cross-origin POST and a POST without the CSRF token', async () => {

@@ -202,10 +202,30 @@ export class AuditTable {
     return raw && fromRaw(raw);
   }
 
-  async recent(options: { limit: number; identity?: string; since?: number; refused?: boolean }): Promise<AuditRow[]> {
+  async recent(options: {
+    limit: number;
+    identity?: string;
+    since?: number;
+    until?: number;
+    refused?: boolean;
+    tool?: string;
+    outcome?: AuditOutcome;
+  }): Promise<AuditRow[]> {
     const where: string[] = [];
     const args: SqlValue[] = [];
     if (options.refused) where.push("outcome = 'refused'");
+    if (options.outcome) {
+      where.push('outcome = ?');
+      args.push(options.outcome);
+    }
+    if (options.tool) {
+      where.push('tool = ?');
+      args.push(options.tool);
+    }
+    if (options.until !== undefined) {
+      where.push('started_at < ?');
+      args.push(options.until);
+    }
     if (options.identity) {
       where.push('identity = ?');
       args.push(options.identity);

@@ -12,6 +12,7 @@ import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import { type AuditQuery, auditQuery } from './audit-query.ts';
 import { ChangeStream } from './change-stream.ts';
 import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
@@ -333,14 +334,20 @@ export class WebServer {
     }
   }
 
-  /** The audit log, newest first, for level-3 identities; others are told it does not exist. */
+  /** The audit log, newest first, filtered as asked (audit-query.ts), for level-3 identities; others are told it does not exist. */
   private async audit(res: ServerResponse, session: WebSession, url: URL): Promise<void> {
     if (session.identity.level !== 3) {
       sendError(res, 404, new FleetError('not_found', 'no such console API: GET /api/audit'));
       return;
     }
-    const limit = Math.min(Math.max(Number(url.searchParams.get('limit')) || 100, 1), 1000);
-    sendJson(res, 200, { rows: await this.options.store.audit.recent({ limit }) });
+    let query: AuditQuery;
+    try {
+      query = auditQuery(url);
+    } catch (error) {
+      sendError(res, 400, toFleetError(error));
+      return;
+    }
+    sendJson(res, 200, { rows: await this.options.store.audit.recent(query) });
   }
 
   /**

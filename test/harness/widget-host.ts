@@ -26,10 +26,15 @@ export async function buildWidgetHost(): Promise<string> {
 
 /**
  * A Chromium page acting as an MCP Apps host: tool calls from widgets go to the
- * given MCP client (a real broker). `calls` lists the tools widgets called.
+ * given MCP client (a real broker). `calls` lists the tools widgets called,
+ * `messages` the text widgets put into the conversation (`ui/message`).
  */
-export async function openWidgetHost(page: Page, hostScript: string, client: Client): Promise<{ calls: string[] }> {
+export async function openWidgetHost(page: Page, hostScript: string, client: Client): Promise<{ calls: string[]; messages: string[] }> {
   const calls: string[] = [];
+  const messages: string[] = [];
+  await page.exposeFunction('hostMessage', async (text: string) => {
+    messages.push(text);
+  });
   await page.exposeFunction('hostCallTool', async (params: { name: string; arguments: Record<string, unknown> }) => {
     calls.push(params.name);
     return client.callTool({ name: params.name, arguments: params.arguments });
@@ -37,7 +42,7 @@ export async function openWidgetHost(page: Page, hostScript: string, client: Cli
   await page.setContent('<!doctype html><html><head><title>MCP Apps test host</title></head><body></body></html>');
   await page.addScriptTag({ content: hostScript, type: 'module' });
   await page.waitForFunction(() => 'showWidget' in window);
-  return { calls };
+  return { calls, messages };
 }
 
 /** Shows a widget document with a tool call's arguments and result; resolves with the widget's frame once it rendered. */

@@ -37,5 +37,6 @@ export const fleetBroker: BrokerDomain = {
     { name: 'metrics-chart', title: 'Metrics chart: CPU, memory or network over 1h to 7d' },
     { name: 'log-viewer', title: 'Log viewer: stdout and stderr, search, follows new lines' },
     { name: 'recommendations', title: 'Recommendations: what to fix in the fleet, with the fixing tool' },
+    { name: 'find-results', title: 'Find results: resources grouped by type, searchable, each one described on a click' },
   ],
 };

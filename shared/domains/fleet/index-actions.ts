@@ -38,6 +38,7 @@ export const find = defineAction({
     raw: z.array(z.unknown()).optional(),
   }),
   table: { list: 'rows', columns: ['type', 'name', 'state', 'detail', 'host', 'stack'] },
+  widget: 'find-results',
   related: ['fleet.describe'],
   indexLinks: { list: 'rows' },
 });

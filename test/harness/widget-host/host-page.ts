@@ -9,6 +9,7 @@ type CallToolResult = { content: unknown[]; structuredContent?: Record<string, u
 
 interface HostWindow {
   hostCallTool(params: CallToolParams): Promise<CallToolResult>;
+  hostMessage(text: string): Promise<void>;
   showWidget(html: string, args: Record<string, unknown>, result: CallToolResult): Promise<void>;
 }
 
@@ -26,6 +27,10 @@ host.showWidget = async (html, args, result) => {
   if (!view) throw new Error('the frame has no window');
   const bridge = new AppBridge(null, { name: 'fleetmesh test host', version: '1.0.0' }, { serverTools: {} });
   bridge.oncalltool = async (params) => (await host.hostCallTool({ name: params.name, arguments: params.arguments ?? {} })) as never;
+  bridge.onmessage = async (params) => {
+    for (const block of params.content) if (block.type === 'text') await host.hostMessage(block.text);
+    return {};
+  };
   bridge.onsizechange = ({ height }) => {
     if (height) frame.style.height = `${Math.min(height + 4, 1200)}px`;
   };

@@ -19,6 +19,8 @@ export interface FleetTableOptions<Row> {
   rowKey: (row: Row) => string;
   onOpen?: (row: Row) => void;
   sortBy?: string;
+  /** Whether the first sort is descending (newest first, say), so the arrow shows the order the rows are in. */
+  sortDescending?: boolean;
   empty?: string;
 }
 
@@ -33,6 +35,7 @@ const field = (row: unknown, key: string): unknown =>
 export class FleetTable<Row> {
   readonly element: HTMLTableElement;
   private rows: Row[] = [];
+  private filterText = '';
   private sortKey: string;
   private descending = false;
   private readonly body = h('tbody');
@@ -40,6 +43,7 @@ export class FleetTable<Row> {
 
   constructor(private readonly options: FleetTableOptions<Row>) {
     this.sortKey = options.sortBy ?? options.columns[0]?.key ?? '';
+    this.descending = options.sortDescending ?? false;
     this.element = h('table', { class: 'fleet-table' }, h('thead', {}, this.head), this.body);
     this.renderHead();
   }
@@ -47,6 +51,16 @@ export class FleetTable<Row> {
   update(rows: Row[]): void {
     this.rows = rows;
     this.renderBody();
+  }
+
+  /** Shows only the rows where some cell's text contains `text` (any case); empty shows every row. */
+  filter(text: string): void {
+    this.filterText = text.trim().toLowerCase();
+    this.renderBody();
+  }
+
+  private cellText(row: Row, column: Column<Row>): string {
+    return column.text ? column.text(row) : formatValue(this.valueOf(row, column));
   }
 
   private valueOf(row: Row, column: Column<Row>): unknown {
@@ -78,9 +92,12 @@ export class FleetTable<Row> {
 
   private renderBody(): void {
     const column = this.options.columns.find((c) => c.key === this.sortKey);
-    const sorted = column ? [...this.rows].sort((a, b) => compare(this.valueOf(a, column), this.valueOf(b, column)) * (this.descending ? -1 : 1)) : this.rows;
+    const wanted = this.filterText;
+    const rows = wanted ? this.rows.filter((row) => this.options.columns.some((c) => this.cellText(row, c).toLowerCase().includes(wanted))) : this.rows;
+    const sorted = column ? [...rows].sort((a, b) => compare(this.valueOf(a, column), this.valueOf(b, column)) * (this.descending ? -1 : 1)) : rows;
     if (sorted.length === 0) {
-      replace(this.body, h('tr', {}, h('td', { colspan: this.options.columns.length, class: 'empty' }, this.options.empty ?? 'Nothing to show.')));
+      const empty = wanted && this.rows.length > 0 ? `No row matches “${wanted}”.` : (this.options.empty ?? 'Nothing to show.');
+      replace(this.body, h('tr', {}, h('td', { colspan: this.options.columns.length, class: 'empty' }, empty)));
       return;
     }
     const fragment = document.createDocumentFragment();
@@ -95,7 +112,7 @@ export class FleetTable<Row> {
           td.className = `status status-${status}`;
           td.dataset.status = status;
         }
-        td.textContent = c.text ? c.text(row) : formatValue(this.valueOf(row, c));
+        td.textContent = this.cellText(row, c);
         tr.append(td);
       }
       fragment.append(tr);

@@ -44,6 +44,11 @@ export class LogViewer {
     if (atBottom) this.list.scrollTop = this.list.scrollHeight;
   }
 
+  /** Scrolls to the newest line: where a reader of logs starts. */
+  scrollToNewest(): void {
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
   setStatus(text: string): void {
     this.status.textContent = text;
   }
@@ -62,7 +67,7 @@ export class LogViewer {
         h(
           'li',
           { class: `log-line ${line.stream}`, 'data-stream': line.stream },
-          line.timestamp ? h('time', {}, line.timestamp.slice(11, 23)) : null,
+          line.timestamp ? h('time', { datetime: line.timestamp, title: line.timestamp }, line.timestamp.slice(11, 23)) : null,
           line.source ? h('span', { class: 'log-source' }, line.source) : null,
           h('span', { class: 'log-text' }, line.text),
         ),

@@ -135,8 +135,11 @@ export class ConsoleApi {
     return (await json(response)) as unknown as ToolAnswer;
   };
 
-  async audit(limit = 200): Promise<Record<string, unknown>[]> {
-    return (await json(await send(`/api/audit?limit=${limit}`, { headers: { 'x-fleetmesh-csrf': csrf() } }))).rows as Record<string, unknown>[];
+  /** Audit rows, newest first, filtered by identity, tool, outcome and a time range (unix ms) as given. */
+  async audit(filters: Record<string, string | number | undefined> = {}, limit = 200): Promise<Record<string, unknown>[]> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    for (const [name, value] of Object.entries(filters)) if (value !== undefined && value !== '') query.set(name, String(value));
+    return (await json(await send(`/api/audit?${query}`, { headers: { 'x-fleetmesh-csrf': csrf() } }))).rows as Record<string, unknown>[];
   }
 
   async approvals(): Promise<Approval[]> {

@@ -7,8 +7,10 @@ import type { DomainPage, Page, PageContext } from './page.ts';
 import { approvalsPage } from './pages/approvals-page.ts';
 import { auditPage } from './pages/audit-page.ts';
 import { hostPage } from './pages/host-page.ts';
+import { objectHref, objectPage } from './pages/object-page.ts';
 import { overviewPage } from './pages/overview-page.ts';
 import { recommendationsPage } from './pages/recommendations-page.ts';
+import { SearchBox } from './search-box.ts';
 
 /** Each domain's page, from its folder of pages/ (vite gathers them when it builds). */
 const DOMAIN_PAGES = Object.values(import.meta.glob<DomainPage>('./pages/*/*-page.ts', { eager: true, import: 'consolePage' })).sort((a, b) => a.rank - b.rank);
@@ -75,7 +77,7 @@ function start(me: Me): void {
       if (answer.error?.code === 'confirm_required') {
         if (!(await confirmDialog(tool, answer.error.message, answer.targets ?? []))) {
           show(`${tool}: cancelled, nothing was changed.`, 'ok');
-          return false;
+          return undefined;
         }
         answer = await api.call(tool, { ...args, confirm: true });
       }
@@ -83,7 +85,7 @@ function start(me: Me): void {
       else show(`${tool}: done${answer.is_error ? ' with errors' : ''}.`, answer.is_error ? 'error' : 'ok');
       // Whatever it changed shows at once, not only when the broker's change notice comes.
       void refresh(['fleet://index']);
-      return !answer.error;
+      return answer;
     },
   };
 
@@ -99,6 +101,7 @@ function start(me: Me): void {
     {},
     h('a', { href: '#/', class: 'brand' }, 'fleetmesh'),
     ...links.map(([href, label]) => h('a', { href }, label)),
+    new SearchBox(api.call, (found) => context.navigate(objectHref(found.type, found.type === 'host' ? found.name : found.id))).element,
     h('span', { class: 'who' }, `${me.identity} · level ${me.effective_level}`),
     h(
       'button',
@@ -119,18 +122,21 @@ function start(me: Me): void {
     page?.destroy?.();
     const [, name = '', arg = ''] = /^#\/([^/]*)\/?(.*)$/.exec(location.hash) ?? [];
     const domainPage = DOMAIN_PAGES.find((candidate) => candidate.path === name);
+    const [objectType = '', objectId = ''] = name === 'object' ? arg.split('/').map(decodeURIComponent) : [];
     page =
       name === 'host' && arg
         ? hostPage(context, decodeURIComponent(arg))
-        : domainPage
-          ? domainPage.open(context)
-          : name === 'recommendations'
-            ? recommendationsPage(context)
-            : name === 'audit' && me.audit
-              ? auditPage(context)
-              : name === 'approvals' && me.approvals
-                ? approvalsPage(context)
-                : overviewPage(context);
+        : objectType && objectId
+          ? objectPage(context, objectType, objectId)
+          : domainPage
+            ? domainPage.open(context)
+            : name === 'recommendations'
+              ? recommendationsPage(context)
+              : name === 'audit' && me.audit
+                ? auditPage(context)
+                : name === 'approvals' && me.approvals
+                  ? approvalsPage(context)
+                  : overviewPage(context);
     for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
     replace(main, page.element);
     void refresh([]);

@@ -1,4 +1,4 @@
-import type { CallTool } from '../call-tool.ts';
+import type { CallTool, ToolAnswer } from '../call-tool.ts';
 import type { ConsoleApi, Me } from './console-api.ts';
 
 /** What a page is given: the broker link, who signed in, and a way to run a change with confirmation. */
@@ -7,8 +7,12 @@ export interface PageContext {
   call: CallTool;
   me: Me;
   navigate(hash: string): void;
-  /** Runs a tool that changes something; a destructive one shows its targets and asks first. Resolves true if it ran. */
-  act(tool: string, args: Record<string, unknown>): Promise<boolean>;
+  /**
+   * Runs a tool that changes something; a destructive one shows its targets
+   * and asks first. Resolves with its answer, or undefined when the person
+   * cancelled at the confirmation.
+   */
+  act(tool: string, args: Record<string, unknown>): Promise<ToolAnswer | undefined>;
   /** Whether this identity may use a tool at all (the console hides what it may not). */
   may(tool: string): boolean;
 }

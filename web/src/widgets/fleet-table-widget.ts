@@ -1,6 +1,6 @@
 import { type Column, FleetTable } from '../components/fleet-table.ts';
 import { h, replace } from '../dom.ts';
-import { formatPercent, formatValue } from '../format.ts';
+import { formatAgo, formatPercent, formatValue } from '../format.ts';
 import type { Widget } from './widget.ts';
 
 type Row = Record<string, unknown>;
@@ -13,10 +13,32 @@ const STATUS: Record<string, string> = {
   unavailable: 'offline',
   running: 'online',
   exited: 'offline',
+  dead: 'offline',
+  restarting: 'warning',
+  created: 'stale',
+  paused: 'stale',
+  failed: 'critical',
   online: 'online',
   stale: 'stale',
   offline: 'offline',
 };
+
+/** The first error a host answered with, as one line (where it came from is the row's host). */
+const errorOf = (row: Row): string => {
+  const first = (Array.isArray(row.errors) ? row.errors[0] : undefined) as { code?: string; message?: string } | undefined;
+  return first ? `${first.code ?? 'error'}: ${first.message ?? ''}` : '';
+};
+
+/** The exit code the engine's status line names ("Exited (3) 2 minutes ago"), for a container that stopped. */
+const exitCodeOf = (row: Row): number | undefined => {
+  const match = /^Exited \((\d+)\)/.exec(String(row.status ?? ''));
+  return match ? Number(match[1]) : undefined;
+};
+
+const portsOf = (row: Row): string =>
+  ((row.ports ?? []) as { public_port?: number | null; private_port?: number; protocol?: string }[])
+    .map((p) => (p.public_port ? `${p.public_port}→${p.private_port}/${p.protocol}` : `${p.private_port}/${p.protocol}`))
+    .join(', ');
 
 /** Rows and columns for the answers the fleet table shows: hosts (system_status, list_agents) or containers (docker_list). */
 function tableOf(structured: Row): { rows: Row[]; columns: Column<Row>[] } {
@@ -46,14 +68,28 @@ function tableOf(structured: Row): { rows: Row[]; columns: Column<Row>[] } {
     };
   }
   if (nodes.some((n) => Array.isArray(n.containers))) {
+    // A host that could not answer stays in the table as a row of its own, with its error, rather than vanishing.
     return {
-      rows: nodes.flatMap((n) => ((n.containers ?? []) as Row[]).map((c) => ({ ...c, host: n.host }))),
+      rows: nodes.flatMap((n) =>
+        Array.isArray(n.containers)
+          ? (n.containers as Row[]).map((c) => ({ ...c, host: n.host }))
+          : [{ host: n.host, name: '', state: 'failed', status: errorOf(n), errors: n.errors }],
+      ),
       columns: [
         { key: 'host', label: 'host' },
         { key: 'name', label: 'container' },
         { key: 'image', label: 'image' },
         { key: 'state', label: 'state', status: (r) => STATUS[String(r.state)] },
+        { key: 'status', label: 'status' },
+        { key: 'exit_code', label: 'exit code', numeric: true, value: exitCodeOf, text: (r) => formatValue(exitCodeOf(r)) },
         { key: 'restart_count', label: 'restarts', numeric: true },
+        {
+          key: 'uptime',
+          label: 'started',
+          value: (r) => r.started_at_unix_ms,
+          text: (r) => (r.state === 'running' ? formatAgo(r.started_at_unix_ms as number) : '–'),
+        },
+        { key: 'ports', label: 'ports', text: portsOf },
       ],
     };
   }
@@ -73,6 +109,7 @@ function tableOf(structured: Row): { rows: Row[]; columns: Column<Row>[] } {
       { key: 'containers_running', label: 'containers', numeric: true },
       { key: 'os', label: 'OS' },
       { key: 'failed_collectors', label: 'failed collectors', text: (r) => formatValue(r.failed_collectors) },
+      { key: 'error', label: 'error', value: errorOf, text: (r) => errorOf(r) || '–' },
     ],
   };
 }
@@ -86,7 +123,9 @@ export function fleetTableWidget(): Widget {
       const { rows, columns } = tableOf(answer.structured ?? {});
       const table = new FleetTable<Row>({ columns, rowKey: (r) => `${formatValue(r.host)}/${formatValue(r.name)}` });
       table.update(rows);
-      replace(element, table.element);
+      const search = h('input', { type: 'search', class: 'table-search', placeholder: `search ${rows.length} rows`, 'aria-label': 'search the table' });
+      search.addEventListener('input', () => table.filter(search.value));
+      replace(element, search, table.element);
     },
   };
 }

@@ -14,7 +14,8 @@ function linesOf(structured: Record<string, unknown>): LogLine[] {
       stream: line.stream,
       text: line.text,
       ...(line.timestamp ? { timestamp: line.timestamp } : {}),
-      ...(line.task ? { source: line.task } : {}),
+      // Each line says where it came from: the task of a service, else the host that holds the container.
+      ...(line.task ? { source: line.task } : typeof node.host === 'string' ? { source: node.host } : {}),
     })),
   );
 }
@@ -33,9 +34,12 @@ export function logViewerWidget(): Widget {
       if (answer.error) return replace(element, h('p', { class: 'widget-error' }, answer.error.message));
       const structured = answer.structured ?? {};
       const tool = 'container' in structured || Array.isArray(structured.hosts) ? 'docker_logs' : 'get_logs';
-      const viewer = new LogViewer(String(structured.container ?? input.service ?? input.name ?? 'logs'));
+      const subject = String(structured.container ?? input.service ?? input.name ?? 'logs');
+      const viewer = new LogViewer(typeof input.host === 'string' ? `${subject} on ${input.host}` : subject);
       viewer.append(linesOf(structured));
       replace(element, viewer.element);
+      // Logs are read from the end: the newest lines are in view when the widget opens.
+      requestAnimationFrame(() => viewer.scrollToNewest());
       const follow = async (caller: CallTool) => {
         const since = viewer.lastTimestamp;
         const args =

@@ -1,8 +1,9 @@
 import '../components/components.css';
 import './widgets.css';
-import { App } from '@modelcontextprotocol/ext-apps';
 import type { CallTool, ToolAnswer } from '../call-tool.ts';
 import { h, replace } from '../dom.ts';
+import { AppChannel } from './app-channel.ts';
+import { findResultsWidget } from './find-results-widget.ts';
 import { fleetTableWidget } from './fleet-table-widget.ts';
 import { logViewerWidget } from './log-viewer-widget.ts';
 import { metricsChartWidget } from './metrics-chart-widget.ts';
@@ -20,6 +21,7 @@ const WIDGETS: Readonly<Record<string, () => Widget>> = Object.assign(
     'metrics-chart': metricsChartWidget,
     'log-viewer': logViewerWidget,
     recommendations: recommendationsWidget,
+    'find-results': findResultsWidget,
   },
   ...Object.values(import.meta.glob<Record<string, () => Widget>>('./*/*-widget.ts', { eager: true, import: 'domainWidgets' })),
 );
@@ -52,20 +54,22 @@ async function main(): Promise<void> {
   }
   const widget = make();
   replace(root, widget.element);
-  const app = new App({ name: `fleetmesh ${name}`, version: '1' }, {});
-  const call: CallTool = async (tool, args) => answerOf(await app.callServerTool({ name: tool, arguments: args }));
   let input: Record<string, unknown> = {};
-  app.ontoolinput = (params) => {
-    input = (params.arguments ?? {}) as Record<string, unknown>;
-  };
-  app.ontoolresult = (params) => {
-    root.dataset.rendered = 'true';
-    widget.show(answerOf(params), { call, input });
-  };
-  await app.connect();
-  new ResizeObserver(
-    () => void app.sendSizeChanged({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight }).catch(() => {}),
-  ).observe(document.body);
+  const channel = new AppChannel(
+    { name: `fleetmesh ${name}`, version: '1' },
+    {
+      toolInput(args) {
+        input = args;
+      },
+      toolResult(result) {
+        root.dataset.rendered = 'true';
+        widget.show(answerOf(result), { call, input, say: (text) => channel.sendMessage(text) });
+      },
+    },
+  );
+  const call: CallTool = async (tool, args) => answerOf(await channel.callTool(tool, args));
+  await channel.connect();
+  new ResizeObserver(() => channel.sizeChanged(document.documentElement.scrollWidth, document.documentElement.scrollHeight)).observe(document.body);
 }
 
 void main();

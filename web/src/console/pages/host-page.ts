@@ -15,7 +15,21 @@ interface Container {
   status?: string;
   health?: string;
   restart_count?: number;
+  started_at_unix_ms?: number | null;
+  ports?: { private_port: number; public_port: number | null; protocol: string }[];
+  /** From docker_stats, for running containers. */
+  stats?: { cpu_percent: number; memory_usage_bytes: number; memory_limit_bytes: number; memory_percent: number; net_rx_bytes: number; net_tx_bytes: number };
 }
+
+/** What each container action does while it runs, and which states offer it. */
+const ACTIONS = [
+  { tool: 'docker_start', label: 'start', doing: 'starting', offered: (c: Container) => c.state !== 'running' && c.state !== 'restarting' },
+  { tool: 'docker_restart', label: 'restart', doing: 'restarting', offered: (c: Container) => c.state === 'running' },
+  { tool: 'docker_stop', label: 'stop', doing: 'stopping', offered: (c: Container) => c.state === 'running' || c.state === 'restarting' },
+] as const;
+
+const portsText = (c: Container) =>
+  (c.ports ?? []).map((p) => (p.public_port ? `${p.public_port}→${p.private_port}/${p.protocol}` : `${p.private_port}/${p.protocol}`)).join(', ') || '–';
 
 /** A host's answer to one tool, or why it has none. */
 async function nodeOf(call: CallTool, tool: string, args: Record<string, unknown>): Promise<Node> {
@@ -66,8 +80,39 @@ export function hostPage(context: PageContext, host: string): Page {
       { key: 'name', label: 'container' },
       { key: 'image', label: 'image' },
       { key: 'state', label: 'state', status: (c) => (c.state === 'running' ? 'online' : c.state === 'exited' || c.state === 'dead' ? 'offline' : 'stale') },
+      { key: 'status', label: 'status' },
       { key: 'health', label: 'health', status: (c) => (c.health === 'unhealthy' ? 'critical' : undefined) },
+      {
+        key: 'cpu',
+        label: 'CPU',
+        numeric: true,
+        value: (c) => c.stats?.cpu_percent,
+        text: (c) => (c.stats ? formatPercent(c.stats.cpu_percent) : '–'),
+      },
+      {
+        key: 'memory',
+        label: 'memory (of limit)',
+        numeric: true,
+        value: (c) => c.stats?.memory_usage_bytes,
+        text: (c) =>
+          c.stats ? `${formatBytes(c.stats.memory_usage_bytes)} (${formatPercent(c.stats.memory_percent)} of ${formatBytes(c.stats.memory_limit_bytes)})` : '–',
+      },
+      {
+        key: 'network',
+        label: 'network rx / tx',
+        numeric: true,
+        value: (c) => (c.stats ? c.stats.net_rx_bytes + c.stats.net_tx_bytes : undefined),
+        text: (c) => (c.stats ? `${formatBytes(c.stats.net_rx_bytes)} / ${formatBytes(c.stats.net_tx_bytes)}` : '–'),
+      },
       { key: 'restart_count', label: 'restarts', numeric: true },
+      {
+        key: 'uptime',
+        label: 'up',
+        numeric: true,
+        value: (c) => (c.state === 'running' && c.started_at_unix_ms ? -c.started_at_unix_ms : undefined),
+        text: (c) => (c.state === 'running' && c.started_at_unix_ms ? formatDuration((Date.now() - c.started_at_unix_ms) / 1000) : '–'),
+      },
+      { key: 'ports', label: 'ports', text: portsText },
     ],
     rowKey: (c) => c.name,
     onOpen: (c) => openContainer(c),
@@ -93,25 +138,74 @@ export function hostPage(context: PageContext, host: string): Page {
   let following: { stop(): void } | undefined;
   let lastVitalsMs = 0;
 
+  /**
+   * A container's panel: its actions (only those its state offers, each
+   * disabled while one runs, with the time it has taken in place), the state
+   * an action left it in where the actions are, and its log.
+   */
   function openContainer(container: Container): void {
     following?.stop();
     const follow = followLogs(context.call, host, container.name);
     following = follow;
-    const actions = (['docker_restart', 'docker_stop', 'docker_start'] as const)
-      .filter((tool) => context.may(tool))
-      .map((tool) =>
-        h(
-          'button',
-          {
-            type: 'button',
-            class: tool === 'docker_stop' ? 'danger' : undefined,
-            'data-tool': tool,
-            onclick: () => void context.act(tool, { host, name: container.name }),
-          },
-          tool.replace('docker_', ''),
+    const outcome = h('p', { class: 'action-outcome', role: 'status', 'aria-live': 'polite' });
+    const actions = h('div', { class: 'actions' });
+    const drawActions = (current: Container, busy?: string) => {
+      replace(
+        actions,
+        ...ACTIONS.filter((a) => context.may(a.tool) && a.offered(current)).map((a) =>
+          h(
+            'button',
+            {
+              type: 'button',
+              class: a.tool === 'docker_stop' ? 'danger' : undefined,
+              'data-tool': a.tool,
+              disabled: busy !== undefined,
+              'aria-busy': busy === a.tool ? 'true' : undefined,
+              onclick: () => void run(current, a),
+            },
+            a.label,
+          ),
         ),
       );
-    replace(containerPanel, h('h3', {}, container.name), h('div', { class: 'actions' }, ...actions), follow.viewer.element);
+    };
+    const run = async (current: Container, action: (typeof ACTIONS)[number]) => {
+      drawActions(current, action.tool);
+      const started = Date.now();
+      const tick = () => {
+        outcome.className = 'action-outcome running';
+        outcome.textContent = `${action.doing} ${current.name}… ${Math.round((Date.now() - started) / 1000)} s`;
+      };
+      tick();
+      const timer = setInterval(tick, 1000);
+      try {
+        const answer = await context.act(action.tool, { host, name: current.name });
+        clearInterval(timer);
+        if (!answer) {
+          outcome.className = 'action-outcome';
+          outcome.textContent = `${action.label} cancelled: ${current.name} is still ${current.state}.`;
+          drawActions(current);
+          return;
+        }
+        if (answer.error) {
+          outcome.className = 'action-outcome error';
+          outcome.textContent = `${action.label} failed: ${answer.error.message}`;
+          drawActions(current);
+          return;
+        }
+        const state = (answer.structured ?? {}) as { state?: string; exit_code?: number; started_at_unix_ms?: number | null };
+        const next: Container = { ...current, state: state.state ?? current.state, started_at_unix_ms: state.started_at_unix_ms ?? current.started_at_unix_ms };
+        outcome.className = 'action-outcome ok';
+        outcome.dataset.state = next.state;
+        outcome.textContent = `${current.name} is ${next.state}${next.state === 'exited' && state.exit_code !== undefined ? ` (exit code ${state.exit_code})` : ''} after ${action.label}, ${((Date.now() - started) / 1000).toFixed(1)} s.`;
+        drawActions(next);
+      } finally {
+        clearInterval(timer);
+      }
+    };
+    drawActions(container);
+    replace(containerPanel, h('h3', {}, container.name), actions, outcome, follow.viewer.element);
+    // The panel opens where the reader is looking, not below the fold.
+    containerPanel.scrollIntoView({ block: 'nearest' });
   }
 
   const element = h(
@@ -185,14 +279,16 @@ export function hostPage(context: PageContext, host: string): Page {
   };
 
   async function refreshLists(): Promise<void> {
-    const [list, portNode, alertNode, incidentNode] = await Promise.all([
+    const [list, statsNode, portNode, alertNode, incidentNode] = await Promise.all([
       nodeOf(context.call, 'docker_list', { host, all: true }),
+      context.may('docker_stats') ? nodeOf(context.call, 'docker_stats', { host }) : Promise.resolve<Node>({ containers: [] }),
       nodeOf(context.call, 'open_ports', { host }),
       nodeOf(context.call, 'alerts', { host }),
       context.may('watch_history') ? nodeOf(context.call, 'watch_history', { host }) : Promise.resolve<Node>({ incidents: [] }),
     ]);
     replace(containerNote, unavailable(list));
-    containers.update((list.containers ?? []) as Container[]);
+    const stats = new Map(((statsNode.containers ?? []) as (Container['stats'] & { name: string })[]).map((row) => [row.name, row]));
+    containers.update(((list.containers ?? []) as Container[]).map((c) => ({ ...c, stats: stats.get(c.name) })));
     const portRows = (portNode.ports ?? []) as { port: number; protocol: string; address: string; process: string | null; container: string | null }[];
     replace(ports, unavailable(portNode));
     portTable.update(portRows);
