@@ -35,6 +35,12 @@ const DEFAULT_HTTP_CONNECTIONS_PER_SOURCE = 256;
  */
 const DEFAULT_MCP_SESSIONS_PER_IDENTITY = 64;
 const MCP_SESSION_IDLE_MS = 10 * 60_000;
+/**
+ * How long a stopping broker lets the MCP calls it took run before it cancels
+ * them, each caller then told that its call's outcome is unknown: not the
+ * longest call deadline (60 s), since an orchestrator's stop grace is often 30 s.
+ */
+const STOP_GRACE_MS = 25_000;
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -283,6 +289,8 @@ export interface BrokerOptions {
   mcpSessionLimits: McpSessionLimits;
   /** How long MCP tasks and their results are kept. */
   mcpTaskTtlMs: number;
+  /** How long a stopping broker lets the MCP calls it took run before it cancels them (their outcome unknown). */
+  stopGraceMs: number;
   /** `--web-listen`: where the web console listens, or undefined for no console. */
   webListen: string | undefined;
   webAllowedHosts: string[];
@@ -342,6 +350,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     httpLimits: httpLimits(DEFAULT_HTTP_CONNECTIONS_PER_SOURCE),
     mcpSessionLimits: { perIdentity: DEFAULT_MCP_SESSIONS_PER_IDENTITY, idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: 3_600_000,
+    stopGraceMs: STOP_GRACE_MS,
     webListen: undefined,
     webAllowedHosts: [],
     webAssetsDir: defaultWebAssetsDir(),
@@ -443,6 +452,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     httpLimits: httpLimits(values['http-connections-per-source']),
     mcpSessionLimits: { perIdentity: values['mcp-sessions-per-identity'], idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: values['mcp-task-ttl'],
+    stopGraceMs: STOP_GRACE_MS,
     webListen,
     webAllowedHosts: values['web-allowed-hosts'],
     webAssetsDir: defaultWebAssetsDir(),

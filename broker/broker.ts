@@ -202,6 +202,7 @@ export class Broker {
         publicUrl: options.mcpPublicUrl,
         httpLimits: options.httpLimits,
         sessionLimits: options.mcpSessionLimits,
+        stopGraceMs: options.stopGraceMs,
         store,
         log,
         refusals,

@@ -16,6 +16,7 @@ import type { AgentRegistry } from '../agents/agent-registry.ts';
 import type { Identity } from '../auth/identities.ts';
 import type { ActionRunner } from '../calls/action-runner.ts';
 import type { BrokerActionContext } from '../calls/broker-action.ts';
+import { stopInterruption } from '../calls/call-interruption.ts';
 import type { RunContext, RunResult } from '../calls/call-route.ts';
 import { BROKER_DOMAINS } from '../domains/broker-domains.ts';
 import type { ResourceMatch } from '../index/resource.ts';
@@ -55,6 +56,18 @@ interface McpSessionOptions {
   iconOrigin: string | undefined;
 }
 
+/** A tool call running in its request, which the broker may cancel as it stops. */
+interface RunningCall {
+  tool: string;
+  controller: AbortController;
+}
+
+/** The run's result, or, as soon as the broker stops under it, its interruption: the run settles (and is audited) on its own. */
+function unlessInterrupted<T>(running: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return Promise.race([running, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
+}
+
 const INSTRUCTIONS = [
   'fleetmesh: one MCP endpoint for a whole fleet of hosts.',
   'Start with get_fleet_status; list_agents gives host names and labels.',
@@ -80,6 +93,8 @@ export class McpSession {
   private readonly watch: ResourceWatch;
   /** Told every subscribed URI whenever the client subscribes or unsubscribes (the HTTP layer keeps them in the store). */
   onSubscriptions: ((uris: string[]) => void) | undefined;
+  /** The tool calls answered in their requests and running now, whichever of the session's servers took them. */
+  private readonly running = new Set<RunningCall>();
 
   constructor(private readonly options: McpSessionOptions) {
     this.watch = new ResourceWatch(
@@ -219,14 +234,21 @@ export class McpSession {
     return options.runner.run(options.identity, action, args, { tool, signal, onLog: log.log, ...hooks }).finally(() => log.finish());
   }
 
-  /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. */
-  private runInRequest(server: Server, ctx: ServerContext, tool: string, action: Action, args: Record<string, unknown>): Promise<RunResult> {
+  /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. `signal`: the request's, or the broker stopping. */
+  private runInRequest(
+    server: Server,
+    ctx: ServerContext,
+    signal: AbortSignal,
+    tool: string,
+    action: Action,
+    args: Record<string, unknown>,
+  ): Promise<RunResult> {
     const progressToken = ctx.mcpReq._meta?.progressToken;
     return this.run(
       tool,
       action,
       args,
-      ctx.mcpReq.signal,
+      signal,
       new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined),
       progressToken === undefined
         ? {}
@@ -236,6 +258,16 @@ export class McpSession {
             },
           },
     );
+  }
+
+  /**
+   * Cancels every tool call running in its request (the broker stopping past
+   * its grace): each caller is answered at once that the call's outcome is
+   * unknown, and its agents are told to stop. Returns how many there were.
+   */
+  interruptCalls(): number {
+    for (const call of this.running) call.controller.abort(stopInterruption(call.tool));
+    return this.running.size;
   }
 
   /**
@@ -286,20 +318,28 @@ export class McpSession {
           return toToolResult({ structured: resolution.structured, isError: false, shape: 'local' }, this.options.textFormat);
         }
         if (taskParams) return await this.runAsTask(server, ctx, tool, resolution.action, resolution.args, taskParams.ttl);
-        const run = (runArgs: Record<string, unknown>) => this.runInRequest(server, ctx, tool, resolution.action, runArgs);
-        let result: RunResult;
+        const call: RunningCall = { tool, controller: new AbortController() };
+        this.running.add(call);
+        const signal = AbortSignal.any([ctx.mcpReq.signal, call.controller.signal]);
+        const run = (runArgs: Record<string, unknown>) =>
+          unlessInterrupted(this.runInRequest(server, ctx, signal, tool, resolution.action, runArgs), call.controller.signal);
         try {
-          result = await run(resolution.args);
-        } catch (error) {
-          const refusal = toFleetError(error);
-          if (refusal.code !== 'confirm_required' || !canElicit(server.getClientCapabilities())) throw refusal;
-          // A client that can ask its user does, showing the exact targets, instead of failing the call.
-          const answer = confirmAnswer(ctx);
-          if (answer === 'declined') throw new FleetError('cancelled', `the user declined ${tool}; nothing was changed`, { details: refusal.details });
-          if (answer !== 'accepted' || !confirmedTargets(ctx, tool, refusal)) return askToConfirm(tool, refusal);
-          result = await run({ ...resolution.args, confirm: true });
+          let result: RunResult;
+          try {
+            result = await run(resolution.args);
+          } catch (error) {
+            const refusal = toFleetError(error);
+            if (refusal.code !== 'confirm_required' || !canElicit(server.getClientCapabilities())) throw refusal;
+            // A client that can ask its user does, showing the exact targets, instead of failing the call.
+            const answer = confirmAnswer(ctx);
+            if (answer === 'declined') throw new FleetError('cancelled', `the user declined ${tool}; nothing was changed`, { details: refusal.details });
+            if (answer !== 'accepted' || !confirmedTargets(ctx, tool, refusal)) return askToConfirm(tool, refusal);
+            result = await run({ ...resolution.args, confirm: true });
+          }
+          return this.toolResult(result);
+        } finally {
+          this.running.delete(call);
         }
-        return this.toolResult(result);
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
         return toToolError(error, this.options.textFormat);

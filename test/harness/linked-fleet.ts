@@ -104,6 +104,8 @@ export interface LinkedSessionOptions {
 export interface LinkedServerOptions {
   sessionLimits?: McpSessionLimits;
   routes?: ConstructorParameters<typeof McpHttpServer>[0]['routes'];
+  /** How long a stopping server lets the calls it took run before it cancels them (default: the broker's). */
+  stopGraceMs?: number;
 }
 
 /**
@@ -315,6 +317,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
         publicUrl: defaults.mcpPublicUrl,
         httpLimits: defaults.httpLimits,
         sessionLimits: serverOptions.sessionLimits ?? defaults.mcpSessionLimits,
+        stopGraceMs: serverOptions.stopGraceMs ?? defaults.stopGraceMs,
         store,
         log,
         refusals,
