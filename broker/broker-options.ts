@@ -17,6 +17,7 @@ import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { HttpLimits } from './http/listen-http.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { McpSessionLimits } from './mcp/http/legacy-endpoint.ts';
+import { STILL_RUNNING_PROGRESS_MS } from './mcp/request-progress.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import type { TextFormat } from './mcp/tool-result.ts';
 import { defaultAdvertiseNames } from './pki/broker-authority.ts';
@@ -291,6 +292,8 @@ export interface BrokerOptions {
   mcpTaskTtlMs: number;
   /** How long a stopping broker lets the MCP calls it took run before it cancels them (their outcome unknown). */
   stopGraceMs: number;
+  /** A call silent this long sends a progress notification saying it still runs, to a caller that asked for progress. */
+  stillRunningProgressMs: number;
   /** `--web-listen`: where the web console listens, or undefined for no console. */
   webListen: string | undefined;
   webAllowedHosts: string[];
@@ -351,6 +354,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     mcpSessionLimits: { perIdentity: DEFAULT_MCP_SESSIONS_PER_IDENTITY, idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: 3_600_000,
     stopGraceMs: STOP_GRACE_MS,
+    stillRunningProgressMs: STILL_RUNNING_PROGRESS_MS,
     webListen: undefined,
     webAllowedHosts: [],
     webAssetsDir: defaultWebAssetsDir(),
@@ -453,6 +457,7 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     mcpSessionLimits: { perIdentity: values['mcp-sessions-per-identity'], idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: values['mcp-task-ttl'],
     stopGraceMs: STOP_GRACE_MS,
+    stillRunningProgressMs: STILL_RUNNING_PROGRESS_MS,
     webListen,
     webAllowedHosts: values['web-allowed-hosts'],
     webAssetsDir: defaultWebAssetsDir(),

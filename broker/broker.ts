@@ -220,6 +220,7 @@ export class Broker {
             tasks,
             widgets,
             iconOrigin,
+            stillRunningProgressMs: options.stillRunningProgressMs,
           }),
         routes: createHealthRoutes({
           readiness: async () => ({

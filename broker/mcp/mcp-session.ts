@@ -27,6 +27,7 @@ import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './conf
 import { IconLinks } from './icons/icon-links.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
 import { registerPrompts } from './prompts.ts';
+import { RequestProgress } from './request-progress.ts';
 import type { ResourceContext } from './resources/fleet-resources.ts';
 import { FleetView } from './resources/fleet-view.ts';
 import { readAny, registerResources } from './resources/register-resources.ts';
@@ -54,6 +55,8 @@ interface McpSessionOptions {
   widgets: WidgetResources;
   /** Where icon URLs point, for a 2025-era session: the origin of the request that opened it (a 2026-07-28 endpoint takes each request's). */
   iconOrigin: string | undefined;
+  /** A call that told its caller nothing for this long sends a progress notification saying it still runs (when asked for progress). */
+  stillRunningProgressMs: number;
 }
 
 /** A tool call running in its request, which the broker may cancel as it stops. */
@@ -234,8 +237,12 @@ export class McpSession {
     return options.runner.run(options.identity, action, args, { tool, signal, onLog: log.log, ...hooks }).finally(() => log.finish());
   }
 
-  /** Runs a resolved action in the request: its progress (when the client asked for it) and log ride the request. `signal`: the request's, or the broker stopping. */
-  private runInRequest(
+  /**
+   * Runs a resolved action in the request: its progress (when the client
+   * asked for it, with word that it still runs when it says nothing for long)
+   * and log ride the request. `signal`: the request's, or the broker stopping.
+   */
+  private async runInRequest(
     server: Server,
     ctx: ServerContext,
     signal: AbortSignal,
@@ -244,20 +251,20 @@ export class McpSession {
     args: Record<string, unknown>,
   ): Promise<RunResult> {
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    return this.run(
-      tool,
-      action,
-      args,
-      signal,
-      new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined),
+    const progress =
       progressToken === undefined
-        ? {}
-        : {
-            onProgress: (progress, total, message) => {
-              void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch(() => {});
-            },
-          },
-    );
+        ? undefined
+        : new RequestProgress((value, total, message) => {
+            const params = { progressToken, progress: value, ...(total === undefined ? {} : { total }), message };
+            void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
+          }, this.options.stillRunningProgressMs);
+    try {
+      return await this.run(tool, action, args, signal, new CallLogSink(ctx, this.options.era === 'legacy' ? server : undefined), {
+        ...(progress ? { onProgress: progress.report } : {}),
+      });
+    } finally {
+      progress?.stop();
+    }
   }
 
   /**

@@ -98,6 +98,8 @@ export interface LinkedSessionOptions {
   surface?: SurfaceName;
   textFormat?: TextFormat;
   iconOrigin?: string;
+  /** How long a call may tell its caller nothing before it says it still runs (default: the broker's). */
+  stillRunningProgressMs?: number;
 }
 
 /** What an MCP server on the linked fleet may be given; the rest is what a broker started in-process has. */
@@ -304,6 +306,7 @@ export async function startLinkedFleet(options: { operationsLevel?: Level; mutat
         tasks,
         widgets,
         iconOrigin: sessionOptions.iconOrigin,
+        stillRunningProgressMs: sessionOptions.stillRunningProgressMs ?? defaults.stillRunningProgressMs,
       });
       sessions.push(session);
       return session;

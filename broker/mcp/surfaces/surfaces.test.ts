@@ -57,6 +57,17 @@ describe('tool surfaces', () => {
     }
   });
 
+  it('tell, in the description of a change that may wait long, that it sends progress to a caller that asks for it', () => {
+    const tools = SURFACES.individual.tools(CATALOG, new IconLinks(undefined));
+    const descriptionOf = (tool: string) => tools.find((t) => t.name === tool)?.description ?? '';
+    const found = SURFACES.dynamic.resolve('find_action', { query: 'stop container' }, CATALOG);
+    expect(descriptionOf(dockerStop.tool)).toMatch(/progressToken/);
+    expect(JSON.stringify(found)).toMatch(/progressToken/);
+    const waitless = CATALOG.filter((action) => !action.waitsMs || action.risk === 'read');
+    expect(waitless.length).toBeGreaterThan(0);
+    for (const action of waitless) expect(descriptionOf(action.tool)).not.toMatch(/progressToken/);
+  });
+
   it('answer an unknown name with the closest ones', () => {
     const closest = (resolve: () => Resolution) => {
       try {
