@@ -239,6 +239,23 @@ describe('a cluster through restarts of its brokers', () => {
     }
   }, 60_000);
 
+  it('sends the agents of a broker shutting down to another broker, though they were only ever given its address', async () => {
+    await cluster.addAgent('only-c', 'c', { dial: cluster.address.c });
+    await waitFor(() => cluster.a.registry.find('only-c')?.session?.heldBy === 'c', { what: 'only-c held by c' });
+    await cluster.stopBroker('c');
+    try {
+      await waitFor(
+        () => {
+          const host = cluster.a.registry.find('only-c');
+          return host?.state === 'online' && host.session !== undefined && host.session.heldBy !== 'c';
+        },
+        { what: 'only-c held by a or b while c is down' },
+      );
+    } finally {
+      await cluster.startBroker('c');
+    }
+  }, 60_000);
+
   it('answers a call through the stdio relay whose broker is killed under it with an error result saying its outcome is unknown', async () => {
     const client = await relay([cluster.mcpUrl.b, cluster.mcpUrl.a], token);
     try {
