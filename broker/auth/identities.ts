@@ -103,5 +103,16 @@ export async function verifyBearerToken(store: BrokerStore, token: string, now =
   if (!row || !timingSafeEqual(Buffer.from(hash(parsed.secret), 'hex'), Buffer.from(row.secretSha256, 'hex'))) throw new TokenRefused('the token is not known');
   if (row.revokedAt !== null) throw new TokenRefused('the token was revoked');
   if (row.expiresAt <= now) throw new TokenRefused('the token has expired');
+  return identityOf(row);
+}
+
+/** The identity of a row, as a request's token proves it. */
+function identityOf(row: NonNullable<Awaited<ReturnType<BrokerStore['identities']['get']>>>): Identity {
   return { id: row.id, name: row.name, level: row.level, grants: new GrantSet(row.grants), expiresAt: row.expiresAt };
+}
+
+/** The identity `id` while it may still be used (not revoked nor expired), or undefined: for what holds an identity past its token (a console session). */
+export async function liveIdentity(store: BrokerStore, id: string, now = Date.now()): Promise<Identity | undefined> {
+  const row = await store.identities.get(id);
+  return row && row.revokedAt === null && row.expiresAt > now ? identityOf(row) : undefined;
 }
