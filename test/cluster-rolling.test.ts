@@ -83,10 +83,18 @@ class CallingClient {
     return this.tally.answered + this.tally.lost.length;
   }
 
+  /** Calls one after another; a relayed client two at a time, as a model sending tool calls in parallel does. */
   start(): void {
-    this.loop = (async () => {
-      for (let n = 0; this.running; n++) await this.callOnce(n);
-    })().catch(() => undefined);
+    const lanes = this.relayed ? 2 : 1;
+    this.loop = Promise.all(
+      Array.from({ length: lanes }, (_, lane) =>
+        (async () => {
+          for (let n = lane; this.running; n += lanes) await this.callOnce(n);
+        })(),
+      ),
+    )
+      .then(() => undefined)
+      .catch(() => undefined);
   }
 
   async stop(): Promise<void> {
@@ -121,22 +129,31 @@ class CallingClient {
     }
   }
 
+  private connecting: Promise<Client> | undefined;
+
   private async callOnce(n: number): Promise<void> {
-    this.client ??= await this.connect();
+    if (!this.client) {
+      this.connecting ??= this.connect().finally(() => {
+        this.connecting = undefined;
+      });
+      this.client = await this.connecting;
+    }
+    const client = this.client;
     const host = `roll-${(this.index * 7 + n) % AGENTS}`;
     const call =
       n % 2 ? { name: 'set_agent_labels', arguments: { host, labels: { by: String(this.index), n: String(n) } } } : { name: 'agent_info', arguments: { host } };
     try {
       // An answer, error results included (an agent between two brokers, an outcome unknown), is what a client must get.
-      await this.client.callTool(call, undefined, { timeout: 60_000 });
+      await client.callTool(call, undefined, { timeout: 60_000 });
       this.tally.answered += 1;
     } catch (error) {
       if (!this.relayed && refusedUnhandled(error)) {
         this.tally.refusedUnhandled += 1;
-        const stale = this.client;
-        this.client = undefined;
-        this.turn = (this.turn + 1) % BROKERS.length;
-        void stale.close().catch(() => undefined);
+        if (this.client === client) {
+          this.client = undefined;
+          this.turn = (this.turn + 1) % BROKERS.length;
+        }
+        void client.close().catch(() => undefined);
         return;
       }
       this.tally.lost.push(`${call.name} ${host}: ${causes(error)}`);
