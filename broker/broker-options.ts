@@ -19,6 +19,7 @@ import type { AdmissionRate } from './grpc/admission-pacer.ts';
 import type { HttpLimits } from './http/listen-http.ts';
 import type { RateLimit } from './limits/rate-limiter.ts';
 import type { McpSessionLimits } from './mcp/http/legacy-endpoint.ts';
+import { STILL_RUNNING_PROGRESS_MS } from './mcp/request-progress.ts';
 import type { SurfaceName } from './mcp/surfaces/surface.ts';
 import type { TextFormat } from './mcp/tool-result.ts';
 import { OAUTH_FLAGS, OAUTH_OFF, type OAuthOptions, resolveOAuthOptions } from './oauth/oauth-options.ts';
@@ -38,6 +39,12 @@ const DEFAULT_HTTP_CONNECTIONS_PER_SOURCE = 256;
  */
 const DEFAULT_MCP_SESSIONS_PER_IDENTITY = 64;
 const MCP_SESSION_IDLE_MS = 10 * 60_000;
+/**
+ * How long a stopping broker lets the MCP calls it took run before it cancels
+ * them, each caller then told that its call's outcome is unknown: not the
+ * longest call deadline (60 s), since an orchestrator's stop grace is often 30 s.
+ */
+const STOP_GRACE_MS = 25_000;
 
 export const BROKER_FLAGS = {
   ...BROKER_DATA_DIR_FLAG,
@@ -325,6 +332,10 @@ export interface BrokerOptions {
   mcpSessionLimits: McpSessionLimits;
   /** How long MCP tasks and their results are kept. */
   mcpTaskTtlMs: number;
+  /** How long a stopping broker lets the MCP calls it took run before it cancels them (their outcome unknown). */
+  stopGraceMs: number;
+  /** A call silent this long sends a progress notification saying it still runs, to a caller that asked for progress. */
+  stillRunningProgressMs: number;
   /** `--web-listen`: where the web console listens, or undefined for no console. */
   webListen: string | undefined;
   webAllowedHosts: string[];
@@ -387,6 +398,8 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
     httpLimits: httpLimits(DEFAULT_HTTP_CONNECTIONS_PER_SOURCE),
     mcpSessionLimits: { perIdentity: DEFAULT_MCP_SESSIONS_PER_IDENTITY, idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: 3_600_000,
+    stopGraceMs: STOP_GRACE_MS,
+    stillRunningProgressMs: STILL_RUNNING_PROGRESS_MS,
     webListen: undefined,
     webAllowedHosts: [],
     webAssetsDir: defaultWebAssetsDir(),
@@ -501,6 +514,8 @@ export function resolveBrokerOptions(values: BrokerFlagValues): BrokerOptions {
     httpLimits: httpLimits(values['http-connections-per-source']),
     mcpSessionLimits: { perIdentity: values['mcp-sessions-per-identity'], idleMs: MCP_SESSION_IDLE_MS },
     mcpTaskTtlMs: values['mcp-task-ttl'],
+    stopGraceMs: STOP_GRACE_MS,
+    stillRunningProgressMs: STILL_RUNNING_PROGRESS_MS,
     webListen,
     webAllowedHosts: values['web-allowed-hosts'],
     webAssetsDir: defaultWebAssetsDir(),

@@ -207,6 +207,7 @@ export class Broker {
         publicUrl: options.mcpPublicUrl,
         httpLimits: options.httpLimits,
         sessionLimits: options.mcpSessionLimits,
+        stopGraceMs: options.stopGraceMs,
         store,
         log,
         refusals,
@@ -224,6 +225,7 @@ export class Broker {
             tasks,
             widgets,
             iconOrigin,
+            stillRunningProgressMs: options.stillRunningProgressMs,
           }),
         routes: createHealthRoutes({
           readiness: async () => ({
@@ -343,7 +345,8 @@ export class Broker {
     // Agents are told when to come back before their streams close, so a restart brings them back spread out.
     // In a cluster, before leaving the bus: the other brokers hear them go and come back elsewhere, and calls
     // for them from other brokers are served until then.
-    await this.mesh.drain();
+    // In a cluster, each agent is sent to another broker alive now, rather than left to dial this one again.
+    await this.mesh.drain(undefined, this.cluster?.otherAgentAddresses() ?? []);
     await this.cluster?.stop();
     await this.registry.stop();
     await this.mesh.stop();

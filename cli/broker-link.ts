@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { closeSession } from './mcp-client.ts';
+import { ANSWER_LOST } from './owed-answers-fetch.ts';
 
 /** The broker no longer knows the session (it restarted): the request was never handled. */
 function unknownSession(error: unknown): boolean {
@@ -22,8 +24,13 @@ function unreachable(error: unknown): boolean {
   return false;
 }
 
-/** The connection broke under a request (the broker stopping mid-answer): it may have been handled, so it is not sent again. */
-function connectionLost(error: unknown): boolean {
+/**
+ * The request's answer was lost: the connection broke under it, or the
+ * broker's answer stream ended without it (the broker stopping mid-answer).
+ * It may have been handled.
+ */
+function answerLost(error: unknown): boolean {
+  if (error instanceof McpError && error.data === ANSWER_LOST) return true;
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || /other side closed|ECONNRESET|fetch failed/.test(cause.message)) return true;
@@ -39,13 +46,19 @@ function connectionLost(error: unknown): boolean {
  * same happens when nothing answers at the broker's address, or the broker
  * refuses the request unhandled because it is shutting down (`open` may then
  * reach another broker of a cluster); while no broker can be reached, requests fail.
- * A request whose connection broke mid-answer fails, since it may have run,
- * and the link opens a new session for the requests after it.
+ * A request whose answer was lost (its connection broke, or its answer stream
+ * ended without it) may have run: a read is sent again on a new session, a
+ * request that may change something is answered by its `lost` answer. A
+ * session given up keeps its connection until the requests sent on it are
+ * answered, so a broker stopping in order still delivers the answers it owes.
  */
 export class BrokerLink {
   private reconnecting: Promise<Client> | undefined;
   private readonly subscriptions = new Set<string>();
   private closed = false;
+  /** How many requests each client has in flight: one replaced is closed once it has none. */
+  private readonly inFlight = new Map<Client, number>();
+  private readonly retired = new Set<Client>();
 
   /**
    * @param open connects a new client (initialize included)
@@ -70,17 +83,42 @@ export class BrokerLink {
     return this.client;
   }
 
-  /** Sends a request on the live session, opening a new one first when the broker lost it. */
-  async request<T>(send: (client: Client) => Promise<T>): Promise<T> {
+  /**
+   * Sends a request on the live session, opening a new one first when the
+   * broker lost it. `lost`: the answer for a request that may change
+   * something when its answer was lost; without it, the request is a read
+   * and is sent again on a new session.
+   */
+  async request<T>(send: (client: Client) => Promise<T>, lost?: (error: unknown) => T): Promise<T> {
     const client = await (this.reconnecting ?? this.client);
     try {
-      return await send(client);
+      return await this.sendOn(client, send);
     } catch (error) {
       if (this.closed) throw error;
-      if (unknownSession(error) || unreachable(error) || refusedUnhandled(error)) return send(await this.reconnect(client));
-      // This request fails (it may have run); the next ones go to a new session, on the next broker if this one is gone.
-      if (connectionLost(error)) void this.reconnect(client).catch(() => undefined);
-      throw error;
+      if (unknownSession(error) || unreachable(error) || refusedUnhandled(error)) return this.sendOn(await this.reconnect(client), send);
+      if (!answerLost(error)) throw error;
+      // The next requests go to a new session, on the next broker if this one is gone.
+      const fresh = this.reconnect(client);
+      if (lost) {
+        void fresh.catch(() => undefined);
+        return lost(error);
+      }
+      return this.sendOn(await fresh, send);
+    }
+  }
+
+  /** Sends on one client, counted in flight so that the client outlives it when it is replaced. */
+  private async sendOn<T>(client: Client, send: (client: Client) => Promise<T>): Promise<T> {
+    this.inFlight.set(client, (this.inFlight.get(client) ?? 0) + 1);
+    try {
+      return await send(client);
+    } finally {
+      const left = (this.inFlight.get(client) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(client, left);
+      else {
+        this.inFlight.delete(client);
+        if (this.retired.delete(client)) void client.close().catch(() => undefined);
+      }
     }
   }
 
@@ -98,6 +136,8 @@ export class BrokerLink {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const client of this.retired) void client.close().catch(() => undefined);
+    this.retired.clear();
     await closeSession(this.client);
   }
 
@@ -117,7 +157,9 @@ export class BrokerLink {
       for (const uri of this.subscriptions) await fresh.subscribeResource({ uri }).catch(() => undefined);
       this.client = fresh;
       this.watch(fresh);
-      void stale.close().catch(() => undefined);
+      // Requests still waiting on the old session keep its connection: a broker stopping in order answers them.
+      if (this.inFlight.has(stale)) this.retired.add(stale);
+      else void stale.close().catch(() => undefined);
       return fresh;
     })().finally(() => {
       this.reconnecting = undefined;

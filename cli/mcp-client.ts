@@ -7,6 +7,7 @@ import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { FlagSpec } from '../shared/options/command-line.ts';
 import { FLEETMESH_VERSION } from '../shared/version.ts';
+import { owedAnswersFetch } from './owed-answers-fetch.ts';
 
 /** Flags of the commands that talk to a broker as an MCP client. */
 export const MCP_CLIENT_FLAGS = {
@@ -51,7 +52,11 @@ function lazySchemaValidator(): jsonSchemaValidator {
 /** An SDK client connected to a broker over Streamable HTTP with a bearer token. */
 export async function connectToBroker(url: string, token: string, name: string): Promise<Client> {
   const client = new Client({ name, version: FLEETMESH_VERSION }, { jsonSchemaValidator: lazySchemaValidator() });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    // A request whose answer stream ends without its answer is answered at once, not left to its timeout.
+    fetch: owedAnswersFetch((message) => transport.onmessage?.(message)),
+  });
   try {
     await client.connect(transport);
   } catch (error) {

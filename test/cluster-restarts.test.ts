@@ -19,6 +19,11 @@ interface EnvelopeNode {
   availability: string;
 }
 
+/** An error result saying the call may have run: its answer was lost, or it was cancelled as its broker stopped. */
+function outcomeUnknown(result: CallToolResult): boolean {
+  return result.isError === true && (result.structuredContent as { error?: { outcome?: string } } | undefined)?.error?.outcome === 'unknown';
+}
+
 /** A `fleetmesh stdio` relay given every broker of the cluster, as an MCP client would run it. */
 async function relay(urls: string[], token: string): Promise<Client> {
   const client = new Client({ name: 'cluster-relay-test', version: '1' });
@@ -97,6 +102,11 @@ describe('a cluster through restarts of its brokers', () => {
           result = await callOnce(n);
         } catch (error) {
           failures.push({ call: n, error: (error as Error).message });
+          result = await callOnce(n);
+        }
+        // The relay lost the answer as its broker stopped under the call, and said the outcome is unknown: send it again.
+        if (outcomeUnknown(result)) {
+          failures.push({ call: n, error: JSON.stringify(result.structuredContent) });
           result = await callOnce(n);
         }
         if (n % 2) {
@@ -228,6 +238,59 @@ describe('a cluster through restarts of its brokers', () => {
       await cluster.startBroker('c');
     }
   }, 60_000);
+
+  it('sends the agents of a broker shutting down to another broker, though they were only ever given its address', async () => {
+    await cluster.addAgent('only-c', 'c', { dial: cluster.address.c });
+    await waitFor(() => cluster.a.registry.find('only-c')?.session?.heldBy === 'c', { what: 'only-c held by c' });
+    await cluster.stopBroker('c');
+    try {
+      await waitFor(
+        () => {
+          const host = cluster.a.registry.find('only-c');
+          return host?.state === 'online' && host.session !== undefined && host.session.heldBy !== 'c';
+        },
+        { what: 'only-c held by a or b while c is down' },
+      );
+    } finally {
+      await cluster.startBroker('c');
+    }
+  }, 60_000);
+
+  it('answers a call through the stdio relay whose broker is killed under it with an error result saying its outcome is unknown', async () => {
+    const client = await relay([cluster.mcpUrl.b, cluster.mcpUrl.a], token);
+    try {
+      const target = await waitFor(
+        () =>
+          AGENTS.find((name) => {
+            const host = cluster.a.registry.find(name);
+            return host?.state === 'online' && host.session !== undefined && host.session.heldBy !== 'b';
+          }),
+        { what: 'an online agent held by a or c' },
+      );
+      let sent: () => void = () => {};
+      const underWay = new Promise<void>((resolve) => {
+        sent = resolve;
+      });
+      // Through b, a read that watches for half a minute: b is killed once it has sent it to the host.
+      const answer = client.callTool({ name: 'agent_info', arguments: { host: target, watch_ms: 30_000, interval_ms: 1000 } }, undefined, {
+        onprogress: () => sent(),
+        timeout: 25_000,
+      });
+      await underWay;
+      cluster.b.signal('SIGKILL');
+      await cluster.b.exited;
+      const result = (await answer) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: { code: 'unavailable', outcome: 'unknown' } });
+      expect(JSON.stringify(result.content)).toMatch(/whether it took effect is unknown/);
+      // The relay has moved to the next broker: the next call is answered for the host.
+      const next = (await client.callTool({ name: 'agent_info', arguments: { host: target } })) as CallToolResult;
+      expect(next.structuredContent).toMatchObject({ host: target });
+    } finally {
+      await client.close();
+      await cluster.startBroker('b');
+    }
+  }, 90_000);
 });
 
 describe('an agent given one name that resolves to every broker', () => {

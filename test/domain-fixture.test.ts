@@ -5,6 +5,7 @@ import type { CollectorContext } from '../agent/collectors/collector-plugin.ts';
 import type { Dispatcher } from '../agent/dispatcher/dispatcher.ts';
 import type { Host } from '../broker/agents/agent-registry.ts';
 import type { Identity } from '../broker/auth/identities.ts';
+import { inProcessBrokerOptions } from '../broker/broker-options.ts';
 import { McpSession } from '../broker/mcp/mcp-session.ts';
 import { SURFACES } from '../broker/mcp/surfaces/surfaces.ts';
 import { McpTasks } from '../broker/mcp/tasks/mcp-tasks.ts';
@@ -70,6 +71,7 @@ describe('a domain added from its three folders alone', () => {
       tasks,
       widgets: new WidgetResources(FIXTURE_ROOT),
       iconOrigin: undefined,
+      stillRunningProgressMs: inProcessBrokerOptions(FIXTURE_ROOT).stillRunningProgressMs,
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await session.server.connect(serverSide);

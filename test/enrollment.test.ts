@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from '../agent/agent.ts';
 import { enrollAgent } from '../agent/enrollment/enroll-agent.ts';
 import { loadIdentity } from '../agent/identity/agent-identity.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
@@ -17,6 +18,7 @@ import {
 } from '../shared/pki/certificates.ts';
 import { captureLogger } from './harness/capture-logger.ts';
 import { openRawStream, type RawEnrollOutcome, rawEnroll } from './harness/raw-stream.ts';
+import { TEST_AGENT_DEFAULTS } from './harness/test-agent-defaults.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
 
@@ -110,6 +112,28 @@ describe('enrollment', () => {
       (e: FleetError) => e,
     );
     expect((other as FleetError).code).toBe('conflict');
+  });
+
+  it('enrolls an agent started before its broker listens, once it does, logging each retry', async () => {
+    const token = await fleet.token();
+    await fleet.broker.stop();
+    const { log, lines } = captureLogger();
+    const agent = Agent.start(
+      { dataDir: fleet.agentDir('early-1'), brokerAddress: fleet.address, token, caPin: fleet.pin, name: 'early-1', ...TEST_AGENT_DEFAULTS },
+      log,
+      [],
+    );
+    const retries = () => lines.filter((line) => line.message === 'could not enroll yet; retrying');
+    await waitFor(() => retries().length >= 3, { what: 'three enrolment retries while no broker listens' });
+    expect(retries()[0]).toMatchObject({ attempt: 1, reason: expect.stringMatching(/cannot reach the broker/) });
+    await fleet.restartBroker();
+    const enrolled = await agent;
+    try {
+      await waitFor(() => fleet.broker.registry.find('early-1')?.state === 'online', { what: 'early-1 online' });
+      expect(lines.some((line) => line.message === 'enrolled')).toBe(true);
+    } finally {
+      await enrolled.stop();
+    }
   });
 
   it('writes the CA key and the agent key with mode 0600', async () => {

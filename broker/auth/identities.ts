@@ -166,3 +166,9 @@ export async function verifyBearerToken(store: BrokerStore, token: string, now =
   if (row.expiresAt <= now) throw new TokenRefused('the token has expired');
   return identityOfRow(row);
 }
+
+/** The identity `id` while it may still be used (not revoked nor expired), or undefined: for what holds an identity past its token (a console session). */
+export async function liveIdentity(store: BrokerStore, id: string, now = Date.now()): Promise<Identity | undefined> {
+  const row = await store.identities.get(id);
+  return row && row.revokedAt === null && row.expiresAt > now ? identityOfRow(row) : undefined;
+}

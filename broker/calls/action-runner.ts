@@ -18,6 +18,7 @@ import type { BrokerActionContext, BrokerActionHandler } from './broker-action.t
 import { runOnBroker } from './broker-route.ts';
 import { splitArguments } from './call-arguments.ts';
 import { auditOutcomeOf, CallAudit, firstErrorCode } from './call-audit.ts';
+import { interruptionOf } from './call-interruption.ts';
 import type { RouteCall, RunContext, RunResult } from './call-route.ts';
 import { runOnHosts } from './hosts-route.ts';
 import { redactArguments } from './redact.ts';
@@ -174,6 +175,9 @@ export class ActionRunner {
     try {
       if (!this.allows(identity, action)) throw new FleetError('not_found', `unknown tool: ${context.tool}`);
       const result = await this.route(call);
+      // Cancelled as its broker stopped: what the hosts answered (cancelled) is not how the call went.
+      const interruption = interruptionOf(context.signal);
+      if (interruption) throw interruption;
       const outcome = auditOutcomeOf(result);
       const answered = answerAudit(result);
       await audit.complete(outcome, firstErrorCode(result), answered.note);
@@ -184,7 +188,8 @@ export class ActionRunner {
       const failure = toFleetError(error);
       const outcome = context.signal.aborted ? 'cancelled' : audit.begun ? 'error' : 'refused';
       if (outcome === 'refused') await audit.refused(failure);
-      else await audit.complete(outcome, failure.code);
+      // Cancelled as its broker stopped, a change may have been made: the audit says its outcome is unknown.
+      else await audit.complete(interruptionOf(context.signal) ? 'interrupted' : outcome, failure.code);
       finished(outcome);
       if (failure.code === 'internal') options.log.error('tool call failed', { tool: context.tool, error: failure.message });
       throw failure;

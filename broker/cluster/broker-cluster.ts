@@ -200,6 +200,14 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     return [this.brokerId, ...this.lastBeat.keys()].sort();
   }
 
+  /** Where agents reach the other brokers alive now, as they announced it: where a broker shutting down sends its agents. */
+  otherAgentAddresses(): string[] {
+    return [...this.lastBeat.keys()].flatMap((broker) => {
+      const address = this.agentAddresses.get(broker);
+      return address ? [address] : [];
+    });
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.refreshTimer);

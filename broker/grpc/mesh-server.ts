@@ -213,21 +213,27 @@ export class MeshServer {
    * Moves every connected agent away: no new call goes to them, the calls in
    * flight on their streams (including those other brokers of a cluster sent
    * through this one) are let finish for up to `graceMs`, then each agent is
-   * told to come back later, after its own wait spread over the time the
-   * admission rate needs to take them all back, and its stream ends. A
-   * restarted broker sees its fleet return spread out, and no answer under way
-   * is cut off.
+   * asked to reconnect and its stream ends. Given `elsewhere`, the addresses
+   * of the other brokers of a cluster, each agent is sent to one of them in
+   * turn, its wait spread over the time that broker's share needs to be
+   * admitted, so it is held again at once rather than redialling this one;
+   * alone, each is told to come back later, its wait spread over the time the
+   * admission rate needs to take them all back, so a restarted broker sees its
+   * fleet return spread out. No answer under way is cut off.
    */
-  async drain(graceMs = DRAIN_GRACE_MS): Promise<void> {
+  async drain(graceMs = DRAIN_GRACE_MS, elsewhere: readonly string[] = []): Promise<void> {
     const sessions = this.options.registry.localSessions();
     for (const session of sessions) session.draining = true;
     const until = Date.now() + graceMs;
     while (Date.now() < until && sessions.some((session) => session.isOpen && session.inFlight > 0)) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const waits = spreadReturns(sessions.length, this.options.admissionRate);
+    const waits = spreadReturns(Math.ceil(sessions.length / Math.max(1, elsewhere.length)), this.options.admissionRate);
     sessions.forEach((session, i) => {
-      session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs: waits[i] ?? 0, reason: 'the broker is shutting down' }) });
+      const address = elsewhere[i % elsewhere.length];
+      const delayMs = waits[Math.floor(i / Math.max(1, elsewhere.length))] ?? 0;
+      const reason = address ? `the broker is shutting down; reconnect to ${address}` : 'the broker is shutting down';
+      session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs, reason, ...(address ? { address } : {}) }) });
       session.close();
     });
   }

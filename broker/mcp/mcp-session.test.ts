@@ -1,5 +1,6 @@
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentSetLabels } from '../../shared/domains/agent/agent-actions.ts';
 import { captureLogger } from '../../test/harness/capture-logger.ts';
 import { agentInfoOf, type LinkedFleet, type LinkedHost, type LinkedSessionOptions, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
 import { memoryClient, memoryClientV2 } from '../../test/harness/memory-client.ts';
@@ -27,7 +28,11 @@ interface Progress {
  */
 interface SessionClient {
   listTools(): Promise<string[]>;
-  call(name: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal; onprogress?: (progress: Progress) => void }): Promise<Result>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignal; onprogress?: (progress: Progress) => void; timeout?: number; resetTimeoutOnProgress?: boolean },
+  ): Promise<Result>;
   /** A fleet:// resource, parsed. */
   read(uri: string): Promise<Record<string, unknown>>;
   listResources(): Promise<string[]>;
@@ -172,6 +177,44 @@ describe.each(KINDS)('an MCP session in memory, to a real %s client', (kind) => 
     expect(progress[0]).toMatchObject({ progress: 0, total: 2, message: 'sent to 2 hosts' });
     expect(progress.slice(1).map((p) => p.progress)).toEqual([1, 2]);
     expect(progress.slice(1).map((p) => p.message?.replace(/^web-\d/, 'web-N'))).toEqual(['web-N: answered', 'web-N: answered']);
+  });
+
+  it('keeps a caller that resets its timeout on progress waiting for a change that runs past its timeout, saying the call still runs', async () => {
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await fleet.addHost('long-1', [
+      agentInfoOf('long-1'),
+      {
+        action: agentSetLabels,
+        handler: async () => {
+          await released;
+          return { payload: { labels: { stage: 'blue' } } };
+        },
+      },
+    ]);
+    // Word that it still runs every 40 ms, against a client that gives up after 150 ms without any.
+    client = await connect(kind, fleet, fleet.identity(2), { stillRunningProgressMs: 40 });
+    const progress: Progress[] = [];
+    const answer = client.call(
+      'set_agent_labels',
+      { host: 'long-1', labels: { stage: 'blue' } },
+      {
+        timeout: 150,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          progress.push(p);
+          // The change ends once the call has run well past the client's timeout.
+          if (progress.filter((seen) => seen.message?.startsWith('still running')).length === 8) release();
+        },
+      },
+    );
+    const result = await answer;
+    expect(result.isError).toBeFalsy();
+    const values = progress.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((x, y) => x - y));
+    expect(new Set(values).size).toBe(values.length);
   });
 
   it('passes the client cancellation down to every agent still working', async () => {

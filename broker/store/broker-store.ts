@@ -22,6 +22,7 @@ import type { SqlEngine } from './sql-engine.ts';
 import { SqliteEngine } from './sqlite-engine.ts';
 import { parseStoreLocation } from './store-location.ts';
 import { TaskFailuresTable } from './task-failures-table.ts';
+import { WebSessionsTable } from './web-sessions-table.ts';
 
 export const STORE_FILE = 'fleetmesh.db';
 
@@ -53,6 +54,7 @@ export class BrokerStore {
   readonly taskFailures: TaskFailuresTable;
   readonly mcpTasks: McpTasksTable;
   readonly mcpSessions: McpSessionsTable;
+  readonly webSessions: WebSessionsTable;
   readonly brokers: BrokersTable;
   readonly authorities: CertificateAuthoritiesTable;
   readonly signer: CaSignerTable;
@@ -75,6 +77,7 @@ export class BrokerStore {
     this.taskFailures = new TaskFailuresTable(sql);
     this.mcpTasks = new McpTasksTable(sql, brokerId);
     this.mcpSessions = new McpSessionsTable(sql);
+    this.webSessions = new WebSessionsTable(sql);
     this.brokers = new BrokersTable(sql);
     this.authorities = new CertificateAuthoritiesTable(sql);
     this.signer = new CaSignerTable(sql);

@@ -316,4 +316,21 @@ export const MIGRATIONS: readonly string[] = [
 
   ALTER TABLE mcp_tasks ADD COLUMN input_required INTEGER NOT NULL DEFAULT 0;
   `,
+  // 14: the console's sign-ins, shared by every broker on the store, so a
+  // console user stays signed in when a broker restarts or a request lands on
+  // another one. The session id a browser's cookie holds is kept only as its
+  // hash; the CSRF token is useless without it.
+  `
+  CREATE TABLE web_sessions (
+    id_sha256 TEXT PRIMARY KEY,
+    identity_id TEXT NOT NULL,
+    csrf_token TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    opened_at INTEGER NOT NULL,
+    opened_seq INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX web_sessions_identity ON web_sessions(identity_id, opened_at);
+  CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
+  `,
 ];

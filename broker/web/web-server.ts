@@ -172,7 +172,6 @@ export class WebServer {
 
   async stop(): Promise<void> {
     this.changes.stop();
-    this.sessions.clear();
     const server = this.server;
     this.server = undefined;
     await closeHttp(server);
@@ -259,7 +258,7 @@ export class WebServer {
       case 'GET /api/session':
         return sendJson(res, 200, this.whoami(session));
       case 'DELETE /api/session':
-        this.sessions.close(sessionId);
+        await this.sessions.close(sessionId);
         return sendJson(res, 200, { signed_out: true }, { 'set-cookie': sessionCookie(session.origin, '', 0) });
       case 'GET /api/events':
         return this.changes.serve(req, res, sessionId, session, SECURITY_HEADERS);
@@ -306,7 +305,7 @@ export class WebServer {
     try {
       if (typeof token !== 'string') throw new TokenRefused('no token was given');
       const identity = await verifyBearerToken(this.options.store, token.trim());
-      const { id, session } = this.sessions.open(identity, origin);
+      const { id, session } = await this.sessions.open(identity, origin);
       // The CSRF token is handed out here only: the page keeps it, and nothing that holds just the cookie can ask for it again.
       sendJson(
         res,

@@ -1,5 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Identity } from '../auth/identities.ts';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type Identity, liveIdentity } from '../auth/identities.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 
 /** A signed-in browser: the identity its token proved, the token its requests must echo, and where it signed in. */
@@ -23,28 +23,20 @@ const SESSION_LIFETIME_MS = 12 * 3_600_000;
 export const MAX_SESSIONS_PER_IDENTITY = 20;
 
 /**
- * The console's sign-ins, in memory: a browser holds only a random session id
- * in an HttpOnly cookie; the identity token it signed in with is never kept.
- * A session ends when its identity is revoked or expires, checked on each use.
+ * The console's sign-ins, in the store, so every broker sharing it knows them
+ * (a console user stays signed in across a broker's restart, and behind a
+ * load balancer whichever broker takes a request): a browser holds only a
+ * random session id in an HttpOnly cookie, which the store keeps as a hash;
+ * the identity token it signed in with is never kept. A session ends when its
+ * identity is revoked or expires, checked on each use.
  */
 export class WebSessions {
-  private readonly sessions = new Map<string, WebSession>();
-  /** Each identity's session ids, oldest first. */
-  private readonly byIdentity = new Map<string, Set<string>>();
+  /** Counts this broker's sign-ins, ordering those of the same millisecond. */
+  private opened = 0;
 
   constructor(private readonly store: BrokerStore) {}
 
-  open(identity: Identity, origin: string, now = Date.now()): { id: string; session: WebSession } {
-    let own = this.byIdentity.get(identity.id);
-    if (!own) {
-      own = new Set();
-      this.byIdentity.set(identity.id, own);
-    }
-    while (own.size >= MAX_SESSIONS_PER_IDENTITY) {
-      const oldest = own.values().next().value;
-      if (oldest === undefined) break;
-      this.close(oldest);
-    }
+  async open(identity: Identity, origin: string, now = Date.now()): Promise<{ id: string; session: WebSession }> {
     const id = randomBytes(32).toString('base64url');
     const session = {
       identity,
@@ -52,38 +44,49 @@ export class WebSessions {
       expiresAtMs: Math.min(now + SESSION_LIFETIME_MS, identity.expiresAt),
       origin,
     };
-    this.sessions.set(id, session);
-    own.add(id);
+    this.opened += 1;
+    await this.store.webSessions.insert(
+      {
+        idSha256: hashOf(id),
+        identityId: identity.id,
+        csrfToken: session.csrfToken,
+        origin,
+        openedAt: now,
+        openedSeq: this.opened,
+        expiresAt: session.expiresAtMs,
+      },
+      MAX_SESSIONS_PER_IDENTITY,
+      now,
+    );
     return { id, session };
   }
 
   /** The live session a cookie names, or undefined (unknown, expired, or its identity revoked since). */
   async get(id: string | undefined, now = Date.now()): Promise<WebSession | undefined> {
     if (id === undefined) return undefined;
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
-    const row = await this.store.identities.get(session.identity.id);
-    if (session.expiresAtMs <= now || !row || row.revokedAt !== null || row.expiresAt <= now) {
-      this.close(id);
+    const row = await this.store.webSessions.get(hashOf(id), now);
+    if (!row) return undefined;
+    const identity = await liveIdentity(this.store, row.identityId, now);
+    if (!identity) {
+      await this.close(id);
       return undefined;
     }
-    return session;
+    return {
+      identity,
+      csrfToken: row.csrfToken,
+      expiresAtMs: row.expiresAt,
+      origin: row.origin,
+    };
   }
 
-  close(id: string | undefined): void {
-    if (id === undefined) return;
-    const session = this.sessions.get(id);
-    if (!session) return;
-    this.sessions.delete(id);
-    const own = this.byIdentity.get(session.identity.id);
-    own?.delete(id);
-    if (own?.size === 0) this.byIdentity.delete(session.identity.id);
+  async close(id: string | undefined): Promise<void> {
+    if (id !== undefined) await this.store.webSessions.delete(hashOf(id));
   }
+}
 
-  clear(): void {
-    this.sessions.clear();
-    this.byIdentity.clear();
-  }
+/** How the store knows a session id: never the id itself, which signs a browser in. */
+function hashOf(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
 }
 
 /**

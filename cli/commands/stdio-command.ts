@@ -17,6 +17,7 @@ import {
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
 import { BrokerLink } from '../broker-link.ts';
 import { defineCommand } from '../command.ts';
+import { lostAnswer } from '../lost-answer.ts';
 import { connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
 
 export const stdioCommand = defineCommand({
@@ -25,7 +26,7 @@ export const stdioCommand = defineCommand({
     summary: 'An MCP server on stdio that relays to a broker, for clients that only speak stdio.',
     usage: 'fleetmesh stdio --url http://broker:7400/mcp --token T',
     details:
-      'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached. When the broker restarts, the relay opens a new session and subscribes again by itself. --url may list the brokers of a cluster, comma-separated: when one stops answering, the relay opens its session on the next.',
+      'Tools, resources (with subscriptions), prompts, completion, progress and cancellation all pass through; nothing is cached. When the broker restarts, the relay opens a new session and subscribes again by itself. --url may list the brokers of a cluster, comma-separated: when one stops answering, the relay opens its session on the next. A call whose answer a stopping broker never sent is answered with an error result saying its outcome is unknown.',
     flags: { ...MCP_CLIENT_FLAGS },
   },
   async run(parsed) {
@@ -65,18 +66,23 @@ export const stdioCommand = defineCommand({
       // The broker's progress comes back with the relay's own token; the client's goes on the way out.
       const { _meta, ...params } = request.params;
       const progressToken = _meta?.progressToken;
-      return link.request((r) =>
-        r.callTool(params, undefined, {
-          signal: extra.signal,
-          timeout: 120_000,
-          ...(progressToken !== undefined
-            ? {
-                onprogress: (progress) => {
-                  void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
-                },
-              }
-            : {}),
-        }),
+      return link.request(
+        (r) =>
+          r.callTool(params, undefined, {
+            signal: extra.signal,
+            timeout: 120_000,
+            ...(progressToken !== undefined
+              ? {
+                  // The broker's word that a long call still runs resets the timeout here too.
+                  resetTimeoutOnProgress: true,
+                  onprogress: (progress) => {
+                    void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
+                  },
+                }
+              : {}),
+          }),
+        // A call whose answer was lost may have run: it is not sent again, and the client hears that its outcome is unknown.
+        () => lostAnswer(params.name),
       );
     });
     server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => link.request((r) => r.listResources(request.params, { signal: extra.signal })));

@@ -52,12 +52,12 @@ export class CliProcess {
     this.child.kill(signal);
   }
 
-  /** Stops the process (SIGTERM, then SIGKILL) and waits for it. */
-  async stop(): Promise<void> {
+  /** Stops the process (SIGTERM, then SIGKILL if it has not exited after `killAfterMs`: a broker stopping in order may need its stop grace) and waits for it. */
+  async stop(killAfterMs = 5000): Promise<void> {
     if (this.exitCode !== undefined) return;
     this.child.kill('SIGCONT');
     this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), killAfterMs);
     await this.exited;
     clearTimeout(timer);
   }

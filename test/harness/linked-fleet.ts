@@ -100,12 +100,16 @@ export interface LinkedSessionOptions {
   surface?: SurfaceName;
   textFormat?: TextFormat;
   iconOrigin?: string;
+  /** How long a call may tell its caller nothing before it says it still runs (default: the broker's). */
+  stillRunningProgressMs?: number;
 }
 
 /** What an MCP server on the linked fleet may be given; the rest is what a broker started in-process has. */
 export interface LinkedServerOptions {
   sessionLimits?: McpSessionLimits;
   routes?: ConstructorParameters<typeof McpHttpServer>[0]['routes'];
+  /** How long a stopping server lets the calls it took run before it cancels them (default: the broker's). */
+  stopGraceMs?: number;
 }
 
 /**
@@ -308,6 +312,7 @@ export async function startLinkedFleet(
         tasks,
         widgets,
         iconOrigin: sessionOptions.iconOrigin,
+        stillRunningProgressMs: sessionOptions.stillRunningProgressMs ?? defaults.stillRunningProgressMs,
       });
       sessions.push(session);
       return session;
@@ -321,6 +326,7 @@ export async function startLinkedFleet(
         publicUrl: defaults.mcpPublicUrl,
         httpLimits: defaults.httpLimits,
         sessionLimits: serverOptions.sessionLimits ?? defaults.mcpSessionLimits,
+        stopGraceMs: serverOptions.stopGraceMs ?? defaults.stopGraceMs,
         store,
         log,
         refusals,

@@ -77,8 +77,8 @@ export interface TestCluster {
     options?: { dial?: string; roles?: AgentRole[]; agent?: Partial<AgentOptions>; collectors?: CollectorChoice },
   ): Promise<Agent>;
   running(name: BrokerName): boolean;
-  /** Shuts a broker down the orderly way (its agents move to the others). */
-  stopBroker(name: BrokerName): Promise<void>;
+  /** Shuts a broker down the orderly way (its agents move to the others); `b` is killed if it has not exited after `killAfterMs` (default 5 s). */
+  stopBroker(name: BrokerName, killAfterMs?: number): Promise<void>;
   /** Starts a stopped (or killed) broker again; resolves once it joined the cluster. */
   startBroker(name: BrokerName): Promise<void>;
   /** Shuts broker `c` down the orderly way (its agents move to the others). */
@@ -184,12 +184,12 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     stopped.delete(name);
     stopping.delete(name);
   };
-  const stopBroker = (name: BrokerName) => {
+  const stopBroker = (name: BrokerName, killAfterMs?: number) => {
     let done = stopping.get(name);
     if (!done) {
       stopped.add(name);
       const broker = name === 'b' ? b : inProcessBrokers.get(name);
-      done = broker ? broker.stop() : Promise.resolve();
+      done = broker ? (name === 'b' ? (broker as CliProcess).stop(killAfterMs) : broker.stop()) : Promise.resolve();
       stopping.set(name, done);
     }
     return done;

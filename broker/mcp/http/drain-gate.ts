@@ -53,10 +53,11 @@ export class DrainGate {
     this.closed = true;
   }
 
-  /** Resolves once every answer owed has been written (or its client left), or after `graceMs`. */
-  async answersSent(graceMs: number): Promise<void> {
+  /** Resolves once every answer owed has been written (or its client left), or after `graceMs`, with how many are still owed. */
+  async answersSent(graceMs: number): Promise<number> {
     const until = Date.now() + graceMs;
     while (this.answering.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     if (this.answering.size > 0) this.log.warn('MCP answers still owed when the broker stopped', { requests: this.answering.size });
+    return this.answering.size;
   }
 }

@@ -2,9 +2,11 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentSetLabels } from '../../../shared/domains/agent/agent-actions.ts';
 import { sendTo } from '../../../test/harness/edge-server.ts';
 import { agentInfoOf, type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
 import { MODERN_REVISION } from '../../../test/harness/mcp-client-v2.ts';
+import { waitFor } from '../../../test/harness/wait.ts';
 import type { McpHttpServer } from './mcp-http-server.ts';
 
 describe('McpHttpServer, the whole edge in process', () => {
@@ -67,5 +69,45 @@ describe('McpHttpServer, the whole edge in process', () => {
     expect(server.liveSessions()).toEqual([]);
     await expect(fetch(url, { method: 'POST' })).rejects.toThrow();
     await client.close();
+  });
+});
+
+describe('McpHttpServer stopping with calls still running past its grace', () => {
+  let fleet: LinkedFleet;
+  afterEach(() => fleet.stop());
+
+  it('cancels them: each caller, of either era, gets an error result saying its outcome is unknown, the agent a Cancel, the audit interrupted', async () => {
+    fleet = await startLinkedFleet();
+    const host = await fleet.addHost('stuck-1', [agentInfoOf('stuck-1'), { action: agentSetLabels, handler: async () => ({ payload: { labels: {} } }) }]);
+    // The host takes calls and never answers them, as an agent whose change is under way.
+    host.freeze();
+    const server = await fleet.serveMcp({ stopGraceMs: 300 });
+    const url = new URL(server.url);
+    const headers = { Authorization: `Bearer ${await fleet.token(2, undefined, 'stopped-under')}` };
+    const legacy = new Client({ name: 'legacy', version: '1' });
+    await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    const modern = new ClientV2({ name: 'modern', version: '2' }, { versionNegotiation: { mode: { pin: MODERN_REVISION } } });
+    await modern.connect(new TransportV2(url, { requestInit: { headers } }));
+    const change = { name: 'set_agent_labels', arguments: { host: 'stuck-1', labels: { stage: 'blue' }, timeout_ms: 30_000 } };
+    const answers = Promise.all([legacy.callTool(change), modern.callTool(change)]);
+    const calls = () => host.sent.filter((frame) => frame.frame.case === 'call');
+    await waitFor(() => calls().length === 2, { what: 'both calls sent to the host' });
+    await server.stop();
+    // Answered, not left to the clients' timeouts nor failed as a JSON-RPC error.
+    for (const result of await answers) {
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: { code: 'unavailable', outcome: 'unknown' } });
+      expect(JSON.stringify(result.content)).toMatch(/whether it took effect is unknown/);
+    }
+    const cancelled = host.sent.filter((frame) => frame.frame.case === 'cancel').map((frame) => (frame.frame.value as { callId: string }).callId);
+    expect(cancelled.sort()).toEqual(
+      calls()
+        .map((frame) => (frame.frame.value as { callId: string }).callId)
+        .sort(),
+    );
+    const rows = await fleet.store.audit.recent({ limit: 10, identity: 'stopped-under' });
+    expect(rows.map((row) => row.outcome)).toEqual(['interrupted', 'interrupted']);
+    await legacy.close();
+    await modern.close();
   });
 });

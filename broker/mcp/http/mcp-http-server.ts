@@ -36,6 +36,8 @@ interface McpHttpServerOptions {
   httpLimits: HttpLimits;
   /** 2025-era sessions one identity may hold here, and how long one may go unused. */
   sessionLimits: McpSessionLimits;
+  /** How long a stopping broker lets the calls it took run before it cancels them. */
+  stopGraceMs: number;
   store: BrokerStore;
   log: Logger;
   /**
@@ -51,12 +53,8 @@ interface McpHttpServerOptions {
   routes?: Record<string, OpenRoute>;
 }
 
-/**
- * How long a stopping broker waits for the answers it owes: the longest call
- * deadline a client may ask for (60 s) is not waited out in full, since an
- * orchestrator's stop grace is often 30 s.
- */
-const ANSWER_GRACE_MS = 25_000;
+/** How long the answers of the calls cancelled at the end of the stop grace get to go out before the sessions close. */
+const CANCELLED_ANSWERS_MS = 2000;
 
 /**
  * MCP over Streamable HTTP at /mcp, as a chain of small steps: the Host and
@@ -146,7 +144,9 @@ export class McpHttpServer {
    * closed, so clients move on (a relay given several brokers opens its
    * session on the next one); a request that still arrives is refused with
    * 503, unhandled; the answers of requests already taken are sent, for up
-   * to ANSWER_GRACE_MS, before the sessions and their connections close.
+   * to the stop grace. The tool calls still running then are cancelled, each
+   * caller answered with an error result saying its call's outcome is
+   * unknown, before the sessions and their connections close.
    */
   async stop(): Promise<void> {
     this.drain.close();
@@ -155,7 +155,12 @@ export class McpHttpServer {
     this.server = undefined;
     server?.close();
     server?.closeIdleConnections();
-    await this.drain.answersSent(ANSWER_GRACE_MS);
+    if ((await this.drain.answersSent(this.options.stopGraceMs)) > 0) {
+      const cancelled = this.liveSessions().reduce((count, session) => count + session.interruptCalls(), 0);
+      if (cancelled > 0)
+        this.options.log.warn('tool calls still running when the stop grace ended were cancelled, their outcome unknown', { calls: cancelled });
+      await this.drain.answersSent(CANCELLED_ANSWERS_MS);
+    }
     await this.options.tasks.stop();
     await this.legacy.close();
     await this.modern.close();

@@ -4,6 +4,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { actionByAnyName, closestActionIds } from './action-names.ts';
 import { searchActions } from './action-search.ts';
 import { executionOf, type Surface, type ToolDefinition } from './surface.ts';
+import { toolDescription } from './tool-description.ts';
 import { parameterSummary, requiredParameters, toolInputSchema } from './tool-schemas.ts';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
@@ -53,7 +54,7 @@ function match(action: Action, index: number) {
   return {
     id: action.id,
     title: action.title,
-    description: action.description,
+    description: toolDescription(action),
     risk: action.risk,
     level: action.level,
     mutating: action.risk !== 'read',

@@ -3,6 +3,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
 import { widgetToolMeta } from '../../web/widget-resources.ts';
 import { annotationsOf, executionOf, type Surface } from './surface.ts';
+import { toolDescription } from './tool-description.ts';
 import { advertisedInputSchema, requiredParameters } from './tool-schemas.ts';
 
 function example(action: Action): string {
@@ -18,7 +19,7 @@ export const individualSurface: Surface = {
     visible.map((action) => ({
       name: action.tool,
       title: action.title,
-      description: action.description,
+      description: toolDescription(action),
       inputSchema: advertisedInputSchema(action),
       annotations: annotationsOf(action),
       ...icons.of(domainOf(action)),

@@ -7,6 +7,7 @@ import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked
 import { IconLinks } from '../icons/icon-links.ts';
 import type { Resolution, SurfaceName } from './surface.ts';
 import { SURFACES } from './surfaces.ts';
+import { LONG_CALLS, LONG_MARK } from './tool-description.ts';
 
 /** The call each surface takes for an action with these arguments (confirm apart from the rest). */
 function callOn(surface: SurfaceName, action: (typeof CATALOG)[number], args: Record<string, unknown>): [string, Record<string, unknown>] {
@@ -55,6 +56,18 @@ describe('tool surfaces', () => {
       expect(Object.entries(srcOf(surface)).filter(([, src]) => src?.length !== 1)).toEqual([]);
       expect(SURFACES[surface].tools(CATALOG, new IconLinks(undefined)).filter((t) => 'icons' in t)).toEqual([]);
     }
+  });
+
+  it('mark, in the description of a change that may wait long, that it is long; the instructions say once that such a change sends progress to a caller that asks for it', () => {
+    const tools = SURFACES.individual.tools(CATALOG, new IconLinks(undefined));
+    const descriptionOf = (tool: string) => tools.find((t) => t.name === tool)?.description ?? '';
+    const found = SURFACES.dynamic.resolve('find_action', { query: 'stop container' }, CATALOG);
+    expect(descriptionOf(dockerStop.tool).endsWith(` ${LONG_MARK}`)).toBe(true);
+    expect(JSON.stringify(found)).toContain(LONG_MARK);
+    expect(LONG_CALLS).toMatch(new RegExp(`^Changes marked ${LONG_MARK.replace('.', '\\.')} .*progressToken`));
+    const waitless = CATALOG.filter((action) => !action.waitsMs || action.risk === 'read');
+    expect(waitless.length).toBeGreaterThan(0);
+    for (const action of waitless) expect(descriptionOf(action.tool).endsWith(` ${LONG_MARK}`)).toBe(false);
   });
 
   it('answer an unknown name with the closest ones', () => {

@@ -43,8 +43,7 @@ export const composeUp = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Bring a compose project up',
-  description:
-    "Starts a compose project's stopped containers and recreates, one at a time, those whose tag names a newer image; a failing one is restored, the rest left alone.",
+  description: "Starts a compose project's stopped containers and recreates those whose tag has a newer image, one by one; a failing one is restored.",
   input: z.object({ project: projectParam, services, timeout_s: healthTimeoutS }).strict(),
   output: z.object({
     project: z.string(),
@@ -66,7 +65,7 @@ export const composeDown = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Take a compose project down',
-  description: 'Stops and removes the containers and networks of a compose project, keeping its volumes. Bringing it back needs its compose file on the host.',
+  description: 'Stops and removes the containers and networks of a compose project, keeping its volumes; its compose file brings it back.',
   input: z.object({ project: projectParam }).strict(),
   output: z.object({
     project: z.string(),

@@ -10,8 +10,7 @@ export const containerUpdateImage = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Update a container image',
-  description:
-    'Recreates a container (name) or compose service on a new image from its own configuration, pulling it if missing; waits for health, else restores the previous one.',
+  description: 'Recreates a container or compose service on a new image, keeping its configuration; restores the old one if unhealthy.',
   input: z
     .object({
       name: z.string().min(1).max(256).optional().describe('Container name or id.'),
