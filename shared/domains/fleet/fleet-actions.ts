@@ -36,7 +36,11 @@ export const listAgents = defineAction({
     })
     .strict(),
   output: z.object({ agents: z.array(agentRowShape), count: z.number() }),
-  table: { list: 'agents', columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'] },
+  table: {
+    list: 'agents',
+    columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'],
+    more: "agent_info with host=NAME (or the resource fleet://agents/NAME) gives one agent's every field.",
+  },
   widget: 'fleet-table',
   related: ['fleet.status', 'agent.info'],
 });
