@@ -62,7 +62,8 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
       return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
     }
     // Writes never page: fetching a later page would mean repeating the change.
-    const envelope = action.risk === 'read' ? pageOfEnvelope(toEnvelope(nodes), targets.cursor) : toEnvelope(nodes);
+    const whole = toEnvelope(nodes, resolved.absent);
+    const envelope = action.risk === 'read' ? pageOfEnvelope(whole, targets.cursor) : whole;
     return { action, structured: envelope, isError: envelope.targeted > 0 && envelope.responded === 0, shape: 'envelope' };
   };
   let settled: HostOutcome[] = [];

@@ -3,6 +3,7 @@ import { alerts, alertsHistory, openPorts, PROCESS_CPU_WINDOW_MS, processes, sys
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ContainerFacts } from '../../engine/container-facts.ts';
+import { engineAbsent } from '../../engine/engine-errors.ts';
 import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
@@ -100,13 +101,14 @@ export class SystemCollector implements Collector {
     }
   }
 
-  private async containerCounts(): Promise<{ running: number | null; total: number | null; failed: boolean }> {
-    if (!this.options.containers) return { running: null, total: null, failed: false };
+  /** The container counts; null with the reason when Docker did not answer: `absent` on a host without an engine, which is no failure. */
+  private async containerCounts(): Promise<{ running: number | null; total: number | null; docker: 'answered' | 'absent' | 'failed' | 'not asked' }> {
+    if (!this.options.containers) return { running: null, total: null, docker: 'not asked' };
     try {
       const counts = await this.options.containers.counts();
-      return { running: counts.running, total: counts.total, failed: false };
-    } catch {
-      return { running: null, total: null, failed: true };
+      return { running: counts.running, total: counts.total, docker: 'answered' };
+    } catch (error) {
+      return { running: null, total: null, docker: engineAbsent(error) ? 'absent' : 'failed' };
     }
   }
 
@@ -215,15 +217,17 @@ export class SystemCollector implements Collector {
           containers_total: containers.total,
           sampled_at_unix_ms: figures.sampledAt,
         },
-        failedCollectors: containers.failed ? ['docker'] : [],
-        errors: containers.failed
-          ? [
-              new FleetError('collector_unavailable', 'Docker could not be asked for container counts', {
-                collector: 'docker',
-                hint: 'agent_info shows why the docker collector is unavailable.',
-              }).toInfo(),
-            ]
-          : [],
+        failedCollectors: containers.docker === 'failed' ? ['docker'] : [],
+        absentCollectors: containers.docker === 'absent' ? ['docker'] : [],
+        errors:
+          containers.docker === 'failed'
+            ? [
+                new FleetError('collector_unavailable', 'Docker could not be asked for container counts', {
+                  collector: 'docker',
+                  hint: 'agent_info shows why the docker collector is unavailable.',
+                }).toInfo(),
+              ]
+            : [],
       };
     });
 
@@ -260,11 +264,13 @@ export class SystemCollector implements Collector {
       const table = await sampler.cached('connections', () => this.socketTable());
       let published = new Map<string, string>();
       let dockerFailed = false;
+      let dockerAbsent = false;
       if (this.options.containers) {
         try {
           published = await this.options.containers.publishedPorts();
-        } catch {
-          dockerFailed = true;
+        } catch (error) {
+          if (engineAbsent(error)) dockerAbsent = true;
+          else dockerFailed = true;
         }
       }
       const seen = new Set<string>();
@@ -285,6 +291,7 @@ export class SystemCollector implements Collector {
       return {
         payload: { ports },
         failedCollectors: [...(dockerFailed ? ['docker'] : []), ...(ownersUnknown ? ['system'] : [])],
+        absentCollectors: dockerAbsent ? ['docker'] : [],
         errors: [
           ...(dockerFailed
             ? [

@@ -6,7 +6,7 @@ import { callText, cell, type FigureUnit, fenced, isSuggestedCall, jsonBlock, nu
 const MAX_ROWS = 50;
 /** Cells of the tables that spell out findings and changes: their messages are the point, so they are cut late. */
 const DETAIL_CELL_CHARS = 400;
-const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'failed_collectors', 'errors']);
+const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'failed_collectors', 'errors', 'absent_collectors']);
 
 /** Which columns are figures in a unit the answer names (a series' latest, min, max in its `unit`). */
 type Units = ReadonlyMap<string, FigureUnit>;
@@ -250,6 +250,13 @@ function legendLines(action: Action): string[] {
   return action.table?.legend ? ['', action.table.legend] : [];
 }
 
+/** Collectors absent on some hosts, said once: nothing to collect there, which is no failure. */
+function absentLines(absent: { collector: string; hosts: string[] }[] | undefined): string[] {
+  if (!absent?.length) return [];
+  const each = absent.map((entry) => `${cell(entry.collector)} on ${entry.hosts.map((host) => cell(host)).join(', ')}`);
+  return ['', `Absent, not failed (nothing to collect there, so those hosts answer nothing for it): ${each.join('; ')}.`];
+}
+
 /** How a fleet table's reader gets the fields it left out: one host's answer shows them all. */
 const ONE_HOST = "Call again with host=NAME for every field of that host's answer.";
 
@@ -310,6 +317,7 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
       if (items.length) lines.push('', ...listBlock(field, items, new Map(), ['host']));
     }
   }
+  lines.push(...absentLines(envelope.absent_collectors as { collector: string; hosts: string[] }[] | undefined));
   lines.push(...legendLines(action), ...viewLines(action, nodes));
   return lines
     .join('\n')
@@ -334,6 +342,8 @@ function renderNode(action: Action, node: Record<string, unknown>): string {
   }
   const failed = node.failed_collectors as string[];
   if (failed?.length) lines.push('', `Collectors that failed: ${failed.map((name) => cell(name)).join(', ')} (figures they feed are null).`);
+  const absent = node.absent_collectors as string[] | undefined;
+  if (absent?.length) lines.push(...absentLines(absent.map((collector) => ({ collector, hosts: [node.host as string] }))));
   const errors = node.errors as ErrorInfo[];
   if (errors?.length) lines.push('', '**Errors:**', ...errorLines(errors));
   lines.push(...legendLines(action), ...viewLines(action, [node]));
