@@ -21,15 +21,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { Agent } from '../agent/agent.ts';
-import type { Collector } from '../agent/collectors/collector.ts';
 import { createIdentity } from '../broker/auth/identities.ts';
 import { Broker } from '../broker/broker.ts';
 import { inProcessBrokerOptions } from '../broker/broker-options.ts';
 import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
 import { SURFACE_NAMES, type SurfaceName } from '../broker/mcp/surfaces/surface.ts';
-import type { Action, Level } from '../shared/catalog/action.ts';
+import type { Level } from '../shared/catalog/action.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
 import { silentLogger } from '../shared/log/logger.ts';
+import { everyDomainCollectors } from '../test/harness/every-domain-collectors.ts';
 import { TEST_AGENT_DEFAULTS } from '../test/harness/test-agent-defaults.ts';
 
 const TOLERANCE = 0.1;
@@ -106,18 +106,7 @@ async function rawClient(url: string, token: string): Promise<{ client: Client; 
 
 /** An agent whose collectors claim every action of the catalog (each answering nothing): a fleet that serves every domain. */
 async function everyDomainAgent(broker: Broker, dataDir: string): Promise<Agent> {
-  const byCollector = new Map<string, Action[]>();
-  for (const action of CATALOG) {
-    if (action.collector === null || action.collector === 'agent') continue;
-    byCollector.set(action.collector, [...(byCollector.get(action.collector) ?? []), action]);
-  }
-  const collectors: Collector[] = [...byCollector].map(([name, actions]) => ({
-    name,
-    probe: async () => ({ available: true, reason: '' }),
-    register(dispatcher) {
-      for (const action of actions) dispatcher.register(action, async () => ({ payload: null }));
-    },
-  }));
+  const collectors = everyDomainCollectors();
   const { token } = await createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} });
   const agent = await Agent.start(
     {

@@ -162,7 +162,9 @@ export class McpSession {
 
   /** What the agents this identity sees can serve. */
   private served(): FleetServed {
-    return new FleetServed(this.options.runner.visibleHosts(this.options.identity));
+    const { identity } = this.options;
+    // A grant on a cluster's resources (no one host's) is served by whichever agent reads that cluster.
+    return new FleetServed(identity.grants.reachesBeyondHosts() ? this.options.registry.list() : this.options.runner.visibleHosts(identity));
   }
 
   /** The actions shown: allowed, and served by some agent this identity sees (a domain no agent serves is left out). */
