@@ -228,21 +228,31 @@ export class McpSession {
     try {
       return this.options.surface.resolve(tool, args, this.visibleActions());
     } catch (error) {
-      this.explainUnserved(tool, args);
+      const unserved = this.unserved(tool, args);
+      if (unserved) return unserved;
       this.auditHiddenCall(tool, args);
       throw error;
     }
   }
 
-  /** A tool this identity may call, left out because no agent it sees serves it, is refused saying so and what would bring it back. */
-  private explainUnserved(tool: string, args: Record<string, unknown>): void {
+  /**
+   * A tool this identity may call but is not shown because no agent it sees
+   * serves it. A call naming its targets runs (the hosts named answer for
+   * themselves); one for the whole fleet is refused saying why the tool is
+   * left out and what brings it back, and the refusal is audited.
+   */
+  private unserved(tool: string, args: Record<string, unknown>): ReturnType<Surface['resolve']> | undefined {
     let allowed: ReturnType<Surface['resolve']>;
     try {
       allowed = this.options.surface.resolve(tool, args, this.allowedActions());
     } catch {
-      return;
+      return undefined;
     }
-    if (allowed.kind === 'action') throw this.served().hidden(tool, allowed.action);
+    if (allowed.kind !== 'action') return undefined;
+    if (TARGET_ARGUMENTS.some((name) => allowed.args[name] !== undefined)) return allowed;
+    const refusal = this.served().hidden(tool, allowed.action);
+    void this.options.runner.auditUnservedCall(this.options.identity, tool, allowed.action, allowed.args, refusal);
+    throw refusal;
   }
 
   /** Runs a resolved action for this identity, with its cancellation, progress and log where the caller wants them. */
@@ -411,6 +421,9 @@ export class McpSession {
     await Promise.all(uris.map((uri) => this.watch.subscribe(uri, AbortSignal.timeout(10_000)).catch(() => {})));
   }
 }
+
+/** The arguments that name a call's targets. */
+const TARGET_ARGUMENTS = ['host', 'server', 'hosts', 'selector'] as const;
 
 /** A server's prompts (with the tools each walks) and its domains' resource templates. */
 interface ServedLists {
