@@ -1,7 +1,7 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 
 /** An option's text as an argument value: JSON when it parses (numbers, booleans, lists), else the text itself. */
-function valueOf(raw: string): unknown {
+function argumentValue(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
@@ -20,7 +20,7 @@ export function optionArguments(tool: string, extra: readonly [string, string][]
   for (const [option, raw] of extra) {
     const key = params?.find((param) => param === option || param === option.replaceAll('-', '_'));
     if (key !== undefined) {
-      args[key] = valueOf(raw);
+      args[key] = argumentValue(raw);
       continue;
     }
     const spelled = `--arg ${option.replaceAll('-', '_')}=${raw}`;
