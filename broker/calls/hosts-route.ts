@@ -86,7 +86,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
       ? {
           onLate: (answer: HostOutcome) => {
             const error = answer.outcome.ok ? answer.outcome.errors[0] : answer.outcome.error;
-            const note = lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs);
+            const note = lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs, context.signal.aborted);
             context.onLog?.('notice', note, { host: answer.host.name, duration_ms: Math.round(answer.durationMs), timeout_ms: timeoutMs });
             if (!late) return;
             settled = settled.map((outcome) => (outcome.host === answer.host ? answer : outcome));

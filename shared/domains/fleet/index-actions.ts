@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { pluralOf } from '../../format/plural-of.ts';
 import { digestShape, rowShape } from '../index-shapes.ts';
 import { RESOURCE_TYPES } from '../resource-types.ts';
 
-const plural = RESOURCE_TYPES.map((type) => `${type}s`);
+const plural = RESOURCE_TYPES.map(pluralOf);
 
 export const find = defineAction({
   id: 'fleet.find',
