@@ -130,6 +130,11 @@ describe('the docker and system collectors through MCP', () => {
     const more = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', lines: 200, since: '2s', follow_ms: 1000 });
     expect(more.structuredContent.count as number).toBeGreaterThan(5);
     expect(text(more)).toMatch(/\| stream \| text \|/);
+    // Where the tail meets the followed lines, no line comes twice.
+    const joined = await call(client, 'docker_logs', { host: 'engine-1', name: 'fm-logger', lines: 200, since: '3s', follow_ms: 1500, timestamps: true });
+    const keys = (joined.structuredContent.lines as { stream: string; text: string; timestamp?: string }[]).map((l) => `${l.stream} ${l.timestamp} ${l.text}`);
+    expect(keys.length).toBeGreaterThan(5);
+    expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('shows processes of a container and a digest that names environment variables without their values', async () => {
