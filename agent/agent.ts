@@ -189,7 +189,7 @@ export class Agent {
     for (const collector of this.collectors) {
       const status = await collector.probe();
       const before = this.statuses.get(collector.name);
-      if (before?.available !== status.available || before.reason !== status.reason) changed = true;
+      if (before?.available !== status.available || before.reason !== status.reason || before.absent !== status.absent) changed = true;
       this.statuses.set(collector.name, status);
     }
     if (changed) {
@@ -202,7 +202,7 @@ export class Agent {
     }
   }
 
-  collectorStatuses(): { name: string; available: boolean; reason: string }[] {
+  collectorStatuses(): ({ name: string } & CollectorStatus)[] {
     return this.collectors.map((c) => ({ name: c.name, ...(this.statuses.get(c.name) ?? { available: false, reason: 'not probed yet' }) }));
   }
 

@@ -4,10 +4,14 @@
  * surface and operations level (every field: schemas, annotations, titles,
  * icons),
  * the first page of resources/list, resources/templates/list and
- * prompts/list, and the server's instructions, with the o200k tokenizer. Writes docs/tokens.json and the
+ * prompts/list, and the server's instructions, with the o200k tokenizer. The
+ * lists follow the fleet (a domain no agent serves is left out), so they are
+ * counted twice: for a fleet serving every domain (one agent whose collectors
+ * claim every action: the full catalog), and for an empty fleet. Writes docs/tokens.json and the
  * README's table; `--check` fails when a figure drifts more than 10% from the
  * committed file, when one is over its budget, or when the README's table is stale.
  */
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,13 +20,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { Agent } from '../agent/agent.ts';
 import { createIdentity } from '../broker/auth/identities.ts';
 import { Broker } from '../broker/broker.ts';
 import { inProcessBrokerOptions } from '../broker/broker-options.ts';
+import { createJoinToken } from '../broker/enrollment/join-tokens.ts';
 import { SURFACE_NAMES, type SurfaceName } from '../broker/mcp/surfaces/surface.ts';
 import type { Level } from '../shared/catalog/action.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
 import { silentLogger } from '../shared/log/logger.ts';
+import { everyDomainCollectors } from '../test/harness/every-domain-collectors.ts';
+import { TEST_AGENT_DEFAULTS } from '../test/harness/test-agent-defaults.ts';
 
 const TOLERANCE = 0.1;
 const LEVELS: readonly Level[] = [0, 1, 2, 3];
@@ -63,6 +71,8 @@ interface Audit {
   surfaces: Record<SurfaceName, Record<string, Figure>>;
   /** The first page of each list, for a level-3 identity. */
   lists: Record<string, Figure>;
+  /** The same lists of a fleet with no agent, for a level-3 identity: tools/list per surface, then the others. */
+  empty_fleet: Record<string, Figure>;
 }
 
 function figure(items: unknown[], result: unknown): Figure {
@@ -98,13 +108,47 @@ async function rawClient(url: string, token: string): Promise<{ client: Client; 
   };
 }
 
+/** An agent whose collectors claim every action of the catalog (each answering nothing): a fleet that serves every domain. */
+async function everyDomainAgent(broker: Broker, dataDir: string): Promise<Agent> {
+  const collectors = everyDomainCollectors();
+  const { token } = await createJoinToken(broker.store, { ttlMs: 60_000, uses: 1, labels: {} });
+  const agent = await Agent.start(
+    {
+      ...TEST_AGENT_DEFAULTS,
+      dataDir: join(dataDir, 'agent'),
+      brokerAddress: `localhost:${broker.grpcPort}`,
+      token,
+      caPin: broker.authority.pin,
+      name: 'audit',
+    },
+    silentLogger,
+    collectors,
+  );
+  if (!agent.connection.connected) await once(agent.connection, 'connected');
+  return agent;
+}
+
 async function measure(): Promise<Audit> {
   const surfaces = {} as Audit['surfaces'];
   const lists: Audit['lists'] = {};
+  const emptyFleet: Audit['empty_fleet'] = {};
   for (const surface of SURFACE_NAMES) {
     const dataDir = mkdtempSync(join(tmpdir(), 'fm-token-audit-'));
     const broker = await Broker.start(inProcessBrokerOptions(dataDir, { toolSurface: surface, operationsLevel: 3 }), silentLogger);
+    let agent: Agent | undefined;
     try {
+      const { token: emptyToken } = await createIdentity(broker.store, { name: `audit-${surface}-empty`, level: 3 });
+      const empty = await rawClient(broker.mcpUrl, emptyToken);
+      const emptyTools = await empty.request('tools/list');
+      emptyFleet[`${surface} tools/list`] = figure(emptyTools.tools as unknown[], emptyTools);
+      if (surface === 'individual') {
+        const templates = await empty.request('resources/templates/list');
+        emptyFleet['resources/templates/list'] = figure(templates.resourceTemplates as unknown[], templates);
+        const prompts = await empty.request('prompts/list');
+        emptyFleet['prompts/list'] = figure(prompts.prompts as unknown[], prompts);
+      }
+      await empty.client.close();
+      agent = await everyDomainAgent(broker, dataDir);
       surfaces[surface] = {};
       for (const level of LEVELS) {
         const { token } = await createIdentity(broker.store, { name: `audit-${surface}-${level}`, level });
@@ -124,11 +168,12 @@ async function measure(): Promise<Audit> {
         await client.close();
       }
     } finally {
+      await agent?.stop();
       await broker.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
-  return { tokenizer: 'o200k_base', actions: CATALOG.length, budgets: BUDGETS, surfaces, lists };
+  return { tokenizer: 'o200k_base', actions: CATALOG.length, budgets: BUDGETS, surfaces, lists, empty_fleet: emptyFleet };
 }
 
 /** Every figure over its budget, as a sentence each. */
@@ -151,6 +196,7 @@ function drifted(audit: Audit, committed: Audit): string[] {
     for (const [level, f] of Object.entries(audit.surfaces[surface]))
       pairs.push([`${surface} level ${level}`, f.tokens, committed.surfaces?.[surface]?.[level]?.tokens]);
   for (const [name, f] of Object.entries(audit.lists)) pairs.push([name, f.tokens, committed.lists?.[name]?.tokens]);
+  for (const [name, f] of Object.entries(audit.empty_fleet)) pairs.push([`empty fleet ${name}`, f.tokens, committed.empty_fleet?.[name]?.tokens]);
   return pairs
     .filter(([, now, before]) => !before || Math.abs(now - before) / before > TOLERANCE)
     .map(([name, now, before]) => `${name}: ${now} tokens (committed ${before ?? 'none'})`);
@@ -187,6 +233,11 @@ function readmeTable(audit: Audit): string {
       ['first page, level 3', 'items', 'tokens'],
       ...Object.entries(audit.lists).map(([name, f]) => [name, String(f.items), String(f.tokens)]),
     ]),
+    '',
+    ...markdownTable([
+      ['empty fleet (no agent), level 3', 'items', 'tokens'],
+      ...Object.entries(audit.empty_fleet ?? {}).map(([name, f]) => [name, String(f.items), String(f.tokens)]),
+    ]),
   ];
   return `${README_START}\n${lines.join('\n')}\n${README_END}`;
 }
@@ -208,6 +259,8 @@ function print(audit: Audit, committed?: Audit): void {
     }
   for (const [name, f] of Object.entries(audit.lists))
     process.stdout.write(`${name.padEnd(26)} ${String(f.items).padStart(4)} items ${String(f.tokens).padStart(7)} tokens\n`);
+  for (const [name, f] of Object.entries(audit.empty_fleet))
+    process.stdout.write(`empty fleet ${name.padEnd(26)} ${String(f.items).padStart(4)} items ${String(f.tokens).padStart(7)} tokens\n`);
 }
 
 const target = fileURLToPath(new URL('../docs/tokens.json', import.meta.url));

@@ -157,7 +157,9 @@ describe('backup tools against the real engine', () => {
     expect(engine?.backup_dir).toBe(backupDir);
     expect(engine?.backups?.map((b) => b.archive)).toEqual([archive.archive]);
     expect(engine?.backups?.[0]).toMatchObject({ sha256: archive.sha256, size_bytes: archive.size_bytes, source: 'fm-bk-app' });
-    expect(hosts.find((h) => h.host === 'no-engine')?.backups).toEqual([]);
+    // A host without an engine makes no backups: its collector is absent, the host left out and named once.
+    expect(hosts.find((h) => h.host === 'no-engine')).toBeUndefined();
+    expect(result.structuredContent.absent_collectors).toEqual([{ collector: 'backup', hosts: ['no-engine'] }]);
   });
 
   it('drills an archive: restores it into throwaway volumes, passes the app’s health check and removes everything', async () => {

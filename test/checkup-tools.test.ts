@@ -97,10 +97,12 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
   it('reports what changed since the previous snapshot, marks a silent collector skipped, and leads with the hosts that changed', async () => {
     const first = await fleetCall('report');
     expect(first.byName('engine-1')).toMatchObject({ availability: 'available', schema_version: 1, changed: false, previous_at_unix_ms: null, saved: true });
+    // A host without an engine has nothing to collect there: not partial, no skipped section, and the absence said once for the fleet.
     const noEngine = first.byName('no-engine');
-    expect(noEngine).toMatchObject({ availability: 'partial', containers_running: null, containers_total: null });
-    expect(noEngine.failed_collectors).toContain('docker');
-    expect(noEngine.notable_changes).toContainEqual({ kind: 'section_skipped', subject: 'docker', before: null, after: 'not collected' });
+    expect(noEngine).toMatchObject({ availability: 'available', containers_running: null, containers_total: null, failed_collectors: [] });
+    expect((noEngine.notable_changes as Change[]).some((c) => c.kind === 'section_skipped' && c.subject === 'docker')).toBe(false);
+    expect(first.result.structuredContent?.absent_collectors).toContainEqual({ collector: 'docker', hosts: expect.arrayContaining(['no-engine']) });
+    expect(first.text).toMatch(/Absent, not failed .*`docker` on [^.]*`no-engine`/);
 
     await docker.getContainer('fm-ck-gone').remove({ force: true });
     await docker.getContainer('fm-ck-swap').remove({ force: true });
@@ -131,7 +133,7 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
     // A host whose engine never answered has lost nothing: its docker section is skipped again, its containers unchanged.
     const silent = second.byName('no-engine');
     expect((silent.notable_changes as Change[]).filter((c) => c.kind.startsWith('container_'))).toEqual([]);
-    expect(silent.notable_changes).toContainEqual({ kind: 'section_skipped', subject: 'docker', before: 'not collected', after: 'not collected' });
+    expect(silent).toMatchObject({ availability: 'available', changed: false });
 
     // The text's table leads with the hosts that changed.
     const lines = second.text.split('\n');
@@ -144,6 +146,26 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
 
     const dry = await pve.call('report', { host: 'engine-1', no_save: true });
     expect(dry.structuredContent).toMatchObject({ saved: false, snapshots_kept: 2 });
+  });
+
+  it('counts a collector with nothing to collect as absent, not failed: no partial answer, no failure listed, each absence said once', async () => {
+    const status = await pve.call('system_status', { host: 'no-engine' });
+    expect(status.structuredContent).toMatchObject({ availability: 'available', failed_collectors: [], absent_collectors: ['docker'] });
+    const fleet = (await pve.call('get_fleet_status')).structuredContent as {
+      unavailable_collectors: { host: string; collector: string }[];
+      absent_collectors: { collector: string; hosts: string[] }[];
+    };
+    expect(fleet.unavailable_collectors.filter((c) => c.host === 'no-engine')).toEqual([]);
+    const absentDocker = fleet.absent_collectors.filter((c) => c.collector === 'docker');
+    expect(absentDocker).toEqual([expect.objectContaining({ hosts: expect.arrayContaining(['no-engine', 'pve-a']) })]);
+    expect(fleet.absent_collectors.find((c) => c.collector === 'swarm')?.hosts).toEqual(expect.arrayContaining(['no-engine', 'pve-a']));
+    // A read of every host leaves out those with nothing to read, and says so once.
+    const list = await pve.call('docker_list');
+    const listed = list.structuredContent as { hosts: Node[]; absent_collectors: { collector: string; hosts: string[] }[] };
+    expect(listed.hosts.map((node) => node.host)).toEqual(['engine-1']);
+    expect(listed.hosts[0]?.availability).toBe('available');
+    expect(listed.absent_collectors).toEqual([{ collector: 'docker', hosts: expect.arrayContaining(['no-engine', 'pve-a']) }]);
+    expect(text(list).match(/Absent, not failed/g)).toHaveLength(1);
   });
 
   it('finds the socket mount, public ports, missing or stale backups and insecure Proxmox trust, with pass, warn or fail per host', async () => {
@@ -161,8 +183,9 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
     const pveHost = byName('pve-a');
     expect(pveHost.status).toBe('warn');
     expect(pveHost.findings).toContainEqual(expect.objectContaining({ check: 'proxmox_trust', severity: 'warning', category: 'proxmox' }));
-    expect(pveHost.findings).toContainEqual(expect.objectContaining({ check: 'collector_available', subject: 'docker', category: 'collectors' }));
-    expect(body.split('\n').find((line) => line.startsWith('| `'))).toMatch(/^\| `engine-1` \| `available` \| - \| `fail` \|/);
+    // pve-a has no engine: an absent collector is no finding.
+    expect(pveHost.findings).not.toContainEqual(expect.objectContaining({ check: 'collector_available', subject: 'docker' }));
+    expect(body.split('\n').find((line) => line.startsWith('| `'))).toMatch(/^\| `engine-1` \| `available` \| `fail` \|/);
 
     const backups = join(engineDir, 'backups', 'fm-ck-web');
     mkdirSync(backups, { recursive: true });
@@ -181,8 +204,8 @@ describe('report, doctor, inventory and config_validate through MCP, fleet-wide 
     const web = (engine.containers as { name: string; ports: { public_port: number; private_port: number }[] }[]).find((c) => c.name === 'fm-ck-web');
     expect(web?.ports).toContainEqual(expect.objectContaining({ private_port: 80, public_port: expect.any(Number) }));
     expect(engine.docker_version).toEqual(expect.any(String));
-    expect(scan.byName('no-engine')).toMatchObject({ availability: 'partial', container_count: null, docker_version: null });
-    expect(scan.byName('no-engine').failed_collectors).toContain('docker');
+    expect(scan.byName('no-engine')).toMatchObject({ availability: 'available', container_count: null, docker_version: null, failed_collectors: [] });
+    expect(scan.result.structuredContent?.absent_collectors).toContainEqual({ collector: 'docker', hosts: expect.arrayContaining(['no-engine']) });
     const pveHost = scan.byName('pve-a');
     expect(pveHost.proxmox).toEqual({ node: 'pve1', cluster: 'homelab' });
     expect(pveHost.guest_count).toBeGreaterThan(0);

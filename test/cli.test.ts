@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
@@ -108,9 +108,11 @@ describe('the fleetmesh command line', () => {
     // Dialled by address, on the broker's own machine, exactly as printed.
     const token = await runFleetmesh(['token', 'create', '--labels', 'role=db', '--broker-address', `127.0.0.1:${grpcPort}`], { cwd: temp.path });
     expect(token.code).toBe(0);
-    const command = /^\s+(fleetmesh agent --broker \S+ --token fm1\.\S+ --ca-pin sha256:[0-9a-f]{64} --data-dir \S+)$/m.exec(token.stdout)?.[1];
-    expect(command).toBeDefined();
-    const args = (command as string).split(' ').slice(1);
+    // Printed outside the checkout, where neither fleetmesh nor npx fleetmesh would find this CLI: node and the bin's absolute path.
+    const printed = /^\s+(node (\S+) (agent --broker \S+ --token fm1\.\S+ --ca-pin sha256:[0-9a-f]{64}(?: --name \S+)? --data-dir \S+))$/m.exec(token.stdout);
+    expect(printed, token.stdout).not.toBeNull();
+    expect(isAbsolute(printed?.[2] as string) && existsSync(printed?.[2] as string)).toBe(true);
+    const args = (printed?.[3] ?? '').split(' ');
     const second = new CliProcess(args, { cwd: temp.path });
     processes.push(second);
     await waitFor(async () => /\S+\s+online\s+\S+\s+role=db/.test((await runFleetmesh(['agents'], { cwd: temp.path })).stdout), {

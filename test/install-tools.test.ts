@@ -90,7 +90,9 @@ describe('install tools against the real engine', () => {
     });
     expect(engine?.apps?.find((a) => a.name === 'uptime-kuma')?.source).toBe('builtin');
     expect(engine?.errors).toEqual([expect.objectContaining({ code: 'invalid_argument', message: expect.stringContaining('broken.yaml') })]);
-    expect(hosts.find((h) => h.host === 'no-engine')).toMatchObject({ availability: 'unavailable', errors: [{ code: 'collector_unavailable' }] });
+    // A host without an engine installs nothing: its collector is absent, the host left out and named once.
+    expect(hosts.find((h) => h.host === 'no-engine')).toBeUndefined();
+    expect(result.structuredContent.absent_collectors).toEqual([{ collector: 'install', hosts: ['no-engine'] }]);
   });
 
   it('refuses an app whose image is missing or whose port is taken, as a failed result that creates nothing', async () => {

@@ -40,9 +40,12 @@ describe('log_tail, instead of tail -f over SSH', () => {
     const answer = await call(reader, 'log_tail', { path: join(logs, 'app.log'), lines: 2 });
     const nodes = answer.structuredContent.hosts as { host: string; lines?: { text: string }[]; availability: string; errors: { message: string }[] }[];
     expect(nodes.find((n) => n.host === 'logs-1')?.lines?.map((line) => line.text)).toEqual([HOSTILE, 'listening on :8080']);
-    const none = nodes.find((n) => n.host === 'logs-2');
-    expect(none?.availability).toBe('unavailable');
-    expect(none?.errors[0]?.message).toContain('--log-paths');
+    // A host whose operator allows no log files has nothing to read there: absent, said once, not a failed host.
+    expect(nodes.find((n) => n.host === 'logs-2')).toBeUndefined();
+    expect(answer.structuredContent.absent_collectors).toContainEqual({ collector: 'logs', hosts: ['logs-2'] });
+    // Asked by name, it says why and how to allow some.
+    const named = await call(reader, 'log_tail', { host: 'logs-2', path: join(logs, 'app.log') });
+    expect(JSON.stringify(named.structuredContent)).toContain('--log-paths');
     const rendered = text(await call(reader, 'log_tail', { host: 'logs-1', path: join(logs, 'app.log') }));
     expect(rendered).toContain(HOSTILE);
     expect(rendered.split('\n').filter((line) => /^\s*#/.test(line))).toEqual([]);

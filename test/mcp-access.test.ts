@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../shared/catalog/catalog.ts';
+import { everyDomainCollectors } from './harness/every-domain-collectors.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 
@@ -7,7 +8,7 @@ describe('levels and grants', () => {
   let fleet: TestFleet;
   beforeAll(async () => {
     fleet = await startTestFleet({ operationsLevel: 2 });
-    await fleet.addAgent('web-1', { labels: { role: 'web' } });
+    await fleet.addAgent('web-1', { labels: { role: 'web' }, collectors: everyDomainCollectors() });
     await fleet.addAgent('web-2', { labels: { role: 'web' } });
     await fleet.addAgent('db-1', { labels: { role: 'db' } });
   });

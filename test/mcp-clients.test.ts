@@ -8,6 +8,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../shared/catalog/catalog.ts';
 import { FLEETMESH_BIN, runFleetmesh } from './harness/cli-process.ts';
+import { everyDomainCollectors } from './harness/every-domain-collectors.ts';
 import { identityToken, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
@@ -20,7 +21,7 @@ describe('real MCP clients', () => {
   let token: string;
   beforeAll(async () => {
     fleet = await startTestFleet({ operationsLevel: 2 });
-    await fleet.addAgent('web-1', { labels: { role: 'web' } });
+    await fleet.addAgent('web-1', { labels: { role: 'web' }, collectors: everyDomainCollectors() });
     await fleet.addAgent('db-1', { labels: { role: 'db' } });
     token = await identityToken(fleet.broker, 2);
   });

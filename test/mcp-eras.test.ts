@@ -2,6 +2,7 @@ import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
+import { everyDomainCollectors } from './harness/every-domain-collectors.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { callV2, MODERN_REVISION, mcpClientV2, readJsonV2 } from './harness/mcp-client-v2.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
@@ -14,7 +15,7 @@ describe('both protocol eras on one broker', () => {
   beforeAll(async () => {
     fleet = await startTestFleet({ operationsLevel: 1 });
     web = await fleet.addAgent('era-web', { labels: { role: 'web' } });
-    db = await fleet.addAgent('era-db', { labels: { role: 'db' } });
+    db = await fleet.addAgent('era-db', { labels: { role: 'db' }, collectors: everyDomainCollectors() });
   });
   afterAll(async () => {
     await fleet.stop();

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
+import { everyDomainCollectors } from './harness/every-domain-collectors.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { waitFor } from './harness/wait.ts';
@@ -43,7 +44,7 @@ describe('grants on every route', () => {
 
   beforeAll(async () => {
     fleet = await startTestFleet();
-    await fleet.addAgent('web-1');
+    await fleet.addAgent('web-1', { collectors: everyDomainCollectors() });
     web2 = await fleet.addAgent('web-2');
     db = await fleet.addAgent('db-1');
     limited = await mcpClient(fleet.broker, await identityToken(fleet.broker, 0, ['host:web-*']));

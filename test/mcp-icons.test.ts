@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domainOf } from '../shared/catalog/action.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
+import { everyDomainCollectors } from './harness/every-domain-collectors.ts';
 import { identityToken, mcpClient } from './harness/mcp-client.ts';
 import { mcpClientV2 } from './harness/mcp-client-v2.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
@@ -32,6 +33,8 @@ describe('icons', () => {
   let origin: string;
   beforeAll(async () => {
     fleet = await startTestFleet({ operationsLevel: 3 });
+    // An agent serving every domain: the lists are the full catalog.
+    await fleet.addAgent('all', { collectors: everyDomainCollectors() });
     origin = new URL(fleet.broker.mcpUrl).origin;
   });
   afterAll(async () => {

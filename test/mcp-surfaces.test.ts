@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import { CATALOG, domains } from '../shared/catalog/catalog.ts';
+import { everyDomainCollectors } from './harness/every-domain-collectors.ts';
 import { call, identityToken, mcpClient, readJson } from './harness/mcp-client.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
 import { nextEvent } from './harness/wait.ts';
@@ -60,7 +61,10 @@ describe('tool surfaces', () => {
 
   beforeAll(async () => {
     fleet = await startTestFleet({ operationsLevel: 3 });
-    agents.push(await fleet.addAgent('web-1', { labels: { role: 'web' } }), await fleet.addAgent('db-1', { labels: { role: 'db' } }));
+    agents.push(
+      await fleet.addAgent('web-1', { labels: { role: 'web' }, collectors: everyDomainCollectors() }),
+      await fleet.addAgent('db-1', { labels: { role: 'db' } }),
+    );
     for (const surface of ['individual', 'meta', 'dynamic'] as const) {
       if (surface !== 'individual') {
         const back = agents.map((a) => nextEvent(a.connection, 'connected'));
@@ -110,7 +114,7 @@ describe('the dynamic and individual surfaces', () => {
   let fleet: TestFleet;
   beforeAll(async () => {
     fleet = await startTestFleet({ toolSurface: 'dynamic', operationsLevel: 1 });
-    await fleet.addAgent('web-1');
+    await fleet.addAgent('web-1', { collectors: everyDomainCollectors() });
   });
   afterAll(async () => {
     await fleet.stop();

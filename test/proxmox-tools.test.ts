@@ -38,13 +38,18 @@ describe('the proxmox tools through MCP, against a simulated two-node cluster', 
     expect(plain?.hello?.collectors.find((c) => c.name === 'proxmox')).toEqual({
       name: 'proxmox',
       available: false,
+      absent: true,
       reason: 'not configured (--proxmox-endpoint, --proxmox-token-file)',
     });
   });
 
   it('reports version, cluster and resources from each node, and says a host without Proxmox VE is not configured', async () => {
     const result = await pve.call('proxmox_status');
-    const [plain, a, b] = (result.structuredContent as { hosts: Node[] }).hosts;
+    // A host without Proxmox VE has nothing for it: left out of a call for every host, and named once as absent.
+    const [a, b] = (result.structuredContent as { hosts: Node[] }).hosts;
+    expect((result.structuredContent as { hosts: Node[] }).hosts.map((node) => node.host)).toEqual(['pve-a', 'pve-b']);
+    expect(result.structuredContent.absent_collectors).toEqual([{ collector: 'proxmox', hosts: ['plain'] }]);
+    const plain = (await pve.call('proxmox_status', { hosts: ['plain', 'pve-a'] })).structuredContent.hosts as Node[] | undefined;
     expect(a).toMatchObject({
       host: 'pve-a',
       availability: 'available',
@@ -60,10 +65,11 @@ describe('the proxmox tools through MCP, against a simulated two-node cluster', 
       { name: 'pve2', node_id: 2, online: true, ip: '10.20.0.12', local: false },
     ]);
     expect(b).toMatchObject({ host: 'pve-b', availability: 'available', answered_by_node: 'pve2', cluster: { name: 'homelab' } });
-    expect(plain).toMatchObject({ host: 'plain', availability: 'unavailable' });
-    expect(plain?.errors[0]).toMatchObject({ code: 'collector_unavailable', collector: 'proxmox' });
-    expect(plain?.errors[0]?.message).toBe('proxmox (configuration): not configured (--proxmox-endpoint, --proxmox-token-file)');
-    expect(plain?.errors[0]?.hint).toMatch(/--proxmox-token-file.*\(failure class: configuration\)$/);
+    const named = plain?.find((node) => node.host === 'plain');
+    expect(named).toMatchObject({ host: 'plain', availability: 'unavailable' });
+    expect(named?.errors[0]).toMatchObject({ code: 'collector_unavailable', collector: 'proxmox' });
+    expect(named?.errors[0]?.message).toBe('proxmox (configuration): not configured (--proxmox-endpoint, --proxmox-token-file)');
+    expect(named?.errors[0]?.hint).toMatch(/--proxmox-token-file.*\(failure class: configuration\)$/);
   });
 
   it('lists guests with numbers and units, filtered by node, status and type', async () => {

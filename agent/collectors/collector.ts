@@ -8,6 +8,13 @@ export interface CollectorStatus {
   available: boolean;
   /** Why not, in words an operator can act on; empty when available. */
   reason: string;
+  /**
+   * Unavailable because there is nothing to collect on this host (no engine
+   * socket, an engine in no swarm, an API not configured), as opposed to
+   * something that should answer and did not. An absent collector is not a
+   * failure: the broker lists it apart and never calls an answer partial for it.
+   */
+  absent?: boolean;
 }
 
 /**

@@ -288,13 +288,14 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
       };
       const sink: ResultSink = {
         chunk: (callId, seq, payloadJson) => write({ case: 'chunk', value: create(ChunkSchema, { callId, seq, payloadJson }) }),
-        result: (callId, payloadJson, failedCollectors, errors: ErrorInfo[]) =>
+        result: (callId, payloadJson, failedCollectors, errors: ErrorInfo[], absentCollectors = []) =>
           write({
             case: 'result',
             value: create(ResultSchema, {
               callId,
               payloadJson,
               failedCollectors,
+              absentCollectors,
               errors: errors.map((e) => create(CallErrorSchema, { code: e.code, message: e.message, hint: e.hint, collector: e.collector ?? '' })),
             }),
           }),

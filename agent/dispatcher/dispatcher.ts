@@ -18,11 +18,13 @@ export interface CallContext {
   log: Logger;
 }
 
-/** A handler's answer: its payload, and the parts of it that could not be collected. */
+/** A handler's answer: its payload, the parts of it that could not be collected, and those with nothing to collect on this host. */
 export interface HandlerResult {
   payload: unknown;
   failedCollectors?: string[];
   errors?: ErrorInfo[];
+  /** Collectors absent here (no engine, no swarm, not configured): their part is empty, and no error says so. */
+  absentCollectors?: string[];
 }
 
 export type ActionHandler<A extends Action = Action> = (params: ActionInput<A>, context: CallContext) => Promise<HandlerResult>;
@@ -39,7 +41,7 @@ export interface IncomingCall {
 
 export interface ResultSink {
   chunk(callId: string, seq: number, payloadJson: Uint8Array): void;
-  result(callId: string, payloadJson: Uint8Array, failedCollectors: string[], errors: ErrorInfo[]): void;
+  result(callId: string, payloadJson: Uint8Array, failedCollectors: string[], errors: ErrorInfo[], absentCollectors?: string[]): void;
 }
 
 const encoder = new TextEncoder();
@@ -73,7 +75,7 @@ export class Dispatcher {
 
   async run(call: IncomingCall, sink: ResultSink): Promise<void> {
     const log = this.log.child({ call_id: call.callId, action: call.action });
-    const answer = (payload: unknown, errors: ErrorInfo[], failedCollectors: string[] = []) => {
+    const answer = (payload: unknown, errors: ErrorInfo[], failedCollectors: string[] = [], absentCollectors: string[] = []) => {
       let bytes = encoder.encode(JSON.stringify(payload ?? null));
       if (bytes.length > MAX_PAYLOAD_BYTES) {
         errors = [
@@ -84,7 +86,7 @@ export class Dispatcher {
         ];
         bytes = encoder.encode('null');
       }
-      sink.result(call.callId, bytes, failedCollectors, errors);
+      sink.result(call.callId, bytes, failedCollectors, errors, absentCollectors);
     };
     const entry = this.handlers.get(call.action);
     if (!entry) {
@@ -144,12 +146,13 @@ export class Dispatcher {
               }),
             ])
           : await work;
-      answer(result.payload, result.errors ?? [], result.failedCollectors ?? []);
+      answer(result.payload, result.errors ?? [], result.failedCollectors ?? [], result.absentCollectors ?? []);
     } catch (error) {
       const failure = toFleetError(error);
       if (controller.signal.aborted) log.info('call stopped', { reason: failure.message });
       else if (failure.code === 'internal') log.error('action failed', { error: failure.message });
-      answer(null, [failure.toInfo()]);
+      // An action whose collector is absent here answers its error, and says the collector is absent.
+      answer(null, [failure.toInfo()], [], failure.details?.absent === true && failure.collector ? [failure.collector] : []);
     } finally {
       clearTimeout(timer);
       this.running.delete(call.callId);

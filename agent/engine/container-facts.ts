@@ -15,6 +15,11 @@ export class ContainerFacts {
     return { running: containers.filter((c) => c.State === 'running').length, total: containers.length };
   }
 
+  /** Container id → name, for the running containers (whose processes the host shows). */
+  async namesById(): Promise<Map<string, string>> {
+    return new Map((await this.engine.listContainers({ all: false })).map((container) => [container.Id, containerName(container)]));
+  }
+
   /** `tcp:8080` → the name of the running container publishing it. */
   async publishedPorts(): Promise<Map<string, string>> {
     const map = new Map<string, string>();

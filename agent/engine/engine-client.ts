@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import type Docker from 'dockerode';
+import { ENGINE_ABSENT } from './engine-errors.ts';
 
 /**
  * The slice of dockerode the agent's collectors use, handed to each through
@@ -77,19 +78,27 @@ export function createEngineClient(address: string): EngineClient {
  * list the system collector's status and ports read fail as dockerode's would,
  * with the socket's ENOENT, and dockerode's 4 MiB stay out of the idle agent
  * (docs/performance.md). Once the socket appears, every call is dockerode's.
+ * Until then its refusals say the engine is absent (`engineAbsent`): a socket
+ * that was there once and went away is an engine that failed, not one this
+ * host never had.
  */
 function socketEngineClient(socketPath: string): EngineClient {
   let docker: Docker | undefined;
-  const refusal = () => Object.assign(new Error(`connect ENOENT ${socketPath}`), { code: 'ENOENT', syscall: 'connect', address: socketPath });
+  const refusal = () =>
+    Object.assign(new Error(`connect ENOENT ${socketPath}`), { code: 'ENOENT', syscall: 'connect', address: socketPath, [ENGINE_ABSENT]: true });
   const probes: Record<PropertyKey, unknown> = {
     version: () => Promise.reject(refusal()),
     listContainers: () => Promise.reject(refusal()),
     getEvents: () => Promise.reject(refusal()),
     modem: { dial: (_options: unknown, callback: (error: unknown) => void) => queueMicrotask(() => callback(refusal())) },
   };
+  let seen = false;
   return new Proxy({} as Docker, {
     get(_target, property) {
-      if (!docker && property in probes && !existsSync(socketPath)) return probes[property];
+      if (!seen && property in probes) {
+        if (!existsSync(socketPath)) return probes[property];
+        seen = true;
+      }
       docker ??= new (loadDockerode())({ socketPath });
       const value: unknown = Reflect.get(docker, property);
       return typeof value === 'function' ? value.bind(docker) : value;

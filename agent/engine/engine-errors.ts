@@ -9,3 +9,15 @@ export function dockerMessage(error: unknown): string {
   const json = (error as { json?: { message?: string } }).json;
   return json?.message ?? (error as Error).message ?? String(error);
 }
+
+/** Marks a refusal of the engine client that means no engine was ever there (engine-client.ts). */
+export const ENGINE_ABSENT = Symbol('fleetmesh.engineAbsent');
+
+/** Whether an engine failure means this host has no engine: its socket is not there and never was while the agent ran. */
+export function engineAbsent(error: unknown): boolean {
+  // A wrapper (a FleetError made of the refusal) keeps the refusal as its cause.
+  for (let at = error, depth = 0; at && typeof at === 'object' && depth < 4; at = (at as { cause?: unknown }).cause, depth++) {
+    if ((at as Record<symbol, unknown>)[ENGINE_ABSENT] === true) return true;
+  }
+  return false;
+}

@@ -47,7 +47,9 @@ export interface CallAuthority {
 }
 
 /** What one agent answered: its result, or why there is none. */
-export type CallOutcome = { ok: true; payload: unknown; failedCollectors: string[]; errors: ErrorInfo[] } | { ok: false; error: ErrorInfo };
+export type CallOutcome =
+  | { ok: true; payload: unknown; failedCollectors: string[]; errors: ErrorInfo[]; absentCollectors?: string[] }
+  | { ok: false; error: ErrorInfo };
 
 interface PendingCall {
   request: CallRequest;
@@ -110,6 +112,7 @@ function toOutcome(result: Result): CallOutcome {
     ok: true,
     payload,
     failedCollectors: [...result.failedCollectors],
+    ...(result.absentCollectors.length ? { absentCollectors: [...result.absentCollectors] } : {}),
     errors: result.errors.map((e) => errorInfo(e.code, e.message, e.hint, e.collector ? { collector: e.collector } : {})),
   };
 }

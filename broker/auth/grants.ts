@@ -85,6 +85,11 @@ export class GrantSet {
     return this.host(host, access) || this.allows(access, (g) => HOST_SCOPED.has(g.kind) && g.coversHost(host));
   }
 
+  /** Whether a grant reaches resources that belong to no one host (a cluster's): any agent may then serve what it sees. */
+  reachesBeyondHosts(): boolean {
+    return this.grants.some((g) => g.kind !== 'host' && !HOST_SCOPED.has(g.kind));
+  }
+
   /** Whether the identity may see or change one resource. Host-scoped names are `HOST/NAME`. */
   resource(kind: string, name: string, access: Access = 'read'): boolean {
     if (kind === 'host') return this.host(name, access);

@@ -109,6 +109,19 @@ export class ActionRunner {
     });
   }
 
+  /** A call of a tool left out because no agent the identity sees serves it: refused, and the refusal audited with why. */
+  auditUnservedCall(identity: Identity, tool: string, action: Action, args: Record<string, unknown>, refusal: FleetError): Promise<void> {
+    return this.options.refusals.record({
+      identity: identity.name,
+      tool,
+      action: action.id,
+      level: action.level,
+      arguments: redactArguments(args, action.sensitive),
+      errorCode: refusal.code,
+      reason: refusal.message,
+    });
+  }
+
   get index(): FleetIndex {
     return this.options.index;
   }

@@ -147,8 +147,15 @@ export class CallAudit {
   }
 }
 
-export function lateNote(host: string, errorCode: string | undefined, durationMs: number, timeoutMs: number): string {
-  return `${host} answered ${errorCode ?? 'ok'} after ${Math.round(durationMs)} ms, past the call's ${timeoutMs} ms deadline`;
+/**
+ * The audit's note of an answer that came after its call ended: past the
+ * deadline, or (`cancelled`) after the client cancelled the call, whatever
+ * time was left before the deadline.
+ */
+export function lateNote(host: string, errorCode: string | undefined, durationMs: number, timeoutMs: number, cancelled = false): string {
+  const answered = `${host} answered ${errorCode ?? 'ok'} after ${Math.round(durationMs)} ms`;
+  if (cancelled && durationMs < timeoutMs) return `${answered}, after its client had cancelled the call (its deadline was ${timeoutMs} ms)`;
+  return `${answered}, past the call's ${timeoutMs} ms deadline`;
 }
 
 /** How a completed call is audited: an error, some hosts failing, or all well. */

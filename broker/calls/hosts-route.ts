@@ -62,7 +62,8 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
       return { action, structured: node, isError: node.availability === 'unavailable', shape: 'node' };
     }
     // Writes never page: fetching a later page would mean repeating the change.
-    const envelope = action.risk === 'read' ? pageOfEnvelope(toEnvelope(nodes), targets.cursor) : toEnvelope(nodes);
+    const whole = toEnvelope(nodes, resolved.absent);
+    const envelope = action.risk === 'read' ? pageOfEnvelope(whole, targets.cursor) : whole;
     return { action, structured: envelope, isError: envelope.targeted > 0 && envelope.responded === 0, shape: 'envelope' };
   };
   let settled: HostOutcome[] = [];
@@ -85,7 +86,7 @@ export async function runOnHosts(call: RouteCall, deps: HostsRouteDeps): Promise
       ? {
           onLate: (answer: HostOutcome) => {
             const error = answer.outcome.ok ? answer.outcome.errors[0] : answer.outcome.error;
-            const note = lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs);
+            const note = lateNote(answer.host.name, error?.code, answer.durationMs, timeoutMs, context.signal.aborted);
             context.onLog?.('notice', note, { host: answer.host.name, duration_ms: Math.round(answer.durationMs), timeout_ms: timeoutMs });
             if (!late) return;
             settled = settled.map((outcome) => (outcome.host === answer.host ? answer : outcome));

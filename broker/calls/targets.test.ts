@@ -75,6 +75,19 @@ describe('resolveTargets', () => {
     expect(refusal(() => resolveTargets(fleet, identity, dockerRestart, {})).code).toBe('invalid_argument');
   });
 
+  it('without targets, leaves out the hosts where the collector is absent and names them once, apart', () => {
+    const noEngine = {
+      ...host('edge-1', {}),
+      hello: { collectors: [{ name: 'docker', available: false, absent: true, reason: 'no Docker engine on this host' }] },
+    } as unknown as Host;
+    const broken = { ...host('edge-2', {}), hello: { collectors: [{ name: 'docker', available: false, reason: 'permission denied' }] } } as unknown as Host;
+    const resolved = resolveTargets([...fleet, noEngine, broken], identity, dockerList, {});
+    // A failed collector is still asked (its failure is news); an absent one is not.
+    expect(names(resolved)).toEqual(['web-1', 'db-1', 'edge-2']);
+    expect(resolved.absent).toEqual([{ collector: 'docker', hosts: ['edge-1'] }]);
+    expect(names(resolveTargets([...fleet, noEngine], identity, dockerList, { host: 'edge-1' }))).toEqual(['edge-1']);
+  });
+
   it("matches a change's selector against operator labels only, unless told otherwise", () => {
     expect(names(resolveTargets(fleet, identity, dockerList, { selector: 'role=web' }))).toEqual(['web-1', 'web-2']);
     expect(names(resolveTargets(fleet, identity, dockerRestart, { selector: 'role=web' }))).toEqual(['web-1']);

@@ -16,6 +16,8 @@ export interface ResolvedTargets {
   hosts: Host[];
   /** Called with `host`: the answer is that host's node, not an envelope. */
   single: boolean;
+  /** A call for every host: the hosts left out because the action's collector is absent there (nothing to collect). */
+  absent?: { collector: string; hosts: string[] }[];
 }
 
 function unknownHost(names: string[], visible: Host[]): FleetError {
@@ -32,6 +34,11 @@ function unknownHost(names: string[], visible: Host[]): FleetError {
 function hostHasCollector(host: Host, action: Action): boolean {
   if (action.collector === null || action.collector === 'agent') return true;
   return host.hello?.collectors.some((c) => c.name === action.collector) ?? false;
+}
+
+/** Whether the collector an action needs is absent on a host: nothing to collect there (no engine, not in a swarm, not configured). */
+function collectorAbsent(host: Host, action: Action): boolean {
+  return host.hello?.collectors.some((c) => c.name === action.collector && !c.available && c.absent === true) ?? false;
 }
 
 /**
@@ -95,5 +102,12 @@ export function resolveTargets(
       hint: 'Name the agents it should act on; list_agents lists them.',
     });
   }
-  return { hosts: visible.filter((h) => hostHasCollector(h, action)), single: false };
+  // Hosts where the collector is absent have nothing to answer: they are named once, apart, not counted as failures.
+  const serving = visible.filter((h) => hostHasCollector(h, action));
+  const absent = serving.filter((h) => collectorAbsent(h, action)).map((h) => h.name);
+  return {
+    hosts: serving.filter((h) => !collectorAbsent(h, action)),
+    single: false,
+    ...(absent.length && action.collector ? { absent: [{ collector: action.collector, hosts: absent }] } : {}),
+  };
 }

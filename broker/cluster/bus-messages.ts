@@ -42,7 +42,13 @@ const errorInfo = z.object({
 });
 
 const callOutcomeSchema = z.union([
-  z.object({ ok: z.literal(true), payload: z.unknown(), failedCollectors: z.array(z.string()), errors: z.array(errorInfo) }),
+  z.object({
+    ok: z.literal(true),
+    payload: z.unknown(),
+    failedCollectors: z.array(z.string()),
+    errors: z.array(errorInfo),
+    absentCollectors: z.array(z.string()).optional(),
+  }),
   z.object({ ok: z.literal(false), error: errorInfo }),
 ]);
 

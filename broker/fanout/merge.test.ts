@@ -139,4 +139,25 @@ describe('merge', () => {
     expect(envelope).toMatchObject({ schema_version: 1, targeted: 2, responded: 1, errors: [{ code: 'deadline_exceeded', host: 'db-1' }] });
     expect(envelope.hosts.map((h) => h.host)).toEqual(['db-1', 'web-1']);
   });
+
+  it('never calls a node partial for an absent collector, and lists absent collectors once for the fleet', () => {
+    const absentDocker = { ok: true as const, payload: { containers: [], count: 0 }, failedCollectors: [], errors: [], absentCollectors: ['docker'] };
+    const node = toNode(outcome('edge-1', absentDocker), dockerList, { identity: admin }, NOW);
+    expect(node).toMatchObject({ availability: 'available', failed_collectors: [], absent_collectors: ['docker'] });
+    const envelope = toEnvelope(
+      [
+        node,
+        toNode(outcome('edge-2', absentDocker), dockerList, { identity: admin }, NOW),
+        toNode(outcome('web-1', answered(['nginx'])), dockerList, { identity: admin }, NOW),
+      ],
+      [{ collector: 'swarm', hosts: ['web-1'] }],
+    );
+    expect(envelope.absent_collectors).toEqual([
+      { collector: 'docker', hosts: ['edge-1', 'edge-2'] },
+      { collector: 'swarm', hosts: ['web-1'] },
+    ]);
+    expect(envelope.hosts.every((h) => h.absent_collectors === undefined && h.availability === 'available')).toBe(true);
+    expect(toEnvelope([node]).absent_collectors).toEqual([{ collector: 'docker', hosts: ['edge-1'] }]);
+    expect(toEnvelope([toNode(outcome('web-1', answered([])), dockerList, { identity: admin }, NOW)])).not.toHaveProperty('absent_collectors');
+  });
 });

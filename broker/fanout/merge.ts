@@ -63,6 +63,8 @@ export function toNode(outcome: HostOutcome, action: Action, reader: NodeReader,
   if (!outcome.outcome.ok) return unavailable(host, outcome.outcome.error, now);
   const errors: ErrorInfo[] = outcome.outcome.errors.map((e) => ({ ...e, host }));
   const failedCollectors = outcome.outcome.failedCollectors;
+  const absent = outcome.outcome.absentCollectors ?? [];
+  const absentField = absent.length ? { absent_collectors: absent } : {};
   const payload = outcome.outcome.payload;
   if (payload === null || payload === undefined) {
     const first = errors[0] ?? errorInfo('internal', 'the agent answered with nothing', 'Check the agent log on that host.');
@@ -72,6 +74,7 @@ export function toNode(outcome: HostOutcome, action: Action, reader: NodeReader,
       sampled_at_unix_ms: now,
       failed_collectors: failedCollectors,
       errors: errors.length ? errors : [{ ...first, host }],
+      ...absentField,
     };
   }
   const parsed = action.output.safeParse(payload);
@@ -99,16 +102,32 @@ export function toNode(outcome: HostOutcome, action: Action, reader: NodeReader,
     sampled_at_unix_ms: sampled,
     failed_collectors: failedCollectors,
     errors,
+    ...absentField,
   };
 }
 
-export function toEnvelope(nodes: HostNode[]): FleetEnvelope {
-  const hosts = [...nodes].sort((a, b) => a.host.localeCompare(b.host));
+/**
+ * The fleet answer of the nodes. Absent collectors are said once for the
+ * fleet, not on each host: those the hosts reported, and `skipped`, the hosts
+ * a call for every host left out because the action's collector is absent there.
+ */
+export function toEnvelope(nodes: HostNode[], skipped: { collector: string; hosts: string[] }[] = []): FleetEnvelope {
+  const absent = new Map<string, Set<string>>();
+  const note = (collector: string, host: string) => absent.set(collector, (absent.get(collector) ?? new Set()).add(host));
+  for (const entry of skipped) for (const host of entry.hosts) note(entry.collector, host);
+  const hosts = [...nodes]
+    .sort((a, b) => a.host.localeCompare(b.host))
+    .map(({ absent_collectors, ...node }) => {
+      for (const collector of absent_collectors ?? []) note(collector, node.host);
+      return node;
+    });
+  const listed = [...absent].sort(([a], [b]) => a.localeCompare(b)).map(([collector, on]) => ({ collector, hosts: [...on].sort() }));
   return {
     schema_version: 1,
     targeted: hosts.length,
     responded: hosts.filter((node) => node.availability !== 'unavailable').length,
     hosts,
     errors: hosts.flatMap((node) => node.errors),
+    ...(listed.length ? { absent_collectors: listed } : {}),
   };
 }

@@ -85,7 +85,7 @@ function storedHello(hello: Hello): StoredHello {
     agent_version: hello.agentVersion,
     protocol_version: hello.protocolVersion,
     actions: [...hello.actions].sort(),
-    collectors: hello.collectors.map((c) => ({ name: c.name, available: c.available, reason: c.reason })),
+    collectors: hello.collectors.map((c) => ({ name: c.name, available: c.available, reason: c.reason, ...(c.absent ? { absent: true } : {}) })),
     facts,
     started_unix_ms: Number(hello.startedUnixMs),
   };

@@ -1,8 +1,17 @@
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentSetLabels } from '../../shared/domains/agent/agent-actions.ts';
+import { dockerList } from '../../shared/domains/docker/docker-actions.ts';
+import { alerts, processes, systemStatus } from '../../shared/domains/system/system-actions.ts';
 import { captureLogger } from '../../test/harness/capture-logger.ts';
-import { agentInfoOf, type LinkedFleet, type LinkedHost, type LinkedSessionOptions, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
+import {
+  agentInfoOf,
+  type LinkedAction,
+  type LinkedFleet,
+  type LinkedHost,
+  type LinkedSessionOptions,
+  startLinkedFleet,
+} from '../../test/harness/linked-fleet.ts';
 import { memoryClient, memoryClientV2 } from '../../test/harness/memory-client.ts';
 import { waitFor } from '../../test/harness/wait.ts';
 import type { Identity } from '../auth/identities.ts';
@@ -248,15 +257,15 @@ describe.each(KINDS)('an MCP session in memory, to a real %s client', (kind) => 
     if (kind !== 'client 2.x, 2026-07-28') await expect(client.watch(['fleet://agents/nobody'], [])).rejects.toThrow(/Resource not found/);
   });
 
-  it('offers prompts within the identity level, and completes host names', async () => {
+  it('offers prompts within the identity level whose tools the fleet serves, and completes host names', async () => {
+    // Hosts that serve agent_info only: the prompts walking system, Docker or swarm tools have nothing to walk.
     client = await connect(kind, fleet, fleet.identity(0));
-    expect((await client.listPrompts()).sort()).toEqual([
-      'diagnose_service',
-      'explain_unschedulable',
-      'fleet_health_check',
-      'investigate_host',
-      'review_capacity',
-    ]);
+    expect((await client.listPrompts()).sort()).toEqual(['fleet_health_check']);
+    await client.close();
+    const silent: LinkedAction['handler'] = async () => ({ payload: null });
+    await fleet.addHost('db-2', [agentInfoOf('db-2'), ...[systemStatus, alerts, processes, dockerList].map((action) => ({ action, handler: silent }))]);
+    client = await connect(kind, fleet, fleet.identity(0));
+    expect((await client.listPrompts()).sort()).toEqual(['fleet_health_check', 'investigate_host']);
     const prompt = await client.getPrompt('investigate_host', { host: 'web-1' });
     expect(prompt.messages[0]?.content).toMatchObject({ type: 'text', text: expect.stringContaining('host: "web-1"') });
     expect(await client.complete('investigate_host', 'host', 'web')).toEqual(['web-1', 'web-2']);

@@ -4,6 +4,8 @@ import {
   McpServer,
   ProtocolError,
   ProtocolErrorCode,
+  type RegisteredPrompt,
+  type RegisteredResourceTemplate,
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -24,6 +26,7 @@ import type { BrokerStore } from '../store/broker-store.ts';
 import type { WidgetResources } from '../web/widget-resources.ts';
 import { LIST_CACHE_HINTS } from './cache-hints.ts';
 import { askToConfirm, canElicit, confirmAnswer, confirmedTargets } from './confirm-by-elicitation.ts';
+import { FleetServed } from './fleet-served.ts';
 import { IconLinks } from './icons/icon-links.ts';
 import { CallLogSink } from './logging/call-log-sink.ts';
 import { registerPrompts } from './prompts.ts';
@@ -100,6 +103,10 @@ export class McpSession {
   onSubscriptions: ((uris: string[]) => void) | undefined;
   /** The tool calls answered in their requests and running now, whichever of the session's servers took them. */
   private readonly running = new Set<RunningCall>();
+  /** The 2025-era server's prompts and domain templates, shown or left out as the fleet can serve them. */
+  private lists: ServedLists | undefined;
+  /** What the fleet served when the lists were last told, to tell clients only of real changes. */
+  private servedKey = '';
 
   constructor(private readonly options: McpSessionOptions) {
     this.watch = new ResourceWatch(
@@ -108,6 +115,7 @@ export class McpSession {
       (uris) => this.onSubscriptions?.(uris),
     );
     this.server = this.createServer(options.iconOrigin);
+    this.servedKey = this.served().key(this.allowedActions());
   }
 
   /** A server for this session's identity; the HTTP layer connects it to a transport. Its icon URLs start with `iconOrigin`. */
@@ -117,9 +125,9 @@ export class McpSession {
       { name: 'fleetmesh', title: 'fleetmesh', version: FLEETMESH_VERSION, ...icons.of(undefined) },
       {
         capabilities: {
-          tools: { listChanged: false },
+          tools: { listChanged: true },
           resources: { subscribe: true, listChanged: true },
-          prompts: { listChanged: false },
+          prompts: { listChanged: true },
           completions: {},
           logging: {},
           tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
@@ -130,8 +138,13 @@ export class McpSession {
     );
     this.registerHandlers(mcp.server, icons);
     const contextOf = (signal: AbortSignal) => this.resourceContext(signal);
-    registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets, icons);
-    registerPrompts(mcp, contextOf, icons);
+    const lists: ServedLists = {
+      templates: registerResources(mcp, contextOf, this.watch, this.options.era === 'modern', this.options.widgets, icons),
+      prompts: registerPrompts(mcp, contextOf, icons),
+    };
+    showServed(lists, this.served(), this.allowedActions());
+    // The first server is the 2025-era session's, for its life: its lists change as the fleet does.
+    this.lists ??= lists;
     return mcp.server;
   }
 
@@ -162,8 +175,22 @@ export class McpSession {
     return this.options.identity;
   }
 
-  private visibleActions(): Action[] {
+  /** The actions this identity may call, whether or not the fleet can serve them now. */
+  private allowedActions(): Action[] {
     return CATALOG.filter((action) => this.options.runner.allows(this.options.identity, action));
+  }
+
+  /** What the agents this identity sees can serve. */
+  private served(): FleetServed {
+    const { identity } = this.options;
+    // A grant on a cluster's resources (no one host's) is served by whichever agent reads that cluster.
+    return new FleetServed(identity.grants.reachesBeyondHosts() ? this.options.registry.list() : this.options.runner.visibleHosts(identity));
+  }
+
+  /** The actions shown: allowed, and served by some agent this identity sees (a domain no agent serves is left out). */
+  private visibleActions(): Action[] {
+    const served = this.served();
+    return this.allowedActions().filter((action) => served.serves(action));
   }
 
   private brokerContext(signal: AbortSignal): BrokerActionContext {
@@ -221,9 +248,31 @@ export class McpSession {
     try {
       return this.options.surface.resolve(tool, args, this.visibleActions());
     } catch (error) {
+      const unserved = this.unserved(tool, args);
+      if (unserved) return unserved;
       this.auditHiddenCall(tool, args);
       throw error;
     }
+  }
+
+  /**
+   * A tool this identity may call but is not shown because no agent it sees
+   * serves it. A call naming its targets runs (the hosts named answer for
+   * themselves); one for the whole fleet is refused saying why the tool is
+   * left out and what brings it back, and the refusal is audited.
+   */
+  private unserved(tool: string, args: Record<string, unknown>): ReturnType<Surface['resolve']> | undefined {
+    let allowed: ReturnType<Surface['resolve']>;
+    try {
+      allowed = this.options.surface.resolve(tool, args, this.allowedActions());
+    } catch {
+      return undefined;
+    }
+    if (allowed.kind !== 'action') return undefined;
+    if (TARGET_ARGUMENTS.some((name) => allowed.args[name] !== undefined)) return allowed;
+    const refusal = this.served().hidden(tool, allowed.action);
+    void this.options.runner.auditUnservedCall(this.options.identity, tool, allowed.action, allowed.args, refusal);
+    throw refusal;
   }
 
   /** Runs a resolved action for this identity, with its cancellation, progress and log where the caller wants them. */
@@ -366,11 +415,32 @@ export class McpSession {
 
   /** Something in the fleet changed (the index's `changed`, or a host's state): subscribers hear of what their identity may see. */
   fleetChanged(what: string, key: string): void {
+    if (what === 'host') this.servedChanged();
     if (this.options.era === 'modern' && !this.bus?.listenerCount) {
       this.watch.clear();
       return;
     }
     this.watch.fleetChanged(what, key);
+  }
+
+  /**
+   * An agent came, went or changed what it collects: when that changes what
+   * the fleet serves this identity, its client hears that the tool, prompt and
+   * resource lists changed (the 2025-era server's lists change with it; a
+   * 2026-07-28 endpoint's next server is made with them).
+   */
+  private servedChanged(): void {
+    const served = this.served();
+    const key = served.key(this.allowedActions());
+    if (key === this.servedKey) return;
+    this.servedKey = key;
+    if (this.options.era === 'modern') {
+      for (const kind of ['tools_list_changed', 'prompts_list_changed', 'resources_list_changed'] as const) this.bus?.publish({ kind });
+      return;
+    }
+    // Showing or hiding a prompt or template tells the client of its list by itself.
+    if (this.lists) showServed(this.lists, served, this.allowedActions());
+    this.server.sendToolListChanged().catch(() => {});
   }
 
   /**
@@ -406,4 +476,30 @@ export class McpSession {
   async listen(uris: readonly string[]): Promise<void> {
     await Promise.all(uris.map((uri) => this.watch.subscribe(uri, AbortSignal.timeout(10_000)).catch(() => {})));
   }
+}
+
+/** The arguments that name a call's targets. */
+const TARGET_ARGUMENTS = ['host', 'server', 'hosts', 'selector'] as const;
+
+/** A server's prompts (with the tools each walks) and its domains' resource templates. */
+interface ServedLists {
+  prompts: { prompt: RegisteredPrompt; tools: readonly string[] }[];
+  templates: { template: RegisteredResourceTemplate; domain: string }[];
+}
+
+/** Shows the prompts whose every tool, and the templates whose domain, the fleet serves; hides the others. */
+function showServed(lists: ServedLists, served: FleetServed, allowed: readonly Action[]): void {
+  const domains = served.domains(allowed);
+  const shown = new Set(allowed.filter((action) => served.serves(action)).map((action) => action.tool));
+  const toggle = (item: { enabled: boolean; enable(): void; disable(): void }, on: boolean) => {
+    if (item.enabled === on) return;
+    if (on) item.enable();
+    else item.disable();
+  };
+  for (const { prompt, tools } of lists.prompts)
+    toggle(
+      prompt,
+      tools.every((tool) => shown.has(tool)),
+    );
+  for (const { template, domain } of lists.templates) toggle(template, domains.has(domain));
 }

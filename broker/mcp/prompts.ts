@@ -1,4 +1,4 @@
-import { completable, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { completable, type McpServer, ProtocolError, ProtocolErrorCode, type RegisteredPrompt } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { domainOf } from '../../shared/catalog/action.ts';
 import { CATALOG } from '../../shared/catalog/catalog.ts';
@@ -29,9 +29,14 @@ function domainOfPrompt(prompt: DomainPrompt): string | undefined {
  * its level, every tool a prompt walks offered to it, and its grants showing
  * some of each type the prompt reads. Arguments complete from the fleet as
  * the identity sees it, and a value naming something hidden is refused like
- * one naming nothing.
+ * one naming nothing. Returns each prompt registered with the tools it walks,
+ * so the session can leave out those whose tools the fleet cannot serve.
  */
-export function registerPrompts(server: McpServer, contextOf: (signal: AbortSignal) => ResourceContext, icons: IconLinks): void {
+export function registerPrompts(
+  server: McpServer,
+  contextOf: (signal: AbortSignal) => ResourceContext,
+  icons: IconLinks,
+): { prompt: RegisteredPrompt; tools: readonly string[] }[] {
   const now = () => contextOf(new AbortController().signal);
   const { identity, runner } = now();
   const offers = (tool: string) => {
@@ -41,11 +46,11 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
   const level = runner.effectiveLevel(identity);
   const offered = PROMPTS.filter((prompt) => prompt.level <= level && prompt.tools.every(offers) && prompt.reads.every((type) => mayReadSome(identity, type)));
   // An identity offered none gets an empty menu: the server declares prompts, so the SDK answers prompts/list from the start.
-  for (const prompt of offered) {
+  return offered.map((prompt) => {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((argument) => [argument.name, argumentSchema(argument, (typed) => fleetNames(now().view(), argument.names, typed))]),
     );
-    server.registerPrompt(
+    const registered = server.registerPrompt(
       prompt.name,
       { title: prompt.title, description: prompt.description, argsSchema, ...icons.of(domainOfPrompt(prompt)) },
       async (args: Record<string, string | undefined>, ctx) => {
@@ -71,5 +76,6 @@ export function registerPrompts(server: McpServer, contextOf: (signal: AbortSign
         return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: await prompt.text(values, tools) } }] };
       },
     );
-  }
+    return { prompt: registered, tools: prompt.tools };
+  });
 }

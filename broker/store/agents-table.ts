@@ -7,7 +7,8 @@ export interface StoredHello {
   agent_version: string;
   protocol_version: number;
   actions: string[];
-  collectors: { name: string; available: boolean; reason: string }[];
+  /** `absent`: nothing to collect on this host (not a failure). */
+  collectors: { name: string; available: boolean; reason: string; absent?: boolean }[];
   facts: Record<string, string | number | boolean>;
   started_unix_ms: number;
 }

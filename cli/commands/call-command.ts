@@ -1,8 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CATALOG } from '../../shared/catalog/catalog.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { defineCommand } from '../command.ts';
 import { closeSession, connectToBroker, MCP_CLIENT_FLAGS, resolveToken } from '../mcp-client.ts';
+import { optionArguments } from './option-arguments.ts';
 import { type PublishedCatalog, routeCall } from './route-call.ts';
 
 /** `k=v`: the value as JSON when it parses (numbers, booleans, objects), else as text. */
@@ -42,6 +44,8 @@ export const callCommand = defineCommand({
     details:
       "Exits non-zero when the result is an error. Works whatever tool surface the broker uses: the tool is found in the broker's fleet://actions and called the way its surface runs it.",
     positionals: [{ name: 'TOOL', description: 'a tool name such as get_fleet_status, or an action id such as fleet.status', required: true }],
+    // --sort_by mem is taken as the tool's parameter sort_by; an option no parameter has is refused with its --arg spelling.
+    extraOptions: true,
     flags: {
       ...MCP_CLIENT_FLAGS,
       host: { type: 'string', description: 'one agent', placeholder: 'NAME', env: false },
@@ -76,6 +80,10 @@ export const callCommand = defineCommand({
     for (const item of values.arg) {
       const [key, value] = parseArg(item);
       args[key] = value;
+    }
+    if (parsed.extra?.length) {
+      const action = CATALOG.find((a) => a.tool === tool || a.id === tool);
+      Object.assign(args, optionArguments(tool, parsed.extra, action ? Object.keys(action.input.shape) : undefined));
     }
     if (values.host) args.host = values.host;
     if (values.hosts?.length) args.hosts = values.hosts;

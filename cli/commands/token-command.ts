@@ -11,7 +11,9 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { formatDurationMs, formatLabels } from '../../shared/options/values.ts';
+import { agentLauncher, currentLaunchPlace } from '../agent-launcher.ts';
 import { defineCommand } from '../command.ts';
+import { freeAgentName } from '../free-agent-name.ts';
 
 /** Where the printed agent command keeps the identity, one directory per token (relative to where it runs). */
 const AGENTS_DIR = '.fleetmesh/agents';
@@ -69,7 +71,15 @@ export const tokenCreateCommand = defineCommand({
       });
       const address = values['broker-address'] ?? (await store.getMeta(META_AGENT_ADDRESS)) ?? `${hostname()}:7443`;
       // A data dir of its own: where the broker runs, the default one (.fleetmesh/agent) is its local agent's identity.
-      const command = `fleetmesh agent --broker ${address} --token ${created.token} --ca-pin ${pin} --data-dir ${AGENTS_DIR}/${created.id}`;
+      // A name no enrolled agent holds (the broker's own local agent is often named after this host), and a launcher that works here.
+      // The agent is named after its host by default; when this host's name is taken, run here it needs another.
+      const here = hostname();
+      const name = freeAgentName(
+        here,
+        (await store.agents.list()).map((agent) => agent.name),
+      );
+      const named = name === here ? '' : ` --name ${name}`;
+      const command = `${agentLauncher(currentLaunchPlace())} agent --broker ${address} --token ${created.token} --ca-pin ${pin}${named} --data-dir ${AGENTS_DIR}/${created.id}`;
       if (values.output === 'json') {
         io.stdout(
           `${JSON.stringify(
@@ -98,7 +108,7 @@ export const tokenCreateCommand = defineCommand({
           'Broker CA pin:',
           `  ${pin}`,
           '',
-          'On the host to enroll, run (add --name NAME to choose its name; it defaults to the host name). Later runs need only its --data-dir:',
+          `On the host to enroll, run (${named ? `--name: ${here} is taken by an enrolled agent; change it on another host` : 'add --name NAME to choose its name; it defaults to the host name'}). Later runs need only its --data-dir:`,
           `  ${command}`,
           '',
           'The token is shown only this once; the broker keeps only its hash.',

@@ -13,7 +13,8 @@ import type { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { writePrivateKey } from '../../shared/pki/key-files.ts';
-import { clientConfig } from '../client-config.ts';
+import { currentLaunchPlace } from '../agent-launcher.ts';
+import { clientSnippets } from '../client-snippets.ts';
 import { defineCommand } from '../command.ts';
 import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
@@ -139,10 +140,15 @@ export const upCommand = defineCommand({
           `  local agent         ${name} (online)`,
           `  state               ${root}`,
           '',
-          'MCP client configuration (Claude Desktop, Cursor, VS Code … take this shape):',
+          'MCP client configuration, per client:',
           '',
-          JSON.stringify(clientConfig(broker.mcpUrl, token), null, 2),
-          '',
+          ...clientSnippets({
+            url: broker.mcpUrl,
+            token,
+            tokenFile: join(root, ADMIN_TOKEN_FILE),
+            node: process.execPath,
+            packageRoot: currentLaunchPlace().packageRoot,
+          }).flatMap((snippet) => [`${snippet.client} (${snippet.where}):`, '', snippet.text, '']),
           'Try it from a shell:  npx fleetmesh call get_fleet_status',
           'Add another host:     npx fleetmesh token create   (then run the command it prints on that host)',
           'See the fleet:        npx fleetmesh agents',

@@ -144,6 +144,26 @@ export interface TableHint {
    * table that must cut keeps the last rows, and tells how to read the older ones.
    */
   readonly tail?: { readOlder: string };
+  /**
+   * What the answer's figures mean where their names cannot say it (which
+   * whole a percentage is of, over what window): the text says it under the
+   * table, for a model that reads only the text.
+   */
+  readonly legend?: string;
+  /**
+   * Figures whose unit the answer names in one of its fields (a series'
+   * latest, min and max are percent for CPU, bytes for memory): the text
+   * shows those columns in that unit.
+   */
+  readonly unit?: { readonly field: string; readonly columns: readonly string[] };
+  /**
+   * Lists of each host's answer that a fleet table can only count (findings,
+   * changes, calls to make): the text spells each out under the table, a row
+   * per item with its host and every field.
+   */
+  readonly details?: readonly string[];
+  /** How to read the fields the table of a broker answer leaves out (describe one, a resource). */
+  readonly more?: string;
 }
 
 export type ActionInput<A extends Action> = z.infer<A['input']>;

@@ -15,11 +15,26 @@ const availabilityShape = z.enum(['available', 'partial', 'unavailable']);
 /** The fields every host's answer has, beside the action's own. */
 const nodeShape = {
   host: z.string().describe('The agent name.'),
-  availability: availabilityShape.describe('available: everything collected; partial: some collectors failed; unavailable: no answer.'),
+  availability: availabilityShape.describe(
+    'available: everything collected; partial: some collectors failed; unavailable: no answer. An absent collector (nothing to collect there) is no failure.',
+  ),
   sampled_at_unix_ms: z.number(),
   failed_collectors: z.array(z.string()),
   errors: z.array(errorShape),
+  absent_collectors: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Collectors with nothing to collect on this host (no engine, not in a swarm, not configured): their part is empty, and that is no failure. In a fleet answer they are listed once, in the envelope's absent_collectors.",
+    ),
 };
+
+/** Collectors absent on some hosts, listed once per fleet answer. */
+export const absentCollectorsShape = z
+  .array(z.object({ collector: z.string(), hosts: z.array(z.string()) }))
+  .describe(
+    'Collectors with nothing to collect on these hosts (no engine, not in a swarm, not configured): not a failure, and the hosts answer nothing for them.',
+  );
 
 /** The shape of one host's answer to an action whose own fields are `output`. */
 export function nodeSchema<O extends z.ZodObject>(output: O) {
@@ -35,6 +50,7 @@ export function envelopeSchema<O extends z.ZodObject>(output: O) {
     responded: z.number().describe('How many of them answered.'),
     hosts: z.array(nodeSchema(output)),
     errors: z.array(errorShape).describe('Every per-host failure, with its host.'),
+    absent_collectors: absentCollectorsShape.optional(),
     page: z
       .object({ number: z.number(), of: z.number(), first_host: z.string(), last_host: z.string() })
       .optional()

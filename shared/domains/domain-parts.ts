@@ -106,7 +106,8 @@ export interface ResourceTypeDeclaration {
 /** A host as a check-up reads it on the agent: its facts and collectors, and its own actions, run there. */
 export interface CheckedHost {
   readonly facts: HostFacts;
-  readonly collectors: readonly { name: string; available: boolean }[];
+  /** `absent`: nothing to collect on this host (not a failure). */
+  readonly collectors: readonly { name: string; available: boolean; absent?: boolean }[];
   /** Runs one of the host's actions as a call from the broker would; a collector that cannot answer gives no payload, never a throw. */
   run<A extends Action>(action: A, params: ActionInput<A>): Promise<{ payload: ActionOutput<A> | null; errors: ErrorInfo[] }>;
 }

@@ -62,6 +62,8 @@ export interface CommandSpec<S extends FlagSpecs = FlagSpecs> {
   readonly positionals?: { name: string; description: string; required: boolean }[];
   /** Whether this command reads `--config`. */
   readonly configFile?: boolean;
+  /** Whether options that are none of its flags are kept in `extra` for the command to judge, instead of refused here. */
+  readonly extraOptions?: boolean;
 }
 
 export interface ParsedCommand<S extends FlagSpecs> {
@@ -70,6 +72,34 @@ export interface ParsedCommand<S extends FlagSpecs> {
   help: boolean;
   /** The config file read, when there was one (config_validate checks it again later). */
   configPath?: string;
+  /** With `extraOptions`: the options that are none of its flags, in order, as name (without dashes) and value ('true' when none followed). */
+  extra?: [string, string][];
+}
+
+/** Takes out of argv the options that are none of `known`, each with its value: `--name=value`, `--name value`, or `--name` alone. */
+function takeExtraOptions(argv: string[], known: Set<string>): { rest: string[]; extra: [string, string][] } {
+  const rest: string[] = [];
+  const extra: [string, string][] = [];
+  for (let at = 0; at < argv.length; at++) {
+    const token = argv[at] as string;
+    if (token === '--') {
+      rest.push(...argv.slice(at));
+      break;
+    }
+    const match = /^--([^=]+)(?:=(.*))?$/s.exec(token);
+    const name = match?.[1];
+    if (!match || name === undefined || known.has(name) || (name.startsWith('no-') && known.has(name.slice(3)))) {
+      rest.push(token);
+      continue;
+    }
+    const next = argv[at + 1];
+    if (match[2] !== undefined) extra.push([name, match[2]]);
+    else if (next !== undefined && !next.startsWith('--')) {
+      extra.push([name, next]);
+      at++;
+    } else extra.push([name, 'true']);
+  }
+  return { rest, extra };
 }
 
 export function envName(flag: string, spec: FlagSpec): string | undefined {
@@ -169,9 +199,10 @@ export function parseCommandLine<S extends FlagSpecs>(command: CommandSpec<S>, a
       ...(spec.short ? { short: spec.short } : {}),
     };
   }
+  const { rest, extra } = command.extraOptions ? takeExtraOptions(argv, new Set(Object.keys(parseOptions))) : { rest: argv, extra: undefined };
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options: parseOptions, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options: parseOptions, allowPositionals: true, strict: true });
   } catch (error) {
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new FleetError('invalid_argument', `${message.charAt(0).toLowerCase()}${message.slice(1)}`, {
@@ -230,7 +261,7 @@ export function parseCommandLine<S extends FlagSpecs>(command: CommandSpec<S>, a
       hint: `Usage: ${command.usage}`,
     });
   }
-  return { values: values as FlagValues<S>, positionals: parsed.positionals, help: false, ...(configPath ? { configPath } : {}) };
+  return { values: values as FlagValues<S>, positionals: parsed.positionals, help: false, ...(configPath ? { configPath } : {}), ...(extra ? { extra } : {}) };
 }
 
 /** The --help text of a command. */

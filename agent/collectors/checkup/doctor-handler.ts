@@ -28,9 +28,9 @@ function isEveryAddress(ip: string | null): boolean {
   return ip === null || ip === '' || ip === '0.0.0.0' || ip === '::';
 }
 
-async function containerFindings(calls: LocalCalls, context: CallContext): Promise<{ findings: Finding[]; answered: boolean }> {
+async function containerFindings(calls: LocalCalls, context: CallContext): Promise<{ findings: Finding[]; answered: boolean; absent: boolean }> {
   const list = await calls.run(dockerList, { all: true }, context);
-  if (!list.payload) return { findings: [], answered: false };
+  if (!list.payload) return { findings: [], answered: false, absent: list.absentCollectors.includes('docker') };
   const findings: Finding[] = [];
   for (const container of list.payload.containers) {
     const open = container.ports.filter((port) => port.public_port !== null && isEveryAddress(port.ip));
@@ -63,7 +63,7 @@ async function containerFindings(calls: LocalCalls, context: CallContext): Promi
       }
     }),
   );
-  return { findings, answered: true };
+  return { findings, answered: true, absent: false };
 }
 
 function backupFindings(state: BackupState, maxAgeHours: number, now: number): Finding[] {
@@ -88,7 +88,8 @@ function backupFindings(state: BackupState, maxAgeHours: number, now: number): F
 
 function agentFindings(info: Info, now: number): Finding[] {
   const findings: Finding[] = [];
-  const unavailable = info.collectors.filter((c) => !c.available);
+  // Collectors absent here (nothing to collect on this host) are no finding: the answer lists them apart.
+  const unavailable = info.collectors.filter((c) => !c.available && !c.absent);
   for (const collector of unavailable.filter((c) => ESSENTIAL_COLLECTORS.has(c.name))) {
     findings.push({
       check: 'collector_available',
@@ -128,7 +129,7 @@ function agentFindings(info: Info, now: number): Finding[] {
   }
   const watch = info.collectors.find((c) => c.name === 'watch');
   const docker = info.collectors.find((c) => c.name === 'docker');
-  if (watch?.available && docker && !docker.available) {
+  if (watch?.available && docker && !docker.available && !docker.absent) {
     findings.push({
       check: 'watchers_blind',
       severity: 'warning',
@@ -148,7 +149,7 @@ export function createDoctorHandler(calls: LocalCalls, backupDir: string): Actio
     const [info, containers] = await Promise.all([calls.run(agentInfo, {}, context), containerFindings(calls, context)]);
     const checks = ['docker_socket_mount', 'public_port', 'backup_age'];
     const findings = [...containers.findings, ...backupFindings(backupState(backupDir), params.backup_max_age_hours ?? DEFAULT_BACKUP_MAX_AGE_HOURS, now)];
-    const failed = containers.answered ? [] : ['docker'];
+    const failed = containers.answered || containers.absent ? [] : ['docker'];
     if (info.payload) {
       checks.push('collector_available', 'certificate_expiry', ...TRUST_CHECKS.map((check) => check.check));
       if (info.payload.collectors.some((c) => c.name === 'watch')) checks.push('watchers_blind');
@@ -175,6 +176,7 @@ export function createDoctorHandler(calls: LocalCalls, backupDir: string): Actio
         checks,
       },
       failedCollectors: failed,
+      absentCollectors: info.payload?.collectors.filter((c) => !c.available && c.absent).map((c) => c.name) ?? [],
     };
   };
 }

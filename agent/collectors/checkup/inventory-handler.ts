@@ -25,10 +25,17 @@ async function scanHost(
   const facts = info.payload?.facts ?? {};
   const host: CheckedHost = { facts, collectors: info.payload?.collectors ?? [], run: (action, params) => calls.run(action, params, context) };
   const scans = await Promise.all(INVENTORY_PARTS.map((part) => part.scan(host)));
+  // A part whose collector is absent here found nothing because there is nothing: not a failure.
+  const absent = new Set(host.collectors.filter((c) => !c.available && c.absent).map((c) => c.name));
+  const failed = scans.flatMap((scan) => scan.failed ?? []);
   return {
     inventory: { hostname: text(facts.hostname), os: text(facts.os), arch: text(facts.arch), ...Object.assign({}, ...scans.map((scan) => scan.fields)) },
     counts: Object.assign({}, ...scans.map((scan) => scan.counts ?? {})),
-    result: { failedCollectors: scans.flatMap((scan) => scan.failed ?? []), errors: scans.flatMap((scan) => scan.errors ?? []) },
+    result: {
+      failedCollectors: failed.filter((name) => !absent.has(name)),
+      absentCollectors: failed.filter((name) => absent.has(name)),
+      errors: scans.flatMap((scan) => scan.errors ?? []).filter((error) => !error.collector || !absent.has(error.collector)),
+    },
   };
 }
 

@@ -2,11 +2,12 @@ import type { Action, ActionInput, ActionOutput } from '../../../shared/catalog/
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 
-/** One action's answer on this host: its payload (null when it gave none), and what failed. */
+/** One action's answer on this host: its payload (null when it gave none), what failed, and what is absent here. */
 interface LocalAnswer<A extends Action> {
   payload: ActionOutput<A> | null;
   failedCollectors: string[];
   errors: ErrorInfo[];
+  absentCollectors: string[];
 }
 
 const encoder = new TextEncoder();
@@ -45,8 +46,8 @@ export class LocalCalls {
           },
           {
             chunk: () => undefined,
-            result: (_id, payloadJson, failedCollectors, errors) =>
-              resolve({ payload: JSON.parse(decoder.decode(payloadJson)) as ActionOutput<A> | null, failedCollectors, errors }),
+            result: (_id, payloadJson, failedCollectors, errors, absentCollectors = []) =>
+              resolve({ payload: JSON.parse(decoder.decode(payloadJson)) as ActionOutput<A> | null, failedCollectors, errors, absentCollectors }),
           },
         );
       });

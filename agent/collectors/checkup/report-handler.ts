@@ -34,7 +34,9 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
       calls.run(processes, { limit: 1 }, context),
     ]);
     const failed = new Set<SnapshotSection | 'system'>();
-    if (!containers.payload) failed.add('docker');
+    // A host without an engine has no containers: an empty section, not a skipped one.
+    const dockerAbsent = !containers.payload && containers.absentCollectors.includes('docker');
+    if (!containers.payload && !dockerAbsent) failed.add('docker');
     if (!ports.payload) failed.add('ports');
     if (!procs.payload) failed.add('processes');
     if (!status.payload) failed.add('disks');
@@ -42,16 +44,17 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
     const snapshot: HostSnapshot = {
       schema_version: 1,
       taken_at_unix_ms: now,
-      containers:
-        containers.payload?.containers.map((c) => ({
-          id: c.id,
-          name: c.name,
-          image: c.image,
-          state: c.state,
-          health: c.health,
-          restart_count: c.restart_count,
-          ports: publishedPorts(c),
-        })) ?? null,
+      containers: dockerAbsent
+        ? []
+        : (containers.payload?.containers.map((c) => ({
+            id: c.id,
+            name: c.name,
+            image: c.image,
+            state: c.state,
+            health: c.health,
+            restart_count: c.restart_count,
+            ports: publishedPorts(c),
+          })) ?? null),
       listening: ports.payload
         ? reachableSockets(ports.payload.ports)
             .map((p) => `${p.protocol} ${p.address}:${p.port}`)
@@ -84,7 +87,7 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
     }
     const save = params.no_save !== true;
     const kept = save ? store.save(snapshot, params.keep ?? DEFAULT_KEEP) : store.count();
-    const running = snapshot.containers?.filter((c) => c.state === 'running').length ?? null;
+    const running = dockerAbsent ? null : (snapshot.containers?.filter((c) => c.state === 'running').length ?? null);
     return {
       payload: {
         schema_version: 1,
@@ -94,14 +97,15 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
         notable_changes: changes,
         suggested_actions: suggested,
         containers_running: running,
-        containers_total: snapshot.containers?.length ?? null,
+        containers_total: dockerAbsent ? null : (snapshot.containers?.length ?? null),
         previous_at_unix_ms: previous?.taken_at_unix_ms ?? null,
         saved: save,
         snapshots_kept: kept,
         sampled_at_unix_ms: now,
       },
       failedCollectors: [...failed],
-      errors: [containers, ports, procs, status].flatMap((answer) => (answer.payload ? [] : answer.errors.slice(0, 1))),
+      absentCollectors: [...new Set([containers, ports, procs, status].flatMap((answer) => answer.absentCollectors))],
+      errors: [dockerAbsent ? undefined : containers, ports, procs, status].flatMap((answer) => (!answer || answer.payload ? [] : answer.errors.slice(0, 1))),
     };
   };
 }

@@ -194,7 +194,7 @@ describe('named commands run by the agent as real processes', () => {
 
   it('says how to declare commands where none are', async () => {
     const none = declaring('', null);
-    expect(await none.collector.probe()).toEqual({ available: false, reason: 'no commands are declared (--commands)' });
+    expect(await none.collector.probe()).toEqual({ available: false, absent: true, reason: 'no commands are declared (--commands)' });
     for (const answer of [await none.call(commandRun, { name: 'x' }), await none.call(commandList, {})]) {
       expect(answer.errors).toEqual([
         expect.objectContaining({

@@ -40,7 +40,11 @@ export class CommandsCollector implements Collector {
 
   async probe(): Promise<CollectorStatus> {
     if (this.options.commands.length) return { available: true, reason: '' };
-    return { available: false, reason: this.options.file ? `${this.options.file} (--commands) declares no commands` : 'no commands are declared (--commands)' };
+    return {
+      available: false,
+      absent: true,
+      reason: this.options.file ? `${this.options.file} (--commands) declares no commands` : 'no commands are declared (--commands)',
+    };
   }
 
   register(dispatcher: Dispatcher): void {

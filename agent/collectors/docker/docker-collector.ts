@@ -5,6 +5,7 @@ import type { Logger } from '../../../shared/log/logger.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { ContainerDirectory, containerName } from '../../engine/container-directory.ts';
+import { engineUnavailable, unreachableEngine } from '../../engine/engine-access.ts';
 import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 import { containerRecord, volumeRecord } from '../../engine/engine-records.ts';
 import type { EngineStats } from '../../engine/engine-stats.ts';
@@ -129,7 +130,7 @@ export class DockerCollector implements Collector {
       this.version = version.Version;
       this.status = { available: true, reason: '' };
     } catch (error) {
-      this.status = { available: false, reason: `the Docker engine at ${this.options.address} cannot be reached: ${dockerMessage(error)}` };
+      this.status = unreachableEngine(error, this.options.address);
     }
     return this.status;
   }
@@ -159,10 +160,7 @@ export class DockerCollector implements Collector {
   }
 
   private unavailable(): FleetError {
-    return new FleetError('collector_unavailable', this.status.reason || 'the Docker engine cannot be reached', {
-      collector: 'docker',
-      hint: 'Check that Docker runs on that host and that the agent can use its socket (--docker-socket, DOCKER_HOST, or the docker group).',
-    });
+    return engineUnavailable(this.status, 'docker');
   }
 
   /** Runs an engine request, turning an unreachable engine into collector_unavailable (and noticing it). */

@@ -3,7 +3,7 @@ import { dockerLogs } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { containerName } from '../../engine/container-directory.ts';
 import { toUnixSeconds } from '../../engine/engine-time.ts';
-import { LogDemultiplexer } from '../../engine/log-demultiplexer.ts';
+import { LogDemultiplexer, splitTimestamp } from '../../engine/log-demultiplexer.ts';
 import type { DockerEngine } from './docker-engine.ts';
 import { LineCollector } from './line-collector.ts';
 
@@ -30,7 +30,18 @@ export function registerDockerLogs(dispatcher: Dispatcher, engine: DockerEngine)
         ...(since !== undefined ? { since } : {}),
         ...(until !== undefined ? { until } : {}),
       })) as unknown as Buffer;
-      for (const line of [...demux.push(Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw))), ...demux.flush()]) collector.add(line.stream, line.raw);
+      // The follow below starts at a whole second, so it reads again the tail's lines of that second: the seam remembers them.
+      const seam = new Set<string>();
+      let seamStamp = '';
+      for (const line of [...demux.push(Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw))), ...demux.flush()]) {
+        collector.add(line.stream, line.raw);
+        const stamp = splitTimestamp(line.raw).timestamp ?? '';
+        if (stamp > seamStamp) seam.clear();
+        if (stamp >= seamStamp) {
+          seamStamp = stamp;
+          seam.add(`${line.stream} ${line.raw}`);
+        }
+      }
       const followMs = params.follow_ms ?? 0;
       if (followMs > 0 && until === undefined) {
         const stream = (await handle.logs({
@@ -51,7 +62,14 @@ export function registerDockerLogs(dispatcher: Dispatcher, engine: DockerEngine)
           const timer = setTimeout(finish, Math.min(followMs, Math.max(0, context.deadlineUnixMs - Date.now() - 250)));
           context.signal.addEventListener('abort', finish, { once: true });
           stream.on('data', (chunk: Buffer) => {
-            const fresh = live.push(chunk).flatMap((line) => collector.add(line.stream, line.raw) ?? []);
+            const fresh = live
+              .push(chunk)
+              .filter((line) => {
+                const stamp = splitTimestamp(line.raw).timestamp ?? '';
+                // Docker's timestamps have a fixed width, so they compare as text.
+                return stamp === '' || stamp > seamStamp || (stamp === seamStamp && !seam.has(`${line.stream} ${line.raw}`));
+              })
+              .flatMap((line) => collector.add(line.stream, line.raw) ?? []);
             if (fresh.length) context.emit({ container: containerName(container), lines: fresh });
           });
           stream.on('end', finish);

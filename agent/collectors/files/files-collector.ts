@@ -39,7 +39,7 @@ export class FilesCollector implements Collector {
   }
 
   async probe(): Promise<CollectorStatus> {
-    return this.paths.configured ? { available: true, reason: '' } : { available: false, reason: NOT_CONFIGURED };
+    return this.paths.configured ? { available: true, reason: '' } : { available: false, absent: true, reason: NOT_CONFIGURED };
   }
 
   facts(): Record<string, boolean> {

@@ -17,7 +17,7 @@ export class LogsCollector implements Collector {
   async probe(): Promise<CollectorStatus> {
     return this.options.logPaths.length
       ? { available: true, reason: '' }
-      : { available: false, reason: "no log files are allowed on this host: its operator names them with --log-paths '/var/log/*.log'" };
+      : { available: false, absent: true, reason: "no log files are allowed on this host: its operator names them with --log-paths '/var/log/*.log'" };
   }
 
   register(dispatcher: Dispatcher): void {

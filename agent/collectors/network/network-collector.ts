@@ -16,7 +16,9 @@ export class NetworkCollector implements Collector {
   constructor(private readonly options: { reverseDns: boolean }) {}
 
   async probe(): Promise<CollectorStatus> {
-    return ownSubnets().length > 0 ? { available: true, reason: '' } : { available: false, reason: 'this host has no IPv4 address outside loopback' };
+    return ownSubnets().length > 0
+      ? { available: true, reason: '' }
+      : { available: false, absent: true, reason: 'this host has no IPv4 address outside loopback' };
   }
 
   facts(): Record<string, string | number | boolean> {

@@ -38,7 +38,7 @@ export class PackagesCollector implements Collector {
   async probe(): Promise<CollectorStatus> {
     return findPackageDatabase(this.options.hostRoot)
       ? { available: true, reason: '' }
-      : { available: false, reason: `no dpkg, rpm or apk package database under ${this.options.hostRoot}` };
+      : { available: false, absent: true, reason: `no dpkg, rpm or apk package database under ${this.options.hostRoot}` };
   }
 
   register(dispatcher: Dispatcher): void {

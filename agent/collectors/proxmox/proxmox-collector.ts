@@ -166,7 +166,7 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
   }
 
   async probe(): Promise<CollectorStatus> {
-    if (!this.options.config) return { available: false, reason: NOT_CONFIGURED };
+    if (!this.options.config) return { available: false, absent: true, reason: NOT_CONFIGURED };
     try {
       this.readToken();
       this.caPem();

@@ -5,7 +5,7 @@ import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { containerName } from '../../engine/container-directory.ts';
 import type { EngineClient } from '../../engine/engine-client.ts';
-import { dockerMessage } from '../../engine/engine-errors.ts';
+import { dockerMessage, engineAbsent } from '../../engine/engine-errors.ts';
 import type { EngineStats } from '../../engine/engine-stats.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { ContainerFiles } from './container-files.ts';
@@ -110,14 +110,21 @@ export class SandboxCollector implements Collector {
       await this.options.docker.version();
       this.status = { available: true, reason: '' };
     } catch (error) {
-      this.status = { available: false, reason: `the Docker engine cannot be reached: ${dockerMessage(error)}` };
+      // Sandboxes are containers: a host without an engine has none to look for.
+      this.status = engineAbsent(error)
+        ? { available: false, absent: true, reason: 'no Docker engine on this host, so no sandboxes' }
+        : { available: false, reason: `the Docker engine cannot be reached: ${dockerMessage(error)}` };
     }
     return this.status;
   }
 
   private async sandboxes(all = true): Promise<Sandbox[]> {
     if (!this.status.available && !(await this.probe()).available) {
-      throw new FleetError('collector_unavailable', this.status.reason, { collector: 'sandbox', hint: 'Sandboxes are read through the local Docker engine.' });
+      throw new FleetError('collector_unavailable', this.status.reason, {
+        collector: 'sandbox',
+        hint: 'Sandboxes are read through the local Docker engine.',
+        ...(this.status.absent ? { details: { absent: true } } : {}),
+      });
     }
     const containers = await this.options.docker.listContainers({ all, filters: { label: [this.label] } });
     return containers.map((container) => ({

@@ -29,13 +29,16 @@ describe('the swarm collector on a fake engine', () => {
 
   it('is unavailable outside a swarm and on a worker, saying why, and states a worker its role', async () => {
     const alone = swarmOn(new FakeEngine('solo'));
-    expect(await alone.collector.probe()).toEqual({ available: false, reason: 'this engine is not part of a swarm' });
+    expect(await alone.collector.probe()).toEqual({ available: false, absent: true, reason: 'this engine is not part of a swarm' });
     expect(alone.collector.facts()).toEqual({});
 
     const engine = new FakeEngine('w1');
     engine.swarm = new FakeSwarm('w1', 'worker');
     const worker = swarmOn(engine);
-    expect((await worker.collector.probe()).reason).toMatch(/swarm worker; swarm tools are served by the agents on managers/);
+    expect(await worker.collector.probe()).toMatchObject({
+      absent: true,
+      reason: expect.stringMatching(/swarm worker; swarm tools are served by the agents on managers/),
+    });
     expect(worker.collector.facts()).toMatchObject({ swarm_role: 'worker', swarm_node_id: engine.swarm.localNode.ID });
     const refused = await worker.call(getClusterStatus, {});
     expect(refused.errors).toEqual([expect.objectContaining({ code: 'collector_unavailable', collector: 'swarm' })]);

@@ -4,7 +4,7 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { EngineClient } from '../../engine/engine-client.ts';
-import { dockerMessage } from '../../engine/engine-errors.ts';
+import { dockerMessage, engineAbsent } from '../../engine/engine-errors.ts';
 import { toUnixSeconds } from '../../engine/engine-time.ts';
 import { type EngineEvent, EventFollower } from '../../engine/event-follower.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
@@ -91,14 +91,17 @@ export class SwarmCollector implements Collector {
             ...(this.options.clusterName ? { swarm_name: this.options.clusterName } : {}),
           }
         : {};
+      // Not in a swarm, or a worker: there is no swarm to serve from here, which is no failure.
       this.status = !active
-        ? { available: false, reason: 'this engine is not part of a swarm' }
+        ? { available: false, absent: true, reason: 'this engine is not part of a swarm' }
         : swarm.ControlAvailable
           ? { available: true, reason: '' }
-          : { available: false, reason: 'this engine is a swarm worker; swarm tools are served by the agents on managers' };
+          : { available: false, absent: true, reason: 'this engine is a swarm worker; swarm tools are served by the agents on managers' };
     } catch (error) {
       this.facts_ = {};
-      this.status = { available: false, reason: `the Docker engine cannot be reached: ${dockerMessage(error)}` };
+      this.status = engineAbsent(error)
+        ? { available: false, absent: true, reason: 'no Docker engine on this host, so no swarm' }
+        : { available: false, reason: `the Docker engine cannot be reached: ${dockerMessage(error)}` };
     }
     return this.status;
   }
@@ -131,7 +134,11 @@ export class SwarmCollector implements Collector {
 
   private async snapshot(): Promise<SwarmSnapshot> {
     if (!this.status.available && !(await this.probe()).available) {
-      throw new FleetError('collector_unavailable', this.status.reason, { collector: 'swarm', hint: 'Swarm tools are served by agents on manager nodes.' });
+      throw new FleetError('collector_unavailable', this.status.reason, {
+        collector: 'swarm',
+        hint: 'Swarm tools are served by agents on manager nodes.',
+        ...(this.status.absent ? { details: { absent: true } } : {}),
+      });
     }
     return this.reader.snapshot();
   }

@@ -77,5 +77,5 @@ function translate(error: unknown, method: string, path: string): FleetError {
       collector: 'swarm',
     });
   if (status === 503) return new FleetError('collector_unavailable', `this engine is not a swarm manager: ${message}`, { collector: 'swarm' });
-  return new FleetError('collector_failed', `the engine failed ${method} ${path}: ${message}`, { collector: 'swarm' });
+  return new FleetError('collector_failed', `the engine failed ${method} ${path}: ${message}`, { collector: 'swarm', cause: error });
 }

@@ -8,7 +8,7 @@ import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { SystemSampler } from '../../sampler/system-sampler.ts';
-import { HostProcesses, processName } from './host-processes.ts';
+import { containerIdOf, HostProcesses, processName } from './host-processes.ts';
 import { readHostSockets } from './host-sockets.ts';
 import { ownsPidNamespace } from './own-pid-namespace.ts';
 import { type ProcFiles, procFiles } from './proc-files.ts';
@@ -51,7 +51,10 @@ function writeProcTree(root: string, list: FakeProcess[], totalTicks: number): v
     writeFileSync(join(dir, 'status'), `Name:\t${p.comm}\nState:\t${p.state}\nUid:\t${p.uid}\t${p.uid}\t${p.uid}\t${p.uid}\nVmRSS:\t  ${p.rssKib} kB\n`);
     writeFileSync(join(dir, 'comm'), `${p.comm}\n`);
     writeFileSync(join(dir, 'cmdline'), p.cmdline);
-    for (const [fd, target] of Object.entries(p.fds)) symlinkSync(target, join(dir, 'fd', fd), 'file');
+    for (const [fd, target] of Object.entries(p.fds)) {
+      rmSync(join(dir, 'fd', fd), { force: true });
+      symlinkSync(target, join(dir, 'fd', fd), 'file');
+    }
   }
 }
 
@@ -155,6 +158,40 @@ describe('reading the host processes from its mounted /proc', () => {
     expect(again.list.find((p) => p.pid === 1)?.cpu).toBe(0);
   });
 
+  it('measures CPU over a fixed window at the call, in cores as top counts them, whoever asked before', async () => {
+    // Two CPUs; over the window the machine spends 200 ticks (100 per core), pid 4242 spends 150 of them.
+    const busyTree = () => writeProcTree(root, [{ ...(PROCESSES[2] as FakeProcess), utime: 160, stime: 90, fds: {} }], 1200);
+    writeFileSync(join(root, 'stat'), 'cpu  500 0 0 500 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\ncpu1 1 0 0 1 0 0 0 0 0 0\n');
+    const twoCpus = (text: string) => (text.startsWith('cpu ') ? `${text}cpu1 1 0 0 1 0 0 0 0 0 0\n` : text);
+    let rootStatReads = 0;
+    const files: ProcFiles = {
+      ...procFiles,
+      readText: async (path) => {
+        if (path === join(root, 'stat') && ++rootStatReads % 2 === 0) busyTree();
+        return twoCpus(await procFiles.readText(path));
+      },
+    };
+    const first = new HostProcesses(root, files);
+    // A reader asked long ago and one that never asked measure the same window alike.
+    await first.read();
+    writeProcTree(root, PROCESSES, 1000);
+    rootStatReads = 0;
+    const measured = await first.measure(5);
+    expect(measured.cpus).toBe(2);
+    expect(measured.list.find((p) => p.pid === 4242)?.cpu).toBe(150);
+    writeProcTree(root, PROCESSES, 1000);
+    rootStatReads = 0;
+    expect((await new HostProcesses(root, files).measure(5)).list.find((p) => p.pid === 4242)?.cpu).toBe(150);
+  });
+
+  it('tells which container a process runs in from its cgroup, with either driver and cgroup version', () => {
+    const id = 'ab'.repeat(32);
+    expect(containerIdOf(`0::/system.slice/docker-${id}.scope\n`)).toBe(id);
+    expect(containerIdOf(`12:memory:/docker/${id}\n11:cpu:/docker/${id}\n`)).toBe(id);
+    expect(containerIdOf(`0::/kubepods/burstable/pod1234/${id}\n`)).toBe(id);
+    expect(containerIdOf('0::/user.slice/user-1000.slice/session-2.scope\n')).toBeUndefined();
+  });
+
   it('counts processes it may not read instead of failing', async () => {
     const files: ProcFiles = {
       ...procFiles,
@@ -212,6 +249,7 @@ describe('the system collector with a host /proc', () => {
       dataDir: undefined,
       hostProc: withHostProc ? root : undefined,
       containerOnly: !withHostProc,
+      cpuWindowMs: 5,
       ...(files ? { procFiles: files } : {}),
     });
     collector.register(dispatcher);
@@ -233,12 +271,23 @@ describe('the system collector with a host /proc', () => {
     });
   }
 
-  it('answers processes from the host', async () => {
-    const answer = await ask(processes, { limit: 1 });
+  it('answers processes from the host, each CPU share measured over the window at the call', async () => {
+    // Over the window the machine spends 200 ticks, pid 4242 20 of them.
+    let rootStatReads = 0;
+    const files: ProcFiles = {
+      ...procFiles,
+      readText: (path) => {
+        if (path === join(root, 'stat') && ++rootStatReads === 2) writeProcTree(root, [{ ...(PROCESSES[2] as FakeProcess), utime: 70, stime: 50 }], 1200);
+        return procFiles.readText(path);
+      },
+    };
+    const answer = await ask(processes, { limit: 1 }, files);
     expect(answer.payload).toMatchObject({
-      processes: [{ pid: 4242, name: 'fmprobe-listener', user: 'alice', cpu_percent: 10, mem_percent: 10, rss_bytes: 100_000 * 1024 }],
+      processes: [{ pid: 4242, name: 'fmprobe-listener', user: 'alice', cpu_percent: 10, mem_percent: 10, rss_bytes: 100_000 * 1024, container: null }],
       zombies: [{ pid: 4300 }],
       total: 5,
+      cpu_window_ms: 5,
+      cpu_cores: 1,
     });
     expect(answer.failedCollectors).toEqual([]);
   });

@@ -7,12 +7,14 @@ interface ProcessRow {
   name: string;
   user: string;
   state: string;
-  /** Share of the whole machine's CPU time (every core) since the previous reading, percent. */
+  /** Share of one CPU core since the previous reading, percent (top's figure: a process busy on two cores is at 200). */
   cpu: number;
   /** Resident memory as a share of the machine's memory, percent. */
   mem: number;
   /** Resident memory, KiB. */
   memRss: number;
+  /** The id of the container whose cgroup holds the process (64 hex digits); absent for one of the host's own. */
+  containerId?: string;
 }
 
 export interface ProcessTable {
@@ -20,6 +22,8 @@ export interface ProcessTable {
   all: number;
   /** Processes whose files could not be read (a /proc mounted with hidepid). */
   unreadable: number;
+  /** The machine's CPUs, when the reading knows them: a share of one core goes up to this times 100. */
+  cpus?: number;
 }
 
 /** The pids of a proc tree: its numeric entries. */
@@ -43,14 +47,24 @@ const STATES: Record<string, string> = {
   D: 'blocked',
 };
 
-/** The sum of every CPU's time in the first line of /proc/stat, in clock ticks. */
-function totalCpuTicks(statText: string): number {
+/** The sum of every CPU's time in the first line of /proc/stat, in clock ticks, and how many CPUs it sums (its `cpuN` lines). */
+function cpuTicks(statText: string): { totalTicks: number; cpus: number } {
   const first = statText.split('\n', 1)[0] ?? '';
-  return first
+  const totalTicks = first
     .trim()
     .split(/\s+/)
     .slice(1)
     .reduce((sum, field) => sum + (Number(field) || 0), 0);
+  return { totalTicks, cpus: Math.max(1, (statText.match(/^cpu\d+ /gm) ?? []).length) };
+}
+
+/**
+ * The container a process runs in, from its cgroup paths: Docker names each
+ * container's cgroup after its id (`/docker/<id>`, `docker-<id>.scope`), with
+ * either cgroup driver and either cgroup version.
+ */
+export function containerIdOf(cgroupText: string): string | undefined {
+  return /[-/]([0-9a-f]{64})(?:\.scope)?$/m.exec(cgroupText)?.[1];
 }
 
 /**
@@ -85,6 +99,7 @@ interface RawProcess {
   ticks: number;
   uid: number | undefined;
   rssKib: number;
+  containerId: string | undefined;
 }
 
 const isVanished = (error: unknown) => ['ENOENT', 'ESRCH'].includes((error as NodeJS.ErrnoException).code ?? '');
@@ -118,7 +133,7 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
   const uid = /^Uid:\s+\d+\s+(\d+)/m.exec(status)?.[1];
   const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   // A kernel thread or a zombie has an empty command line; the name is then the kernel's.
-  const cmdline = await files.readText(join(dir, 'cmdline')).catch(() => '');
+  const [cmdline, cgroup] = await Promise.all([files.readText(join(dir, 'cmdline')).catch(() => ''), files.readText(join(dir, 'cgroup')).catch(() => '')]);
   const comm = stat.slice(open + 1, close);
   const argv0 = basename(cmdline.split('\0', 1)[0] ?? '');
   // Only read where comm and the command line disagree; reading exe needs the same rights as fd.
@@ -130,7 +145,22 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
     ticks,
     uid: uid === undefined ? undefined : Number(uid),
     rssKib: rss === undefined ? 0 : Number(rss),
+    containerId: containerIdOf(cgroup),
   };
+}
+
+/** The CPU ticks a process has spent (utime + stime of its stat), undefined when it is gone or unreadable. */
+async function readTicks(root: string, pid: number, files: ProcFiles): Promise<number | undefined> {
+  try {
+    const stat = await files.readText(join(root, String(pid), 'stat'));
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .trim()
+      .split(/\s+/);
+    return (Number(fields[11]) || 0) + (Number(fields[12]) || 0);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -138,8 +168,9 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
  * container, or the agent's own /proc): the figures systeminformation's
  * `processes` gives, read from the files instead of `ps`, which would show the
  * container's own processes. CPU shares are measured between two readings, as
- * top does; the first reading divides by the machine's time since boot, as
- * systeminformation does.
+ * top does, and counted in cores as top counts them; the first reading
+ * divides by the machine's time since boot. `measure` takes both readings
+ * itself, a fixed window apart, so every caller gets the same kind of figure.
  */
 export class HostProcesses {
   private previous: { totalTicks: number; ticks: Map<number, number> } | undefined;
@@ -155,7 +186,7 @@ export class HostProcesses {
       this.files.readText(join(this.root, 'meminfo')),
       procPids(this.root, this.files),
     ]);
-    const totalTicks = totalCpuTicks(statText);
+    const { totalTicks, cpus } = cpuTicks(statText);
     const memTotalKib = Number(/^MemTotal:\s+(\d+)/m.exec(meminfo)?.[1] ?? 0);
     const names = await this.userNames();
     const read: (RawProcess | 'refused' | undefined)[] = [];
@@ -168,19 +199,53 @@ export class HostProcesses {
     const list = raw.map((p): ProcessRow => {
       const before = previous?.ticks.get(p.pid);
       const spent = before === undefined ? p.ticks : p.ticks - before;
-      const elapsed = before === undefined ? totalTicks : totalTicks - (previous?.totalTicks ?? 0);
+      // The machine's ticks count every CPU: one core's time is that over the number of CPUs.
+      const elapsed = (before === undefined ? totalTicks : totalTicks - (previous?.totalTicks ?? 0)) / cpus;
       return {
         pid: p.pid,
         name: p.name,
         user: p.uid === undefined ? '' : (names.get(p.uid) ?? String(p.uid)),
         state: STATES[p.stateLetter] ?? 'unknown',
-        cpu: elapsed > 0 ? Math.min(100, Math.max(0, (spent / elapsed) * 100)) : 0,
+        cpu: elapsed > 0 ? Math.min(100 * cpus, Math.max(0, (spent / elapsed) * 100)) : 0,
         mem: memTotalKib > 0 ? (p.rssKib / memTotalKib) * 100 : 0,
         memRss: p.rssKib,
+        ...(p.containerId ? { containerId: p.containerId } : {}),
       };
     });
     this.previous = { totalTicks, ticks: new Map(raw.map((p) => [p.pid, p.ticks])) };
-    return { list, all: list.length, unreadable: read.filter((p) => p === 'refused').length };
+    return { list, all: list.length, unreadable: read.filter((p) => p === 'refused').length, cpus };
+  }
+
+  /**
+   * The processes with their CPU share over the `windowMs` that ends with the
+   * answer: the ticks of every process now, then a whole reading `windowMs`
+   * later, compared. A share since the previous call would depend on who
+   * called last (two callers a second and an hour apart got 33 % and 1.7 % of
+   * the same busy process).
+   */
+  async measure(windowMs: number, signal?: AbortSignal): Promise<ProcessTable> {
+    const [statText, pids] = await Promise.all([this.files.readText(join(this.root, 'stat')), procPids(this.root, this.files)]);
+    const ticks = new Map<number, number>();
+    for (let at = 0; at < pids.length; at += BATCH) {
+      const batch = pids.slice(at, at + BATCH);
+      const read = await Promise.all(batch.map((pid) => readTicks(this.root, pid, this.files)));
+      read.forEach((spent, index) => {
+        if (spent !== undefined) ticks.set(batch[index] as number, spent);
+      });
+    }
+    this.previous = { totalTicks: cpuTicks(statText).totalTicks, ticks };
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, windowMs);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+    return this.read();
   }
 
   /**

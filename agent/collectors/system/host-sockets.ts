@@ -54,8 +54,19 @@ function formatIpv6(bytes: Buffer): string {
   return `${hex(groups.slice(0, bestStart))}::${hex(groups.slice(bestStart + bestLength))}`;
 }
 
-/** The listening rows of one of /proc/PID/net/{tcp,tcp6,udp,udp6}. */
-function parseSocketTable(text: string, protocol: 'tcp' | 'udp'): TableRow[] {
+/** The kernel's range of ports it hands to sockets that bind none themselves (ip_local_port_range). */
+interface PortRange {
+  low: number;
+  high: number;
+}
+
+/**
+ * The listening rows of one of /proc/PID/net/{tcp,tcp6,udp,udp6}. A UDP
+ * socket on a port of the ephemeral range is a client's (a resolver, a QUIC
+ * or mDNS client sending without connect): the kernel picked its port, so
+ * nothing could be told to send there, and it is not a listener.
+ */
+function parseSocketTable(text: string, protocol: 'tcp' | 'udp', ephemeral: PortRange | undefined): TableRow[] {
   const rows: TableRow[] = [];
   for (const line of text.split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
@@ -63,15 +74,19 @@ function parseSocketTable(text: string, protocol: 'tcp' | 'udp'): TableRow[] {
     const inode = Number(fields[9]);
     if (!local || state !== LISTEN[protocol] || !Number.isInteger(inode)) continue;
     const [addressHex = '', portHex = ''] = local.split(':');
+    const port = Number.parseInt(portHex, 16);
+    if (protocol === 'udp' && ephemeral && port >= ephemeral.low && port <= ephemeral.high) continue;
     const bytes = addressBytes(addressHex);
-    rows.push({
-      protocol,
-      address: bytes.length === 4 ? [...bytes].join('.') : formatIpv6(bytes),
-      port: Number.parseInt(portHex, 16),
-      inode,
-    });
+    rows.push({ protocol, address: bytes.length === 4 ? [...bytes].join('.') : formatIpv6(bytes), port, inode });
   }
   return rows;
+}
+
+/** The ephemeral port range of a proc tree's kernel; undefined when it cannot be read (then no UDP socket is left out). */
+async function ephemeralPorts(root: string, files: ProcFiles): Promise<PortRange | undefined> {
+  const text = await files.readText(join(root, 'sys', 'net', 'ipv4', 'ip_local_port_range')).catch(() => '');
+  const [low, high] = text.trim().split(/\s+/).map(Number);
+  return low && high && low <= high ? { low, high } : undefined;
 }
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? '';
@@ -98,14 +113,16 @@ async function socketInodes(root: string, pid: number, files: ProcFiles): Promis
 const BATCH = 32;
 
 /**
- * The listening sockets of the network namespace of a proc tree's first
- * process, and who holds each. With the host's /proc mounted into a container
- * that is the host's namespace: `<root>/net` would not do, it is a link to
- * `self/net`, the agent's own namespace. Owners are found as `ss -p` finds
- * them, by the socket inode among each process's open files; of several
- * holders (forked workers) the lowest pid is named.
+ * The listening sockets of the network namespace of a proc tree's process
+ * `namespaceOf` (its first process by default), and who holds each. With the
+ * host's /proc mounted into a container that is the host's namespace:
+ * `<root>/net` would not do, it is a link to `self/net`, the agent's own
+ * namespace; an agent on the host itself reads its own (`self`). Owners are
+ * found as `ss -p` finds them, by the socket inode among each process's open
+ * files; of several holders (forked workers) the lowest pid is named.
  */
-export async function readHostSockets(root: string, files: ProcFiles = procFiles): Promise<SocketTable> {
+export async function readHostSockets(root: string, files: ProcFiles = procFiles, namespaceOf = '1'): Promise<SocketTable> {
+  const ephemeral = await ephemeralPorts(root, files);
   const tables: [string, 'tcp' | 'udp'][] = [
     ['tcp', 'tcp'],
     ['tcp6', 'tcp'],
@@ -116,7 +133,7 @@ export async function readHostSockets(root: string, files: ProcFiles = procFiles
     await Promise.all(
       tables.map(async ([file, protocol]) => {
         try {
-          return parseSocketTable(await files.readText(join(root, '1', 'net', file)), protocol);
+          return parseSocketTable(await files.readText(join(root, namespaceOf, 'net', file)), protocol, ephemeral);
         } catch (error) {
           // A kernel without IPv6 has no tcp6 or udp6; the IPv4 tables are always there.
           if (codeOf(error) === 'ENOENT' && file.endsWith('6')) return [];

@@ -1,8 +1,9 @@
 import { loadavg, uptime } from 'node:os';
-import { alerts, alertsHistory, openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
+import { alerts, alertsHistory, openPorts, PROCESS_CPU_WINDOW_MS, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ContainerFacts } from '../../engine/container-facts.ts';
+import { engineAbsent } from '../../engine/engine-errors.ts';
 import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
@@ -16,14 +17,22 @@ interface SystemCollectorOptions {
   si: SystemInfo;
   thresholds: Thresholds;
   dataDir: string | undefined;
-  /** What it asks of Docker (container counts, who publishes a port); absent or failing is fine. */
-  containers?: Pick<ContainerFacts, 'counts' | 'publishedPorts'>;
+  /** What it asks of Docker (container counts, who publishes a port, whose a process is); absent or failing is fine. */
+  containers?: Pick<ContainerFacts, 'counts' | 'publishedPorts' | 'namesById'>;
   /**
    * The host's /proc mounted into the agent's container: processes, listening
    * sockets and their owners are read there. Undefined: systeminformation on
    * the agent's own /proc (an agent running on the host itself).
    */
   hostProc?: string | undefined;
+  /**
+   * The agent's own /proc, for an agent on the host itself (Linux): processes
+   * and listening sockets are read there as from a host /proc, rather than
+   * through systeminformation, whose CPU shares count since its previous call.
+   */
+  ownProc?: string | undefined;
+  /** How long the CPU share of each process is measured over (default PROCESS_CPU_WINDOW_MS; a test shortens it). */
+  cpuWindowMs?: number;
   /** How the host's /proc is read (a test's fake refuses what the kernel would). */
   procFiles?: ProcFiles;
   /**
@@ -46,7 +55,9 @@ const OWNER_HINT =
 
 const STATIC_TTL_MS = 60 * 60_000;
 
-function toProcess(p: { pid: number; name: string; user: string; state: string; cpu: number; mem: number; memRss: number }) {
+type ProcessRow = ProcessTable['list'][number];
+
+function toProcess(p: ProcessRow, containers: ReadonlyMap<string, string>) {
   return {
     pid: p.pid,
     name: p.name,
@@ -55,6 +66,8 @@ function toProcess(p: { pid: number; name: string; user: string; state: string; 
     cpu_percent: Math.round(p.cpu * 10) / 10,
     mem_percent: Math.round(p.mem * 10) / 10,
     rss_bytes: p.memRss * 1024,
+    // A container gone since the reading, or Docker not answering, leaves its short id.
+    container: p.containerId ? (containers.get(p.containerId) ?? p.containerId.slice(0, 12)) : null,
   };
 }
 
@@ -69,7 +82,8 @@ export class SystemCollector implements Collector {
 
   constructor(private readonly options: SystemCollectorOptions) {
     this.recorder = new AlertRecorder(options.dataDir, options.thresholds, (crossing) => options.report?.('alert_crossing', crossing));
-    this.hostProcesses = options.hostProc === undefined ? undefined : new HostProcesses(options.hostProc, options.procFiles);
+    const procRoot = options.hostProc ?? options.ownProc;
+    this.hostProcesses = procRoot === undefined ? undefined : new HostProcesses(procRoot, options.procFiles);
     options.sampler.onSample((figures) => this.recorder.observe(figures));
   }
 
@@ -87,17 +101,21 @@ export class SystemCollector implements Collector {
     }
   }
 
-  private async containerCounts(): Promise<{ running: number | null; total: number | null; failed: boolean }> {
-    if (!this.options.containers) return { running: null, total: null, failed: false };
+  /** The container counts; null with the reason when Docker did not answer: `absent` on a host without an engine, which is no failure. */
+  private async containerCounts(): Promise<{ running: number | null; total: number | null; docker: 'answered' | 'absent' | 'failed' | 'not asked' }> {
+    if (!this.options.containers) return { running: null, total: null, docker: 'not asked' };
     try {
       const counts = await this.options.containers.counts();
-      return { running: counts.running, total: counts.total, failed: false };
-    } catch {
-      return { running: null, total: null, failed: true };
+      return { running: counts.running, total: counts.total, docker: 'answered' };
+    } catch (error) {
+      return { running: null, total: null, docker: engineAbsent(error) ? 'absent' : 'failed' };
     }
   }
 
-  /** The processes of the host: from its mounted /proc, else from systeminformation. */
+  /**
+   * The processes of the host, with CPU shares over the fixed window: from its
+   * /proc (mounted, or the agent's own), else (not Linux) from systeminformation.
+   */
   private async processTable(): Promise<ProcessTable> {
     this.refuseContainerView('processes');
     if (!this.hostProcesses) {
@@ -105,16 +123,22 @@ export class SystemCollector implements Collector {
       return { list: data.list, all: data.all, unreadable: 0 };
     }
     try {
-      return await this.hostProcesses.read();
+      return await this.hostProcesses.measure(this.options.cpuWindowMs ?? PROCESS_CPU_WINDOW_MS);
     } catch (error) {
       throw this.hostProcError('processes', error);
     }
   }
 
+  /** Which container each running container id is, for the processes that live in one; empty when Docker does not answer. */
+  private async containerNames(list: readonly ProcessRow[]): Promise<ReadonlyMap<string, string>> {
+    if (!this.options.containers || !list.some((p) => p.containerId)) return new Map();
+    return this.options.containers.namesById().catch(() => new Map());
+  }
+
   /** The listening sockets of the host: from its mounted /proc, else from systeminformation. */
   private async socketTable(): Promise<SocketTable> {
     this.refuseContainerView('listening sockets');
-    if (this.options.hostProc === undefined) {
+    if (this.options.hostProc === undefined && this.options.ownProc === undefined) {
       const connections = await this.options.si.networkConnections();
       const sockets = connections
         .filter((c) => (c.protocol.startsWith('udp') ? true : c.state === 'LISTEN'))
@@ -130,7 +154,9 @@ export class SystemCollector implements Collector {
       return { sockets, refusedProcesses: 0 };
     }
     try {
-      return await readHostSockets(this.options.hostProc, this.options.procFiles);
+      // The host's namespace is its first process's; an agent on the host itself reads its own.
+      if (this.options.hostProc !== undefined) return await readHostSockets(this.options.hostProc, this.options.procFiles);
+      return await readHostSockets(this.options.ownProc as string, this.options.procFiles, 'self');
     } catch (error) {
       throw this.hostProcError('listening sockets', error);
     }
@@ -151,11 +177,15 @@ export class SystemCollector implements Collector {
 
   /** Nothing about the host could be read: fail rather than answer with the container's own view. */
   private hostProcError(what: string, error: unknown): FleetError {
-    return new FleetError('collector_failed', `the host's ${what} could not be read from ${this.options.hostProc}: ${(error as Error).message}`, {
-      collector: 'system',
-      hint: "Mount the host's /proc read-only where --host-proc points (docker-compose.yml and the Helm chart mount it at /host/proc).",
-      cause: error,
-    });
+    return new FleetError(
+      'collector_failed',
+      `the host's ${what} could not be read from ${this.options.hostProc ?? this.options.ownProc}: ${(error as Error).message}`,
+      {
+        collector: 'system',
+        hint: "Mount the host's /proc read-only where --host-proc points (docker-compose.yml and the Helm chart mount it at /host/proc).",
+        cause: error,
+      },
+    );
   }
 
   register(dispatcher: Dispatcher): void {
@@ -187,28 +217,36 @@ export class SystemCollector implements Collector {
           containers_total: containers.total,
           sampled_at_unix_ms: figures.sampledAt,
         },
-        failedCollectors: containers.failed ? ['docker'] : [],
-        errors: containers.failed
-          ? [
-              new FleetError('collector_unavailable', 'Docker could not be asked for container counts', {
-                collector: 'docker',
-                hint: 'agent_info shows why the docker collector is unavailable.',
-              }).toInfo(),
-            ]
-          : [],
+        failedCollectors: containers.docker === 'failed' ? ['docker'] : [],
+        absentCollectors: containers.docker === 'absent' ? ['docker'] : [],
+        errors:
+          containers.docker === 'failed'
+            ? [
+                new FleetError('collector_unavailable', 'Docker could not be asked for container counts', {
+                  collector: 'docker',
+                  hint: 'agent_info shows why the docker collector is unavailable.',
+                }).toInfo(),
+              ]
+            : [],
       };
     });
 
     dispatcher.register(processes, async (params) => {
+      // Callers within the cache's life share one measurement: the same figures for everyone asking at once.
       const data = await sampler.cached('processes', () => this.processTable());
       const limit = params.limit ?? 10;
       const key = params.sort_by === 'mem' ? 'mem' : 'cpu';
       const sorted = [...data.list].sort((a, b) => b[key] - a[key] || a.pid - b.pid);
+      const shown = limit === 0 ? sorted : sorted.slice(0, limit);
+      const zombies = data.list.filter((p) => p.state === 'zombie');
+      const names = await this.containerNames([...shown, ...zombies]);
       return {
         payload: {
-          processes: (limit === 0 ? sorted : sorted.slice(0, limit)).map(toProcess),
-          zombies: data.list.filter((p) => p.state === 'zombie').map(toProcess),
+          processes: shown.map((p) => toProcess(p, names)),
+          zombies: zombies.map((p) => toProcess(p, names)),
           total: data.all,
+          cpu_window_ms: this.hostProcesses ? (this.options.cpuWindowMs ?? PROCESS_CPU_WINDOW_MS) : null,
+          cpu_cores: data.cpus ?? null,
         },
         failedCollectors: data.unreadable ? ['system'] : [],
         errors: data.unreadable
@@ -226,11 +264,13 @@ export class SystemCollector implements Collector {
       const table = await sampler.cached('connections', () => this.socketTable());
       let published = new Map<string, string>();
       let dockerFailed = false;
+      let dockerAbsent = false;
       if (this.options.containers) {
         try {
           published = await this.options.containers.publishedPorts();
-        } catch {
-          dockerFailed = true;
+        } catch (error) {
+          if (engineAbsent(error)) dockerAbsent = true;
+          else dockerFailed = true;
         }
       }
       const seen = new Set<string>();
@@ -251,6 +291,7 @@ export class SystemCollector implements Collector {
       return {
         payload: { ports },
         failedCollectors: [...(dockerFailed ? ['docker'] : []), ...(ownersUnknown ? ['system'] : [])],
+        absentCollectors: dockerAbsent ? ['docker'] : [],
         errors: [
           ...(dockerFailed
             ? [

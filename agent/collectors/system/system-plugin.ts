@@ -8,15 +8,19 @@ import { systemInfo } from './system-info.ts';
 /** The host itself, on every agent: status, processes, ports, alerts. */
 export const systemPlugin: CollectorPlugin<SystemCollector> = {
   domain: systemDomain,
-  create: ({ options, sampler, hooks, engine }) =>
-    new SystemCollector({
+  create: ({ options, sampler, hooks, engine }) => {
+    const containerOnly = options.hostProc === undefined && ownsPidNamespace();
+    return new SystemCollector({
       sampler,
       si: systemInfo(),
       thresholds: options.alertThresholds,
       dataDir: options.dataDir,
       containers: new ContainerFacts(engine),
       hostProc: options.hostProc,
-      containerOnly: options.hostProc === undefined && ownsPidNamespace(),
+      // On the host itself, its /proc is the agent's own.
+      ...(options.hostProc === undefined && !containerOnly && process.platform === 'linux' ? { ownProc: '/proc' } : {}),
+      containerOnly,
       report: hooks.report,
-    }),
+    });
+  },
 };

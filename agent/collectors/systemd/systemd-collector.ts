@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { SystemdOptions } from '../../../shared/domains/systemd/systemd-options.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
@@ -20,8 +21,10 @@ export class SystemdCollector implements Collector {
   private readonly journal: JournalReader;
   private readonly manager: ServiceManager;
   private readonly watch: ServiceWatch;
+  private readonly busSocket: string;
 
   constructor(options: SystemdOptions, report: Report) {
+    this.busSocket = options.systemBusSocket;
     this.journal = new JournalReader({ journalctl: options.journalctl, journalDir: options.journalDir });
     this.manager = new ServiceManager(options.systemBusSocket);
     this.watch = new ServiceWatch(this.manager, report);
@@ -30,7 +33,8 @@ export class SystemdCollector implements Collector {
   async probe(): Promise<CollectorStatus> {
     const journal = this.journal.absence();
     const services = await this.manager.reachable();
-    if (journal && services) return { available: false, reason: `${journal}; ${services}` };
+    // Neither a journal nor a system bus socket on this host: systemd is not there (absent); a socket that refuses is a failure.
+    if (journal && services) return { available: false, absent: !existsSync(this.busSocket), reason: `${journal}; ${services}` };
     return { available: true, reason: '' };
   }
 

@@ -2,6 +2,7 @@ import { describe as describeAction, find as findAction } from '../../../shared/
 import { RESOURCE_TYPES, type ResourceType } from '../../../shared/domains/resource-types.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
+import { pluralOf } from '../../../shared/format/plural-of.ts';
 import { defineBrokerAction } from '../../calls/broker-action.ts';
 import { type Resource, visible } from '../../index/resource.ts';
 import { visibleRelated } from '../../index/visible-related.ts';
@@ -17,7 +18,7 @@ function matchesLabel(resource: Resource, label: string): boolean {
 export const findResourcesHandler = defineBrokerAction({
   action: findAction,
   async run(params, context) {
-    const type = params.type?.replace(/s$/, '');
+    const type = params.type === undefined ? undefined : (RESOURCE_TYPES.find((t) => t === params.type || pluralOf(t) === params.type) ?? params.type);
     const query = params.query?.toLowerCase();
     const named = query ? (id: string, name: string) => name.toLowerCase().includes(query) || id.toLowerCase().startsWith(query) : undefined;
     const candidates = context.index
@@ -81,7 +82,7 @@ export const describeResourceHandler = defineBrokerAction({
     }
     if (matches.length > 1) {
       const ids = matches.map((r) => (r.row.host ? `${r.row.host}/${r.row.name} (${r.row.id})` : `${r.row.id}${r.row.cluster ? ` in ${r.row.cluster}` : ''}`));
-      throw new FleetError('ambiguous', `"${wanted}" names ${matches.length} ${params.type}s`, {
+      throw new FleetError('ambiguous', `"${wanted}" names ${matches.length} ${pluralOf(params.type)}`, {
         hint: `Give one of: ${ids.join(', ')}.`,
         details: { ids: matches.map((r) => r.row.id) },
       });

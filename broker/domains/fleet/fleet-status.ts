@@ -21,6 +21,8 @@ export const fleetStatusHandler = defineBrokerAction({
     const counts = { online: 0, stale: 0, offline: 0, total: hosts.length };
     const hot: { host: string; metric: 'cpu' | 'memory' | 'disk'; value_percent: number; threshold_percent: number; mount?: string }[] = [];
     const unavailable: { host: string; collector: string; reason: string }[] = [];
+    // Absent collectors (nothing to collect on that host) are no failure: listed once per collector, with their hosts.
+    const absent = new Map<string, { collector: string; hosts: string[]; reason: string }>();
     const notOnline: { host: string; state: 'stale' | 'offline'; since_unix_ms: number }[] = [];
     const expiring: { host: string; not_after_unix_ms: number }[] = [];
     const insecure: { host: string; what: string }[] = [];
@@ -56,7 +58,14 @@ export const fleetStatusHandler = defineBrokerAction({
         }
       }
       for (const collector of host.hello?.collectors ?? []) {
-        if (!collector.available) unavailable.push({ host: host.name, collector: collector.name, reason: collector.reason });
+        if (collector.available) continue;
+        if (!collector.absent) {
+          unavailable.push({ host: host.name, collector: collector.name, reason: collector.reason });
+          continue;
+        }
+        const entry = absent.get(collector.name) ?? { collector: collector.name, hosts: [], reason: collector.reason };
+        entry.hosts.push(host.name);
+        absent.set(collector.name, entry);
       }
       for (const check of TRUST_CHECKS) if (check.skipped(host.hello?.facts ?? {})) insecure.push({ host: host.name, what: check.summary });
     }
@@ -66,6 +75,7 @@ export const fleetStatusHandler = defineBrokerAction({
       thresholds,
       hot_hosts: hot,
       unavailable_collectors: unavailable,
+      absent_collectors: [...absent.values()].sort((a, b) => a.collector.localeCompare(b.collector)),
       not_online: notOnline,
       certificates_expiring: expiring,
       insecure,

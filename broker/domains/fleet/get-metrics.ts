@@ -5,6 +5,7 @@ import { mayRead } from '../../auth/visibility.ts';
 import { type BrokerActionContext, defineBrokerAction } from '../../calls/broker-action.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
+import { type SeriesSummary, summarizeSeries } from './series-summary.ts';
 
 const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;
 const UNITS = { cpu: 'percent', memory: 'bytes', network: 'bytes_per_second' } as const;
@@ -26,7 +27,7 @@ function seriesOf(
   since: number,
   step: number,
   now: number,
-): { points: { t: number; v: number | null }[]; latest: number | null; mean: number } {
+): { points: { t: number; v: number | null }[]; summary: SeriesSummary; mean: number } {
   const perMinute = new Map<number, number>();
   for (const row of rows) {
     const value = figureOf(row, metric);
@@ -45,8 +46,7 @@ function seriesOf(
     }
     points.push({ t, v: v === null ? null : Math.round(v * 100) / 100 });
   }
-  const latest = [...points].reverse().find((p) => p.v !== null)?.v ?? null;
-  return { points, latest, mean: count ? total / count : 0 };
+  return { points, summary: summarizeSeries(points), mean: count ? total / count : 0 };
 }
 
 /** A host by its id, name or host name, or another name a domain knows it by (a cluster's node id). */
@@ -121,7 +121,13 @@ export const getMetricsHandler = defineBrokerAction({
     const hosts = context.visibleHosts();
     const hostName = (id: string) => context.registry.get(id)?.name ?? id;
     const canSeeContainer = (row: MetricRow) => mayRead(context.identity, { type: 'container', name: row.name, host: hostName(row.host_id) });
-    const base = { target: params.target, metric, range, unit: UNITS[metric], step_s: step / 1000 };
+    const common = { target: params.target, metric, range, unit: UNITS[metric], step_s: step / 1000 };
+    // A host's CPU figure is of its whole machine, a container's (docker stats) of one core.
+    const of = (rows: 'host' | 'container') => ({
+      ...common,
+      ...(metric === 'cpu' ? { percent_of: rows === 'host' ? ('machine' as const) : ('one core' as const) } : {}),
+    });
+    const base = of('container');
     const top = params.top;
 
     if (params.target === 'host' || params.target === 'node') {
@@ -139,7 +145,7 @@ export const getMetricsHandler = defineBrokerAction({
         return { ...base, id: host.name, series: [], ranking: rank(groups, metric, since, step, now, top) };
       }
       const s = seriesOf(await context.metrics.rows('host', { entities: [host.id] }, since), metric, since, step, now);
-      return { ...base, id: host.name, series: [{ name: host.name, latest: s.latest, points: s.points }] };
+      return { ...of('host'), id: host.name, series: [{ name: host.name, ...s.summary, points: s.points }] };
     }
 
     if (params.target === 'container') {
@@ -163,7 +169,7 @@ export const getMetricsHandler = defineBrokerAction({
         });
       }
       const s = seriesOf(matching, metric, since, step, now);
-      return { ...base, id: wanted, series: [{ name: wanted, latest: s.latest, points: s.points }] };
+      return { ...base, id: wanted, series: [{ name: wanted, ...s.summary, points: s.points }] };
     }
 
     if (params.target === 'service') {
@@ -178,7 +184,7 @@ export const getMetricsHandler = defineBrokerAction({
         return { ...base, id: serviceName, series: [], ranking: rank(groups, metric, since, step, now, top) };
       }
       const s = seriesOf(rows, metric, since, step, now);
-      return { ...base, id: serviceName, series: [{ name: serviceName, latest: s.latest, points: s.points }] };
+      return { ...base, id: serviceName, series: [{ name: serviceName, ...s.summary, points: s.points }] };
     }
 
     // cluster: the hosts of a domain's group (a cluster's nodes), or every visible host when the fleet has no group.
@@ -197,7 +203,7 @@ export const getMetricsHandler = defineBrokerAction({
     if (top) {
       if (params.by === 'node') {
         const groups = groupBy(await context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));
-        return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
+        return { ...of('host'), id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
       }
       const minutes = await context.metrics.serviceMinutes(ids, since);
       const groups = groupBy(
@@ -207,6 +213,6 @@ export const getMetricsHandler = defineBrokerAction({
       return { ...base, id: label, series: [], ranking: rank(groups, metric, since, step, now, top) };
     }
     const s = seriesOf(await context.metrics.rows('host', { entities: ids }, since), metric, since, step, now);
-    return { ...base, id: label, series: [{ name: label, latest: s.latest, points: s.points }] };
+    return { ...of('host'), id: label, series: [{ name: label, ...s.summary, points: s.points }] };
   },
 });

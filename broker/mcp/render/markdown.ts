@@ -1,103 +1,19 @@
 import type { Action, TableHint } from '../../../shared/catalog/action.ts';
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
+import { callText, cell, type FigureUnit, fenced, isSuggestedCall, jsonBlock, numberText, quoted } from './cell.ts';
 
 /** Rows a table shows before it says how many it left out. */
 const MAX_ROWS = 50;
-const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'failed_collectors', 'errors']);
+/** Cells of the tables that spell out findings and changes: their messages are the point, so they are cut late. */
+const DETAIL_CELL_CHARS = 400;
+const NODE_FIELDS = new Set(['host', 'availability', 'sampled_at_unix_ms', 'failed_collectors', 'errors', 'absent_collectors']);
 
-const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+/** Which columns are figures in a unit the answer names (a series' latest, min, max in its `unit`). */
+type Units = ReadonlyMap<string, FigureUnit>;
 
-function bytesText(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (Math.abs(value) >= 1024 && unit < BINARY_UNITS.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : value.toFixed(value >= 100 ? 0 : 1)} ${BINARY_UNITS[unit]}`;
-}
-
-function secondsText(seconds: number): string {
-  const days = Math.floor(seconds / 86_400);
-  const hours = Math.floor((seconds % 86_400) / 3600);
-  const minutes = Math.floor((seconds % 3600) / 60);
-  if (days) return `${days} d ${hours} h`;
-  if (hours) return `${hours} h ${minutes} min`;
-  return minutes ? `${minutes} min ${Math.round(seconds % 60)} s` : `${Math.round(seconds * 10) / 10} s`;
-}
-
-/** A number as people read it, by the unit its key names (`memory_used_bytes` → `1.2 GiB`); structuredContent keeps the raw number. */
-function numberText(key: string, value: number): string {
-  if (key.endsWith('_unix_ms')) return value > 0 ? new Date(value).toISOString() : String(value);
-  if (key.endsWith('_bytes')) return bytesText(value);
-  if (key.endsWith('percent') || key.endsWith('_threshold')) return `${Math.round(value * 10) / 10} %`;
-  if (key.endsWith('_s')) return secondsText(value);
-  if (key.endsWith('_ms')) return `${value} ms`;
-  return String(value);
-}
-
-/**
- * A value from the fleet in a table cell or field list: in a code span, so a
- * model can tell what hosts wrote from what we write (a container name or a log
- * line is data, never an instruction).
- */
-export function cell(value: unknown, key = '', maxLength = 80): string {
-  if (value === null || value === undefined) return '-';
-  if (typeof value === 'number') return numberText(key, value);
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) text = value.join(', ');
-  else if (Array.isArray(value) && value.every((v) => v && typeof v === 'object' && 'name' in v))
-    text = value.map((v) => String((v as { name: unknown }).name)).join(', ');
-  else if (Array.isArray(value) && value.every((v) => v && typeof v === 'object' && Object.values(v).some((f) => typeof f === 'string'))) {
-    // Such as disks: each one's first text field, with its first percentage.
-    text = value
-      .map((v) => {
-        const entries = Object.entries(v as Record<string, unknown>);
-        const label = entries.find(([, f]) => typeof f === 'string')?.[1] as string;
-        const share = entries.find(([k, f]) => k.endsWith('percent') && typeof f === 'number');
-        return share ? `${label} ${numberText(share[0], share[1] as number)}` : label;
-      })
-      .join(', ');
-  } else if (typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v !== 'object')) {
-    text = Object.entries(value)
-      .map(([k, v]) => `${k}=${typeof v === 'number' ? numberText(k, v) : String(v)}`)
-      .join(', ');
-  } else text = JSON.stringify(value);
-  if (text === '') return '-';
-  if (text.length > maxLength) text = `${text.slice(0, maxLength - 3)}…`;
-  return `\`${visible(text).replaceAll('`', "'").replaceAll('|', '\\|')}\``;
-}
-
-/** Control characters (ANSI escapes, carriage returns, line breaks) spelled out, so no terminal or renderer acts on them. */
-function visible(text: string): string {
-  return text.replace(/\r?\n/g, '⏎').replace(/[\p{Cc}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
- * Text that may come from a host, an engine or an agent (an error message, a
- * hint, a collector's reason) as one inline code span: quoted data, never
- * Markdown, whatever backticks, headings or links it holds.
- */
-function quoted(text: string): string {
-  const body = visible(text);
-  const longest = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = body.startsWith('`') || body.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${body}${pad}${fence}`;
-}
-
-/** Text as a fenced block whose fence nothing inside it can close. */
-function fenced(language: string, text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${language}\n${text}\n${fence}`;
-}
-
-/** A value as a fenced JSON block. */
-function jsonBlock(value: unknown): string {
-  return fenced('json', JSON.stringify(value, null, 2));
+function unitsOf(hint: TableHint | undefined, answer: Record<string, unknown>): Units {
+  const unit = hint?.unit ? answer[hint.unit.field] : undefined;
+  return typeof unit === 'string' && hint?.unit ? new Map(hint.unit.columns.map((column) => [column, unit])) : new Map();
 }
 
 /** The action's own view of the answers (a graph), when it has one: a fenced block after the table. */
@@ -106,22 +22,30 @@ function viewLines(action: Action, hosts: Record<string, unknown>[]): string[] {
   return view ? ['', fenced(view.language, view.text)] : [];
 }
 
-/** At or over this, a percentage is worth a look before the rest. */
+/** At or over this, a percentage is worth a look before the rest (unless the row names its own threshold). */
 const HOT_PERCENT = 90;
 const TROUBLED_STATES = new Set(['unhealthy', 'restarting', 'dead', 'unavailable', 'partial', 'critical', 'warning', 'down', 'failed', 'warn', 'fail']);
 
 const STATE_KEYS = new Set(['state', 'health', 'status', 'level']);
 
-/** Whether one field is worth a look: a figure over HOT_PERCENT, a restart, a troubled state. */
-function hotField(key: string, value: unknown): boolean {
-  if (typeof value === 'number') return (key.endsWith('percent') && value >= HOT_PERCENT) || (key === 'restart_count' && value > 0);
+/**
+ * Whether one field is worth a look: a figure over its row's threshold (or
+ * HOT_PERCENT), a restart, a troubled state. A threshold is never worth a
+ * look itself: it is what a figure is weighed against.
+ */
+function hotField(key: string, value: unknown, record: Record<string, unknown>): boolean {
+  if (typeof value === 'number') {
+    if (key.includes('threshold')) return false;
+    if (key.endsWith('percent')) return value >= (typeof record.threshold_percent === 'number' ? record.threshold_percent : HOT_PERCENT);
+    return key === 'restart_count' && value > 0;
+  }
   return typeof value === 'string' && STATE_KEYS.has(key) && TROUBLED_STATES.has(value);
 }
 
 /** What in a record (and the records it holds, one level down) is worth a look, as `key value` phrases. */
 function hotFields(record: Record<string, unknown>, prefix = ''): string[] {
   return Object.entries(record).flatMap(([key, value]): string[] => {
-    if (hotField(key, value)) return [`${prefix}${key} ${typeof value === 'number' ? numberText(key, value) : value}`];
+    if (hotField(key, value, record)) return [`${prefix}${key} ${typeof value === 'number' ? numberText(key, value) : value}`];
     if (!prefix && value && typeof value === 'object')
       return (Array.isArray(value) ? value : [value]).flatMap((v) => (v && typeof v === 'object' ? hotFields(v as Record<string, unknown>, `${key}.`) : []));
     return [];
@@ -132,7 +56,7 @@ function hotFields(record: Record<string, unknown>, prefix = ''): string[] {
 function hot(record: Record<string, unknown>, nested = false): boolean {
   for (const key of Object.keys(record)) {
     const value = record[key];
-    if (hotField(key, value)) return true;
+    if (hotField(key, value, record)) return true;
     if (nested || !value || typeof value !== 'object') continue;
     for (const inner of Array.isArray(value) ? value : [value]) {
       if (inner && typeof inner === 'object' && hot(inner as Record<string, unknown>, true)) return true;
@@ -178,22 +102,47 @@ function isScalar(value: unknown): boolean {
   return value === null || typeof value !== 'object';
 }
 
-function isFlatRecordList(value: unknown): value is Record<string, unknown>[] {
-  return Array.isArray(value) && value.length > 0 && value.every((v) => v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalar));
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** A record's fields, one line each; `tables` shows a list of flat records (a broker answer's hot_hosts) as a table rather than JSON. */
-function fieldList(record: Record<string, unknown>, skip: Set<string> = new Set(), tables = false): string[] {
+/** A list of records whose fields a table cell can show: plain values, or records of plain values (a call's arguments). */
+function isRecordList(value: unknown): value is Record<string, unknown>[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => isRecord(v) && Object.values(v).every((f) => isScalar(f) || (isRecord(f) && Object.values(f).every(isScalar))))
+  );
+}
+
+/** Suggested calls, one line each: the exact call, and why (the reason may name fleet things, so it is quoted). */
+function callLines(items: Record<string, unknown>[], host?: (item: Record<string, unknown>) => unknown): string[] {
+  return items.map((item) => {
+    const on = host ? `${cell(host(item))}: ` : '';
+    const why = typeof item.reason === 'string' ? `: ${quoted(item.reason)}` : '';
+    return `- ${on}${isSuggestedCall(item) ? callText(item) : cell(item)}${why}`;
+  });
+}
+
+/** A list of records as its own block: suggested calls as call lines, anything else as a table of every field. */
+function listBlock(key: string, items: Record<string, unknown>[], units: Units, lead: string[] = []): string[] {
+  if (items.every(isSuggestedCall))
+    return [`**${key}** (${items.length}), each the exact call to make:`, ...callLines(items, lead.length ? (item) => item.host : undefined), ''];
+  return [`**${key}** (${items.length}):`, ...itemsTable(items, { columns: [], lead, every: true, units, cellChars: DETAIL_CELL_CHARS }), ''];
+}
+
+/** A record's fields, one line each; lists of records become tables (or call lines) of their own. */
+function fieldList(record: Record<string, unknown>, skip: Set<string>, units: Units): string[] {
   const lines: string[] = [];
   const blocks: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (skip.has(key)) continue;
-    if (tables && isFlatRecordList(value)) {
-      blocks.push(`**${key}** (${value.length}):`, ...itemsTable(value, []), '');
+    if (isRecordList(value)) {
+      blocks.push(...listBlock(key, value, units));
       continue;
     }
-    const whole = cell(value, key, Number.POSITIVE_INFINITY);
-    if (isScalar(value) || whole.length <= 82) lines.push(`- **${key}**: ${isScalar(value) ? cell(value, key, 2000) : whole}`);
+    const whole = cell(value, key, Number.POSITIVE_INFINITY, units.get(key));
+    if (isScalar(value) || whole.length <= 82) lines.push(`- **${key}**: ${isScalar(value) ? cell(value, key, 2000, units.get(key)) : whole}`);
     else blocks.push(`**${key}**:\n${jsonBlock(value)}`);
   }
   return [...lines, ...(blocks.length ? ['', ...blocks] : [])];
@@ -210,30 +159,45 @@ function scalarColumns(items: Record<string, unknown>[], exclude: readonly strin
   return [...present].filter((key) => !exclude.includes(key) && items.every((item) => isScalar(item[key]))).slice(0, 6);
 }
 
+interface TableOptions {
+  /** The columns the action hints; with none, up to six plain fields. */
+  columns: readonly string[];
+  /** Columns before all others (the host of a fleet table). */
+  lead?: string[];
+  /** The rows are a log: keep their order, show the newest. */
+  tail?: TableHint['tail'];
+  /** The rows it has room for, when something chose them already. */
+  shown?: Record<string, unknown>[];
+  /** A field whose truthy rows come first. */
+  first?: string;
+  /** Show every field the rows hold (one host's answer, a finding's every detail), hinted columns first. */
+  every?: boolean;
+  units?: Units;
+  /** How to read the fields a table leaves out. */
+  more?: string;
+  cellChars?: number;
+}
+
 /**
- * A table of items (rows), choosing the hinted columns, and saying which fields
- * and rows it left out. Rows that need attention come first, except in a log
- * (`tail`), whose rows keep their order and whose newest rows are shown;
- * `shown` are the rows it has room for, when something chose them already.
+ * A table of items (rows), choosing the hinted columns (or every field), and
+ * saying which fields and rows it left out and how to read them. Rows that
+ * need attention come first, except in a log (`tail`), whose rows keep their
+ * order and whose newest rows are shown.
  */
-function itemsTable(
-  items: Record<string, unknown>[],
-  columns: readonly string[],
-  lead: string[] = [],
-  tail?: TableHint['tail'],
-  shown?: Record<string, unknown>[],
-  first?: string,
-): string[] {
-  const present = new Set(items.flatMap((item) => Object.keys(item)));
-  const hinted = columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
-  const chosen = hinted.length ? hinted : scalarColumns(items, lead);
-  const omitted = [...present].filter((key) => !lead.includes(key) && !chosen.some((c) => c === key || c.startsWith(`${key}.`)));
+function itemsTable(items: Record<string, unknown>[], options: TableOptions): string[] {
+  const { lead = [], tail, shown, first, units = new Map(), cellChars = 80 } = options;
+  const present = [...new Set(items.flatMap((item) => Object.keys(item)))];
+  const hinted = options.columns.filter((c) => !lead.includes(c) && items.some((item) => valueAt(item, c) !== undefined));
+  const covered = (key: string, columns: readonly string[]) => columns.some((c) => c === key || c.startsWith(`${key}.`));
+  const base = hinted.length ? hinted : options.every ? [] : scalarColumns(items, lead);
+  const chosen = options.every ? [...base, ...present.filter((key) => !lead.includes(key) && !covered(key, base))] : base;
+  const omitted = present.filter((key) => !lead.includes(key) && !covered(key, chosen));
   const { ordered, needing } = tail ? { ordered: items, needing: 0 } : troubleFirst(items, first);
   // Say why a row comes first, unless the shown columns already do (every row is a finding).
   const why = needing > 0 && needing < items.length;
   const picked = shown ?? (tail ? ordered.slice(-MAX_ROWS) : ordered.slice(0, MAX_ROWS));
   const rows = picked.map((item) => [
-    ...[...lead, ...chosen].map((key) => cell(valueAt(item, key), key)),
+    ...[...lead, ...chosen].map((key) => cell(valueAt(item, key), key, cellChars, units.get(key))),
     ...(why ? [cell(hotFields(item).slice(0, 2).join('; '), '', 120)] : []),
   ]);
   const out = [table([...lead, ...chosen, ...(why ? ['attention'] : [])], rows)];
@@ -248,7 +212,7 @@ function itemsTable(
       `(${left} more rows not shown${needing < MAX_ROWS ? ', none of them needing attention' : ''}; structuredContent has all ${items.length}, or narrow the call with host, hosts, selector or a filter.)`,
     );
   }
-  if (omitted.length) out.push(`Fields not in the table: ${omitted.join(', ')} (structuredContent has every field).`);
+  if (omitted.length) out.push(`Fields not in the table: ${omitted.join(', ')}. ${options.more ?? 'structuredContent has every field.'}`);
   return out;
 }
 
@@ -281,7 +245,22 @@ function answeredLine(targeted: number, nodes: Record<string, unknown>[]): strin
   return `${parts.join('; ')}.`;
 }
 
-/** A fleet answer: one table across hosts, the failures under it. */
+/** The legend of an action's table, when its figures need one. */
+function legendLines(action: Action): string[] {
+  return action.table?.legend ? ['', action.table.legend] : [];
+}
+
+/** Collectors absent on some hosts, said once: nothing to collect there, which is no failure. */
+function absentLines(absent: { collector: string; hosts: string[] }[] | undefined): string[] {
+  if (!absent?.length) return [];
+  const each = absent.map((entry) => `${cell(entry.collector)} on ${entry.hosts.map((host) => cell(host)).join(', ')}`);
+  return ['', `Absent, not failed (nothing to collect there, so those hosts answer nothing for it): ${each.join('; ')}.`];
+}
+
+/** How a fleet table's reader gets the fields it left out: one host's answer shows them all. */
+const ONE_HOST = "Call again with host=NAME for every field of that host's answer.";
+
+/** A fleet answer: one table across hosts, the lists each host's answer spells out, the failures. */
 function renderEnvelope(action: Action, envelope: Record<string, unknown>): string {
   const nodes = (envelope.hosts as Record<string, unknown>[]) ?? [];
   const lines = [`**${action.title}**: ${answeredLine(envelope.targeted as number, nodes)}`, ''];
@@ -298,62 +277,105 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
   }
   const errors = (envelope.errors as ErrorInfo[]) ?? [];
   if (errors.length) lines.push(`**Failures** (${errors.length}):`, ...errorLines(errors), '');
-  const list = action.table?.list;
+  const hint = action.table;
+  const list = hint?.list;
   if (list) {
     const perHost = nodes.map((node) => ((node[list] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
     const items = perHost.flat();
-    const tail = action.table?.tail;
+    const tail = hint?.tail;
     // A log's table keeps the newest rows of every host, not the end of the last host's.
     const shown = tail ? newestOfEach(perHost, MAX_ROWS) : undefined;
-    if (items.length) lines.push(...itemsTable(items, action.table?.columns ?? [], ['host'], tail, shown));
+    const units = unitsOf(hint, nodes[0] ?? {});
+    if (items.length)
+      lines.push(
+        ...itemsTable(items, { columns: hint?.columns ?? [], lead: ['host'], ...(tail ? { tail } : {}), ...(shown ? { shown } : {}), units, more: ONE_HOST }),
+      );
     else lines.push(`No ${list} on the hosts that answered.`);
   } else if (nodes.length) {
     const failing = nodes.some((node) => (node.failed_collectors as string[] | undefined)?.length);
+    const details = new Set(hint?.details ?? []);
     const rows = nodes.map((node) => ({
       ...Object.fromEntries(
-        Object.entries(node).filter(([key]) => !NODE_FIELDS.has(key) || key === 'host' || key === 'availability' || (failing && key === 'failed_collectors')),
+        Object.entries(node).filter(
+          ([key]) => !details.has(key) && (!NODE_FIELDS.has(key) || key === 'host' || key === 'availability' || (failing && key === 'failed_collectors')),
+        ),
       ),
     }));
     const base = ['availability', ...(failing ? ['failed_collectors'] : [])];
-    const hinted = action.table?.columns ?? [];
+    const hinted = (hint?.columns ?? []).filter((column) => !details.has(column));
     lines.push(
-      ...itemsTable(rows, [...base, ...(hinted.length ? hinted : scalarColumns(rows, ['host', ...base]))], ['host'], undefined, undefined, action.table?.first),
+      ...itemsTable(rows, {
+        columns: [...base, ...(hinted.length ? hinted : scalarColumns(rows, ['host', ...base]))],
+        lead: ['host'],
+        ...(hint?.first ? { first: hint.first } : {}),
+        more: ONE_HOST,
+      }),
     );
+    // What each host's answer lists (findings, changes, calls to make), spelled out with its host.
+    for (const field of details) {
+      const items = nodes.flatMap((node) => ((node[field] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
+      if (items.length) lines.push('', ...listBlock(field, items, new Map(), ['host']));
+    }
   }
-  lines.push(...viewLines(action, nodes));
-  return lines.join('\n');
+  lines.push(...absentLines(envelope.absent_collectors as { collector: string; hosts: string[] }[] | undefined));
+  lines.push(...legendLines(action), ...viewLines(action, nodes));
+  return lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd();
 }
 
 function renderNode(action: Action, node: Record<string, unknown>): string {
   const lines = [`**${action.title}** on ${cell(node.host)}: ${node.availability}.`, ''];
   const list = action.table?.list;
   const items = list ? (node[list] as Record<string, unknown>[] | undefined) : undefined;
+  const units = unitsOf(action.table, node);
   if (list && items) {
-    lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? [], [], action.table?.tail) : [`No ${list}.`]));
-    lines.push('', ...fieldList(node, new Set([...NODE_FIELDS, list])));
+    // One host's answer is the place to read every field: its table leaves none out.
+    const tail = action.table?.tail;
+    lines.push(
+      ...(items.length ? itemsTable(items, { columns: action.table?.columns ?? [], every: true, ...(tail ? { tail } : {}), units }) : [`No ${list}.`]),
+    );
+    lines.push('', ...fieldList(node, new Set([...NODE_FIELDS, list]), units));
   } else {
-    lines.push(...fieldList(node, NODE_FIELDS));
+    lines.push(...fieldList(node, NODE_FIELDS, units));
   }
   const failed = node.failed_collectors as string[];
   if (failed?.length) lines.push('', `Collectors that failed: ${failed.map((name) => cell(name)).join(', ')} (figures they feed are null).`);
+  const absent = node.absent_collectors as string[] | undefined;
+  if (absent?.length) lines.push(...absentLines(absent.map((collector) => ({ collector, hosts: [node.host as string] }))));
   const errors = node.errors as ErrorInfo[];
   if (errors?.length) lines.push('', '**Errors:**', ...errorLines(errors));
-  lines.push(...viewLines(action, [node]));
-  return lines.join('\n');
+  lines.push(...legendLines(action), ...viewLines(action, [node]));
+  return lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd();
 }
 
 function renderBroker(action: Action, result: Record<string, unknown>): string {
   const list = action.table?.list;
   const items = list ? (result[list] as Record<string, unknown>[] | undefined) : undefined;
+  const units = unitsOf(action.table, result);
   const lines = [`**${action.title}**`, ''];
   if (list && items) {
-    lines.push(...(items.length ? itemsTable(items, action.table?.columns ?? [], [], action.table?.tail) : [`No ${list}.`]));
-    const rest = fieldList(result, new Set([list]), true);
+    const tail = action.table?.tail;
+    const more = action.table?.more;
+    lines.push(
+      ...(items.length
+        ? itemsTable(items, { columns: action.table?.columns ?? [], ...(tail ? { tail } : {}), units, ...(more ? { more } : {}) })
+        : [`No ${list}.`]),
+    );
+    const rest = fieldList(result, new Set([list]), units);
     if (rest.length) lines.push('', ...rest);
   } else {
-    lines.push(...fieldList(result, new Set(), true));
+    lines.push(...fieldList(result, new Set(), units));
   }
-  return lines.join('\n');
+  lines.push(...legendLines(action));
+  return lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd();
 }
 
 function renderError(error: ErrorInfo & Record<string, unknown>, targets?: { host: string; resource?: string }[]): string {

@@ -1,4 +1,4 @@
-import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, UriTemplate } from '@modelcontextprotocol/server';
+import { type McpServer, ProtocolError, ProtocolErrorCode, type RegisteredResourceTemplate, ResourceTemplate, UriTemplate } from '@modelcontextprotocol/server';
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { BROKER_DOMAINS } from '../../domains/broker-domains.ts';
 import { INDEX_READ_HINT, readCacheHint } from '../cache-hints.ts';
@@ -93,7 +93,9 @@ export function registerResources(
   cacheHints: boolean,
   widgets: UiResources,
   icons: IconLinks,
-): void {
+): { template: RegisteredResourceTemplate; domain: string }[] {
+  const domainTemplates: { template: RegisteredResourceTemplate; domain: string }[] = [];
+  const templates: { name: string; template: RegisteredResourceTemplate }[] = [];
   const now = () => contextOf(new AbortController().signal);
   const read = async (uri: string, signal: AbortSignal) => {
     const { mimeType, text } = await readAny(uri, contextOf(signal));
@@ -120,12 +122,13 @@ export function registerResources(
   ] as const) {
     if (!descriptor || (descriptor === agentTemplate && !offersAgents)) continue;
     const { uriTemplate, name, ...metadata } = descriptor;
-    server.registerResource(
+    const template = server.registerResource(
       name,
       new ResourceTemplate(uriTemplate, { list: undefined, complete }),
       { ...metadata, ...icons.of(undefined) },
       (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),
     );
+    templates.push({ name, template });
   }
   for (const declaration of DOMAIN_RESOURCES.filter((candidate) => offersTemplate(candidate, now()))) {
     const type = declaration.type;
@@ -153,7 +156,7 @@ export function registerResources(
       name: (typed: string, context?: { arguments?: Record<string, string> }) =>
         type ? fleetNames(now().view(), type, typed, { cluster: context?.arguments?.cluster, host: context?.arguments?.host }, declaration.key) : [],
     };
-    server.registerResource(
+    const template = server.registerResource(
       declaration.name,
       new ResourceTemplate(uriTemplateOf(declaration), { list: undefined, complete }),
       {
@@ -164,7 +167,16 @@ export function registerResources(
       },
       (url, _variables, ctx) => read(url.href, ctx.mcpReq.signal),
     );
+    domainTemplates.push({ template, domain });
+    templates.push({ name: declaration.name, template });
   }
+
+  // The templates shown now: a domain's are left out while no agent serves it (the SDK's own list shows disabled ones too).
+  server.server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: templates
+      .filter(({ template }) => template.enabled)
+      .map(({ name, template }) => ({ name, uriTemplate: template.resourceTemplate.uriTemplate.toString(), ...template.metadata })),
+  }));
 
   // resources/list in pages, each resource the identity may read once (the SDK's own list does not page).
   server.server.setRequestHandler('resources/list', async (request, ctx) => {
@@ -192,4 +204,5 @@ export function registerResources(
     watch.unsubscribe(request.params.uri);
     return {};
   });
+  return domainTemplates;
 }

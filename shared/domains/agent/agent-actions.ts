@@ -5,6 +5,7 @@ export const collectorStatusShape = z.object({
   name: z.string(),
   available: z.boolean(),
   reason: z.string().describe('Why the collector is unavailable; empty when it is available.'),
+  absent: z.boolean().optional().describe('Unavailable because there is nothing to collect on this host (not a failure).'),
 });
 
 export const hostSampleShape = z.object({

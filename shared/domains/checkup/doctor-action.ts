@@ -49,6 +49,6 @@ export const doctor = defineAction({
     findings: z.array(findingShape),
     checks: z.array(z.string()).describe('The checks that ran.'),
   }),
-  table: { columns: ['status', 'critical_count', 'warning_count', 'findings'], first: 'critical_count' },
+  table: { columns: ['status', 'critical_count', 'warning_count'], first: 'critical_count', details: ['findings'] },
   related: ['checkup.report', 'docker.inspect'],
 });

@@ -77,6 +77,10 @@ export const report = defineAction({
     sampled_at_unix_ms: z.number(),
   }),
   idempotent: false,
-  table: { columns: ['status', 'changed', 'notable_changes', 'needs_attention', 'containers_running', 'previous_at_unix_ms'], first: 'changed' },
+  table: {
+    columns: ['status', 'changed', 'containers_running', 'previous_at_unix_ms'],
+    first: 'changed',
+    details: ['needs_attention', 'notable_changes', 'suggested_actions'],
+  },
   related: ['checkup.doctor', 'docker.list'],
 });

@@ -75,7 +75,12 @@ export const dockerStats = defineAction({
   input: z.object({ name: z.string().max(256).optional().describe('Name contains this.') }).strict(),
   output: z.object({ containers: z.array(containerStatsShape), count: z.number() }),
   resources: { kind: 'container', lists: [{ field: 'containers', name: 'name', count: 'count' }] },
-  table: { list: 'containers', columns: ['name', 'cpu_percent', 'memory_usage_bytes', 'memory_percent', 'net_rx_bytes', 'net_tx_bytes', 'pids'] },
+  table: {
+    list: 'containers',
+    columns: ['name', 'cpu_percent', 'memory_usage_bytes', 'memory_percent', 'net_rx_bytes', 'net_tx_bytes', 'pids'],
+    legend:
+      "As docker stats counts them: cpu_percent is a share of one core (100 % = one whole core), memory leaves out the page cache, memory_percent is of the container's limit (the host's memory without one).",
+  },
 });
 
 const logLine = z.object({

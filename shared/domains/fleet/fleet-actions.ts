@@ -36,7 +36,11 @@ export const listAgents = defineAction({
     })
     .strict(),
   output: z.object({ agents: z.array(agentRowShape), count: z.number() }),
-  table: { list: 'agents', columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'] },
+  table: {
+    list: 'agents',
+    columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'],
+    more: "agent_info with host=NAME (or the resource fleet://agents/NAME) gives one agent's every field.",
+  },
   widget: 'fleet-table',
   related: ['fleet.status', 'agent.info'],
 });
@@ -56,7 +60,7 @@ export const fleetStatus = defineAction({
   collector: null,
   title: 'Fleet status',
   description:
-    'Start here: fleet health from heartbeats (no fan-out): agents online, stale, offline; hosts over thresholds; unavailable collectors; certificates expiring within 7 days.',
+    'Start here: fleet health from heartbeats (no fan-out): agents online, stale, offline; hosts over thresholds; failed collectors (absent ones, with nothing to collect, listed apart); certificates expiring within 7 days.',
   input: z.object(thresholdsShape).strict(),
   output: z.object({
     healthy: z.boolean(),
@@ -71,7 +75,12 @@ export const fleetStatus = defineAction({
         mount: z.string().optional(),
       }),
     ),
-    unavailable_collectors: z.array(z.object({ host: z.string(), collector: z.string(), reason: z.string() })),
+    unavailable_collectors: z
+      .array(z.object({ host: z.string(), collector: z.string(), reason: z.string() }))
+      .describe('Collectors that should answer and do not (failed).'),
+    absent_collectors: z
+      .array(z.object({ collector: z.string(), hosts: z.array(z.string()), reason: z.string() }))
+      .describe("Collectors with nothing to collect on those hosts (no engine, not in a swarm, not configured): not a failure. reason is the first host's."),
     not_online: z.array(z.object({ host: z.string(), state: agentStateShape, since_unix_ms: z.number() })),
     certificates_expiring: z.array(z.object({ host: z.string(), not_after_unix_ms: z.number() })),
     insecure: z

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { pluralOf } from '../../format/plural-of.ts';
 import { digestShape, rowShape } from '../index-shapes.ts';
 import { RESOURCE_TYPES } from '../resource-types.ts';
 
-const plural = RESOURCE_TYPES.map((type) => `${type}s`);
+const plural = RESOURCE_TYPES.map(pluralOf);
 
 export const find = defineAction({
   id: 'fleet.find',
@@ -37,7 +38,7 @@ export const find = defineAction({
     counts: z.record(z.string(), z.number()).optional().describe('Without type: matches per type.'),
     raw: z.array(z.unknown()).optional(),
   }),
-  table: { list: 'rows', columns: ['type', 'name', 'state', 'detail', 'host', 'stack'] },
+  table: { list: 'rows', columns: ['type', 'name', 'state', 'detail', 'host', 'stack'], more: "describe with a row's type and id gives its every field." },
   widget: 'find-results',
   related: ['fleet.describe'],
   indexLinks: { list: 'rows' },
@@ -92,12 +93,32 @@ export const getMetrics = defineAction({
     id: z.string().optional(),
     metric: z.string(),
     range: z.string(),
-    unit: z.string().describe('percent (of one core = 100) for cpu, bytes for memory, bytes per second for network.'),
+    unit: z.string().describe('percent for cpu, bytes for memory, bytes_per_second for network.'),
+    percent_of: z
+      .enum(['machine', 'one core'])
+      .optional()
+      .describe("For cpu: a host's or cluster's figure is of its whole machine (100 = every core busy), a container's or service's of one core."),
     step_s: z.number(),
-    series: z.array(z.object({ name: z.string(), latest: z.number().nullable(), points: z.array(pointShape) })),
+    series: z.array(
+      z.object({
+        name: z.string(),
+        latest: z.number().nullable(),
+        min: z.number().nullable(),
+        average: z.number().nullable(),
+        max: z.number().nullable(),
+        trend: z.enum(['rising', 'falling', 'steady', 'unknown']).describe('The last third of the range against the first: a move of over 10 %.'),
+        points: z.array(pointShape),
+      }),
+    ),
     ranking: z.array(z.object({ name: z.string(), value: z.number(), host: z.string().optional() })).optional(),
   }),
-  table: { list: 'series', columns: ['name', 'latest'] },
+  table: {
+    list: 'series',
+    columns: ['name', 'latest', 'min', 'average', 'max', 'trend'],
+    unit: { field: 'unit', columns: ['latest', 'min', 'average', 'max', 'value'] },
+    legend:
+      "Each series over the range, in the answer's unit: trend compares the last third of the range with the first (rising or falling by over 10 %, else steady; unknown with too few samples).",
+  },
   widget: 'metrics-chart',
 });
 

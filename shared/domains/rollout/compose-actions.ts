@@ -12,7 +12,7 @@ export const composePull = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Pull a compose project',
-  description: "Pulls a compose project's images with the host's own registry login; compose_up then applies them.",
+  description: "Pulls a compose project's images with the host's registry login; compose_up applies them.",
   input: z.object({ project: projectParam, services, timeout_s: pullTimeoutS }).strict(),
   output: z.object({
     project: z.string(),

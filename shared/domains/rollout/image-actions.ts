@@ -10,7 +10,7 @@ export const imagePull = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Pull an image',
-  description: "Pulls an image with the registry login in each host's own Docker config; logins never pass through fleetmesh.",
+  description: "Pulls an image with the login in each host's own Docker config, which never leaves the host.",
   input: z.object({ image: imageParam.describe('REPO:TAG or REGISTRY/REPO:TAG'), timeout_s: pullTimeoutS }).strict(),
   output: z.object({
     image: z.string(),
@@ -65,7 +65,7 @@ export const imagePrune = defineAction({
   runsOn: 'host',
   collector: 'rollout',
   title: 'Prune images',
-  description: 'Deletes unused images: untagged ones, or every unused one with all (rolling back to one then needs a pull).',
+  description: 'Deletes unused images: untagged ones, or every unused one with all (a rollback to one then needs a pull).',
   input: z
     .object({
       all: z.boolean().optional(),

@@ -3,6 +3,13 @@ import { defineAction } from '../../catalog/action.ts';
 
 const percent = z.number().nullable();
 
+/**
+ * How long `processes` measures each process's CPU share, at the call: long
+ * enough for a busy process to show (top's own delay is 1 to 3 s), short
+ * enough for an answer a model waits on.
+ */
+export const PROCESS_CPU_WINDOW_MS = 1000;
+
 const diskShape = z.object({
   mount: z.string(),
   fs_type: z.string(),
@@ -28,14 +35,24 @@ export const systemStatus = defineAction({
     kernel: z.string(),
     arch: z.string(),
     uptime_s: z.number(),
-    cpu: z.object({ usage_percent: percent, cores: z.number(), load_1: z.number(), load_5: z.number(), load_15: z.number() }),
+    cpu: z.object({
+      usage_percent: percent.describe("The whole machine's CPU busy since the sampler's previous reading (a few seconds): 100 % is every core busy."),
+      cores: z.number(),
+      load_1: z.number(),
+      load_5: z.number(),
+      load_15: z.number(),
+    }),
     memory: z.object({ total_bytes: z.number(), used_bytes: z.number(), available_bytes: z.number(), usage_percent: z.number() }),
     disks: z.array(diskShape),
     containers_running: z.number().nullable().describe('null when Docker could not be asked (see failed_collectors).'),
     containers_total: z.number().nullable(),
     sampled_at_unix_ms: z.number(),
   }),
-  table: { columns: ['cpu.usage_percent', 'cpu.load_1', 'memory.usage_percent', 'memory.total_bytes', 'disks', 'uptime_s', 'containers_running'] },
+  table: {
+    columns: ['cpu.usage_percent', 'cpu.load_1', 'memory.usage_percent', 'memory.total_bytes', 'disks', 'uptime_s', 'containers_running'],
+    legend:
+      "cpu.usage_percent is the whole machine's CPU (100 % = every core busy); memory.usage_percent counts what is not available (MemTotal − MemAvailable); a disk's percent is used of what users may fill, as df shows it.",
+  },
   widget: 'fleet-table',
   related: ['system.alerts', 'system.processes'],
 });
@@ -45,9 +62,14 @@ const processShape = z.object({
   name: z.string(),
   user: z.string(),
   state: z.string(),
-  cpu_percent: z.number(),
-  mem_percent: z.number(),
+  cpu_percent: z
+    .number()
+    .describe(
+      `Share of one CPU core over the ${PROCESS_CPU_WINDOW_MS} ms before the answer, as top shows it: 100 is one whole core, a process busy on two cores is at 200.`,
+    ),
+  mem_percent: z.number().describe("Resident memory as a share of the machine's."),
   rss_bytes: z.number(),
+  container: z.string().nullable().describe('The container the process runs in, null for one of the host.'),
 });
 
 export const processes = defineAction({
@@ -65,8 +87,18 @@ export const processes = defineAction({
       sort_by: z.enum(['cpu', 'mem']).optional().describe('default cpu'),
     })
     .strict(),
-  output: z.object({ processes: z.array(processShape), zombies: z.array(processShape), total: z.number() }),
-  table: { list: 'processes', columns: ['pid', 'name', 'user', 'cpu_percent', 'mem_percent', 'rss_bytes'] },
+  output: z.object({
+    processes: z.array(processShape),
+    zombies: z.array(processShape),
+    total: z.number(),
+    cpu_window_ms: z.number().nullable().describe('The window cpu_percent is measured over, ending at the answer.'),
+    cpu_cores: z.number().nullable().describe('The CPUs of the host: cpu_percent goes up to 100 times this.'),
+  }),
+  table: {
+    list: 'processes',
+    columns: ['pid', 'name', 'container', 'user', 'cpu_percent', 'mem_percent', 'rss_bytes'],
+    legend: `cpu_percent is the share of one core over the ${PROCESS_CPU_WINDOW_MS / 1000} s before the answer, as top shows it (100 % = one whole core; up to cores × 100 %).`,
+  },
 });
 
 export const openPorts = defineAction({

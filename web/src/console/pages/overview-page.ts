@@ -19,6 +19,7 @@ interface FleetStatus {
   thresholds: { cpu_percent: number; memory_percent: number; disk_percent: number };
   hot_hosts: { host: string; metric: string; value_percent: number; threshold_percent: number; mount?: string }[];
   unavailable_collectors: { host: string; collector: string; reason: string }[];
+  absent_collectors: { collector: string; hosts: string[]; reason: string }[];
 }
 
 const over = (value: number | null | undefined, threshold: number) =>
@@ -126,6 +127,14 @@ export function overviewPage(context: PageContext): Page {
               { class: 'panel' },
               h('h2', {}, 'Failed collectors'),
               h('ul', {}, ...status.unavailable_collectors.map((c) => h('li', { class: 'status-warning' }, `${c.host}: ${c.collector} — ${c.reason}`))),
+            )
+          : null,
+        // Nothing to collect is no failure: one quiet line per collector, apart from the failure box.
+        status.absent_collectors.length
+          ? h(
+              'p',
+              { class: 'absent-collectors' },
+              `Not on every host (nothing to collect there): ${status.absent_collectors.map((c) => `${c.collector} on ${c.hosts.join(', ')}`).join('; ')}.`,
             )
           : null,
       );
