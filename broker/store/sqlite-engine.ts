@@ -68,15 +68,21 @@ export class SqliteEngine implements SqlEngine {
     }
   }
 
+  /**
+   * Applies the migrations the file lacks, one per IMMEDIATE transaction that
+   * reads the version it starts from inside its lock: another process opening
+   * the same file at once (a CLI command beside a starting broker) waits for
+   * it, then finds that migration applied instead of applying it again.
+   */
   async migrate(migrations: readonly string[]): Promise<void> {
-    for (let version = await this.schemaVersion(); version < migrations.length; version++) {
-      this.db
-        .transaction(() => {
-          this.db.exec(migrations[version] ?? '');
-          this.db.pragma(`user_version = ${version + 1}`);
-        })
-        .immediate();
-    }
+    const step = this.db.transaction(() => {
+      const version = this.db.pragma('user_version', { simple: true }) as number;
+      if (version >= migrations.length) return false;
+      this.db.exec(migrations[version] ?? '');
+      this.db.pragma(`user_version = ${version + 1}`);
+      return true;
+    });
+    while (step.immediate()) {}
   }
 
   async schemaVersion(): Promise<number> {
