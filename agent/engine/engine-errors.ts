@@ -4,6 +4,17 @@ export function dockerStatus(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/** Whether the engine has the object an inspect reads: true when it answers, false on its 404, the error otherwise. */
+export async function engineHas(inspect: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await inspect();
+    return true;
+  } catch (error) {
+    if (dockerStatus(error) === 404) return false;
+    throw error;
+  }
+}
+
 /** The engine's own words for a failure, without the "(HTTP code …)" noise. */
 export function dockerMessage(error: unknown): string {
   const json = (error as { json?: { message?: string } }).json;

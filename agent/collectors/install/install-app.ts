@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { installApp } from '../../../shared/domains/install/install-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
+import { dockerMessage, engineHas } from '../../engine/engine-errors.ts';
 import { type AppDefinition, appPorts, appVolumes, durationNs } from './app-definition.ts';
 import { APP_LABEL, type InstallApi, type InstallEngine } from './install-engine.ts';
 import { installedContainer } from './installed-app.ts';
@@ -15,25 +15,9 @@ const STAYS_UP_MS = 2000;
 /** How long the pull of an app's missing image may take. */
 const PULL_TIMEOUT_MS = 300_000;
 
-async function hasImage(docker: InstallApi, image: string): Promise<boolean> {
-  try {
-    await docker.getImage(image).inspect();
-    return true;
-  } catch (error) {
-    if (dockerStatus(error) === 404) return false;
-    throw error;
-  }
-}
+const hasImage = (docker: InstallApi, image: string): Promise<boolean> => engineHas(() => docker.getImage(image).inspect());
 
-async function nameTaken(docker: InstallApi, name: string): Promise<boolean> {
-  try {
-    await docker.getContainer(name).inspect();
-    return true;
-  } catch (error) {
-    if (dockerStatus(error) === 404) return false;
-    throw error;
-  }
-}
+const nameTaken = (docker: InstallApi, name: string): Promise<boolean> => engineHas(() => docker.getContainer(name).inspect());
 
 function healthcheckOf(app: AppDefinition) {
   const check = app.healthcheck;

@@ -1,7 +1,7 @@
 import type { Container, ContainerInspectInfo } from 'dockerode';
 import type { Replacement } from '../../../shared/domains/rollout/rollout-shapes.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
+import { dockerMessage, dockerStatus, engineHas } from '../../engine/engine-errors.ts';
 import { SERVICE_LABEL } from './compose-labels.ts';
 import { containerName } from './container-name.ts';
 import { waitUntilUp } from './container-verdict.ts';
@@ -26,15 +26,7 @@ export function keptName(name: string): string {
   return `${name}-fleetmesh-previous`;
 }
 
-async function exists(docker: RolloutApi, name: string): Promise<boolean> {
-  try {
-    await docker.getContainer(name).inspect();
-    return true;
-  } catch (error) {
-    if (dockerStatus(error) === 404) return false;
-    throw error;
-  }
-}
+const exists = (docker: RolloutApi, name: string): Promise<boolean> => engineHas(() => docker.getContainer(name).inspect());
 
 async function stop(container: Container, graceS: number): Promise<void> {
   try {
