@@ -103,6 +103,10 @@ const EXPECTED_FAILURES: Record<(typeof REVISIONS)[number], Record<string, strin
       'input-required-result-capability-check',
       'input-required-result-missing-input-response',
       'input-required-result-validate-input',
+      // The suite changes the tool and prompt lists through its fixture's hooks (test_trigger_tool_change,
+      // test_trigger_prompt_change); the broker's lists change with its fleet, which the suite cannot move.
+      'server-stateless:sep-2575-server-sends-prompts-list-changed-on-subscription',
+      'server-stateless:sep-2575-server-sends-tools-list-changed-on-subscription',
     ].map((scenario) => [scenario, FIXTURE]),
   ),
 };
