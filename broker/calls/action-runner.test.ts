@@ -6,6 +6,7 @@ import { dockerStop } from '../../shared/domains/docker/docker-actions.ts';
 import { fleetStatus } from '../../shared/domains/fleet/fleet-actions.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { type LinkedAction, type LinkedFleet, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
+import { recordingStop } from '../../test/harness/recording-stop.ts';
 
 /** agent_info as a host answers it, with its name. */
 function info(name: string): LinkedAction {
@@ -29,29 +30,7 @@ function info(name: string): LinkedAction {
   };
 }
 
-/** docker_stop that records what it stopped. */
-function stop(stopped: string[]): LinkedAction {
-  return {
-    action: dockerStop,
-    handler: async (params) => {
-      const name = String((params as { name: string }).name);
-      stopped.push(name);
-      return {
-        payload: {
-          id: 'c1',
-          name,
-          state: 'exited',
-          running: false,
-          started_at_unix_ms: null,
-          finished_at_unix_ms: 1,
-          exit_code: 0,
-          restart_count: 0,
-          changed: true,
-        },
-      };
-    },
-  };
-}
+const stop = recordingStop;
 
 describe('ActionRunner.run over a linked fleet', () => {
   let fleet: LinkedFleet;

@@ -1,8 +1,8 @@
 import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dockerStop } from '../../shared/domains/docker/docker-actions.ts';
-import { type LinkedAction, type LinkedFleet, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
+import { type LinkedFleet, startLinkedFleet } from '../../test/harness/linked-fleet.ts';
 import { memoryClient, memoryClientV2 } from '../../test/harness/memory-client.ts';
+import { recordingStop } from '../../test/harness/recording-stop.ts';
 import { ToolGlobSet } from '../auth/tool-filter.ts';
 import { decideApproval } from '../calls/approvals/decide-approval.ts';
 import type { SurfaceName } from './surfaces/surface.ts';
@@ -19,29 +19,7 @@ const STOP_CALL: Record<SurfaceName, [string, Record<string, unknown>]> = {
   dynamic: ['execute_action', { action: 'docker.stop', params: { host: 'web-1', name: 'nginx' }, confirm: true }],
 };
 
-/** docker_stop that records what it stopped. */
-function stop(stopped: string[]): LinkedAction {
-  return {
-    action: dockerStop,
-    handler: async (params) => {
-      const name = String((params as { name: string }).name);
-      stopped.push(name);
-      return {
-        payload: {
-          id: 'c1',
-          name,
-          state: 'exited',
-          running: false,
-          started_at_unix_ms: null,
-          finished_at_unix_ms: 1,
-          exit_code: 0,
-          restart_count: 0,
-          changed: true,
-        },
-      };
-    },
-  };
-}
+const stop = recordingStop;
 
 describe.each([
   ['individual', 'legacy'],

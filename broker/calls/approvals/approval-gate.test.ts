@@ -1,34 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
-import { type LinkedAction, type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
+import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
+import { recordingStop } from '../../../test/harness/recording-stop.ts';
 import { ToolGlobSet } from '../../auth/tool-filter.ts';
 import type { ToolOutcome } from '../../mcp/tool-result.ts';
 import type { ApprovalRule } from './approval-rule.ts';
 import { decideApproval } from './decide-approval.ts';
 
-/** docker_stop that records what it stopped. */
-function stop(stopped: string[]): LinkedAction {
-  return {
-    action: dockerStop,
-    handler: async (params) => {
-      const name = String((params as { name: string }).name);
-      stopped.push(name);
-      return {
-        payload: {
-          id: 'c1',
-          name,
-          state: 'exited',
-          running: false,
-          started_at_unix_ms: null,
-          finished_at_unix_ms: 1,
-          exit_code: 0,
-          restart_count: 0,
-          changed: true,
-        },
-      };
-    },
-  };
-}
+const stop = recordingStop;
 
 describe('calls that wait for a second person', () => {
   let fleet: LinkedFleet;
