@@ -18,7 +18,7 @@ type Finding = RecommendationsAnswer['findings'][number];
 
 /** What a finding asks for, as a request to the assistant: the target, why, and the tool that fixes it. */
 export function fixRequest(f: Finding): string {
-  const where = f.target.cluster ? ` in swarm ${f.target.cluster}` : '';
+  const where = f.target.cluster ? ` in cluster ${f.target.cluster}` : '';
   const tool = f.fix ? ` Use ${f.fix.tool}${f.fix.section ? ` (section ${f.fix.section})` : ''} on ${f.target.type} ${f.target.name} (id ${f.target.id}).` : '';
   return `Fix the ${f.severity} ${f.category} finding on ${f.target.type} ${f.target.name}${where}: ${f.rationale}${tool}`;
 }

@@ -14,7 +14,7 @@ interface Row {
   cluster?: string;
 }
 
-/** Where a resource is, in a few words: its host, swarm or stack. */
+/** Where a resource is, in a few words: its host, cluster or stack. */
 const whereOf = (row: Row) => [row.host && `on ${row.host}`, row.cluster && `in ${row.cluster}`, row.stack && `stack ${row.stack}`].filter(Boolean).join(' ');
 
 /**
