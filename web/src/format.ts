@@ -34,6 +34,11 @@ export function formatTime(unixMs: number | null | undefined): string {
   return unixMs === null || unixMs === undefined ? '–' : new Date(unixMs).toLocaleString();
 }
 
+/** A container's published and exposed ports as the engine lists them: 8080→80/tcp, 53/udp; – for none. */
+export function formatPorts(ports: readonly { private_port?: number; public_port?: number | null; protocol?: string }[] | undefined): string {
+  return (ports ?? []).map((p) => (p.public_port ? `${p.public_port}→${p.private_port}/${p.protocol}` : `${p.private_port}/${p.protocol}`)).join(', ') || '–';
+}
+
 /** Any value as a short line of text (objects as compact JSON). */
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined) return '–';

@@ -1,6 +1,6 @@
 import { type Column, FleetTable } from '../components/fleet-table.ts';
 import { h, replace } from '../dom.ts';
-import { formatAgo, formatPercent, formatValue } from '../format.ts';
+import { formatAgo, formatPercent, formatPorts, formatValue } from '../format.ts';
 import type { Widget } from './widget.ts';
 
 type Row = Record<string, unknown>;
@@ -35,10 +35,7 @@ const exitCodeOf = (row: Row): number | undefined => {
   return match ? Number(match[1]) : undefined;
 };
 
-const portsOf = (row: Row): string =>
-  ((row.ports ?? []) as { public_port?: number | null; private_port?: number; protocol?: string }[])
-    .map((p) => (p.public_port ? `${p.public_port}→${p.private_port}/${p.protocol}` : `${p.private_port}/${p.protocol}`))
-    .join(', ');
+const portsOf = (row: Row): string => formatPorts(row.ports as Parameters<typeof formatPorts>[0]);
 
 /** Rows and columns for the answers the fleet table shows: hosts (system_status, list_agents) or containers (docker_list). */
 function tableOf(structured: Row): { rows: Row[]; columns: Column<Row>[] } {

@@ -3,7 +3,7 @@ import { FleetTable } from '../../components/fleet-table.ts';
 import { type LogLine, LogViewer } from '../../components/log-viewer.ts';
 import { type MetricsAnswer, MetricsChart } from '../../components/metrics-chart.ts';
 import { h, replace } from '../../dom.ts';
-import { formatAgo, formatBytes, formatDuration, formatPercent, formatTime } from '../../format.ts';
+import { formatAgo, formatBytes, formatDuration, formatPercent, formatPorts, formatTime } from '../../format.ts';
 import type { Page, PageContext } from '../page.ts';
 
 type Node = Record<string, unknown> & { availability?: string; errors?: { message: string }[] };
@@ -28,8 +28,7 @@ const ACTIONS = [
   { tool: 'docker_stop', label: 'stop', doing: 'stopping', offered: (c: Container) => c.state === 'running' || c.state === 'restarting' },
 ] as const;
 
-const portsText = (c: Container) =>
-  (c.ports ?? []).map((p) => (p.public_port ? `${p.public_port}→${p.private_port}/${p.protocol}` : `${p.private_port}/${p.protocol}`)).join(', ') || '–';
+const portsText = (c: Container) => formatPorts(c.ports);
 
 /** A host's answer to one tool, or why it has none. */
 async function nodeOf(call: CallTool, tool: string, args: Record<string, unknown>): Promise<Node> {
