@@ -336,6 +336,8 @@ export class Broker {
   }
 
   async stop(): Promise<void> {
+    // The other brokers of a cluster stop sending agents here before anything else winds down.
+    this.cluster?.leave();
     this.oauth?.stop();
     await this.web?.stop();
     await this.mcp.stop();

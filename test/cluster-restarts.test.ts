@@ -223,10 +223,14 @@ describe('a cluster through restarts of its brokers', () => {
       }),
     );
     try {
-      // Through a, to the agent c holds: a read that takes three seconds, while c shuts down the orderly way.
-      const answer = client.callTool({ name: 'agent_info', arguments: { host: 'drained', watch_ms: 3000, interval_ms: 500 } });
+      // Through a, to the agent c holds: a read that takes six seconds, while c shuts down the orderly way.
+      const answer = client.callTool({ name: 'agent_info', arguments: { host: 'drained', watch_ms: 6000, interval_ms: 500 } });
       await new Promise((resolve) => setTimeout(resolve, 500));
       const stopping = cluster.stopBroker('c');
+      // An agent that only knows c and dials it while c waits for that call is sent on at once, not held until c closes.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await cluster.addAgent('late', 'c', { dial: cluster.address.c });
+      expect(['a', 'b']).toContain(cluster.a.registry.find('late')?.session?.heldBy ?? 'a');
       const result = (await answer) as CallToolResult & { structuredContent: EnvelopeNode };
       expect(result.structuredContent).toMatchObject({ host: 'drained', availability: 'available', errors: [] });
       await stopping;

@@ -67,6 +67,8 @@ interface StreamEnd {
 const HEALTHY_SESSION_MS = 10_000;
 /** The longest wait a broker's Reconnect can impose; past it the agent dials anyway. */
 const MAX_RECONNECT_DELAY_MS = 5 * 60_000;
+/** How many brokers that Reconnect messages named an agent keeps dialling besides its own addresses. */
+const MAX_LEARNED_ADDRESSES = 8;
 /**
  * The backoff cap after a broker that sent Reconnect cannot be reached yet (it
  * is restarting): it said it would be back, and a refused dial costs it
@@ -106,6 +108,12 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private addressTurn = 0;
   /** Where the next dial goes when a broker's Reconnect named another address (once; then back to our own). */
   private redirectAddress: string | undefined;
+  /**
+   * Brokers a broker of ours sent this agent to (newest last, a few): dialled
+   * after our own addresses in turn, so an agent given a single broker's
+   * address still finds the cluster when that broker is gone.
+   */
+  private readonly learnedAddresses: string[] = [];
   /** Settles when the connection gives up for good (revoked, or expired without a token). */
   readonly fatal: Promise<FleetError>;
 
@@ -201,6 +209,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
         failures = 0;
         toldToReconnect = true;
         this.redirectAddress = end.reconnect.address || undefined;
+        if (this.redirectAddress) this.learn(this.redirectAddress);
         const delayMs = Math.min(end.reconnect.delayMs, MAX_RECONNECT_DELAY_MS);
         log.info('the broker asked this agent to reconnect later', {
           reason: end.status.details,
@@ -227,6 +236,13 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
       });
       await sleep(delayMs, stopped);
     }
+  }
+
+  private learn(address: string): void {
+    const known = this.learnedAddresses.indexOf(address);
+    if (known >= 0) this.learnedAddresses.splice(known, 1);
+    this.learnedAddresses.push(address);
+    if (this.learnedAddresses.length > MAX_LEARNED_ADDRESSES) this.learnedAddresses.shift();
   }
 
   /** Decides whether a stream's end is final. */
@@ -271,7 +287,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private runStream(): Promise<StreamEnd> {
     const { log, dispatcher } = this.options;
     const identity = this.identity;
-    const addresses = parseBrokerAddresses(identity.brokerAddress);
+    const own = parseBrokerAddresses(identity.brokerAddress);
+    const addresses = [...own, ...this.learnedAddresses.filter((learned) => !own.includes(learned))];
     const address = this.redirectAddress ?? (addresses[this.addressTurn % addresses.length] as string);
     this.redirectAddress = undefined;
     const openedAt = Date.now();

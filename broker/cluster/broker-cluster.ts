@@ -101,6 +101,8 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private readonly lastBeat = new Map<string, number>();
   /** Where agents reach each broker that said so on its beat. */
   private readonly agentAddresses = new Map<string, string>();
+  /** Set once this broker is shutting down. */
+  private leaving = false;
   private readonly rebalancer: Rebalancer;
   private readonly announced = new Set<string>();
   private readonly sessions = new Map<string, RemoteSession>();
@@ -243,12 +245,15 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     this.bus.subscribe(SUBJECTS.presenceSync, brokerMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.presenceSync)) return;
       this.lastBeat.set(sender, Date.now());
+      // A broker that just joined learns at once where agents reach this one, should it have to send some here.
+      this.publishBeat();
       this.announceAll();
     });
     this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.beat)) return;
       this.lastBeat.set(sender, Date.now());
-      if (message.agentAddress) this.agentAddresses.set(sender, message.agentAddress);
+      if (message.leaving) this.agentAddresses.delete(sender);
+      else if (message.agentAddress) this.agentAddresses.set(sender, message.agentAddress);
     });
     this.bus.subscribe(SUBJECTS.gone, brokerMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.gone)) return;
@@ -333,17 +338,31 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       .catch((error: unknown) => this.log.warn('could not check a bus message against the store', { subject, error: (error as Error).message }));
   }
 
-  private beat(): void {
+  /**
+   * This broker is shutting down: the others stop sending agents here at
+   * once, and it moves none of its own but to where they go.
+   */
+  leave(): void {
+    this.leaving = true;
+    this.publishBeat();
+  }
+
+  private publishBeat(): void {
     if (!this.bus.connected) return;
     const { agentAddress } = this.options;
-    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(agentAddress ? { agentAddress } : {}) });
+    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(this.leaving ? { leaving: true as const } : agentAddress ? { agentAddress } : {}) });
+  }
+
+  private beat(): void {
+    if (!this.bus.connected) return;
+    this.publishBeat();
     this.shareSamples();
     const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
     const now = Date.now();
     for (const [broker, at] of this.lastBeat) {
       if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
     }
-    this.rebalancer.beat(this.brokers(), this.agentAddresses, this.brokerId);
+    if (!this.leaving) this.rebalancer.beat(this.brokers(), this.agentAddresses, this.brokerId);
   }
 
   /** The samples heartbeats brought since the last beat, in one message: status answers the same everywhere. */

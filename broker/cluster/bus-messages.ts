@@ -69,8 +69,12 @@ export type PresenceMessage = z.infer<typeof presenceMessage>;
 
 export const brokerMessage = z.object({ broker: brokerId });
 
-/** A broker's beat: it is alive, and where agents reach it (from its own configuration), for a broker evening out its agents. */
-export const beatMessage = z.object({ broker: brokerId, agentAddress: z.string().min(1).max(300).optional() });
+/**
+ * A broker's beat: it is alive, and where agents reach it (from its own
+ * configuration), for a broker evening out its agents; `leaving` once it is
+ * shutting down, when no agent should be sent to it any more.
+ */
+export const beatMessage = z.object({ broker: brokerId, agentAddress: z.string().min(1).max(300).optional(), leaving: z.literal(true).optional() });
 
 export const reportMessage = z.object({
   broker: brokerId,

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
-import { type AgentFrame, type BrokerFrame, type Hello, RenewResponseSchema, WelcomeSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { type AgentFrame, type BrokerFrame, type Hello, ReconnectSchema, RenewResponseSchema, WelcomeSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { agentIdFromAltNames, normalizeSerial } from '../../shared/pki/certificates.ts';
@@ -18,6 +18,8 @@ import { versionSkew } from './version-skew.ts';
 
 /** An agent that opens a stream and sends no Hello within this time is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
+/** A lone broker shutting down asks an agent that dials it then to try again after this long. */
+const LEAVING_RETRY_MS = 5000;
 
 interface ConnectHandlerOptions {
   store: BrokerStore;
@@ -27,6 +29,8 @@ interface ConnectHandlerOptions {
   enrollment: Enrollment;
   heartbeatIntervalMs: number;
   log: Logger;
+  /** Once the broker is shutting down, where its agents go instead (empty alone): a stream opened then is sent there. */
+  leaving?: () => readonly string[] | undefined;
 }
 
 /** Who is on the other end of a stream, from the verified client certificate only. */
@@ -109,6 +113,15 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
     }
     if (call.cancelled) return;
     const session = new AgentSession(call, identity.agentId, identity.serial, identity.caPin);
+    const elsewhere = options.leaving?.();
+    if (elsewhere) {
+      // Too late to hold it here: the agent goes where the agents this broker let go went, or comes back later alone.
+      const address = elsewhere[Math.floor(Math.random() * elsewhere.length)];
+      const reason = address ? `the broker is shutting down; reconnect to ${address}` : 'the broker is shutting down';
+      session.send({ case: 'reconnect', value: create(ReconnectSchema, { delayMs: address ? 0 : LEAVING_RETRY_MS, reason, ...(address ? { address } : {}) }) });
+      session.close();
+      return;
+    }
     let attached = false;
     const helloTimer = setTimeout(() => {
       if (!attached) session.close({ code: grpc.status.DEADLINE_EXCEEDED, details: 'no Hello within 10 s of opening the stream' });

@@ -111,7 +111,7 @@ export class MeshServer {
       'grpc.keepalive_permit_without_calls': 1,
       'grpc.enable_channelz': 0,
     });
-    const connect = createConnectHandler(options);
+    const connect = createConnectHandler({ ...options, leaving: () => this.elsewhere });
     // A connection's first call shows its TLS handshake is done: the gate stops counting it against its source.
     let gate: AdmissionGate | undefined;
     addService(server, Mesh, {
@@ -180,6 +180,8 @@ export class MeshServer {
   }
 
   private tls: TlsCertificates | undefined;
+  /** Set once draining: the other brokers' agent addresses (none alone). */
+  private elsewhere: readonly string[] | undefined;
 
   private readonly onServingChanged = (identity: ServingIdentity): void => {
     this.tls?.update({ identity: tlsIdentity(identity) });
@@ -222,6 +224,8 @@ export class MeshServer {
    * fleet return spread out. No answer under way is cut off.
    */
   async drain(graceMs = DRAIN_GRACE_MS, elsewhere: readonly string[] = []): Promise<void> {
+    // From now on a stream that opens is sent on at once: the sessions moved below are all this broker will hold.
+    this.elsewhere = elsewhere;
     const sessions = this.options.registry.localSessions();
     for (const session of sessions) session.draining = true;
     const until = Date.now() + graceMs;
