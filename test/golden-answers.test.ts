@@ -127,6 +127,18 @@ describe('golden answers: the text of each common question holds the fact', () =
     );
     expect(described).toContain(CRASHY);
     expect(described).toContain(`exited with code ${CRASH_EXIT}`);
+    // describe counts restarts as the engine does (docker_list's restart_count), beside the starts after an exit it saw.
+    const counted = await waitFor(
+      async () => {
+        const before = (await docker.getContainer(CRASHY).inspect()).RestartCount;
+        const answer = await call(client, 'describe', { type: 'container', id: CRASHY });
+        const after = (await docker.getContainer(CRASHY).inspect()).RestartCount;
+        const engineCount = (answer.structuredContent.restarts as { engine_count?: number } | undefined)?.engine_count ?? -1;
+        return engineCount >= before && engineCount <= after ? { body: text(answer), engineCount } : undefined;
+      },
+      { timeoutMs: 30_000, what: "describe's engine_count agreeing with the engine's RestartCount" },
+    );
+    expect(counted.body).toMatch(new RegExp(`engine_count\\W+${counted.engineCount}\\b`));
     const inspected = text(await call(client, 'docker_inspect', { host: 'ga-engine', name: HUNGRY }));
     expect(inspected).toMatch(/oom_killed\W+(`)?(yes|true)/);
   });

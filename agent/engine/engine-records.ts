@@ -207,7 +207,8 @@ export function volumeRecord(volume: Engine): VolumeRecord {
   };
 }
 
-export function containerRecord(container: Engine, sandboxLabel = 'fleetmesh.sandbox'): ContainerRecord {
+/** `restartCount` is the engine's, from the container's inspect (the list endpoint does not give it). */
+export function containerRecord(container: Engine, sandboxLabel = 'fleetmesh.sandbox', restartCount?: number): ContainerRecord {
   const labels = (container.Labels ?? {}) as Record<string, string>;
   return {
     id: container.Id,
@@ -216,6 +217,7 @@ export function containerRecord(container: Engine, sandboxLabel = 'fleetmesh.san
     state: container.State ?? '',
     status: container.Status ?? '',
     created_unix_ms: (container.Created ?? 0) * 1000,
+    ...(restartCount === undefined ? {} : { restart_count: restartCount }),
     labels,
     service_name: labels['com.docker.swarm.service.name'] ?? null,
     task_id: labels['com.docker.swarm.task.id'] ?? null,

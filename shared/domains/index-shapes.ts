@@ -50,9 +50,9 @@ export const digestShape = z.object({
       "Services: the task failures behind a failing state; containers: non-zero exits and OOM kills (task is the container's name). Newest first, at most 5.",
     ),
   restarts: z
-    .object({ last_hour: z.number(), last_week: z.number() })
+    .object({ last_hour: z.number(), last_week: z.number(), engine_count: z.number().optional() })
     .optional()
-    .describe('Services: involuntary task terminations; containers: starts that followed an exit.'),
+    .describe("Services: involuntary task terminations; containers: starts that followed an exit, and engine_count, the engine's own count."),
   host: z.string().optional(),
   cluster: z.string().optional(),
 });

@@ -153,6 +153,7 @@ const containerRecord = z.object({
   state: z.string(),
   status: z.string(),
   created_unix_ms: num,
+  restart_count: num.optional(),
   labels,
   service_name: z.string().nullable(),
   task_id: z.string().nullable(),

@@ -143,6 +143,8 @@ export interface ContainerRecord {
   state: string;
   status: string;
   created_unix_ms: number;
+  /** The engine's count of restarts by the container's restart policy (docker_list's restart_count); agents before 0.9 leave it out. */
+  restart_count?: number;
   labels: Record<string, string>;
   service_name: string | null;
   task_id: string | null;

@@ -104,9 +104,11 @@ export class DockerCollector implements Collector {
     if (!this.status.available || !report) return;
     try {
       const [containers, volumes] = await Promise.all([this.directory.list(true), this.options.docker.listVolumes()]);
+      // Cached inspect facts, refreshed by engine events: describe then counts restarts as docker_list does.
+      const details = await this.directory.detailsOf(containers.map((c) => c.Id));
       const inventory: ContainerInventory = {
         taken_unix_ms: Date.now(),
-        containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel)),
+        containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel, details.get(c.Id)?.restartCount)),
         volumes: (volumes.Volumes ?? []).map(volumeRecord),
       };
       report('container_inventory', inventory);

@@ -133,7 +133,10 @@ export class DockerIndexer implements Indexer {
       details: { image: container.image, status: container.status, labels: container.labels, created_unix_ms: container.created_unix_ms },
       related: [{ type: 'host', id: host.id, name: host.name, relation: 'runs_on', host: host.name }],
       recent_failures: this.events.recentFailures(host.id, host.name, container.id),
-      restarts: this.events.restarts(host.id, container.id, now),
+      restarts: {
+        ...this.events.restarts(host.id, container.id, now),
+        ...(container.restart_count === undefined ? {} : { engine_count: container.restart_count }),
+      },
       host: host.name,
     };
   }
