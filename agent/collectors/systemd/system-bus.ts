@@ -1,6 +1,21 @@
 import type { EventEmitter } from 'node:events';
-import { DBusError, Message, type MessageBus, MessageType, sessionBus } from '@jellybrick/dbus-next';
+import { existsSync } from 'node:fs';
+import type { Message, MessageBus } from '@jellybrick/dbus-next';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+
+type DBusLibrary = typeof import('@jellybrick/dbus-next');
+
+/**
+ * The D-Bus client, loaded the first time a bus socket is there to connect
+ * to: with its XML parser it is several MiB of an idle agent's memory, which a
+ * host without systemd never needs.
+ */
+let library: DBusLibrary | undefined;
+
+async function dbusLibrary(): Promise<DBusLibrary> {
+  library ??= await import('@jellybrick/dbus-next');
+  return library;
+}
 
 /** The bus emits `error` (a socket that fails, a handshake refused) though its typed events leave it out. */
 function errorsOf(bus: MessageBus): EventEmitter {
@@ -34,7 +49,8 @@ const REFUSALS = new Set(['org.freedesktop.DBus.Error.AccessDenied', 'org.freede
 /** A bus error as fleetmesh's: a unit that does not exist, a refusal, or a failure of the bus or systemd. */
 export function busFailure(error: unknown, what: string): FleetError {
   if (error instanceof FleetError) return error;
-  if (error instanceof DBusError) {
+  // Only a loaded library makes its errors.
+  if (library && error instanceof library.DBusError) {
     if (error.type === 'org.freedesktop.systemd1.NoSuchUnit') {
       return new FleetError('not_found', `${what}: ${error.text}`, { hint: 'service_list lists the units of the host.' });
     }
@@ -80,7 +96,7 @@ export class SystemBus {
         settle();
       };
       this.pending.add(fail);
-      bus.call(new Message({ ...call, signature: call.signature ?? '', body: call.body ?? [] })).then(
+      bus.call(new (library as DBusLibrary).Message({ ...call, signature: call.signature ?? '', body: call.body ?? [] })).then(
         (reply) => finish(() => resolve(reply?.body ?? [])),
         (error: unknown) => finish(() => reject(error)),
       );
@@ -121,6 +137,8 @@ export class SystemBus {
   }
 
   private async connect(): Promise<MessageBus> {
+    if (!existsSync(this.socket)) throw new Error('no such socket');
+    const { sessionBus, MessageType } = await dbusLibrary();
     const bus = sessionBus({ busAddress: `unix:path=${this.socket}`, authMethods: ['EXTERNAL'] });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer in ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
