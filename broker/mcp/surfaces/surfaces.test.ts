@@ -4,6 +4,7 @@ import { CATALOG } from '../../../shared/catalog/catalog.ts';
 import { dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { toFleetError } from '../../../shared/errors/fleet-error.ts';
 import { type LinkedFleet, startLinkedFleet } from '../../../test/harness/linked-fleet.ts';
+import { recordingStop } from '../../../test/harness/recording-stop.ts';
 import { IconLinks } from '../icons/icon-links.ts';
 import type { Resolution, SurfaceName } from './surface.ts';
 import { SURFACES } from './surfaces.ts';
@@ -105,27 +106,7 @@ describe('tool surfaces over a linked fleet', () => {
   beforeEach(async () => {
     stopped.length = 0;
     fleet = await startLinkedFleet();
-    await fleet.addHost('web-1', [
-      {
-        action: dockerStop,
-        handler: async (params) => {
-          stopped.push(String((params as { name: string }).name));
-          return {
-            payload: {
-              id: 'c1',
-              name: 'nginx',
-              state: 'exited',
-              running: false,
-              started_at_unix_ms: null,
-              finished_at_unix_ms: 1,
-              exit_code: 0,
-              restart_count: 0,
-              changed: true,
-            },
-          };
-        },
-      },
-    ]);
+    await fleet.addHost('web-1', [recordingStop(stopped)]);
   });
   afterEach(() => fleet.stop());
 
