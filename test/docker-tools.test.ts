@@ -201,7 +201,10 @@ describe('the docker and system collectors through MCP', () => {
       expect.objectContaining({ exit_code: 7, node: 'engine-1', state: 'exited' }),
       expect.objectContaining({ exit_code: 7, node: 'engine-1', state: 'exited' }),
     ]);
-    expect(digest.restarts).toEqual({ last_hour: 1, last_week: 1 });
+    // Starts after an exit the broker saw, and beside them the engine's own count (its policy retried once).
+    const inspected = await docker.getContainer('fm-exit7').inspect();
+    expect(digest.restarts).toEqual({ last_hour: 1, last_week: 1, engine_count: inspected.RestartCount });
+    expect(inspected.RestartCount).toBe(1);
     // The last failure reached the index as an event, and the index told the subscriber after it.
     const events = await call(client, 'docker_events', { host: 'engine-1', name: 'fm-exit7', types: ['die'] });
     const lastDie = (events.structuredContent.events as { time_unix_ms: number }[])[0]?.time_unix_ms ?? Number.POSITIVE_INFINITY;

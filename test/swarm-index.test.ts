@@ -72,10 +72,17 @@ describe('the fleet index: find, describe, metrics and recommendations', () => {
     expect(counts.service).toBe(4);
     expect(counts.stack).toBe(1);
     expect(counts.container).toBeGreaterThanOrEqual(2);
-    const containers = await call(admin, 'find', { type: 'containers', query: 'ix-api' });
-    const rows = containers.structuredContent.rows as Row[];
-    // Both agents run on the same engine, so each sees the containers: one row per host.
-    expect([...new Set(rows.map((r) => r.host))].sort()).toEqual(['ix-host-a', 'ix-host-b']);
+    // Both agents run on the same engine, so each sees the containers: one row per host, once each
+    // agent's inventory (which inspects every container of a busy shared engine) has arrived.
+    const hosts = await waitFor(
+      async () => {
+        const containers = await call(admin, 'find', { type: 'containers', query: 'ix-api' });
+        const seen = [...new Set((containers.structuredContent.rows as Row[]).map((r) => r.host))].sort();
+        return seen.length === 2 ? seen : undefined;
+      },
+      { timeoutMs: 60_000, what: 'ix-api containers indexed from both hosts' },
+    );
+    expect(hosts).toEqual(['ix-host-a', 'ix-host-b']);
     const stack = await call(admin, 'find', { type: 'service', stack: 'ix-shop' });
     expect((stack.structuredContent.rows as Row[]).map((r) => r.name)).toEqual(['ix-api', 'ix-worker']);
     const paged = await call(admin, 'find', { type: 'service', query: 'ix-', limit: 2, offset: 2, raw: true });
