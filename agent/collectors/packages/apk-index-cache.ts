@@ -26,7 +26,7 @@ export async function readApkIndexCache(root: string, installed: readonly Instal
   const seen = new Set<string>();
   let refreshed = 0;
   let sources = 0;
-  const unreadable: string[] = [];
+  const unreadable: UpdateMetadata['unreadable'] = [];
   for (const dir of CACHE_DIRS.map((folder) => join(root, folder))) {
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names.filter((file) => /^APKINDEX\..+\.tar\.gz$/.test(file))) {
@@ -41,7 +41,7 @@ export async function readApkIndexCache(root: string, installed: readonly Instal
         .then((tar) => tarFile(tar, 'APKINDEX'))
         .catch(() => undefined);
       if (!index) {
-        unreadable.push(path);
+        unreadable.push({ path, why: 'not a gzipped tar holding an APKINDEX: a damaged file' });
         continue;
       }
       sources += 1;

@@ -69,15 +69,11 @@ export function registerPackageActions(dispatcher: Dispatcher, root: string, dat
               }).toInfo(),
             ]
           : []),
-        ...metadata.unreadable.map((path) =>
-          new FleetError(
-            'unsupported',
-            `the package metadata ${path} could not be read (a compression this agent lacks, or a damaged file): its updates are not counted`,
-            {
-              collector: 'packages',
-              hint: 'The agent image (Node 24) reads gzip and zstd; an agent on an older Node reads gzip only.',
-            },
-          ).toInfo(),
+        ...metadata.unreadable.map(({ path, why }) =>
+          new FleetError('unsupported', `the package metadata ${path} could not be read (${why}): its updates are not counted`, {
+            collector: 'packages',
+            hint: 'package_list with older_than still compares the installed versions with one you name.',
+          }).toInfo(),
         ),
       ],
     };

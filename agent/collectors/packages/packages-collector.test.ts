@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -173,6 +173,10 @@ describe('the packages collector reads the host’s own package database', () =>
     writeFileSync(join(repodata, primary), readFileSync(join(repodata, primary)).subarray(0, 40));
     const answer = await collectorAt(temp.path).call(packageUpdates, {});
     expect(answer.errors).toEqual([expect.objectContaining({ code: 'unsupported', message: expect.stringContaining(primary) })]);
+    // A repository whose package list is not there as primary.xml (yum's cache on EL 7 keeps the sqlite form) is named too.
+    rmSync(join(repodata, primary));
+    const yum = await collectorAt(temp.path).call(packageUpdates, {});
+    expect(yum.errors).toEqual([expect.objectContaining({ code: 'unsupported', message: expect.stringContaining('is not there as primary.xml') })]);
   });
 
   it('says when an rpm or apk host holds no metadata to know an update from, and what refreshes it', async () => {

@@ -98,12 +98,18 @@ export async function readRpmRepoCache(root: string, installed: readonly Install
   let refreshed = 0;
   let sources = 0;
   let securityMarked = false;
-  const unreadable: string[] = [];
+  const unreadable: UpdateMetadata['unreadable'] = [];
+  const damaged = (path: string) => unreadable.push({ path, why: 'a compression this agent lacks, or a damaged file' });
   for (const repo of await cachedRepos(root)) {
     const primary = repo.files.get('primary');
     const stream = primary ? opened(primary) : undefined;
     if (!stream) {
-      unreadable.push(primary ?? repo.repomd);
+      unreadable.push(
+        primary
+          ? { path: primary, why: 'a compression this agent lacks (it reads gzip, and zstd from Node 22.15)' }
+          : // yum before dnf (EL 7) keeps only the sqlite form of a repository's packages.
+            { path: repo.repomd, why: "its repository's package list is not there as primary.xml (yum's sqlite form is not read)" },
+      );
       continue;
     }
     refreshed = Math.max(refreshed, (await stat(repo.repomd)).mtimeMs);
@@ -124,11 +130,11 @@ export async function readRpmRepoCache(root: string, installed: readonly Install
       () => false,
     );
     // A file damaged partway counts as unread; what it gave before is kept.
-    if (!read) unreadable.push(primary as string);
+    if (!read) damaged(primary as string);
     else sources += 1;
     const updateinfo = repo.files.get('updateinfo');
     const notes = updateinfo ? opened(updateinfo) : undefined;
-    if (updateinfo && !notes) unreadable.push(updateinfo);
+    if (updateinfo && !notes) damaged(updateinfo);
     if (!notes) continue;
     const marked = await xmlElements(notes, 'update', (element) => {
       if (attribute(/<update\s[^>]*>/.exec(element)?.[0] ?? '', 'type') !== 'security') return;
@@ -143,7 +149,7 @@ export async function readRpmRepoCache(root: string, installed: readonly Install
       () => false,
     );
     if (marked) securityMarked = true;
-    else unreadable.push(updateinfo as string);
+    else damaged(updateinfo as string);
   }
   const updates = [...best.values()]
     .map(({ pkg, candidate }): PendingUpdate => {

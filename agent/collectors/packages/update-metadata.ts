@@ -24,6 +24,6 @@ export interface UpdateMetadata {
   /** Where the metadata was looked for, and what refreshes it on the host: for the answer's error when there is none. */
   lookedIn: string;
   refresh: string;
-  /** Metadata files there that could not be read (a compression this Node lacks, a damaged file), named in the answer's errors. */
-  unreadable: string[];
+  /** Metadata there that could not be read, and why (a compression this Node lacks, a damaged file), named in the answer's errors. */
+  unreadable: { path: string; why: string }[];
 }
