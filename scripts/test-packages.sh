@@ -2,7 +2,8 @@
 # What the test suite needs from the system besides npm packages: the docker,
 # swarm and sandbox tests start a private Docker engine and import a busybox
 # image; the systemd and package tests boot systemd in a Debian rootfs that
-# mmdebstrap builds, and read an rpm database with rpm; the compose tests run
+# mmdebstrap builds, and read an rpm database with rpm (createrepo-c writes the
+# rpm fixture's repository metadata, test/fixtures/packages/make-rpm-repodata.sh); the compose tests run
 # Debian's docker-compose; the rollout tests push to and pull from a private
 # docker-registry whose logins are an htpasswd file of bcrypt entries
 # (apache2-utils' htpasswd writes it); the broker cluster tests start a private
@@ -23,6 +24,7 @@ command -v iptables >/dev/null || [ -x /usr/sbin/iptables ] || packages+=(iptabl
 [ -x /usr/bin/htpasswd ] || packages+=(apache2-utils)
 command -v mmdebstrap >/dev/null || packages+=(mmdebstrap)
 command -v rpm >/dev/null || packages+=(rpm)
+command -v createrepo_c >/dev/null || packages+=(createrepo-c)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
 command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || packages+=(nats-server)
 [ -x /usr/bin/chromium ] || packages+=(chromium)

@@ -39,6 +39,15 @@ describe('docker-compose.yml', () => {
     });
     config = parse(output);
   });
+
+  /** The configuration docker-compose.yml and docker-compose.host.yml make together, with these settings. */
+  async function withHostFile(settings: NodeJS.ProcessEnv): Promise<typeof config> {
+    const files = ['docker-compose.yml', 'docker-compose.host.yml'].flatMap((file) => ['--file', join(REPO_ROOT, file)]);
+    const output = await run(COMPOSE, [...files, '--project-directory', REPO_ROOT, 'config'], {
+      env: { ...process.env, FLEETMESH_SECRETS: secrets, FLEETMESH_MCP_PORT: '17400', FLEETMESH_BROKER_HOST: 'broker.example.com', ...settings },
+    });
+    return parse(output);
+  }
   afterAll(() => temp.remove());
 
   it('passes docker-compose config, with a secret for every file bootstrap writes', () => {
@@ -99,5 +108,34 @@ describe('docker-compose.yml', () => {
         expect(mounted, `${name}=${value}`).toBe(true);
       }
     }
+  });
+
+  it("gives the agent what the host tools read with docker-compose.host.yml: the host's / read-only at /host, each flag pointing into it", async () => {
+    const host = await withHostFile({ FLEETMESH_JOURNAL_DIR: '/host/var/log/journal', FLEETMESH_LOG_PATHS: '/host/var/log/*.log,/host/var/log/nginx/*.log' });
+    const agent = host.services.agent as ComposeService;
+    expect(agent.volumes).toEqual(expect.arrayContaining(['/:/host:ro', ...(config.services.agent?.volumes ?? [])]));
+    expect(agent.environment).toMatchObject({
+      ...config.services.agent?.environment,
+      FLEETMESH_HOST_ROOT: '/host',
+      FLEETMESH_JOURNAL_DIR: '/host/var/log/journal',
+      FLEETMESH_SYSTEM_BUS: '/host/run/dbus/system_bus_socket',
+      FLEETMESH_LOG_PATHS: '/host/var/log/*.log,/host/var/log/nginx/*.log',
+      DOCKER_CONFIG: '/host/root/.docker',
+    });
+    // Every path it names is under the read-only mount of the host's root.
+    const paths = ['FLEETMESH_HOST_ROOT', 'FLEETMESH_JOURNAL_DIR', 'FLEETMESH_SYSTEM_BUS', 'DOCKER_CONFIG'].map((name) => agent.environment[name] as string);
+    for (const path of [...paths, ...(agent.environment.FLEETMESH_LOG_PATHS as string).split(',')])
+      expect(path === '/host' || path.startsWith('/host/'), path).toBe(true);
+    const agentVariables = flagVariables(AGENT_COMMAND as unknown as CommandSpec);
+    expect(Object.keys(agent.environment).filter((name) => !agentVariables.has(name))).toEqual([]);
+    // The broker is as docker-compose.yml makes it (docker-compose lists merged secrets in its own order).
+    const bySource = (service: ComposeService | undefined) => ({
+      ...service,
+      secrets: [...(service?.secrets ?? [])].sort((a, b) => a.source.localeCompare(b.source)),
+    });
+    expect(bySource(host.services.broker)).toEqual(bySource(config.services.broker));
+    // Unset, the journal directory is named by no one (the agent stops at one that is not there), and no log file is allowed.
+    const plain = (await withHostFile({})).services.agent as ComposeService;
+    expect(plain.environment).toMatchObject({ FLEETMESH_JOURNAL_DIR: '', FLEETMESH_LOG_PATHS: '', FLEETMESH_FILE_PATHS: '' });
   });
 });

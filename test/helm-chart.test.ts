@@ -10,6 +10,7 @@ import { BROKER_COMMAND } from '../broker/broker-options.ts';
 import { packageChart } from '../scripts/release/chart-archive.ts';
 import { runCommand } from '../scripts/release/run-command.ts';
 import { resolveCommandsOptions } from '../shared/domains/commands/commands-options.ts';
+import { DEFAULT_SYSTEM_BUS_SOCKET } from '../shared/domains/systemd/systemd-flags.ts';
 import type { CommandSpec } from '../shared/options/command-line.ts';
 import { runFleetmesh } from './harness/cli-process.ts';
 import { flagVariables } from './harness/flag-variables.ts';
@@ -336,6 +337,47 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
     expect(plain.volumes.map((v: Manifest) => v.name)).not.toContain('host-files');
   });
 
+  it('gives the agents what the host tools read of the node when the values turn it on, each read-only at the path its flag names', () => {
+    const { manifests } = render({
+      bootstrap: inline,
+      agent: {
+        journal: { enabled: true, directory: '/run/log/journal' },
+        systemBus: { enabled: true },
+        hostRoot: { enabled: true },
+        logs: { paths: '/host/var/log/*.log,/host/var/log/nginx/*.log' },
+        dockerConfig: { hostDir: '/root/.docker' },
+      },
+    });
+    const pod = find(manifests, 'DaemonSet', 'fm-agent').spec.template.spec;
+    const [container] = pod.containers;
+    const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value]));
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: Manifest) => [m.name, m]));
+    const volumes = Object.fromEntries(pod.volumes.map((v: Manifest) => [v.name, v]));
+    // Each flag names the path its volume is mounted at, and the volume is the node's path.
+    expect(volumes['host-journal'].hostPath).toEqual({ path: '/run/log/journal', type: 'Directory' });
+    expect(env.FLEETMESH_JOURNAL_DIR).toBe(mounts['host-journal'].mountPath);
+    expect(volumes['system-bus'].hostPath).toEqual({ path: '/run/dbus/system_bus_socket', type: 'Socket' });
+    expect(env.FLEETMESH_SYSTEM_BUS).toBe(mounts['system-bus'].mountPath);
+    expect(volumes['host-root'].hostPath).toEqual({ path: '/', type: 'Directory' });
+    expect(env.FLEETMESH_HOST_ROOT).toBe(mounts['host-root'].mountPath);
+    expect(volumes['docker-config'].hostPath).toEqual({ path: '/root/.docker', type: 'Directory' });
+    expect(env.DOCKER_CONFIG).toBe(mounts['docker-config'].mountPath);
+    for (const name of ['host-journal', 'system-bus', 'host-root', 'docker-config']) expect(mounts[name].readOnly, name).toBe(true);
+    // The log globs name paths under the node's root as the agent sees it.
+    expect(env.FLEETMESH_LOG_PATHS).toBe('/host/var/log/*.log,/host/var/log/nginx/*.log');
+    for (const glob of env.FLEETMESH_LOG_PATHS.split(',')) expect(glob.startsWith(`${mounts['host-root'].mountPath}/`)).toBe(true);
+    // Every variable is one the agent reads, and the socket's default path is the flag's own default.
+    const agentVariables = flagVariables(AGENT_COMMAND as unknown as CommandSpec);
+    expect(Object.keys(env).filter((name) => !agentVariables.has(name))).toEqual([]);
+    expect(env.FLEETMESH_SYSTEM_BUS).toBe(DEFAULT_SYSTEM_BUS_SOCKET);
+    // None of it by default.
+    const plain = find(render({ bootstrap: inline }).manifests, 'DaemonSet', 'fm-agent').spec.template.spec;
+    for (const name of ['host-journal', 'system-bus', 'host-root', 'docker-config']) expect(plain.volumes.map((v: Manifest) => v.name)).not.toContain(name);
+    for (const name of ['FLEETMESH_JOURNAL_DIR', 'FLEETMESH_SYSTEM_BUS', 'FLEETMESH_HOST_ROOT', 'FLEETMESH_LOG_PATHS', 'DOCKER_CONFIG'])
+      expect(plain.containers[0].env.map((e: Manifest) => e.name)).not.toContain(name);
+    expect(() => render({ bootstrap: inline, agent: { journal: { enabled: true, directory: 'var/log/journal' } } })).toThrow(/journal/);
+  });
+
   it('runs a broker cluster: several replicas rolled one at a time, the store and bus URLs from a Secret, no PVC', () => {
     expect(() => render({ bootstrap: inline, cluster: { enabled: true } })).toThrow(/cluster\.existingSecret/);
     const { manifests } = render({ bootstrap: inline, cluster: { enabled: true, replicas: 4, existingSecret: 'fm-cluster' } });
@@ -379,6 +421,17 @@ describe('the Helm chart (structure; no Helm binary here)', () => {
         labels: 'env=prod,tier=edge',
       },
       image: { tag: '9.9.9', pullPolicy: 'Always' },
+    },
+    'agents reading the node instead of SSH: its journal, system bus, root, log files and registry logins': {
+      bootstrap: inline,
+      agent: {
+        journal: { enabled: true },
+        systemBus: { enabled: true },
+        hostRoot: { enabled: true },
+        logs: { paths: '/host/var/log/*.log' },
+        dockerConfig: { hostDir: '/root/.docker' },
+        files: { paths: '/host/etc/nginx/**' },
+      },
     },
     'a broker cluster with the bus CA and an nkey': {
       bootstrap: inline,

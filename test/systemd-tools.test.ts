@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Notice } from '../broker/index/notice.ts';
 import { call, identityToken, mcpClient, text } from './harness/mcp-client.ts';
 import { IN_HOST_NODE, IN_HOST_REPO, type SystemdHost, startSystemdHost } from './harness/systemd-host.ts';
 import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
@@ -57,9 +58,12 @@ describe('systemd on a host, instead of SSH', () => {
   let host: SystemdHost;
   let admin: Client;
   let reader: Client;
+  /** What the broker's index told the notifiers, from before any agent reported. */
+  const notices: Notice[] = [];
 
   beforeAll(async () => {
     fleet = await startTestFleet();
+    fleet.broker.index.on('notice', (notice: Notice) => notices.push(notice));
     const args = (await fleet.agentArgs('sd-inside')).map((arg) => (arg === fleet.agentDir('sd-inside') ? '/var/lib/fleetmesh-agent' : arg));
     host = await startSystemdHost({
       name: 'fm-systemd-tools',
@@ -223,6 +227,43 @@ describe('systemd on a host, instead of SSH', () => {
     expect(findings.filter((f) => f.category === 'failed-unit').map((f) => f.target.name)).toEqual(
       expect.arrayContaining(['sd-inside/fm-broken.service', 'sd-outside/fm-broken.service']),
     );
+  });
+
+  it('has alerts list a failed unit with its sub state, since when and the calls that say why, and tells it as the other alerts are told', async () => {
+    for (const name of ['sd-inside', 'sd-outside']) {
+      const answer = await call(reader, 'alerts', { host: name });
+      expect(answer.isError, text(answer)).toBeFalsy();
+      const { alerts, worst, next_calls } = answer.structuredContent as {
+        alerts: Record<string, unknown>[];
+        worst: string;
+        next_calls: { tool: string; arguments: Record<string, unknown> }[];
+      };
+      expect(alerts).toContainEqual(
+        expect.objectContaining({ metric: 'failed_unit', subject: 'fm-broken.service', state: 'warning', detail: 'failed', since_unix_ms: expect.any(Number) }),
+      );
+      expect(alerts.filter((row) => row.metric === 'cpu')).toHaveLength(1);
+      expect(worst).not.toBe('ok');
+      expect(next_calls).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ tool: 'service_status', arguments: { host: name, name: 'fm-broken.service' } }),
+          expect.objectContaining({ tool: 'journal_query', arguments: { host: name, unit: 'fm-broken.service', lines: 20 } }),
+        ]),
+      );
+      // The text spells each call out as it is made, and the calls it names answer why.
+      expect(text(answer)).toContain(`service_status {"host":"${name}","name":"fm-broken.service"}`);
+      const journal = next_calls.find((next) => next.tool === 'journal_query');
+      const lines = (await call(reader, 'journal_query', journal?.arguments ?? {})).structuredContent.lines as { text: string }[];
+      expect(lines.map((line) => line.text)).toContain('broken: cannot open /etc/fm-broken.conf');
+    }
+    // A host without systemd lists its figures alone and fails nothing.
+    const plain = (await call(reader, 'alerts', { host: 'plain' })).structuredContent as { alerts: { metric: string }[]; failed_collectors?: string[] };
+    expect(plain.alerts.map((row) => row.metric).filter((metric) => !['cpu', 'memory', 'disk'].includes(metric))).toEqual([]);
+    expect(plain.failed_collectors ?? []).toEqual([]);
+    // The notifiers heard of it from each host's report of its units, as an alert.
+    await waitFor(() => ['sd-inside', 'sd-outside'].every((name) => notices.some((n) => n.host === name && n.key.endsWith(':unit:fm-broken.service:failed'))), {
+      what: 'both hosts’ failed unit told as an alert',
+    });
+    expect(notices.find((n) => n.key.endsWith(':unit:fm-broken.service:failed'))).toMatchObject({ event: 'alert', severity: 'warning' });
   });
 
   it('lists the host’s installed packages from dpkg’s database and finds which hosts have one older than a version', async () => {

@@ -19,6 +19,42 @@ export interface DomainParts {
   readonly inventory?: InventoryPart;
   /** Its checks of a host for the doctor (a failed unit, a reboot waited for), run on the agent through the host's own actions. */
   readonly doctor?: DoctorPart;
+  /** Its rows in a host's `alerts` (a failed unit), beside the figures over their thresholds, found on the agent through the host's own actions. */
+  readonly alerts?: AlertPart;
+}
+
+/** A call a person or model can make next, exactly: the tool and its arguments (the host is added where the host is known). */
+export interface NextCall {
+  tool: string;
+  arguments: Record<string, string | number | boolean>;
+}
+
+/**
+ * One row a domain adds to a host's `alerts`: a thing on the host that needs
+ * attention now, not a figure over a threshold. Its name and words are fleet
+ * text (a unit's name), rendered as data.
+ */
+export interface HostAlert {
+  /** What the domain watches, in its own words (`failed_unit`): the row's `metric`. */
+  kind: string;
+  /** The thing it is about. */
+  subject: string;
+  state: 'warning' | 'critical';
+  /** The thing's own word for its state. */
+  detail: string;
+  /** Since when it is in that state, when the host knows. */
+  since_unix_ms: number | null;
+  /** The calls that say why, first the one to make first. */
+  next: NextCall[];
+}
+
+/** A domain's rows in `alerts`. */
+export interface AlertPart {
+  /**
+   * Its alerts on one host. A host without the domain's collector gives none
+   * (`ran` false); one whose collector did not answer names it in `failed`.
+   */
+  examine(host: CheckedHost): Promise<{ ran: boolean; alerts: HostAlert[]; failed?: string[] }>;
 }
 
 /** One finding of the doctor on a host: what it is about, what is wrong, and the call that helps. */
@@ -33,7 +69,7 @@ export interface HostFinding {
    * Also something that needs attention now, in the host's report (a failed
    * unit), with the call to run next; a finding without it is the doctor's alone.
    */
-  attention?: { tool: string; arguments: Record<string, string | number | boolean> };
+  attention?: NextCall;
 }
 
 /** A domain's checks in the doctor (and, for the findings that say so, the report). */

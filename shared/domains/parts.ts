@@ -1,4 +1,4 @@
-import type { DoctorPart, InventoryPart, TrustCheck } from './domain-parts.ts';
+import type { AlertPart, DoctorPart, InventoryPart, TrustCheck } from './domain-parts.ts';
 import { PART_FOLDERS } from './parts.gen.ts';
 
 /** Every verification a domain's collector setup may skip, in the order of the parts files. */
@@ -9,3 +9,6 @@ export const INVENTORY_PARTS: readonly InventoryPart[] = PART_FOLDERS.flatMap((p
 
 /** Every domain's checks in the doctor, in the order of the parts files. */
 export const DOCTOR_PARTS: readonly DoctorPart[] = PART_FOLDERS.flatMap((parts) => ('doctor' in parts ? [parts.doctor] : []));
+
+/** Every domain's rows in a host's alerts, in the order of the parts files. */
+export const ALERT_PARTS: readonly AlertPart[] = PART_FOLDERS.flatMap((parts) => ('alerts' in parts ? [parts.alerts] : []));

@@ -4,11 +4,11 @@ import { doctor } from '../../../shared/domains/checkup/doctor-action.ts';
 import { inventoryExport, inventoryScan } from '../../../shared/domains/checkup/inventory-actions.ts';
 import { report } from '../../../shared/domains/checkup/report-action.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { LocalCalls } from '../../dispatcher/local-calls.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { createConfigValidateHandler } from './config-validate-handler.ts';
 import { createDoctorHandler } from './doctor-handler.ts';
 import { createInventoryExportHandler, createInventoryScanHandler } from './inventory-handler.ts';
-import { LocalCalls } from './local-calls.ts';
 import { createReportHandler } from './report-handler.ts';
 import { SnapshotStore } from './snapshot-store.ts';
 

@@ -6,8 +6,8 @@ import { dockerInspect, dockerList } from '../../../shared/domains/docker/docker
 import type { CheckedHost } from '../../../shared/domains/domain-parts.ts';
 import { DOCTOR_PARTS, TRUST_CHECKS } from '../../../shared/domains/parts.ts';
 import type { ActionHandler, CallContext } from '../../dispatcher/dispatcher.ts';
+import type { LocalCalls } from '../../dispatcher/local-calls.ts';
 import { type BackupState, backupState } from './backup-age.ts';
-import type { LocalCalls } from './local-calls.ts';
 
 type Finding = z.infer<typeof findingShape>;
 type Info = ActionOutput<typeof agentInfo>;

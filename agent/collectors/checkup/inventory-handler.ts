@@ -4,7 +4,7 @@ import type { hostInventoryShape, inventoryExport, inventoryScan } from '../../.
 import type { CheckedHost } from '../../../shared/domains/domain-parts.ts';
 import { INVENTORY_PARTS } from '../../../shared/domains/parts.ts';
 import type { ActionHandler, CallContext, HandlerResult } from '../../dispatcher/dispatcher.ts';
-import type { LocalCalls } from './local-calls.ts';
+import type { LocalCalls } from '../../dispatcher/local-calls.ts';
 
 type HostInventory = z.infer<typeof hostInventoryShape>;
 

@@ -7,8 +7,8 @@ import { DOCTOR_PARTS } from '../../../shared/domains/parts.ts';
 import { reachableSockets } from '../../../shared/domains/system/reachable-sockets.ts';
 import { openPorts, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import type { ActionHandler } from '../../dispatcher/dispatcher.ts';
+import type { LocalCalls } from '../../dispatcher/local-calls.ts';
 import type { HostSnapshot, SnapshotSection } from './host-snapshot.ts';
-import type { LocalCalls } from './local-calls.ts';
 import { anythingChanged, compareSnapshots, needsAttention, suggestActions } from './snapshot-compare.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 

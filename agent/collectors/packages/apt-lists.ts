@@ -3,23 +3,7 @@ import { join } from 'node:path';
 import { compareDpkgVersions } from '../../../shared/domains/packages/dpkg-version.ts';
 import { readStanzas } from './control-stanzas.ts';
 import type { InstalledPackage } from './installed-package.ts';
-
-/** An installed package a newer version of which the host's index files offer. */
-export interface PendingUpdate {
-  name: string;
-  installed: string;
-  candidate: string;
-  security: boolean;
-  architecture: string | null;
-}
-
-/** What apt's index files on the host say: the updates, and when the files were last refreshed. */
-export interface AptIndex {
-  updates: PendingUpdate[];
-  /** The newest index file's modification time, unix ms; null without any. */
-  refreshedUnixMs: number | null;
-  lists: number;
-}
+import type { PendingUpdate, UpdateMetadata } from './update-metadata.ts';
 
 /**
  * A list of a security archive: apt names each list file after its source,
@@ -36,7 +20,7 @@ const SECURITY_LIST = /[-_]security[-_]/;
  * installed one; security when a security list offers one higher. Pins and
  * phased updates are apt's policy and are not applied; nothing is fetched.
  */
-export async function readAptIndex(listsDir: string, installed: readonly InstalledPackage[]): Promise<AptIndex> {
+export async function readAptIndex(listsDir: string, installed: readonly InstalledPackage[]): Promise<UpdateMetadata> {
   let files: string[];
   try {
     files = readdirSync(listsDir).filter((name) => name.endsWith('_Packages'));
@@ -69,5 +53,13 @@ export async function readAptIndex(listsDir: string, installed: readonly Install
     return { name: pkg.name, installed: pkg.version, candidate: candidate.version, security: candidate.security, architecture: pkg.architecture };
   });
   updates.sort((a, b) => a.name.localeCompare(b.name));
-  return { updates, refreshedUnixMs: refreshed ? Math.floor(refreshed) : null, lists: files.length };
+  return {
+    updates,
+    refreshedUnixMs: refreshed ? Math.floor(refreshed) : null,
+    sources: files.length,
+    securityMarked: true,
+    lookedIn: `apt index files under ${listsDir}`,
+    refresh: 'apt update',
+    unreadable: [],
+  };
 }

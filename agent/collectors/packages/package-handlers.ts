@@ -1,12 +1,23 @@
 import { join } from 'node:path';
 import { packageList, packageUpdates } from '../../../shared/domains/packages/package-actions.ts';
-import { versionOrder } from '../../../shared/domains/packages/version-order.ts';
+import { type Ecosystem, versionOrder } from '../../../shared/domains/packages/version-order.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { readApkIndexCache } from './apk-index-cache.ts';
 import { readAptIndex } from './apt-lists.ts';
+import type { InstalledPackage } from './installed-package.ts';
 import { namePattern } from './name-pattern.ts';
 import type { PackageDatabase } from './package-database.ts';
 import { rebootRequired } from './reboot-required.ts';
+import { readRpmRepoCache } from './rpm-repo-cache.ts';
+import type { UpdateMetadata } from './update-metadata.ts';
+
+/** Where each ecosystem's package manager keeps what it knows of newer versions, read as it left it. */
+const UPDATE_METADATA: Record<Ecosystem, (root: string, installed: readonly InstalledPackage[]) => Promise<UpdateMetadata>> = {
+  dpkg: (root, installed) => readAptIndex(join(root, 'var/lib/apt/lists'), installed),
+  rpm: readRpmRepoCache,
+  apk: readApkIndexCache,
+};
 
 /** package_list and package_updates over the host's package database, found under `root` by `database()`. */
 export function registerPackageActions(dispatcher: Dispatcher, root: string, database: () => PackageDatabase): void {
@@ -33,15 +44,10 @@ export function registerPackageActions(dispatcher: Dispatcher, root: string, dat
 
   dispatcher.register(packageUpdates, async (params) => {
     const db = database();
-    if (db.ecosystem !== 'dpkg') {
-      throw new FleetError('unsupported', `pending updates are read from apt's index files; this host keeps ${db.ecosystem} packages`, {
-        hint: 'package_list with older_than compares its installed versions with one you name.',
-      });
-    }
     const installed = await db.read();
-    const index = await readAptIndex(join(root, 'var/lib/apt/lists'), installed);
+    const metadata = await UPDATE_METADATA[db.ecosystem](root, installed);
     const matches = namePattern(params.name);
-    const updates = index.updates.filter((update) => matches(update.name) && (!params.security || update.security));
+    const updates = metadata.updates.filter((update) => matches(update.name) && (!params.security || update.security));
     const reboot = await rebootRequired(root);
     return {
       payload: {
@@ -49,19 +55,27 @@ export function registerPackageActions(dispatcher: Dispatcher, root: string, dat
         updates,
         count: updates.length,
         security_count: updates.filter((update) => update.security).length,
+        security_marked: metadata.securityMarked,
         reboot_required: reboot.required,
         reboot_packages: reboot.packages,
-        metadata_unix_ms: index.refreshedUnixMs,
-        metadata_age_s: index.refreshedUnixMs === null ? null : Math.max(0, Math.round((Date.now() - index.refreshedUnixMs) / 1000)),
+        metadata_unix_ms: metadata.refreshedUnixMs,
+        metadata_age_s: metadata.refreshedUnixMs === null ? null : Math.max(0, Math.round((Date.now() - metadata.refreshedUnixMs) / 1000)),
       },
-      errors:
-        index.lists === 0
+      errors: [
+        ...(metadata.sources === 0 && metadata.unreadable.length === 0
           ? [
-              new FleetError('not_found', `no apt index files under ${join(root, 'var/lib/apt/lists')}: no update is known`, {
-                hint: 'An operator runs apt update on the host (the agent fetches nothing).',
+              new FleetError('not_found', `no ${metadata.lookedIn}: no update is known`, {
+                hint: `An operator runs ${metadata.refresh} on the host (the agent fetches nothing).`,
               }).toInfo(),
             ]
-          : [],
+          : []),
+        ...metadata.unreadable.map(({ path, why }) =>
+          new FleetError('unsupported', `the package metadata ${path} could not be read (${why}): its updates are not counted`, {
+            collector: 'packages',
+            hint: 'package_list with older_than still compares the installed versions with one you name.',
+          }).toInfo(),
+        ),
+      ],
     };
   });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -121,8 +121,77 @@ describe('the packages collector reads the host’s own package database', () =>
     // The same version is not older; a letter makes 1.1.1k newer than 1.1.1.
     expect((await calls.call(packageList, { name: 'libssl*', older_than: '1.1.1k-r0' })).payload?.packages).toEqual([]);
     expect((await calls.call(packageList, { name: 'libssl*', older_than: '1.1.1' })).payload?.packages).toEqual([]);
-    const updates = await calls.call(packageUpdates, {});
-    expect(updates.errors[0]?.code).toBe('unsupported');
+  });
+
+  it('finds the upgradable packages of an apk host in the indexes apk cached, in apk’s order, and says the index marks no security update', async () => {
+    const calls = collectorAt(join(FIXTURES, 'apk'));
+    const answer = await calls.call(packageUpdates, {});
+    expect(answer.errors).toEqual([]);
+    expect(answer.payload).toMatchObject({
+      ecosystem: 'apk',
+      // libssl1.1 and libc-utils are in no index; openssl is offered but not installed.
+      updates: [
+        { name: 'apk-tools', installed: '2.12.6-r0', candidate: '3.0.3-r1', security: false, architecture: 'armv7' },
+        { name: 'musl', installed: '1.2.2-r3', candidate: '1.2.5-r21', security: false, architecture: 'armv7' },
+        { name: 'zlib', installed: '1.2.11-r3', candidate: '1.3.1-r2', security: false, architecture: 'armv7' },
+      ],
+      count: 3,
+      security_count: 0,
+      security_marked: false,
+    });
+    const index = statSync(join(FIXTURES, 'apk/var/cache/apk/APKINDEX.5f2b7a1e.tar.gz'));
+    expect(answer.payload?.metadata_unix_ms).toBe(Math.floor(index.mtimeMs));
+    expect(answer.payload?.metadata_age_s).toEqual(expect.any(Number));
+  });
+
+  it('finds the upgradable packages of an rpm host in the repodata dnf cached, in rpm’s order with epochs, security marked from updateinfo', async () => {
+    const calls = collectorAt(join(FIXTURES, 'rpm'));
+    const answer = await calls.call(packageUpdates, {});
+    expect(answer.errors).toEqual([]);
+    expect(answer.payload).toMatchObject({
+      ecosystem: 'rpm',
+      // bash is offered at its installed version, nginx is not installed.
+      updates: [
+        { name: 'openssl', installed: '1:3.0.7-27.el9', candidate: '1:3.0.7-29.el9', security: true, architecture: 'x86_64' },
+        { name: 'tzdata', installed: '2024a-1.el9', candidate: '2024b-2.el9', security: false, architecture: 'x86_64' },
+      ],
+      count: 2,
+      security_count: 1,
+      security_marked: true,
+    });
+    const repomd = statSync(join(FIXTURES, 'rpm/var/cache/dnf/fm-baseos-6f1d3c2a9b8e4d70/repodata/repomd.xml'));
+    expect(answer.payload?.metadata_unix_ms).toBe(Math.floor(repomd.mtimeMs));
+    expect((await calls.call(packageUpdates, { security: true })).payload?.updates.map((update) => update.name)).toEqual(['openssl']);
+  });
+
+  it('names a cached metadata file it cannot read rather than answer as if it held no update', async () => {
+    const temp = makeTempDir('fm-rpm-damaged-');
+    stops.push(() => temp.remove());
+    cpSync(join(FIXTURES, 'rpm'), temp.path, { recursive: true });
+    const repodata = join(temp.path, 'var/cache/dnf/fm-baseos-6f1d3c2a9b8e4d70/repodata');
+    const primary = readdirSync(repodata).find((name) => name.endsWith('-primary.xml.gz')) as string;
+    writeFileSync(join(repodata, primary), readFileSync(join(repodata, primary)).subarray(0, 40));
+    const answer = await collectorAt(temp.path).call(packageUpdates, {});
+    expect(answer.errors).toEqual([expect.objectContaining({ code: 'unsupported', message: expect.stringContaining(primary) })]);
+    // A repository whose package list is not there as primary.xml (yum's cache on EL 7 keeps the sqlite form) is named too.
+    rmSync(join(repodata, primary));
+    const yum = await collectorAt(temp.path).call(packageUpdates, {});
+    expect(yum.errors).toEqual([expect.objectContaining({ code: 'unsupported', message: expect.stringContaining('is not there as primary.xml') })]);
+  });
+
+  it('says when an rpm or apk host holds no metadata to know an update from, and what refreshes it', async () => {
+    for (const [ecosystem, database, refresh] of [
+      ['rpm', 'rpm/usr/lib/sysimage/rpm', 'dnf makecache'],
+      ['apk', 'apk/lib/apk/db', 'apk update'],
+    ] as const) {
+      const temp = makeTempDir(`fm-${ecosystem}-bare-`);
+      stops.push(() => temp.remove());
+      // The fixture's database alone, without the cached metadata beside it.
+      cpSync(join(FIXTURES, database), join(temp.path, database.replace(/^(rpm|apk)\//, '')), { recursive: true });
+      const answer = await collectorAt(temp.path).call(packageUpdates, {});
+      expect(answer.payload).toMatchObject({ ecosystem, updates: [], count: 0, metadata_unix_ms: null, metadata_age_s: null });
+      expect(answer.errors).toEqual([expect.objectContaining({ code: 'not_found', hint: expect.stringContaining(refresh) })]);
+    }
   });
 
   it('reads an rpm database that rpm wrote, with its epochs, in rpm’s order', async () => {

@@ -2,11 +2,13 @@ import { loadavg, uptime } from 'node:os';
 import { alerts, alertsHistory, openPorts, PROCESS_CPU_WINDOW_MS, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { LocalCalls } from '../../dispatcher/local-calls.ts';
 import type { ContainerFacts } from '../../engine/container-facts.ts';
 import { engineAbsent } from '../../engine/engine-errors.ts';
 import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
+import { domainAlerts } from './domain-alerts.ts';
 import { HostProcesses, type ProcessTable } from './host-processes.ts';
 import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
 import type { ProcFiles } from './proc-files.ts';
@@ -79,6 +81,8 @@ export class SystemCollector implements Collector {
   readonly name = 'system';
   private readonly recorder: AlertRecorder;
   private readonly hostProcesses: HostProcesses | undefined;
+  /** The host's other actions, which the domains' parts of alerts read. */
+  private readonly calls = new LocalCalls();
 
   constructor(private readonly options: SystemCollectorOptions) {
     this.recorder = new AlertRecorder(options.dataDir, options.thresholds, (crossing) => options.report?.('alert_crossing', crossing));
@@ -190,6 +194,7 @@ export class SystemCollector implements Collector {
 
   register(dispatcher: Dispatcher): void {
     const { sampler, si } = this.options;
+    this.calls.attach(dispatcher);
 
     dispatcher.register(systemStatus, async () => {
       const [figures, os, cpu, containers] = await Promise.all([
@@ -313,16 +318,21 @@ export class SystemCollector implements Collector {
       };
     });
 
-    dispatcher.register(alerts, async (params) => {
+    dispatcher.register(alerts, async (params, context) => {
       const figures = await sampler.figures();
       const thresholds = {
         cpu: params.cpu_threshold ?? this.options.thresholds.cpu,
         memory: params.memory_threshold ?? this.options.thresholds.memory,
         disk: params.disk_threshold ?? this.options.thresholds.disk,
       };
-      const list = readings(figures, thresholds);
+      // What the other domains watch on the host (a failed unit), beside the figures over their thresholds.
+      const domains = await domainAlerts(this.calls, context);
+      const list = [...readings(figures, thresholds), ...domains.rows];
       const worst = list.some((r) => r.state === 'critical') ? 'critical' : list.some((r) => r.state === 'warning') ? 'warning' : 'ok';
-      return { payload: { alerts: list, worst, sampled_at_unix_ms: figures.sampledAt } };
+      return {
+        payload: { alerts: list, worst, next_calls: domains.nextCalls, sampled_at_unix_ms: figures.sampledAt },
+        failedCollectors: domains.failed,
+      };
     });
 
     dispatcher.register(alertsHistory, async (params) => ({

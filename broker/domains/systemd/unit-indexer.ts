@@ -3,13 +3,18 @@ import type { ServiceInventory } from '../../../shared/domains/systemd/service-i
 import type { Host } from '../../agents/agent-registry.ts';
 import type { IndexContext, Indexer } from '../../index/indexer.ts';
 import { type Digest, type Resource, type RowFilter, wantsType } from '../../index/resource.ts';
+import { failedUnitNotice } from './failed-unit-notice.ts';
 
 /** The systemd domain's resource type: a host's unit, named HOST/NAME by grants. */
 export const UNIT: ResourceType = 'unit';
 
 type Unit = ServiceInventory['units'][number];
 
-/** The services of each host, as its agent last reported them (systemd_services). */
+/**
+ * The services of each host, as its agent last reported them (systemd_services);
+ * a unit that failed since the host's previous report (or in the first one
+ * this broker takes) is an alert notice.
+ */
 export class UnitIndexer implements Indexer {
   readonly types = [UNIT];
   private readonly units = new Map<string, readonly Unit[]>();
@@ -17,7 +22,12 @@ export class UnitIndexer implements Indexer {
   constructor(private readonly context: IndexContext) {}
 
   take(host: Host, _kind: string, payload: unknown): void {
-    this.units.set(host.id, (payload as ServiceInventory).units);
+    const units = (payload as ServiceInventory).units;
+    const before = new Set((this.units.get(host.id) ?? []).filter((unit) => unit.active_state === 'failed').map((unit) => unit.name));
+    this.units.set(host.id, units);
+    for (const unit of units) {
+      if (unit.active_state === 'failed' && !before.has(unit.name)) this.context.notice(failedUnitNotice(host, unit));
+    }
     this.context.changed('units', host.id);
   }
 

@@ -311,11 +311,11 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
         more: ONE_HOST,
       }),
     );
-    // What each host's answer lists (findings, changes, calls to make), spelled out with its host.
-    for (const field of details) {
-      const items = nodes.flatMap((node) => ((node[field] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
-      if (items.length) lines.push('', ...listBlock(field, items, new Map(), ['host']));
-    }
+  }
+  // What each host's answer lists besides its table (findings, changes, calls to make), spelled out with its host.
+  for (const field of hint?.details ?? []) {
+    const items = nodes.flatMap((node) => ((node[field] as Record<string, unknown>[] | undefined) ?? []).map((item) => ({ host: node.host, ...item })));
+    if (items.length) lines.push('', ...listBlock(field, items, new Map(), ['host']));
   }
   lines.push(...absentLines(envelope.absent_collectors as { collector: string; hosts: string[] }[] | undefined));
   lines.push(...legendLines(action), ...viewLines(action, nodes));

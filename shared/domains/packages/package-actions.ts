@@ -64,9 +64,13 @@ export const packageUpdates = defineAction({
     ),
     count: z.number(),
     security_count: z.number(),
+    security_marked: z.boolean().describe("Whether the host's metadata marks security updates: apk's never does, rpm's with updateinfo."),
     reboot_required: z.boolean(),
     reboot_packages: z.array(z.string()).describe('The packages that asked for it.'),
-    metadata_unix_ms: z.number().nullable().describe('When the index files were last refreshed (apt update).'),
+    metadata_unix_ms: z
+      .number()
+      .nullable()
+      .describe('When the package manager last refreshed its metadata (apt update, dnf makecache, apk update); null when it holds none.'),
     metadata_age_s: z.number().nullable(),
   }),
   table: { list: 'updates', columns: ['name', 'installed', 'candidate', 'security'] },

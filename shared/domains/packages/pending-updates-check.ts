@@ -1,6 +1,9 @@
 import type { DoctorPart, HostFinding } from '../domain-parts.ts';
 import { packageUpdates } from './package-actions.ts';
 
+/** What refreshes each ecosystem's metadata on the host. */
+const REFRESH = { dpkg: 'apt update', rpm: 'dnf makecache', apk: 'apk update' } as const;
+
 /** Index files older than this tell of updates as they were then: apt update has not run for a week. */
 const STALE_LISTS_S = 7 * 86_400;
 
@@ -16,11 +19,11 @@ export const pendingUpdatesCheck: DoctorPart = {
     if (!host.collectors.some((collector) => collector.name === 'packages' && collector.available)) return { ran: false, findings: [] };
     const answer = await host.run(packageUpdates, {});
     if (!answer.payload) {
-      // A database without update indexes (rpm, apk) is not a failure.
+      // A host whose package manager the agent cannot read updates of is not a failure.
       const unsupported = answer.errors.some((error) => error.code === 'unsupported');
       return unsupported ? { ran: false, findings: [] } : { ran: true, findings: [], failed: ['packages'] };
     }
-    const { reboot_required, reboot_packages, security_count, updates, metadata_age_s } = answer.payload;
+    const { ecosystem, reboot_required, reboot_packages, security_count, updates, metadata_age_s } = answer.payload;
     const findings: HostFinding[] = [];
     const base = { category: 'updates' };
     if (reboot_required) {
@@ -51,7 +54,7 @@ export const pendingUpdatesCheck: DoctorPart = {
         severity: 'info',
         subject: 'package lists',
         message: `the host's package lists are ${Math.floor(metadata_age_s / 86_400)} days old: updates published since are not known`,
-        action: 'An operator runs apt update on the host (the agent fetches nothing).',
+        action: `An operator runs ${REFRESH[ecosystem]} on the host (the agent fetches nothing).`,
       });
     }
     return { ran: true, findings };

@@ -147,21 +147,31 @@ export const alerts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alerts',
-  description: 'CPU, memory and each disk against thresholds (percent): ok, warning or critical per host, to see which need attention now.',
+  description: 'CPU, memory and disks against thresholds (percent), failed units: ok, warning or critical per host, with calls to run.',
   input: z.object(thresholdsInput).strict(),
   output: z.object({
     alerts: z.array(
       z.object({
-        metric: z.enum(['cpu', 'memory', 'disk']),
+        metric: z.string().describe('cpu, memory or disk; or what another domain watches on the host, whose row names its subject and has no percent.'),
         mount: z.string().optional(),
+        subject: z.string().optional().describe("The thing a domain's row is about."),
         state: alertStateShape,
+        detail: z.string().optional().describe("The thing's own word for its state."),
+        since_unix_ms: z.number().nullable().optional().describe('Since when it is in that state.'),
         value_percent: z.number().nullable(),
-        threshold_percent: z.number(),
+        threshold_percent: z.number().nullable(),
       }),
     ),
     worst: alertStateShape,
+    next_calls: z
+      .array(z.object({ tool: z.string(), arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), reason: z.string() }))
+      .describe("The exact calls that say why a domain's row is not ok, first the one to make first."),
   }),
-  table: { list: 'alerts', columns: ['metric', 'mount', 'state', 'value_percent', 'threshold_percent'] },
+  table: {
+    list: 'alerts',
+    columns: ['metric', 'mount', 'subject', 'state', 'detail', 'since_unix_ms', 'value_percent', 'threshold_percent'],
+    details: ['next_calls'],
+  },
   related: ['system.alerts_history'],
 });
 

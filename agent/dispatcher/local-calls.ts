@@ -1,6 +1,6 @@
-import type { Action, ActionInput, ActionOutput } from '../../../shared/catalog/action.ts';
-import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
-import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { Action, ActionInput, ActionOutput } from '../../shared/catalog/action.ts';
+import type { ErrorInfo } from '../../shared/errors/fleet-error.ts';
+import type { CallContext, Dispatcher } from './dispatcher.ts';
 
 /** One action's answer on this host: its payload (null when it gave none), what failed, and what is absent here. */
 interface LocalAnswer<A extends Action> {
@@ -16,8 +16,9 @@ const decoder = new TextDecoder();
 /**
  * Runs other actions of this agent in-process, through the same dispatcher the
  * broker's calls go through (their schemas, deadlines and collector checks), so
- * a check-up reads the host exactly as docker_list or agent_info would, and a
- * collector that cannot answer is an answer without payload, never a throw.
+ * a check-up or the alerts read the host exactly as docker_list or agent_info
+ * would, and a collector that cannot answer is an answer without payload,
+ * never a throw.
  */
 export class LocalCalls {
   private dispatcher: Dispatcher | undefined;
@@ -31,7 +32,7 @@ export class LocalCalls {
     const dispatcher = this.dispatcher;
     if (!dispatcher) throw new Error('local calls before the collector was registered');
     const callId = `${context.callId}/${action.id}/${this.sequence++}`;
-    const cancel = () => dispatcher.cancel(callId, 'the check-up call ended');
+    const cancel = () => dispatcher.cancel(callId, 'the call that asked ended');
     context.signal.addEventListener('abort', cancel, { once: true });
     try {
       return await new Promise<LocalAnswer<A>>((resolve) => {
