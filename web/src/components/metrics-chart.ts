@@ -3,12 +3,15 @@ import 'uplot/dist/uPlot.min.css';
 import { h, replace } from '../dom.ts';
 import { formatBytes, formatPercent } from '../format.ts';
 
-export type Metric = 'cpu' | 'memory' | 'network';
+export type Metric = 'cpu' | 'memory' | 'disk' | 'network';
 export type Range = '1h' | '6h' | '24h' | '7d';
 
 /** get_metrics' answer, as far as the chart reads it. */
 export interface MetricsAnswer {
   unit: string;
+  /** For cpu: of the whole machine (a host, the fleet) or of one core (a container, a service). */
+  percent_of?: string;
+  step_s?: number;
   series: { name: string; latest: number | null; points: { t: number; v: number | null }[] }[];
 }
 
@@ -21,6 +24,28 @@ function formatIn(unit: string, value: number | null): string {
   if (unit === 'bytes') return formatBytes(value);
   if (unit.startsWith('bytes per second')) return `${formatBytes(value)}/s`;
   return formatPercent(value);
+}
+
+/** The y axis's name with its unit, so a figure is never read without one. */
+export function axisLabel(metric: Metric, answer: Pick<MetricsAnswer, 'unit' | 'percent_of'>): string {
+  const unit = answer.unit === 'bytes' ? 'bytes' : answer.unit.startsWith('bytes') ? 'bytes/s' : `%${answer.percent_of ? ` of ${answer.percent_of}` : ''}`;
+  const name = metric === 'cpu' ? 'CPU' : metric === 'memory' ? 'memory used' : metric === 'disk' ? 'fullest disk' : 'network';
+  return `${name} (${unit})`;
+}
+
+/**
+ * What the caption says of a history with no sample, or one younger than the
+ * range (a broker that just started): the chart alone would look like a gap.
+ */
+export function historyNote(answer: MetricsAnswer, now = Date.now()): string | undefined {
+  const times = answer.series.flatMap((s) => s.points.filter((p) => p.v !== null).map((p) => p.t));
+  if (times.length === 0) return 'No samples in this range yet: the broker keeps one a minute from heartbeats.';
+  const rangeStart = Math.min(...answer.series.flatMap((s) => s.points.map((p) => p.t)));
+  const first = Math.min(...times);
+  const stepMs = (answer.step_s ?? 60) * 1000;
+  if (first <= rangeStart + stepMs) return undefined;
+  const minutes = Math.max(1, Math.round((now - first) / 60_000));
+  return `History is young: ${minutes} min so far, since ${new Date(first).toLocaleTimeString()}.`;
 }
 
 /**
@@ -36,19 +61,33 @@ export class MetricsChart {
   private readonly canvas = h('div', { class: 'chart-canvas' });
   private readonly controls = h('div', { class: 'chart-controls' });
   private readonly caption = h('p', { class: 'chart-caption' });
+  private readonly withControls: boolean;
   private loading = false;
 
+  /**
+   * `controls: false` leaves the metric and range to the page around the chart
+   * (the fleet's charts share one range), which calls `show`.
+   */
   constructor(
     private readonly load: (metric: Metric, range: Range) => Promise<MetricsAnswer>,
-    initial: { metric?: Metric; range?: Range } = {},
+    initial: { metric?: Metric; range?: Range; controls?: boolean; title?: string } = {},
   ) {
     this.metric = initial.metric ?? 'cpu';
     this.range = initial.range ?? '1h';
-    this.element = h('section', { class: 'metrics-chart', 'data-points': 0 }, this.controls, this.canvas, this.caption);
+    this.withControls = initial.controls ?? true;
+    this.element = h(
+      'section',
+      { class: 'metrics-chart', 'data-points': 0, ...(initial.title ? { 'aria-label': initial.title } : {}) },
+      initial.title ? h('h2', {}, initial.title) : null,
+      this.withControls ? this.controls : null,
+      this.canvas,
+      this.caption,
+    );
     this.renderControls();
   }
 
   private renderControls(): void {
+    if (!this.withControls) return;
     const button = <T extends string>(value: T, current: T, pick: (value: T) => void) =>
       h(
         'button',
@@ -90,9 +129,13 @@ export class MetricsChart {
     ];
     const points = answer.series.reduce((n, s) => n + s.points.filter((p) => p.v !== null).length, 0);
     this.element.dataset.points = String(points);
-    this.caption.textContent = answer.series.length
-      ? answer.series.map((s) => `${s.name}: ${formatIn(answer.unit, s.latest)} now`).join(' · ')
-      : 'No samples in this range yet: the broker keeps one per minute from heartbeats.';
+    const note = historyNote(answer);
+    const latest = answer.series.map((s) => `${s.name}: ${formatIn(answer.unit, s.latest)} now`).join(' · ');
+    this.caption.textContent = [points ? latest : '', note].filter(Boolean).join(' — ');
+    this.element.dataset.history = points === 0 ? 'empty' : note ? 'young' : 'full';
+    // The canvas has no text of its own: its axes are named for whoever cannot see it.
+    this.canvas.setAttribute('role', 'img');
+    this.canvas.setAttribute('aria-label', `${axisLabel(this.metric, answer)} against time (local). ${this.caption.textContent}`);
     const width = Math.max(this.canvas.clientWidth || this.element.clientWidth || 600, 300);
     const options: uPlot.Options = {
       width,
@@ -108,7 +151,10 @@ export class MetricsChart {
           value: (_: uPlot, v: number | null) => formatIn(answer.unit, v),
         })),
       ],
-      axes: [{}, { values: (_: uPlot, ticks: number[]) => ticks.map((v) => formatIn(answer.unit, v)), size: 70 }],
+      axes: [
+        { label: 'time (local)', labelSize: 20 },
+        { label: axisLabel(this.metric, answer), labelSize: 20, values: (_: uPlot, ticks: number[]) => ticks.map((v) => formatIn(answer.unit, v)), size: 70 },
+      ],
       scales: answer.unit.startsWith('percent') ? { y: { range: (_u, _min, max) => [0, Math.max(100, max)] } } : {},
       legend: { show: answer.series.length > 1 },
     };
