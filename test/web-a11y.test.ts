@@ -28,15 +28,7 @@ const CONTAINERS = ['ay-ticker', 'ay-exit3'];
 const README_PICTURES = process.env.FLEETMESH_README_PICTURES;
 
 /** The README's pictures: which page or widget, under what name. */
-const PICTURED = new Set([
-  'console-fleet',
-  'console-charts',
-  'console-host',
-  'console-swarm',
-  'widget-metrics-chart',
-  'widget-log-viewer',
-  'widget-swarm-topology',
-]);
+const PICTURED = new Set(['console-charts', 'console-host', 'widget-log-viewer', 'widget-swarm-topology']);
 
 /** A tool whose answer each widget shows, with arguments that give it something to show. */
 const WIDGET_CALLS: Record<string, [string, Record<string, unknown>]> = {
