@@ -65,11 +65,13 @@ export class MetricsChart {
   private loading = false;
 
   /**
-   * `controls: false` leaves the metric and range to the page around the chart
-   * (the fleet's charts share one range), which calls `show`.
+   * `load` reads another metric or range when one is chosen or `show` is
+   * called. Without it and with `controls: false`, the page around the chart
+   * reads the answers and calls `draw` (the fleet's charts share one range
+   * and selector).
    */
   constructor(
-    private readonly load: (metric: Metric, range: Range) => Promise<MetricsAnswer>,
+    private readonly load: ((metric: Metric, range: Range) => Promise<MetricsAnswer>) | undefined,
     initial: { metric?: Metric; range?: Range; controls?: boolean; title?: string } = {},
   ) {
     this.metric = initial.metric ?? 'cpu';
@@ -103,7 +105,7 @@ export class MetricsChart {
 
   /** Loads and draws a metric over a range; a refresh while one is loading is skipped. */
   async show(metric = this.metric, range = this.range): Promise<void> {
-    if (this.loading && metric === this.metric && range === this.range) return;
+    if (!this.load || (this.loading && metric === this.metric && range === this.range)) return;
     this.metric = metric;
     this.range = range;
     this.renderControls();

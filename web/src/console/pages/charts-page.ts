@@ -5,6 +5,7 @@ import { formatBytes, formatPercent } from '../../format.ts';
 import type { Page, PageContext } from '../page.ts';
 
 interface Ranking extends MetricsAnswer {
+  metric: Metric;
   ranking?: { name: string; value: number; host?: string }[];
 }
 
@@ -34,7 +35,12 @@ export function chartsPage(context: PageContext): Page {
   let range: Range = '1h';
   let rankBy: Metric = 'cpu';
   let lastLoadMs = 0;
-  const charts = CHARTS.map(({ metric, title }) => ({ metric, chart: new MetricsChart(() => Promise.reject(), { metric, controls: false, title }) }));
+  /** Loads started; an answer to an older one (another range or selector since) is dropped. */
+  let loads = 0;
+  const charts = CHARTS.map(({ metric, title }) => ({
+    metric,
+    chart: new MetricsChart(undefined, { metric, controls: false, title }),
+  }));
   const selectorInput = h('input', {
     type: 'text',
     id: 'charts-selector',
@@ -50,6 +56,9 @@ export function chartsPage(context: PageContext): Page {
   const containers = h('div', { class: 'ranking', 'data-ranking': 'containers' });
   const scope = h('p', { class: 'charts-scope' });
 
+  const metricsOf = (args: Record<string, unknown>) =>
+    callOrThrow(context.call, 'get_metrics', { target: 'fleet', range, ...(selector ? { selector } : {}), ...args }) as Promise<unknown> as Promise<Ranking>;
+
   const chips = <T extends string>(into: HTMLElement, values: readonly T[], current: T, pick: (value: T) => void) =>
     replace(
       into,
@@ -62,12 +71,9 @@ export function chartsPage(context: PageContext): Page {
       ),
     );
 
-  const metricsOf = (args: Record<string, unknown>) =>
-    callOrThrow(context.call, 'get_metrics', { target: 'fleet', range, ...(selector ? { selector } : {}), ...args }) as Promise<unknown> as Promise<Ranking>;
-
   const rankingTable = (answer: Ranking, kind: 'host' | 'container'): HTMLElement => {
     const rows = answer.ranking ?? [];
-    const valueHeader = axisLabel(rankBy, answer);
+    const valueHeader = axisLabel(answer.metric, answer);
     if (rows.length === 0) return h('p', { class: 'empty' }, `No ${kind} has samples in this range yet.`);
     return h(
       'table',
@@ -123,14 +129,17 @@ export function chartsPage(context: PageContext): Page {
       range = value;
       void load().catch(report);
     });
+    // One answer for all three or none: a bad selector is said once, above them.
+    const turn = ++loads;
     const answers = await Promise.all(charts.map(({ metric }) => metricsOf({ metric })));
-    problem.textContent = '';
-    scope.textContent = selector ? `Hosts whose labels match ${selector}, that you may read.` : 'Every host you may read.';
+    if (turn !== loads) return;
     charts.forEach(({ chart }, i) => {
       const answer = answers[i];
       if (answer) chart.draw(answer);
     });
     await loadRankings();
+    problem.textContent = '';
+    scope.textContent = selector ? `Hosts whose labels match ${selector}, that you may read.` : 'Every host you may read.';
   };
 
   const report = (error: Error) => {
