@@ -2,6 +2,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h, replace } from '../dom.ts';
 import { formatBytes, formatPercent } from '../format.ts';
+import { axisLabel } from './axis-label.ts';
+import { historyNote } from './history-note.ts';
 
 export type Metric = 'cpu' | 'memory' | 'disk' | 'network';
 export type Range = '1h' | '6h' | '24h' | '7d';
@@ -26,30 +28,8 @@ function formatIn(unit: string, value: number | null): string {
   return formatPercent(value);
 }
 
-/** The y axis's name with its unit, so a figure is never read without one. */
-export function axisLabel(metric: Metric, answer: Pick<MetricsAnswer, 'unit' | 'percent_of'>): string {
-  const unit = answer.unit === 'bytes' ? 'bytes' : answer.unit.startsWith('bytes') ? 'bytes/s' : `%${answer.percent_of ? ` of ${answer.percent_of}` : ''}`;
-  const name = metric === 'cpu' ? 'CPU' : metric === 'memory' ? 'memory used' : metric === 'disk' ? 'fullest disk' : 'network';
-  return `${name} (${unit})`;
-}
-
 /**
- * What the caption says of a history with no sample, or one younger than the
- * range (a broker that just started): the chart alone would look like a gap.
- */
-export function historyNote(answer: MetricsAnswer, now = Date.now()): string | undefined {
-  const times = answer.series.flatMap((s) => s.points.filter((p) => p.v !== null).map((p) => p.t));
-  if (times.length === 0) return 'No samples in this range yet: the broker keeps one a minute from heartbeats.';
-  const rangeStart = Math.min(...answer.series.flatMap((s) => s.points.map((p) => p.t)));
-  const first = Math.min(...times);
-  const stepMs = (answer.step_s ?? 60) * 1000;
-  if (first <= rangeStart + stepMs) return undefined;
-  const minutes = Math.max(1, Math.round((now - first) / 60_000));
-  return `History is young: ${minutes} min so far, since ${new Date(first).toLocaleTimeString()}.`;
-}
-
-/**
- * CPU, memory or network over 1h to 7d, from get_metrics, drawn by uPlot (one
+ * CPU, memory, disk or network over 1h to 7d, from get_metrics, drawn by uPlot (one
  * canvas, a few thousand points in a millisecond or two). The element says how
  * many points it holds (`data-points`), which is what a reader checks first.
  */

@@ -1,5 +1,6 @@
 import { callOrThrow } from '../../call-tool.ts';
-import { axisLabel, type Metric, type MetricsAnswer, MetricsChart, type Range } from '../../components/metrics-chart.ts';
+import { axisLabel } from '../../components/axis-label.ts';
+import { type Metric, type MetricsAnswer, MetricsChart, type Range } from '../../components/metrics-chart.ts';
 import { h, replace } from '../../dom.ts';
 import { formatBytes, formatPercent } from '../../format.ts';
 import type { Page, PageContext } from '../page.ts';
