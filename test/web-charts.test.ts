@@ -54,7 +54,13 @@ describe("the fleet's charts, from a real broker and agents, in Chromium", () =>
     assets = await buildWebAssets();
     await runContainer(docker, { name: 'ch-ticker', command: ['sh', '-c', 'while true; do echo tick; sleep 0.5; done'] });
     fleet = await startTestFleet({ webListen: '127.0.0.1:0', webAssetsDir: assets.dir });
-    await fleet.addAgent('ch-prod-1', { collectors: 'default', dockerAddress: inject('dockerHost'), labels: { env: 'prod' } });
+    // Containers sampled every second, so a container's CPU (the share since its previous sample) comes at once.
+    await fleet.addAgent('ch-prod-1', {
+      collectors: 'default',
+      dockerAddress: inject('dockerHost'),
+      labels: { env: 'prod' },
+      containerSampleIntervalMs: 1000,
+    });
     await fleet.addAgent('ch-dev-1', { labels: { env: 'dev' } });
     adminToken = await identityToken(fleet.broker, 0, undefined, 'charts-admin');
     devOnlyToken = await identityToken(fleet.broker, 0, ['host:ch-dev-*'], 'charts-dev');
@@ -62,7 +68,7 @@ describe("the fleet's charts, from a real broker and agents, in Chromium", () =>
     devOnly = await mcpClient(fleet.broker, devOnlyToken);
     consoleUrl = fleet.broker.web?.url ?? '';
     browser = await launchChromium();
-    // The first minute of history, with a container's samples, before anything is drawn.
+    // The first minute of history, with a container's CPU, before anything is drawn.
     await waitFor(async () => ((await metrics(admin, { top: 5, by: 'container' })).ranking ?? []).some((r) => r.name === 'ch-prod-1/ch-ticker'), {
       timeoutMs: 30_000,
       intervalMs: 500,
@@ -142,7 +148,7 @@ describe("the fleet's charts, from a real broker and agents, in Chromium", () =>
     await page.press('#charts-selector', 'Enter');
     await page.waitForSelector('.metrics-chart[aria-label="CPU"][data-history="empty"]');
     expect(await page.textContent('.metrics-chart[aria-label="CPU"] .chart-caption')).toContain('No samples in this range yet');
-    await page.waitForSelector('[data-ranking="hosts"] p:has-text("No host has samples")');
+    await page.waitForSelector('[data-ranking="hosts"] p:has-text("No host has a CPU figure")');
 
     await page.fill('#charts-selector', 'env=prod,=x');
     await page.press('#charts-selector', 'Enter');
@@ -157,7 +163,7 @@ describe("the fleet's charts, from a real broker and agents, in Chromium", () =>
       await limited.goto(`${consoleUrl}#/charts`);
       await limited.waitForSelector('[data-ranking="hosts"] tr:has-text("ch-dev-1")');
       expect(await limited.locator('[data-ranking="hosts"] tr:has-text("ch-prod-1")').count()).toBe(0);
-      await limited.waitForSelector('[data-ranking="containers"] p:has-text("No container has samples")');
+      await limited.waitForSelector('[data-ranking="containers"] p:has-text("No container has a CPU figure")');
       expect(problems).toEqual([]);
     } finally {
       await limited.close();

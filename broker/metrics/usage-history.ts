@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { MetricKind, MetricRow, MetricsFilter, ServiceMinute } from '../store/metrics-table.ts';
+import type { EntityMean, MetricKind, MetricRow, MetricsFilter, ServiceMinute } from '../store/metrics-table.ts';
 
 export type { MetricRow };
 
@@ -146,6 +146,12 @@ export class UsageHistory {
   async rows(kind: MetricKind, filter: MetricsFilter, since: number): Promise<MetricRow[]> {
     await this.flush();
     return this.store.metrics.rows(kind, filter, since);
+  }
+
+  /** Each host's or container's mean figures on these hosts since a time (flushing what is pending first). */
+  async means(kind: MetricKind, hostIds: readonly string[], since: number): Promise<EntityMean[]> {
+    await this.flush();
+    return this.store.metrics.means(kind, hostIds, since);
   }
 
   /** Each service's figures per minute on these hosts since a time (flushing what is pending first). */

@@ -298,6 +298,37 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(new Set(ofTwoHosts.map((row) => row.host_id))).toEqual(new Set(['h1', 'h2']));
   });
 
+  it("averages each host's or container's minutes since a time, on the hosts asked about only, a figure none had staying null", async () => {
+    const { store } = await open();
+    const row = (host: string, name: string, minute: number, cpu: number | null, disk: number | null) => ({
+      kind: 'container' as const,
+      entity: `${host}/${name}`,
+      minute,
+      host_id: host,
+      name,
+      service: null,
+      cpu_percent: cpu,
+      memory_bytes: 100,
+      net_bytes_per_s: null,
+      disk_percent: disk,
+    });
+    await store.metrics.upsert([
+      row('h1', 'web', 60_000, 10, null),
+      row('h1', 'web', 120_000, 20, null),
+      row('h1', 'web', 0, 99, null),
+      row('h1', 'db', 60_000, null, null),
+      row('h1', 'db', 120_000, 4, 50),
+      row('h2', 'web', 60_000, 7, null),
+      row('h3', 'web', 60_000, 1000, null),
+    ]);
+    expect(await store.metrics.means('container', ['h2', 'h1'], 60_000)).toEqual([
+      { entity: 'h1/db', host_id: 'h1', name: 'db', cpu_percent: 4, memory_bytes: 100, net_bytes_per_s: null, disk_percent: 50 },
+      { entity: 'h1/web', host_id: 'h1', name: 'web', cpu_percent: 15, memory_bytes: 100, net_bytes_per_s: null, disk_percent: null },
+      { entity: 'h2/web', host_id: 'h2', name: 'web', cpu_percent: 7, memory_bytes: 100, net_bytes_per_s: null, disk_percent: null },
+    ]);
+    expect(await store.metrics.means('host', ['h1'], 0)).toEqual([]);
+  });
+
   it("sums each service's containers per minute, on the hosts asked about only", async () => {
     const { store } = await open();
     const row = (host: string, name: string, service: string | null, minute: number, cpu: number | null, net: number | null) => ({

@@ -35,6 +35,17 @@ export interface ServiceMinute {
   net_bytes_per_s: number | null;
 }
 
+/** One entity's figures over a range: the mean of its minutes (null where none had the figure). */
+export interface EntityMean {
+  entity: string;
+  host_id: string;
+  name: string;
+  cpu_percent: number | null;
+  memory_bytes: number | null;
+  net_bytes_per_s: number | null;
+  disk_percent: number | null;
+}
+
 /** Rows per upsert statement: 5,000 parameters, well within what SQLite (32,766) and PostgreSQL (65,535) take. */
 const UPSERT_ROWS = 500;
 
@@ -125,6 +136,26 @@ export class MetricsTable {
     if (!column || !list) return select([], []);
     const { rows, batches } = await queryInBatches(list, (batch) => select([`${column} IN (${placeholders(batch.length)})`], batch));
     return batches > 1 ? rows.sort((a, b) => a.minute - b.minute || compareText(a.entity, b.entity)) : rows;
+  }
+
+  /**
+   * Each host's or container's mean figures since a time, on these hosts: one
+   * row per entity, averaged by the store, however many minutes the range
+   * holds (a week of a 2,000-host fleet's containers is millions of rows,
+   * too many to read to rank them).
+   */
+  async means(kind: MetricKind, hostIds: readonly string[], since: number): Promise<EntityMean[]> {
+    const { rows } = await queryInBatches(hostIds, (batch) =>
+      this.sql.all<EntityMean>(
+        `SELECT entity, MAX(host_id) AS host_id, MAX(name) AS name, AVG(cpu_percent) AS cpu_percent, AVG(memory_bytes) AS memory_bytes,
+           AVG(net_bytes_per_s) AS net_bytes_per_s, AVG(disk_percent) AS disk_percent
+         FROM metrics WHERE kind = ? AND minute >= ? AND host_id IN (${placeholders(batch.length)})
+         GROUP BY entity ORDER BY entity`,
+        [kind, since, ...batch],
+      ),
+    );
+    // An entity's rows are all of one host, so no two batches hold the same entity.
+    return rows;
   }
 
   /**

@@ -5,6 +5,7 @@ import { mayRead } from '../../auth/visibility.ts';
 import { type BrokerActionContext, defineBrokerAction } from '../../calls/broker-action.ts';
 import { parseSelector } from '../../calls/selector.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
+import type { EntityMean } from '../../store/metrics-table.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
 import { type SeriesSummary, summarizeSeries } from './series-summary.ts';
 
@@ -17,7 +18,7 @@ type Metric = keyof typeof UNITS;
 /** What a series is made of: a row of the history, or a service's sums of one minute (which has no disk). */
 type Figures = Pick<MetricRow, 'minute' | 'cpu_percent' | 'memory_bytes' | 'net_bytes_per_s'> & { disk_percent?: number | null };
 
-function figureOf(row: Figures, metric: Metric): number | null {
+function figureOf(row: Omit<Figures, 'minute'>, metric: Metric): number | null {
   if (metric === 'disk') return row.disk_percent ?? null;
   return metric === 'cpu' ? row.cpu_percent : metric === 'memory' ? row.memory_bytes : row.net_bytes_per_s;
 }
@@ -132,7 +133,8 @@ export const getMetricsHandler = defineBrokerAction({
     const since = now - span;
     const hosts = context.visibleHosts();
     const hostName = (id: string) => context.registry.get(id)?.name ?? id;
-    const canSeeContainer = (row: MetricRow) => mayRead(context.identity, { type: 'container', name: row.name, host: hostName(row.host_id) });
+    const canSeeContainer = (row: Pick<MetricRow, 'name' | 'host_id'>) =>
+      mayRead(context.identity, { type: 'container', name: row.name, host: hostName(row.host_id) });
     const common = { target: params.target, metric, range, unit: UNITS[metric], step_s: step / 1000 };
     // A host's CPU figure is of its whole machine, a container's (docker stats) of one core.
     const of = (rows: 'host' | 'container') => ({
@@ -241,12 +243,20 @@ export const getMetricsHandler = defineBrokerAction({
  * The fleet, or the hosts a label selector picks (env=prod): the hosts this
  * identity may read, their mean CPU and disk and summed memory and network
  * per minute, or with top the busiest hosts (by node, the default), containers
- * or services among them.
+ * or services among them. A host or container ranks by the mean of its
+ * minutes in the range; one that never had the figure is left out.
  */
 async function fleetMetrics(
   params: { selector?: string | undefined; range?: string | undefined; top?: number | undefined; by?: 'service' | 'node' | 'container' | undefined },
   context: BrokerActionContext,
-  at: { metric: Metric; since: number; step: number; now: number; hostName: (id: string) => string; canSeeContainer: (row: MetricRow) => boolean },
+  at: {
+    metric: Metric;
+    since: number;
+    step: number;
+    now: number;
+    hostName: (id: string) => string;
+    canSeeContainer: (row: Pick<MetricRow, 'name' | 'host_id'>) => boolean;
+  },
 ) {
   const { metric, since, step, now, hostName, canSeeContainer } = at;
   const matches = params.selector ? parseSelector(params.selector) : () => true;
@@ -263,18 +273,21 @@ async function fleetMetrics(
   };
   const by = params.by ?? 'node';
   const percentOf = (of: 'machine' | 'one core') => (metric === 'cpu' ? { percent_of: of } : {});
-  if (params.top && by === 'node') {
-    const groups = groupBy(await context.metrics.rows('host', { entities: ids }, since), (row) => hostName(row.host_id));
-    return { ...answer, ...percentOf('machine'), series: [], ranking: rank(groups, metric, since, step, now, params.top) };
-  }
-  if (params.top && by === 'container') {
-    const rows = (await context.metrics.rows('container', { hostIds: ids }, since)).filter(canSeeContainer);
-    const groups = groupBy(
-      rows,
-      (row) => `${hostName(row.host_id)}/${row.name}`,
-      (row) => hostName(row.host_id),
-    );
-    return { ...answer, ...percentOf('one core'), series: [], ranking: rank(groups, metric, since, step, now, params.top) };
+  if (params.top && (by === 'node' || by === 'container')) {
+    // Each host's or container's mean over the range, averaged by the store: one row each, not one a minute.
+    const kind = by === 'node' ? 'host' : 'container';
+    const ranking = (await context.metrics.means(kind, ids, since))
+      .filter((mean) => kind === 'host' || canSeeContainer(mean))
+      .map((mean) => ({ mean, value: figureOf(mean, metric) }))
+      .filter((entry): entry is { mean: EntityMean; value: number } => entry.value !== null)
+      .sort((a, b) => b.value - a.value)
+      .slice(0, params.top)
+      .map(({ mean, value }) => ({
+        name: kind === 'host' ? hostName(mean.host_id) : `${hostName(mean.host_id)}/${mean.name}`,
+        value: Math.round(value * 100) / 100,
+        ...(kind === 'container' ? { host: hostName(mean.host_id) } : {}),
+      }));
+    return { ...answer, ...percentOf(kind === 'host' ? 'machine' : 'one core'), series: [], ranking };
   }
   if (params.top) {
     const minutes = await context.metrics.serviceMinutes(ids, since);

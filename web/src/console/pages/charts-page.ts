@@ -75,7 +75,7 @@ export function chartsPage(context: PageContext): Page {
   const rankingTable = (answer: Ranking, kind: 'host' | 'container'): HTMLElement => {
     const rows = answer.ranking ?? [];
     const valueHeader = axisLabel(answer.metric, answer);
-    if (rows.length === 0) return h('p', { class: 'empty' }, `No ${kind} has samples in this range yet.`);
+    if (rows.length === 0) return h('p', { class: 'empty' }, `No ${kind} has a ${answer.metric === 'cpu' ? 'CPU' : answer.metric} figure in this range yet.`);
     return h(
       'table',
       { class: 'ranking-table' },
