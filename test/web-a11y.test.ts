@@ -104,6 +104,8 @@ describe('every console page and widget in Chromium, checked by axe-core and by 
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
       labels: { env: 'prod' },
+      // Containers sampled every second, so the pictures show their CPU from the start.
+      containerSampleIntervalMs: 1000,
       domainFlags: { 'swarm-name': 'a11y-swarm' },
       token: await fleet.token({ roles: ['swarm-manager'] }),
     });
@@ -122,6 +124,10 @@ describe('every console page and widget in Chromium, checked by axe-core and by 
       intervalMs: 500,
       what: 'a recommendation',
     });
+    await waitFor(
+      async () => ((await call(client, 'get_metrics', { target: 'fleet', top: 5, by: 'container' })).structuredContent.ranking as unknown[]).length > 0,
+      { timeoutMs: 30_000, intervalMs: 500, what: "a container's CPU in the history" },
+    );
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     problems = watchProblems(page);
