@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { MetricKind, MetricRow, MetricsFilter, ServiceMinute } from '../store/metrics-table.ts';
+import type { EntityMean, MetricKind, MetricRow, MetricsFilter, ServiceMinute } from '../store/metrics-table.ts';
 
 export type { MetricRow };
 
@@ -22,7 +22,7 @@ function minuteOf(unixMs: number): number {
 
 /**
  * Minute-resolution history of every host's and container's CPU, memory and
- * network, from what agents already send with their heartbeats: no Prometheus.
+ * network (and each host's fullest disk), from what agents already send with their heartbeats: no Prometheus.
  * Writes are buffered and flushed together, a minute once it is over; history
  * of a host that went offline stays readable until it ages out (7 days).
  */
@@ -84,6 +84,7 @@ export class UsageHistory {
       cpu_percent: sample.cpu_percent,
       memory_bytes: sample.memory_used_bytes,
       net_bytes_per_s: this.rate(`host|${host.id}`, traffic, sample.sampled_at_unix_ms),
+      disk_percent: sample.disk_percent,
     });
     if (host.containerSamplesAt !== null && now - host.containerSamplesAt < 1000) {
       const at = host.containerSamplesAt;
@@ -99,6 +100,7 @@ export class UsageHistory {
           cpu_percent: container.cpu_percent,
           memory_bytes: container.memory_usage_bytes,
           net_bytes_per_s: this.rate(`container|${host.id}/${container.id}`, bytes, at),
+          disk_percent: null,
         });
       }
     }
@@ -144,6 +146,12 @@ export class UsageHistory {
   async rows(kind: MetricKind, filter: MetricsFilter, since: number): Promise<MetricRow[]> {
     await this.flush();
     return this.store.metrics.rows(kind, filter, since);
+  }
+
+  /** Each host's or container's mean figures on these hosts since a time (flushing what is pending first). */
+  async means(kind: MetricKind, hostIds: readonly string[], since: number): Promise<EntityMean[]> {
+    await this.flush();
+    return this.store.metrics.means(kind, hostIds, since);
   }
 
   /** Each service's figures per minute on these hosts since a time (flushing what is pending first). */

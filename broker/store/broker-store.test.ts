@@ -251,9 +251,19 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(await c.mcpTasks.finish('on-c', 'failed', 'again', { content: [] }, 4100)).toBe(false);
   });
 
-  it('keeps a metrics figure a newer reading of the same minute lacks', async () => {
+  it("keeps a metrics figure a newer reading of the same minute lacks, and a host's fullest disk", async () => {
     const { store } = await open();
-    const row = { kind: 'host' as const, entity: 'h1', minute: 60_000, host_id: 'h1', name: 'web-1', service: null, cpu_percent: 10, memory_bytes: 1e9 };
+    const row = {
+      kind: 'host' as const,
+      entity: 'h1',
+      minute: 60_000,
+      host_id: 'h1',
+      name: 'web-1',
+      service: null,
+      cpu_percent: 10,
+      memory_bytes: 1e9,
+      disk_percent: 42.5,
+    };
     await store.metrics.upsert([{ ...row, net_bytes_per_s: 500 }]);
     await store.metrics.upsert([{ ...row, cpu_percent: 20.5, net_bytes_per_s: null }]);
     expect(await store.metrics.rows('host', { entities: ['h1'] }, 0)).toEqual([{ ...row, cpu_percent: 20.5, net_bytes_per_s: 500 }]);
@@ -274,6 +284,7 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
         cpu_percent: cpu,
         memory_bytes: i,
         net_bytes_per_s: net,
+        disk_percent: null,
       }));
     await store.metrics.upsert(rows(60_000, 1, 10));
     await store.metrics.upsert([...rows(60_000, 2, null), ...rows(120_000, 3, 30)]);
@@ -282,6 +293,40 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(stored.filter((row) => row.minute === 60_000).every((row) => row.cpu_percent === 2 && row.net_bytes_per_s === 10)).toBe(true);
     expect(stored.filter((row) => row.minute === 120_000).every((row) => row.cpu_percent === 3 && row.net_bytes_per_s === 30)).toBe(true);
     expect(await store.metrics.rows('container', { service: 'web' }, 120_000)).toHaveLength(617);
+    const ofTwoHosts = await store.metrics.rows('container', { hostIds: ['h1', 'h2'] }, 120_000);
+    expect(ofTwoHosts).toHaveLength(26);
+    expect(new Set(ofTwoHosts.map((row) => row.host_id))).toEqual(new Set(['h1', 'h2']));
+  });
+
+  it("averages each host's or container's minutes since a time, on the hosts asked about only, a figure none had staying null", async () => {
+    const { store } = await open();
+    const row = (host: string, name: string, minute: number, cpu: number | null, disk: number | null) => ({
+      kind: 'container' as const,
+      entity: `${host}/${name}`,
+      minute,
+      host_id: host,
+      name,
+      service: null,
+      cpu_percent: cpu,
+      memory_bytes: 100,
+      net_bytes_per_s: null,
+      disk_percent: disk,
+    });
+    await store.metrics.upsert([
+      row('h1', 'web', 60_000, 10, null),
+      row('h1', 'web', 120_000, 20, null),
+      row('h1', 'web', 0, 99, null),
+      row('h1', 'db', 60_000, null, null),
+      row('h1', 'db', 120_000, 4, 50),
+      row('h2', 'web', 60_000, 7, null),
+      row('h3', 'web', 60_000, 1000, null),
+    ]);
+    expect(await store.metrics.means('container', ['h2', 'h1'], 60_000)).toEqual([
+      { entity: 'h1/db', host_id: 'h1', name: 'db', cpu_percent: 4, memory_bytes: 100, net_bytes_per_s: null, disk_percent: 50 },
+      { entity: 'h1/web', host_id: 'h1', name: 'web', cpu_percent: 15, memory_bytes: 100, net_bytes_per_s: null, disk_percent: null },
+      { entity: 'h2/web', host_id: 'h2', name: 'web', cpu_percent: 7, memory_bytes: 100, net_bytes_per_s: null, disk_percent: null },
+    ]);
+    expect(await store.metrics.means('host', ['h1'], 0)).toEqual([]);
   });
 
   it("sums each service's containers per minute, on the hosts asked about only", async () => {
@@ -296,6 +341,7 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
       cpu_percent: cpu,
       memory_bytes: 100,
       net_bytes_per_s: net,
+      disk_percent: null,
     });
     await store.metrics.upsert([
       row('h1', 'web.1', 'web', 60_000, 10, null),
@@ -327,6 +373,7 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
         cpu_percent: 1,
         memory_bytes: 1,
         net_bytes_per_s: null,
+        disk_percent: 50,
       }));
     await store.metrics.upsert([...minute(60_000, 2500), ...minute(120_000, 2500), ...minute(180_000, 2500), ...minute(240_000, 100)]);
     let turns = 0;
@@ -359,6 +406,7 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
       cpu_percent: cpu,
       memory_bytes: 2,
       net_bytes_per_s: null,
+      disk_percent: null,
     });
     await store.metrics.upsert(hosts.flatMap((host, i) => [row(host, 60_000, i % 2 ? 1 : null), row(host, 120_000, 0.5)]));
     const asked = [...hosts].reverse().filter((_, i) => i % 3 !== 0);

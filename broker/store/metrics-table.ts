@@ -12,11 +12,15 @@ export interface MetricRow {
   cpu_percent: number | null;
   memory_bytes: number | null;
   net_bytes_per_s: number | null;
+  /** The host's fullest disk; null on a container's row. */
+  disk_percent: number | null;
 }
 
 /** What `rows` narrows to; every field given must hold. */
 export interface MetricsFilter {
   entities?: readonly string[];
+  /** The rows of these hosts (a fleet's label selector picks them); not given beside `entities`, which wins. */
+  hostIds?: readonly string[];
   service?: string;
   hostId?: string;
   name?: string;
@@ -31,7 +35,18 @@ export interface ServiceMinute {
   net_bytes_per_s: number | null;
 }
 
-/** Rows per upsert statement: 4,500 parameters, well within what SQLite (32,766) and PostgreSQL (65,535) take. */
+/** One entity's figures over a range: the mean of its minutes (null where none had the figure). */
+export interface EntityMean {
+  entity: string;
+  host_id: string;
+  name: string;
+  cpu_percent: number | null;
+  memory_bytes: number | null;
+  net_bytes_per_s: number | null;
+  disk_percent: number | null;
+}
+
+/** Rows per upsert statement: 5,000 parameters, well within what SQLite (32,766) and PostgreSQL (65,535) take. */
 const UPSERT_ROWS = 500;
 
 /** Rows deleted per statement when pruning: about 45 ms of SQLite's time on a store of 5 million rows. */
@@ -50,11 +65,23 @@ export class MetricsTable {
   async upsert(rows: readonly MetricRow[]): Promise<void> {
     await writeInBatches(rows, UPSERT_ROWS, (chunk) =>
       this.sql.run(
-        `INSERT INTO metrics (kind, entity, minute, host_id, name, service, cpu_percent, memory_bytes, net_bytes_per_s)
-         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+        `INSERT INTO metrics (kind, entity, minute, host_id, name, service, cpu_percent, memory_bytes, net_bytes_per_s, disk_percent)
+         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
          ON CONFLICT (kind, entity, minute) DO UPDATE SET cpu_percent = excluded.cpu_percent, memory_bytes = excluded.memory_bytes,
-           net_bytes_per_s = COALESCE(excluded.net_bytes_per_s, metrics.net_bytes_per_s), name = excluded.name, service = excluded.service`,
-        chunk.flatMap((row) => [row.kind, row.entity, row.minute, row.host_id, row.name, row.service, row.cpu_percent, row.memory_bytes, row.net_bytes_per_s]),
+           net_bytes_per_s = COALESCE(excluded.net_bytes_per_s, metrics.net_bytes_per_s), name = excluded.name, service = excluded.service,
+           disk_percent = excluded.disk_percent`,
+        chunk.flatMap((row) => [
+          row.kind,
+          row.entity,
+          row.minute,
+          row.host_id,
+          row.name,
+          row.service,
+          row.cpu_percent,
+          row.memory_bytes,
+          row.net_bytes_per_s,
+          row.disk_percent,
+        ]),
       ),
     );
   }
@@ -105,9 +132,30 @@ export class MetricsTable {
     }
     const select = (more: string[], moreArgs: readonly string[]) =>
       this.sql.all<MetricRow>(`SELECT * FROM metrics WHERE ${[...where, ...more].join(' AND ')} ORDER BY minute, entity`, [...args, ...moreArgs]);
-    if (!filter.entities) return select([], []);
-    const { rows, batches } = await queryInBatches(filter.entities, (batch) => select([`entity IN (${placeholders(batch.length)})`], batch));
+    const [column, list] = filter.entities ? ['entity', filter.entities] : filter.hostIds ? ['host_id', filter.hostIds] : [];
+    if (!column || !list) return select([], []);
+    const { rows, batches } = await queryInBatches(list, (batch) => select([`${column} IN (${placeholders(batch.length)})`], batch));
     return batches > 1 ? rows.sort((a, b) => a.minute - b.minute || compareText(a.entity, b.entity)) : rows;
+  }
+
+  /**
+   * Each host's or container's mean figures since a time, on these hosts: one
+   * row per entity, averaged by the store, however many minutes the range
+   * holds (a week of a 2,000-host fleet's containers is millions of rows,
+   * too many to read to rank them).
+   */
+  async means(kind: MetricKind, hostIds: readonly string[], since: number): Promise<EntityMean[]> {
+    const { rows } = await queryInBatches(hostIds, (batch) =>
+      this.sql.all<EntityMean>(
+        `SELECT entity, MAX(host_id) AS host_id, MAX(name) AS name, AVG(cpu_percent) AS cpu_percent, AVG(memory_bytes) AS memory_bytes,
+           AVG(net_bytes_per_s) AS net_bytes_per_s, AVG(disk_percent) AS disk_percent
+         FROM metrics WHERE kind = ? AND minute >= ? AND host_id IN (${placeholders(batch.length)})
+         GROUP BY entity ORDER BY entity`,
+        [kind, since, ...batch],
+      ),
+    );
+    // An entity's rows are all of one host, so no two batches hold the same entity.
+    return rows;
   }
 
   /**

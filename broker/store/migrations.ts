@@ -333,4 +333,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX web_sessions_identity ON web_sessions(identity_id, opened_at);
   CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
   `,
+  // 15: the fullest disk of each host per minute, for the fleet's disk charts
+  // (a container row leaves it null).
+  `
+  ALTER TABLE metrics ADD COLUMN disk_percent REAL;
+  `,
 ];

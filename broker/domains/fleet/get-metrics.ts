@@ -3,37 +3,50 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { mayRead } from '../../auth/visibility.ts';
 import { type BrokerActionContext, defineBrokerAction } from '../../calls/broker-action.ts';
+import { parseSelector } from '../../calls/selector.ts';
 import type { MetricRow } from '../../metrics/usage-history.ts';
+import type { EntityMean } from '../../store/metrics-table.ts';
 import type { BrokerDomain } from '../broker-domain.ts';
 import { type SeriesSummary, summarizeSeries } from './series-summary.ts';
 
 const RANGES = { '1h': [3_600_000, 60_000], '6h': [21_600_000, 300_000], '24h': [86_400_000, 900_000], '7d': [604_800_000, 7_200_000] } as const;
-const UNITS = { cpu: 'percent', memory: 'bytes', network: 'bytes_per_second' } as const;
+const UNITS = { cpu: 'percent', memory: 'bytes', disk: 'percent', network: 'bytes_per_second' } as const;
 const SERVICES = new Set(['service']);
 
 type Metric = keyof typeof UNITS;
 
-/** What a series is made of: a row of the history, or a service's sums of one minute. */
-type Figures = Pick<MetricRow, 'minute' | 'cpu_percent' | 'memory_bytes' | 'net_bytes_per_s'>;
+/** What a series is made of: a row of the history, or a service's sums of one minute (which has no disk). */
+type Figures = Pick<MetricRow, 'minute' | 'cpu_percent' | 'memory_bytes' | 'net_bytes_per_s'> & { disk_percent?: number | null };
 
-function figureOf(row: Figures, metric: Metric): number | null {
+function figureOf(row: Omit<Figures, 'minute'>, metric: Metric): number | null {
+  if (metric === 'disk') return row.disk_percent ?? null;
   return metric === 'cpu' ? row.cpu_percent : metric === 'memory' ? row.memory_bytes : row.net_bytes_per_s;
 }
 
-/** Sums a group's rows per minute (a service over its containers, a cluster over its hosts), then averages per bucket. */
+/**
+ * Sums a group's rows per minute (a service over its containers, a cluster
+ * over its hosts), or with `mean` averages them (the fleet's percentages: a
+ * hundred hosts at half load are a fleet at 50 %, not 5,000 %), then averages
+ * per bucket.
+ */
 function seriesOf(
   rows: readonly Figures[],
   metric: Metric,
   since: number,
   step: number,
   now: number,
+  perMinuteOf: 'sum' | 'mean' = 'sum',
 ): { points: { t: number; v: number | null }[]; summary: SeriesSummary; mean: number } {
-  const perMinute = new Map<number, number>();
+  const sums = new Map<number, { total: number; count: number }>();
   for (const row of rows) {
     const value = figureOf(row, metric);
     if (value === null) continue;
-    perMinute.set(row.minute, (perMinute.get(row.minute) ?? 0) + value);
+    const sum = sums.get(row.minute) ?? { total: 0, count: 0 };
+    sum.total += value;
+    sum.count += 1;
+    sums.set(row.minute, sum);
   }
+  const perMinute = new Map([...sums].map(([minute, sum]) => [minute, perMinuteOf === 'mean' ? sum.total / sum.count : sum.total]));
   const points: { t: number; v: number | null }[] = [];
   let total = 0;
   let count = 0;
@@ -120,7 +133,8 @@ export const getMetricsHandler = defineBrokerAction({
     const since = now - span;
     const hosts = context.visibleHosts();
     const hostName = (id: string) => context.registry.get(id)?.name ?? id;
-    const canSeeContainer = (row: MetricRow) => mayRead(context.identity, { type: 'container', name: row.name, host: hostName(row.host_id) });
+    const canSeeContainer = (row: Pick<MetricRow, 'name' | 'host_id'>) =>
+      mayRead(context.identity, { type: 'container', name: row.name, host: hostName(row.host_id) });
     const common = { target: params.target, metric, range, unit: UNITS[metric], step_s: step / 1000 };
     // A host's CPU figure is of its whole machine, a container's (docker stats) of one core.
     const of = (rows: 'host' | 'container') => ({
@@ -129,6 +143,14 @@ export const getMetricsHandler = defineBrokerAction({
     });
     const base = of('container');
     const top = params.top;
+    const hostFigure = params.target === 'fleet' || params.target === 'cluster' || params.target === 'host' || params.target === 'node';
+    const ranksContainers = top !== undefined && (params.by === 'container' || params.by === 'service' || (params.target !== 'fleet' && params.by !== 'node'));
+    if (metric === 'disk' && (!hostFigure || ranksContainers))
+      throw new FleetError('invalid_argument', 'disk is a figure of hosts (their fullest disk), not of containers or services', {
+        hint: 'Ask for disk with target host, node, cluster or fleet, and top with by node.',
+      });
+
+    if (params.target === 'fleet') return fleetMetrics(params, context, { metric, since, step, now, hostName, canSeeContainer });
 
     if (params.target === 'host' || params.target === 'node') {
       if (!params.id) throw new FleetError('invalid_argument', `target ${params.target} needs id`, { hint: 'list_agents lists the hosts.' });
@@ -216,3 +238,66 @@ export const getMetricsHandler = defineBrokerAction({
     return { ...of('host'), id: label, series: [{ name: label, ...s.summary, points: s.points }] };
   },
 });
+
+/**
+ * The fleet, or the hosts a label selector picks (env=prod): the hosts this
+ * identity may read, their mean CPU and disk and summed memory and network
+ * per minute, or with top the busiest hosts (by node, the default), containers
+ * or services among them. A host or container ranks by the mean of its
+ * minutes in the range; one that never had the figure is left out.
+ */
+async function fleetMetrics(
+  params: { selector?: string | undefined; range?: string | undefined; top?: number | undefined; by?: 'service' | 'node' | 'container' | undefined },
+  context: BrokerActionContext,
+  at: {
+    metric: Metric;
+    since: number;
+    step: number;
+    now: number;
+    hostName: (id: string) => string;
+    canSeeContainer: (row: Pick<MetricRow, 'name' | 'host_id'>) => boolean;
+  },
+) {
+  const { metric, since, step, now, hostName, canSeeContainer } = at;
+  const matches = params.selector ? parseSelector(params.selector) : () => true;
+  const members = context.visibleHosts().filter((h) => mayRead(context.identity, { type: 'host', name: h.name }) && matches(h.labels));
+  const ids = members.map((h) => h.id);
+  const label = params.selector ? `fleet ${params.selector}` : 'fleet';
+  const answer = {
+    target: 'fleet',
+    id: label,
+    metric,
+    range: params.range ?? '1h',
+    unit: UNITS[metric],
+    step_s: step / 1000,
+  };
+  const by = params.by ?? 'node';
+  const percentOf = (of: 'machine' | 'one core') => (metric === 'cpu' ? { percent_of: of } : {});
+  if (params.top && (by === 'node' || by === 'container')) {
+    // Each host's or container's mean over the range, averaged by the store: one row each, not one a minute.
+    const kind = by === 'node' ? 'host' : 'container';
+    const ranking = (await context.metrics.means(kind, ids, since))
+      .filter((mean) => kind === 'host' || canSeeContainer(mean))
+      .map((mean) => ({ mean, value: figureOf(mean, metric) }))
+      .filter((entry): entry is { mean: EntityMean; value: number } => entry.value !== null)
+      .sort((a, b) => b.value - a.value)
+      .slice(0, params.top)
+      .map(({ mean, value }) => ({
+        name: kind === 'host' ? hostName(mean.host_id) : `${hostName(mean.host_id)}/${mean.name}`,
+        value: Math.round(value * 100) / 100,
+        ...(kind === 'container' ? { host: hostName(mean.host_id) } : {}),
+      }));
+    return { ...answer, ...percentOf(kind === 'host' ? 'machine' : 'one core'), series: [], ranking };
+  }
+  if (params.top) {
+    const minutes = await context.metrics.serviceMinutes(ids, since);
+    const groups = groupBy(
+      minutes.filter((minute) => mayRead(context.identity, { type: 'service', name: minute.service })),
+      (minute) => minute.service,
+    );
+    return { ...answer, ...percentOf('one core'), series: [], ranking: rank(groups, metric, since, step, now, params.top) };
+  }
+  const perMinute = metric === 'cpu' || metric === 'disk' ? 'mean' : 'sum';
+  const s = seriesOf(await context.metrics.rows('host', { entities: ids }, since), metric, since, step, now, perMinute);
+  return { ...answer, ...percentOf('machine'), series: [{ name: label, ...s.summary, points: s.points }] };
+}

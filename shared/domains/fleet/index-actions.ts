@@ -76,15 +76,15 @@ export const getMetrics = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Metrics',
-  description:
-    "CPU, memory or network history of a service, node, host, container or cluster from the broker's samples; with top, the busiest services or containers instead.",
+  description: 'CPU, memory, disk or network history of a service, node, host, container, cluster or the fleet; with top, the busiest.',
   input: z
     .object({
-      target: z.enum(['service', 'node', 'cluster', 'host', 'container']),
+      target: z.enum(['service', 'node', 'cluster', 'host', 'container', 'fleet']),
       id: z.string().max(256).optional().describe('Name or id (the cluster, for cluster).'),
-      metric: z.enum(['cpu', 'memory', 'network']).optional().describe('default cpu'),
+      selector: z.string().max(512).optional(),
+      metric: z.enum(['cpu', 'memory', 'disk', 'network']).optional().describe('default cpu'),
       range: z.enum(['1h', '6h', '24h', '7d']).optional().describe('default 1h'),
-      top: z.number().int().min(1).max(10).optional().describe('Rank the top N instead of a series.'),
+      top: z.number().int().min(1).max(10).optional().describe('Rank the top N.'),
       by: z.enum(['service', 'node', 'container']).optional(),
     })
     .strict(),
@@ -93,11 +93,8 @@ export const getMetrics = defineAction({
     id: z.string().optional(),
     metric: z.string(),
     range: z.string(),
-    unit: z.string().describe('percent for cpu, bytes for memory, bytes_per_second for network.'),
-    percent_of: z
-      .enum(['machine', 'one core'])
-      .optional()
-      .describe("For cpu: a host's or cluster's figure is of its whole machine (100 = every core busy), a container's or service's of one core."),
+    unit: z.string().describe('percent (cpu, disk), bytes (memory) or bytes_per_second (network).'),
+    percent_of: z.enum(['machine', 'one core']).optional().describe('cpu of hosts is of the machine (100 = all cores busy), of containers of one core.'),
     step_s: z.number(),
     series: z.array(
       z.object({

@@ -102,8 +102,18 @@ export class FleetTable<Row> {
     }
     const fragment = document.createDocumentFragment();
     for (const row of sorted) {
-      const tr = h('tr', { 'data-key': this.options.rowKey(row), class: this.options.onOpen ? 'openable' : undefined });
-      if (this.options.onOpen) tr.addEventListener('click', () => this.options.onOpen?.(row));
+      // An openable row takes the keyboard's focus and opens with Enter, as with a click.
+      const tr = h('tr', {
+        'data-key': this.options.rowKey(row),
+        class: this.options.onOpen ? 'openable' : undefined,
+        tabindex: this.options.onOpen ? 0 : undefined,
+      });
+      if (this.options.onOpen) {
+        tr.addEventListener('click', () => this.options.onOpen?.(row));
+        tr.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter') this.options.onOpen?.(row);
+        });
+      }
       for (const c of this.options.columns) {
         const status = c.status?.(row);
         const td = document.createElement('td');

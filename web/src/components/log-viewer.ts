@@ -18,7 +18,8 @@ const MAX_LINES = 5000;
  */
 export class LogViewer {
   readonly element: HTMLElement;
-  private readonly list = h('ol', { class: 'log-lines' });
+  // Focusable, so the keyboard scrolls it as a mouse wheel does.
+  private readonly list = h('ol', { class: 'log-lines', tabindex: 0, 'aria-label': 'log lines' });
   private readonly search = h('input', { type: 'search', placeholder: 'search the lines', class: 'log-search', 'aria-label': 'search the log' });
   private readonly status = h('span', { class: 'log-status' });
   private readonly seen = new Set<string>();

@@ -2,13 +2,18 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h, replace } from '../dom.ts';
 import { formatBytes, formatPercent } from '../format.ts';
+import { axisLabel } from './axis-label.ts';
+import { historyNote } from './history-note.ts';
 
-export type Metric = 'cpu' | 'memory' | 'network';
+export type Metric = 'cpu' | 'memory' | 'disk' | 'network';
 export type Range = '1h' | '6h' | '24h' | '7d';
 
 /** get_metrics' answer, as far as the chart reads it. */
 export interface MetricsAnswer {
   unit: string;
+  /** For cpu: of the whole machine (a host, the fleet) or of one core (a container, a service). */
+  percent_of?: string;
+  step_s?: number;
   series: { name: string; latest: number | null; points: { t: number; v: number | null }[] }[];
 }
 
@@ -24,7 +29,7 @@ function formatIn(unit: string, value: number | null): string {
 }
 
 /**
- * CPU, memory or network over 1h to 7d, from get_metrics, drawn by uPlot (one
+ * CPU, memory, disk or network over 1h to 7d, from get_metrics, drawn by uPlot (one
  * canvas, a few thousand points in a millisecond or two). The element says how
  * many points it holds (`data-points`), which is what a reader checks first.
  */
@@ -36,19 +41,35 @@ export class MetricsChart {
   private readonly canvas = h('div', { class: 'chart-canvas' });
   private readonly controls = h('div', { class: 'chart-controls' });
   private readonly caption = h('p', { class: 'chart-caption' });
+  private readonly withControls: boolean;
   private loading = false;
 
+  /**
+   * `load` reads another metric or range when one is chosen or `show` is
+   * called. Without it and with `controls: false`, the page around the chart
+   * reads the answers and calls `draw` (the fleet's charts share one range
+   * and selector).
+   */
   constructor(
-    private readonly load: (metric: Metric, range: Range) => Promise<MetricsAnswer>,
-    initial: { metric?: Metric; range?: Range } = {},
+    private readonly load: ((metric: Metric, range: Range) => Promise<MetricsAnswer>) | undefined,
+    initial: { metric?: Metric; range?: Range; controls?: boolean; title?: string } = {},
   ) {
     this.metric = initial.metric ?? 'cpu';
     this.range = initial.range ?? '1h';
-    this.element = h('section', { class: 'metrics-chart', 'data-points': 0 }, this.controls, this.canvas, this.caption);
+    this.withControls = initial.controls ?? true;
+    this.element = h(
+      'section',
+      { class: 'metrics-chart', 'data-points': 0, ...(initial.title ? { 'aria-label': initial.title } : {}) },
+      initial.title ? h('h2', {}, initial.title) : null,
+      this.withControls ? this.controls : null,
+      this.canvas,
+      this.caption,
+    );
     this.renderControls();
   }
 
   private renderControls(): void {
+    if (!this.withControls) return;
     const button = <T extends string>(value: T, current: T, pick: (value: T) => void) =>
       h(
         'button',
@@ -64,7 +85,7 @@ export class MetricsChart {
 
   /** Loads and draws a metric over a range; a refresh while one is loading is skipped. */
   async show(metric = this.metric, range = this.range): Promise<void> {
-    if (this.loading && metric === this.metric && range === this.range) return;
+    if (!this.load || (this.loading && metric === this.metric && range === this.range)) return;
     this.metric = metric;
     this.range = range;
     this.renderControls();
@@ -90,9 +111,13 @@ export class MetricsChart {
     ];
     const points = answer.series.reduce((n, s) => n + s.points.filter((p) => p.v !== null).length, 0);
     this.element.dataset.points = String(points);
-    this.caption.textContent = answer.series.length
-      ? answer.series.map((s) => `${s.name}: ${formatIn(answer.unit, s.latest)} now`).join(' · ')
-      : 'No samples in this range yet: the broker keeps one per minute from heartbeats.';
+    const note = historyNote(answer);
+    const latest = answer.series.map((s) => `${s.name}: ${formatIn(answer.unit, s.latest)} now`).join(' · ');
+    this.caption.textContent = [points ? latest : '', note].filter(Boolean).join(' — ');
+    this.element.dataset.history = points === 0 ? 'empty' : note ? 'young' : 'full';
+    // The canvas has no text of its own: its axes are named for whoever cannot see it.
+    this.canvas.setAttribute('role', 'img');
+    this.canvas.setAttribute('aria-label', `${axisLabel(this.metric, answer)} against time (local). ${this.caption.textContent}`);
     const width = Math.max(this.canvas.clientWidth || this.element.clientWidth || 600, 300);
     const options: uPlot.Options = {
       width,
@@ -108,7 +133,10 @@ export class MetricsChart {
           value: (_: uPlot, v: number | null) => formatIn(answer.unit, v),
         })),
       ],
-      axes: [{}, { values: (_: uPlot, ticks: number[]) => ticks.map((v) => formatIn(answer.unit, v)), size: 70 }],
+      axes: [
+        { label: 'time (local)', labelSize: 20 },
+        { label: axisLabel(this.metric, answer), labelSize: 20, values: (_: uPlot, ticks: number[]) => ticks.map((v) => formatIn(answer.unit, v)), size: 70 },
+      ],
       scales: answer.unit.startsWith('percent') ? { y: { range: (_u, _min, max) => [0, Math.max(100, max)] } } : {},
       legend: { show: answer.series.length > 1 },
     };

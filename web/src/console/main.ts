@@ -6,6 +6,7 @@ import { ConsoleApi, type Me, SignedOut } from './console-api.ts';
 import type { DomainPage, Page, PageContext } from './page.ts';
 import { approvalsPage } from './pages/approvals-page.ts';
 import { auditPage } from './pages/audit-page.ts';
+import { chartsPage } from './pages/charts-page.ts';
 import { hostPage } from './pages/host-page.ts';
 import { objectHref, objectPage } from './pages/object-page.ts';
 import { overviewPage } from './pages/overview-page.ts';
@@ -91,6 +92,7 @@ function start(me: Me): void {
 
   const links: [string, string][] = [
     ['#/', 'Fleet'],
+    ['#/charts', 'Charts'],
     ...DOMAIN_PAGES.map((domainPage): [string, string] => [`#/${domainPage.path}`, domainPage.label]),
     ['#/recommendations', 'Recommendations'],
     ...(me.approvals ? ([['#/approvals', 'Approvals']] as [string, string][]) : []),
@@ -130,13 +132,15 @@ function start(me: Me): void {
           ? objectPage(context, objectType, objectId)
           : domainPage
             ? domainPage.open(context)
-            : name === 'recommendations'
-              ? recommendationsPage(context)
-              : name === 'audit' && me.audit
-                ? auditPage(context)
-                : name === 'approvals' && me.approvals
-                  ? approvalsPage(context)
-                  : overviewPage(context);
+            : name === 'charts'
+              ? chartsPage(context)
+              : name === 'recommendations'
+                ? recommendationsPage(context)
+                : name === 'audit' && me.audit
+                  ? auditPage(context)
+                  : name === 'approvals' && me.approvals
+                    ? approvalsPage(context)
+                    : overviewPage(context);
     for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
     replace(main, page.element);
     void refresh([]);

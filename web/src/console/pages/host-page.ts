@@ -221,7 +221,13 @@ export function hostPage(context: PageContext, host: string): Page {
     h(
       'div',
       { class: 'columns' },
-      h('div', {}, h('h2', {}, 'Listening ports'), ports, h('div', { class: 'scroll' }, portTable.element)),
+      h(
+        'div',
+        {},
+        h('h2', {}, 'Listening ports'),
+        ports,
+        h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'listening ports' }, portTable.element),
+      ),
       h('div', {}, h('h2', {}, 'Alerts'), alerts),
     ),
     h('h2', {}, 'Incidents'),
