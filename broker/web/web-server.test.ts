@@ -157,6 +157,72 @@ describe('the web console server', () => {
     expect(rows[0]).toMatchObject({ tool: 'revoke_agent', outcome: 'refused' });
   });
 
+  it('lets a level-3 identity create and revoke a join token, audited as the CLI audits it, and never with the token', async () => {
+    const session = await signIn(adminToken);
+    const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const created = await send(port, 'POST', '/api/admin/tokens', headers, JSON.stringify({ uses: 2, ttl_hours: 2, labels: { role: 'web' } }));
+    expect(created.status).toBe(200);
+    const token = JSON.parse(created.body) as { token: string; token_id: string; agent_command: string; uses_allowed: number };
+    expect(token.token).toMatch(/^fm1\./);
+    expect(token.uses_allowed).toBe(2);
+    expect(token.agent_command).toContain(`--token ${token.token} --ca-pin sha256:`);
+    // Without the CSRF token the same request changes nothing.
+    const { 'x-fleetmesh-csrf': _csrf, ...noCsrf } = headers;
+    expect((await send(port, 'POST', `/api/admin/tokens/${token.token_id}/revoke`, noCsrf, '{}')).status).toBe(403);
+    expect((await broker.store.tokens.get(token.token_id))?.revokedAt).toBeNull();
+    expect((await send(port, 'POST', `/api/admin/tokens/${token.token_id}/revoke`, headers, '{}')).status).toBe(200);
+    expect((await broker.store.tokens.get(token.token_id))?.revokedAt).not.toBeNull();
+    const listed = JSON.parse((await send(port, 'GET', '/api/admin/tokens', headers)).body) as { rows: { token_id: string; status: string }[] };
+    expect(listed.rows.find((row) => row.token_id === token.token_id)?.status).toBe('revoked');
+    const rows = await broker.store.audit.recent({ limit: 5, identity: 'web-admin' });
+    expect(rows.slice(0, 2).map((row) => [row.tool, row.outcome, row.targets])).toEqual([
+      ['token revoke', 'ok', [`join-token:${token.token_id}`]],
+      ['token create', 'ok', [`join-token:${token.token_id}`]],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(token.token);
+  });
+
+  it('refuses the admin screens to an identity below level 3 on the server, and audits the refusal', async () => {
+    const operator = (await createIdentity(broker.store, { name: 'web-operator', level: 1 })).token;
+    const session = await signIn(operator);
+    const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const before = (await broker.store.tokens.list()).length;
+    expect((await send(port, 'POST', '/api/admin/tokens', headers, '{}')).status).toBe(404);
+    expect((await send(port, 'GET', '/api/admin/identities', headers)).status).toBe(404);
+    expect((await send(port, 'POST', '/api/admin/identities', headers, JSON.stringify({ name: 'sneaky', level: 3 }))).status).toBe(404);
+    expect((await broker.store.tokens.list()).length).toBe(before);
+    expect(await broker.store.identities.findLiveByName('sneaky')).toBeUndefined();
+    const refused = await broker.store.audit.recent({ limit: 5, identity: 'web-operator', refused: true });
+    expect(refused.map((row) => row.tool)).toContain('POST /api/admin/tokens');
+  });
+
+  it('lets a level-3 identity with every grant create and revoke an identity, and one with narrower grants create none', async () => {
+    const session = await signIn(adminToken);
+    const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const created = await send(port, 'POST', '/api/admin/identities', headers, JSON.stringify({ name: 'web-ci', level: 1, grants: ['host:ci-*'] }));
+    expect(created.status).toBe(200);
+    const identity = JSON.parse(created.body) as { token: string; grants: string[] };
+    expect(identity.grants).toEqual(['host:ci-*']);
+    await signIn(identity.token);
+    expect((await send(port, 'POST', '/api/admin/identities/web-ci/revoke', headers, '{}')).status).toBe(200);
+    expect(await broker.store.identities.findLiveByName('web-ci')).toBeUndefined();
+    const rows = await broker.store.audit.recent({ limit: 5, identity: 'web-admin' });
+    expect(rows.slice(0, 2).map((row) => row.tool)).toEqual(['identity revoke', 'identity create']);
+    expect(JSON.stringify(rows)).not.toContain(identity.token);
+
+    const narrow = (await createIdentity(broker.store, { name: 'web-narrow', level: 3, grants: ['host:web-*'] })).token;
+    const narrowSession = await signIn(narrow);
+    const refused = await send(
+      port,
+      'POST',
+      '/api/admin/identities',
+      { 'content-type': 'application/json', cookie: narrowSession.cookie, 'x-fleetmesh-csrf': narrowSession.csrf },
+      JSON.stringify({ name: 'web-wide', level: 3 }),
+    );
+    expect(refused.status).toBe(403);
+    expect(await broker.store.identities.findLiveByName('web-wide')).toBeUndefined();
+  });
+
   it('shows a lower identity neither the audit log nor tools above its level', async () => {
     const reader = (await createIdentity(broker.store, { name: 'web-reader', level: 0 })).token;
     const session = await signIn(reader);

@@ -7,15 +7,16 @@ import { auditPeopleOf, parseIdentityToken, TokenRefused, verifyBearerToken } fr
 import type { ActionRunner } from '../calls/action-runner.ts';
 import { decideApproval } from '../calls/approvals/decide-approval.ts';
 import { closeHttp, type HttpLimits, hostAllowed, listenHttp } from '../http/listen-http.ts';
-import { CLOSES_CONNECTION, readBody } from '../http/read-body.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
 import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { type AuditQuery, auditQuery } from './audit-query.ts';
 import { ChangeStream } from './change-stream.ts';
+import { ConsoleAdmin, type ConsoleAdminOptions } from './console-admin.ts';
 import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
+import { readJson, SECURITY_HEADERS, sendError, sendJson } from './web-json.ts';
 import { csrfMatches, sessionCookieName, type WebSession, WebSessions } from './web-sessions.ts';
 
 export interface WebServerOptions {
@@ -30,71 +31,13 @@ export interface WebServerOptions {
   registry: AgentRegistry;
   index: FleetIndex;
   runner: ActionRunner;
+  enrollment: ConsoleAdminOptions['enrollment'];
   log: Logger;
 }
 
 const CSRF_HEADER = 'x-fleetmesh-csrf';
 /** Where the event stream takes the CSRF token: a browser's EventSource cannot send headers. */
 const CSRF_QUERY = 'csrf';
-const MAX_BODY_BYTES = 1024 * 1024;
-
-/**
- * Everything the console loads comes from this server: no inline script or
- * style, no other origin, no framing (the tests load every page under it and
- * fail on a CSP violation).
- */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/** A refused body (readBody()) is answered with its own status, and its connection closed. */
-function sendError(res: ServerResponse, status: number, error: FleetError): void {
-  const refusedBody = error.details?.httpStatus;
-  if (typeof refusedBody === 'number') sendJson(res, refusedBody, { error: error.toInfo() }, CLOSES_CONNECTION);
-  else sendJson(res, status, { error: error.toInfo() });
-}
-
-async function readJson(req: IncomingMessage, bodyTimeoutMs: number): Promise<Record<string, unknown>> {
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-    throw new FleetError('invalid_argument', 'the request body must be JSON (content-type: application/json)');
-  }
-  const raw = await readBody(req, { maxBytes: MAX_BODY_BYTES, timeoutMs: bodyTimeoutMs });
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new FleetError('invalid_argument', 'the request body is not valid JSON', {
-      hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
-    });
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new FleetError('invalid_argument', 'the request body must be a JSON object', {
-      hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
-    });
-  return body as Record<string, unknown>;
-}
 
 function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -130,6 +73,7 @@ export class WebServer {
   private readonly sessions: WebSessions;
   private readonly changes: ChangeStream;
   private readonly refusedHosts: ThrottledWarnings;
+  private readonly admin: ConsoleAdmin;
   port = 0;
   /** The built-in authorization server's sign-in pages, once the broker made it (`--oauth builtin`). */
   signInPages: SignInPages | undefined;
@@ -138,6 +82,12 @@ export class WebServer {
     this.sessions = new WebSessions(options.store);
     this.changes = new ChangeStream(options.registry, options.index, this.sessions);
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+    this.admin = new ConsoleAdmin({
+      store: options.store,
+      refusals: options.runner.refusals,
+      enrollment: options.enrollment,
+      bodyTimeoutMs: options.httpLimits.bodyTimeoutMs,
+    });
   }
 
   /** The console's origin, where the sign-in pages are. */
@@ -254,6 +204,7 @@ export class WebServer {
     }
     const decision = /^POST \/api\/approvals\/(ap-[0-9a-f]+)\/(approve|deny)$/.exec(route);
     if (decision) return this.decide(req, res, session, decision[1] ?? '', decision[2] === 'approve' ? 'approve' : 'deny');
+    if (await this.admin.handle(route, req, res, session.identity)) return;
     switch (route) {
       case 'GET /api/session':
         return sendJson(res, 200, this.whoami(session));
