@@ -157,6 +157,25 @@ describe('the web console server', () => {
     expect(rows[0]).toMatchObject({ tool: 'revoke_agent', outcome: 'refused' });
   });
 
+  it("streams a call's progress as lines before its answer when the page asks for it, and answers one JSON body otherwise", async () => {
+    const session = await signIn(adminToken);
+    const streamed = await callTool(session, 'system_status', {}, { accept: 'application/x-ndjson' });
+    expect(streamed.headers['content-type']).toBe('application/x-ndjson');
+    const lines = streamed.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { progress?: { progress: number; message: string }; answer?: { structured: { targeted: number } } });
+    expect(lines[0]?.progress?.message).toBe('sent to 0 hosts');
+    expect(lines.at(-1)?.answer?.structured.targeted).toBe(0);
+    const plain = await callTool(session, 'system_status', {});
+    expect(plain.headers['content-type']).toBe('application/json');
+    expect((JSON.parse(plain.body) as { structured: { targeted: number } }).structured.targeted).toBe(0);
+    // Refused before it runs: one JSON body, whatever the page accepts.
+    const refused = await callTool(session, 'no_such_tool', {}, { accept: 'application/x-ndjson' });
+    expect(refused.headers['content-type']).toBe('application/json');
+    expect((JSON.parse(refused.body) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
   it('lets a level-3 identity create and revoke a join token, audited as the CLI audits it, and never with the token', async () => {
     const session = await signIn(adminToken);
     const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };

@@ -9,11 +9,13 @@ import { decideApproval } from '../calls/approvals/decide-approval.ts';
 import { closeHttp, type HttpLimits, hostAllowed, listenHttp } from '../http/listen-http.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
+import { RequestProgress, STILL_RUNNING_PROGRESS_MS } from '../mcp/request-progress.ts';
 import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { type AuditQuery, auditQuery } from './audit-query.ts';
 import { ChangeStream } from './change-stream.ts';
 import { ConsoleAdmin, type ConsoleAdminOptions } from './console-admin.ts';
+import { ProgressLines } from './progress-lines.ts';
 import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
 import { readJson, SECURITY_HEADERS, sendError, sendJson } from './web-json.ts';
@@ -349,7 +351,10 @@ export class WebServer {
    * One tool call, by the tool's name on the individual surface, through the
    * same runner as MCP calls. A refusal or failure answers 200 with the error,
    * as an MCP tool error would: the console shows it (confirm_required lists
-   * the targets to confirm).
+   * the targets to confirm). A request that accepts `application/x-ndjson`
+   * hears the call's progress as MCP's progress notifications carry it (hosts
+   * settled of hosts targeted, what just happened, what it waits for), one
+   * `{"progress": …}` line each, then one `{"answer": …}` line.
    */
   private async call(req: IncomingMessage, res: ServerResponse, session: WebSession): Promise<void> {
     const { identity } = session;
@@ -358,6 +363,8 @@ export class WebServer {
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
     });
+    const stream = new ProgressLines(res, /\bapplication\/x-ndjson\b/i.test(req.headers.accept ?? ''));
+    const progress = stream.wanted ? new RequestProgress(stream.progress, STILL_RUNNING_PROGRESS_MS) : undefined;
     try {
       const body = await readJson(req, this.options.httpLimits.bodyTimeoutMs);
       const tool = body.tool;
@@ -371,13 +378,26 @@ export class WebServer {
         if (action) await runner.auditHiddenCall(identity, tool, action, args as Record<string, unknown>);
         throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
       }
-      const result = await runner.run(identity, action, args as Record<string, unknown>, { tool, signal: controller.signal });
-      sendJson(res, 200, { structured: result.structured, is_error: result.isError });
+      const result = await runner.run(identity, action, args as Record<string, unknown>, {
+        tool,
+        signal: controller.signal,
+        ...(progress
+          ? {
+              onProgress: progress.report,
+              onApproval: (waiting: string | undefined) => {
+                if (waiting !== undefined) progress.say(waiting);
+              },
+            }
+          : {}),
+      });
+      progress?.stop();
+      stream.answer({ structured: result.structured, is_error: result.isError });
     } catch (error) {
+      progress?.stop();
       const failure = toFleetError(error);
       // A body refused unread is the connection's, not the call's: its own status, and the connection closed.
       if (typeof failure.details?.httpStatus === 'number') return sendError(res, 400, failure);
-      sendJson(res, 200, { ...errorStructure(failure), is_error: true });
+      stream.answer({ ...errorStructure(failure), is_error: true });
     }
   }
 }
