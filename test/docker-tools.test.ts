@@ -217,8 +217,18 @@ describe('the docker and system collectors through MCP', () => {
     });
     const before = await call(client, 'docker_inspect', { host: 'engine-1', name: 'fm-sleeper' });
     const startedBefore = (before.structuredContent.state as { started_at_unix_ms: number }).started_at_unix_ms;
-    const restarted = await call(client, 'docker_restart', { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0 });
+    const progress: string[] = [];
+    const restarted = await call(
+      client,
+      'docker_restart',
+      { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0 },
+      { onprogress: (p) => progress.push(p.message ?? '') },
+    );
     expect(restarted.structuredContent).toMatchObject({ name: 'fm-sleeper', state: 'running', running: true, changed: true });
+    // The caller heard what the engine did to the container as it did it.
+    const told = progress.filter((message) => message.startsWith('engine-1: event='));
+    expect(told).toEqual(expect.arrayContaining(['engine-1: event="die", exit_code=137', 'engine-1: event="start"']));
+    expect(told.indexOf('engine-1: event="die", exit_code=137')).toBeLessThan(told.indexOf('engine-1: event="start"'));
     expect(restarted.structuredContent.started_at_unix_ms as number).toBeGreaterThan(startedBefore);
 
     const unconfirmed = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-sleeper' });
