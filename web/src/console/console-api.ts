@@ -28,6 +28,13 @@ export interface Approval {
 
 export class SignedOut extends Error {}
 
+/** One step of a call in flight, as the broker's progress notifications carry it: hosts settled of hosts targeted, and what just happened. */
+export interface CallStep {
+  progress: number;
+  total?: number;
+  message: string;
+}
+
 /** What a call answers when the broker could not be reached: its outcome is unknown. */
 function unanswered(error: Error): ToolAnswer {
   return {
@@ -134,6 +141,48 @@ export class ConsoleApi {
     if (response instanceof Error) return unanswered(response);
     return (await json(response)) as unknown as ToolAnswer;
   };
+
+  /**
+   * A change, with its progress as the broker reports it (`onStep` for each
+   * step, until the answer). Never sent twice: it may have run. The broker
+   * answers a call refused before it ran with one JSON body, and a call that
+   * ran with one line per step, then the answer's line.
+   */
+  async act(tool: string, args: Record<string, unknown>, onStep: (step: CallStep) => void): Promise<ToolAnswer> {
+    let response: Response;
+    try {
+      response = await send('/api/call', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/x-ndjson, application/json', 'x-fleetmesh-csrf': csrf() },
+        body: JSON.stringify({ tool, args }),
+      });
+    } catch (error) {
+      return unanswered(error as Error);
+    }
+    if (!/^application\/x-ndjson\b/.test(response.headers.get('content-type') ?? '') || !response.body) {
+      return (await json(response)) as unknown as ToolAnswer;
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        buffered += value ?? '';
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.trim() === '') continue;
+          const item = JSON.parse(line) as { progress?: CallStep; answer?: ToolAnswer };
+          if (item.answer) return item.answer;
+          if (item.progress) onStep(item.progress);
+        }
+        if (done) break;
+      }
+    } catch (error) {
+      return unanswered(error as Error);
+    }
+    return unanswered(new Error('the broker ended the answer early'));
+  }
 
   /** Audit rows, newest first, filtered by identity, tool, outcome and a time range (unix ms) as given. */
   async audit(filters: Record<string, string | number | undefined> = {}, limit = 200): Promise<Record<string, unknown>[]> {

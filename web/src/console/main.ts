@@ -72,14 +72,14 @@ function start(me: Me): void {
       location.hash = hash;
     },
     may: (tool) => allowed.has(tool),
-    async act(tool, args) {
-      let answer = await api.call(tool, args);
+    async act(tool, args, onStep = () => {}) {
+      let answer = await api.act(tool, args, onStep);
       if (answer.error?.code === 'confirm_required') {
         if (!(await confirmDialog(tool, answer.error.message, answer.targets ?? []))) {
           show(`${tool}: cancelled, nothing was changed.`, 'ok');
           return undefined;
         }
-        answer = await api.call(tool, { ...args, confirm: true });
+        answer = await api.act(tool, { ...args, confirm: true }, onStep);
       }
       if (answer.error) show(`${tool}: ${answer.error.message}${answer.error.code === 'unavailable' ? ` — ${answer.error.hint}` : ''}`, 'error');
       else show(`${tool}: done${answer.is_error ? ' with errors' : ''}.`, answer.is_error ? 'error' : 'ok');
