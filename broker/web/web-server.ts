@@ -235,6 +235,8 @@ export class WebServer {
       effective_level: runner.effectiveLevel(identity),
       tools: CATALOG.filter((action) => runner.allows(identity, action)).map((action) => ({ tool: action.tool, risk: action.risk, level: action.level })),
       audit: identity.level === 3,
+      /** The join tokens and identities screens (console-admin.ts), which the server refuses to others. */
+      admin: identity.level === 3,
       approvals: runner.approvals && runner.effectiveLevel(identity) >= 1,
     };
   }

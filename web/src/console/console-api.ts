@@ -8,6 +8,8 @@ export interface Me {
   csrf_token?: string;
   tools: { tool: string; risk: 'read' | 'write' | 'destructive'; level: number }[];
   audit: boolean;
+  /** Whether this identity manages join tokens and identities (level 3; the broker refuses the others). */
+  admin: boolean;
   /** Whether some calls wait for a second person, and this identity may see and decide them. */
   approvals: boolean;
 }
@@ -164,7 +166,9 @@ export class ConsoleApi {
     }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';
+    let answer: ToolAnswer | undefined;
     try {
+      // To the end, which the broker writes right after the answer's line.
       while (true) {
         const { done, value } = await reader.read();
         buffered += value ?? '';
@@ -173,15 +177,15 @@ export class ConsoleApi {
         for (const line of lines) {
           if (line.trim() === '') continue;
           const item = JSON.parse(line) as { progress?: CallStep; answer?: ToolAnswer };
-          if (item.answer) return item.answer;
-          if (item.progress) onStep(item.progress);
+          if (item.answer) answer = item.answer;
+          else if (item.progress) onStep(item.progress);
         }
         if (done) break;
       }
     } catch (error) {
-      return unanswered(error as Error);
+      return answer ?? unanswered(error as Error);
     }
-    return unanswered(new Error('the broker ended the answer early'));
+    return answer ?? unanswered(new Error('the broker ended the answer early'));
   }
 
   /** Audit rows, newest first, filtered by identity, tool, outcome and a time range (unix ms) as given. */
@@ -204,6 +208,23 @@ export class ConsoleApi {
         body: JSON.stringify({ reason }),
       }),
     );
+  }
+
+  /**
+   * The broker's own records, for level-3 identities: `GET kind` lists them,
+   * `POST kind` creates one (its secret is in this answer only), `POST
+   * kind/ID/revoke` revokes one. Rejects with the broker's reason.
+   */
+  async admin(kind: 'tokens' | 'identities', change?: { create: Record<string, unknown> } | { revoke: string }): Promise<Record<string, unknown>> {
+    const path = change && 'revoke' in change ? `/api/admin/${kind}/${encodeURIComponent(change.revoke)}/revoke` : `/api/admin/${kind}`;
+    const init: RequestInit = change
+      ? {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': csrf() },
+          body: JSON.stringify('create' in change ? change.create : {}),
+        }
+      : { headers: { 'x-fleetmesh-csrf': csrf() } };
+    return json(await send(path, init));
   }
 
   /** Calls `onChange` with the fleet:// resources that changed, as the broker reports them; returns a stop function. */

@@ -4,6 +4,7 @@ import { h, replace } from '../dom.ts';
 import { confirmDialog } from './confirm-dialog.ts';
 import { ConsoleApi, type Me, SignedOut } from './console-api.ts';
 import type { DomainPage, Page, PageContext } from './page.ts';
+import { adminPage } from './pages/admin-page.ts';
 import { approvalsPage } from './pages/approvals-page.ts';
 import { auditPage } from './pages/audit-page.ts';
 import { hostPage } from './pages/host-page.ts';
@@ -95,6 +96,7 @@ function start(me: Me): void {
     ['#/recommendations', 'Recommendations'],
     ...(me.approvals ? ([['#/approvals', 'Approvals']] as [string, string][]) : []),
     ...(me.audit ? ([['#/audit', 'Audit']] as [string, string][]) : []),
+    ...(me.admin ? ([['#/admin', 'Admin']] as [string, string][]) : []),
   ];
   const nav = h(
     'nav',
@@ -136,7 +138,9 @@ function start(me: Me): void {
                 ? auditPage(context)
                 : name === 'approvals' && me.approvals
                   ? approvalsPage(context)
-                  : overviewPage(context);
+                  : name === 'admin' && me.admin
+                    ? adminPage(context)
+                    : overviewPage(context);
     for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
     replace(main, page.element);
     void refresh([]);
