@@ -341,6 +341,19 @@ describe('the docker and system collectors through MCP', () => {
     expect(history.find((c) => c.metric === 'memory')).toMatchObject({ state: 'critical' });
   });
 
+  it("sets a host's alert thresholds, which its alerts then use, and audits the change", async () => {
+    const set = await call(client, 'set_alert_thresholds', { host: 'engine-1', memory_threshold: 100, disk_threshold: 99 });
+    expect(set.structuredContent).toMatchObject({ thresholds: { cpu_percent: 90, memory_percent: 100, disk_percent: 99 }, changed: true });
+    const alerts = (await call(client, 'alerts', { host: 'engine-1' })).structuredContent.alerts as { metric: string; threshold_percent: number }[];
+    expect(alerts.find((a) => a.metric === 'memory')?.threshold_percent).toBe(100);
+    expect(alerts.find((a) => a.metric === 'disk')?.threshold_percent).toBe(99);
+    const again = await call(client, 'set_alert_thresholds', { host: 'engine-1', memory_threshold: 100 });
+    expect(again.structuredContent.changed).toBe(false);
+    const rows = await fleet.broker.store.audit.recent({ limit: 5, tool: 'set_alert_thresholds' });
+    expect(rows[0]).toMatchObject({ outcome: 'ok', targets: ['engine-1'], arguments: { host: 'engine-1', memory_threshold: 100 } });
+    await call(client, 'set_alert_thresholds', { host: 'engine-1', memory_threshold: 85, disk_threshold: 90 });
+  });
+
   it('hides containers a grant does not cover, as if they did not exist', async () => {
     const narrow = await mcpClient(fleet.broker, await identityToken(fleet.broker, 1, ['container:engine-1/fm-web*=write']));
     const list = await call(narrow, 'docker_list', { host: 'engine-1' });
