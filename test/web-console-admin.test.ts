@@ -127,6 +127,26 @@ describe('live actions and the admin screens of the web console in Chromium', ()
     expect(problems.filter((p) => !/Failed to load resource/.test(p))).toEqual([]);
   });
 
+  it("sets a host's alert thresholds from the console through set_alert_thresholds, audited as an MCP call is", async () => {
+    await page.goto(`${consoleUrl}#/admin`);
+    const cpu = page.locator('.page.admin tr[data-key="wa-host"] td[data-metric="cpu"]');
+    await page.waitForSelector('.page.admin tr[data-key="wa-host"] td[data-metric="cpu"]:has-text("90 %")');
+    await page.selectOption('.admin-form[data-form="thresholds"] select[name="host"]', 'wa-host');
+    await page.fill('.admin-form[data-form="thresholds"] input[name="cpu"]', '77');
+    await page.click('.admin-form[data-form="thresholds"] button[type="submit"]');
+    await page.waitForSelector('.page.admin tr[data-key="wa-host"] td[data-metric="cpu"]:has-text("77 %")');
+    expect(await page.textContent('.page.admin tr[data-key="wa-host"] td[data-metric="memory"]')).toBe('85 %');
+    expect(await cpu.textContent()).toBe('77 %');
+    const rows = await fleet.broker.store.audit.recent({ limit: 5, tool: 'set_alert_thresholds' });
+    expect(rows[0]).toMatchObject({ identity: 'wa-admin', outcome: 'ok', targets: ['wa-host'], arguments: { host: 'wa-host', cpu_threshold: 77 } });
+  });
+
+  it('tests the notification channels, and says so where the broker has none', async () => {
+    await page.goto(`${consoleUrl}#/admin`);
+    await page.click('button[data-tool="notify_test"]');
+    await page.waitForSelector('.admin-status.error:has-text("the broker has no notification channel configured — Start the broker with --notify-webhook")');
+  });
+
   it('refuses a level-1 identity the admin screens on the server, not only in its navigation', async () => {
     const operator = await browser.newContext();
     try {

@@ -2,6 +2,7 @@ import { h, replace } from '../../dom.ts';
 import { formatAgo, formatTime } from '../../format.ts';
 import { confirmDialog } from '../confirm-dialog.ts';
 import type { Page, PageContext } from '../page.ts';
+import { thresholdsSection } from './thresholds-section.ts';
 
 interface TokenRow {
   token_id: string;
@@ -59,8 +60,9 @@ function field(label: string, input: HTMLElement): HTMLElement {
  * client identities, listed, created (the secret shown once, here only) and
  * revoked after a confirmation that names the record. Each change goes
  * through the broker's admin API, which calls what `fleetmesh token …` and
- * `fleetmesh identity …` call and writes the same audit rows; and, when this
- * identity may use it, a test of the broker's notification channels.
+ * `fleetmesh identity …` call and writes the same audit rows; and, where this
+ * identity may use their tools, the hosts' alert thresholds and a test of the
+ * broker's notification channels.
  */
 export function adminPage(context: PageContext): Page {
   const status = h('p', { class: 'admin-status', role: 'status', 'aria-live': 'polite' });
@@ -157,6 +159,8 @@ export function adminPage(context: PageContext): Page {
     });
   };
 
+  const thresholds = context.may('set_alert_thresholds') ? thresholdsSection(context, say) : undefined;
+
   const notifications = context.may('notify_test')
     ? h(
         'div',
@@ -171,7 +175,8 @@ export function adminPage(context: PageContext): Page {
             onclick: () =>
               void context.act('notify_test', {}).then((answer) => {
                 const channels = (answer?.structured?.channels ?? []) as { channel: string; origin: string; ok: boolean; error?: string }[];
-                if (answer && !answer.error)
+                if (answer?.error) say(`notify_test: ${answer.error.message}${answer.error.hint ? ` — ${answer.error.hint}` : ''}`, 'error');
+                else if (answer)
                   say(
                     channels.length
                       ? channels.map((c) => `${c.channel} ${c.origin}: ${c.ok ? 'sent' : (c.error ?? 'failed')}`).join(' · ')
@@ -198,12 +203,16 @@ export function adminPage(context: PageContext): Page {
       h('h2', {}, 'Identities'),
       identityForm,
       identities,
+      thresholds?.element,
       notifications,
     ),
-    async refresh() {
+    async refresh(uris) {
+      // None of this is a fleet resource: it is read when the page opens and after each change here, not at each heartbeat.
+      if (uris.length > 0) return;
       const [tokenRows, identityRows] = await Promise.all([
         context.api.admin('tokens').then((body) => body.rows as TokenRow[]),
         context.api.admin('identities').then((body) => body.rows as IdentityRow[]),
+        thresholds?.refresh(),
       ]);
       replace(
         tokens,
