@@ -144,14 +144,18 @@ export class ConsoleAdmin {
 
   /**
    * `{name, level, grants?, ttl_days?}`: the bearer token once. Only an
-   * identity that holds every grant may make one, so that no identity makes
-   * another that reaches further than itself.
+   * identity that holds every grant and has no tool switched off may make
+   * one, so that no identity makes another that reaches further than itself.
    */
   private async createIdentity(identity: Identity, actor: { name: string }, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    if (identity.grants.texts.join(' ') !== FULL_ACCESS.join(' ')) {
-      throw new FleetError('forbidden', `${identity.name} holds narrower grants than ${FULL_ACCESS.join(' ')}: it may not create identities`, {
-        hint: 'An identity with every grant, or the operator at the broker (fleetmesh identity create), can.',
-      });
+    if (identity.grants.texts.join(' ') !== FULL_ACCESS.join(' ') || (identity.tools?.describe() ?? '') !== '') {
+      throw new FleetError(
+        'forbidden',
+        `${identity.name} holds narrower grants than ${FULL_ACCESS.join(' ')}, or has tools switched off: it may not create identities`,
+        {
+          hint: 'An identity with every grant, or the operator at the broker (fleetmesh identity create), can.',
+        },
+      );
     }
     const level = body.level;
     if (typeof body.name !== 'string' || typeof level !== 'number' || ![0, 1, 2, 3].includes(level)) {

@@ -240,6 +240,17 @@ describe('the web console server', () => {
     );
     expect(refused.status).toBe(403);
     expect(await broker.store.identities.findLiveByName('web-wide')).toBeUndefined();
+    const switchedOff = (await createIdentity(broker.store, { name: 'web-no-stop', level: 3, tools: { disable: ['docker_stop'], enable: [] } })).token;
+    const switchedOffSession = await signIn(switchedOff);
+    const alsoRefused = await send(
+      port,
+      'POST',
+      '/api/admin/identities',
+      { 'content-type': 'application/json', cookie: switchedOffSession.cookie, 'x-fleetmesh-csrf': switchedOffSession.csrf },
+      JSON.stringify({ name: 'web-wide', level: 3 }),
+    );
+    expect(alsoRefused.status).toBe(403);
+    expect(await broker.store.identities.findLiveByName('web-wide')).toBeUndefined();
   });
 
   it('shows a lower identity neither the audit log nor tools above its level', async () => {
