@@ -7,7 +7,7 @@ import { FULL_ACCESS } from '../auth/grants.ts';
 import { auditPeopleOf, type Identity } from '../auth/identities.ts';
 import type { RefusalAudit } from '../calls/refusal-audit.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import { readJson, sendError, sendJson } from './web-json.ts';
+import { readJson, sendError, sendJson, statusOf } from './web-json.ts';
 
 export interface ConsoleAdminOptions {
   store: BrokerStore;
@@ -20,10 +20,6 @@ export interface ConsoleAdminOptions {
 const ROUTE = /^(GET|POST) \/api\/admin\/(tokens|identities)(?:\/([^/]+)\/(revoke))?$/;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-
-function statusOf(error: FleetError): number {
-  return error.code === 'not_found' ? 404 : error.code === 'forbidden' ? 403 : error.code === 'conflict' ? 409 : 400;
-}
 
 function positive(value: unknown, name: string, max: number): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;

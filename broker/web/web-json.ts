@@ -61,3 +61,8 @@ export async function readJson(req: IncomingMessage, bodyTimeoutMs: number): Pro
     });
   return body as Record<string, unknown>;
 }
+
+/** The HTTP status of a refused change: gone, not allowed, or in the way of another; anything else is a bad request. */
+export function statusOf(error: FleetError): number {
+  return error.code === 'not_found' ? 404 : error.code === 'forbidden' ? 403 : error.code === 'conflict' ? 409 : 400;
+}

@@ -18,7 +18,7 @@ import { ConsoleAdmin, type ConsoleAdminOptions } from './console-admin.ts';
 import { ProgressLines } from './progress-lines.ts';
 import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
-import { readJson, SECURITY_HEADERS, sendError, sendJson } from './web-json.ts';
+import { readJson, SECURITY_HEADERS, sendError, sendJson, statusOf } from './web-json.ts';
 import { csrfMatches, sessionCookieName, type WebSession, WebSessions } from './web-sessions.ts';
 
 export interface WebServerOptions {
@@ -344,8 +344,7 @@ export class WebServer {
       sendJson(res, 200, { approval: row });
     } catch (error) {
       const failure = toFleetError(error);
-      const status = failure.code === 'not_found' ? 404 : failure.code === 'forbidden' ? 403 : failure.code === 'conflict' ? 409 : 400;
-      sendError(res, status, failure);
+      sendError(res, statusOf(failure), failure);
     }
   }
 
