@@ -20,7 +20,7 @@ export function thresholdsSection(context: PageContext, say: (text: string, kind
   const inputs = Object.fromEntries(
     METRICS.map((metric) => [
       metric,
-      h('input', { type: 'number', name: metric, min: 1, max: 100, placeholder: 'unchanged', 'aria-label': `${metric} threshold, percent` }),
+      h('input', { type: 'number', name: metric, min: 1, max: 100, placeholder: 'as is', 'aria-label': `${metric} threshold, percent` }),
     ]),
   ) as Record<(typeof METRICS)[number], HTMLInputElement>;
   let hosts: string[] = [];
