@@ -270,6 +270,10 @@ export class Broker {
           registry,
           index,
           runner,
+          enrollment: async () => ({
+            caPin: authority.set.validPins()[0] ?? authority.pin,
+            agentAddress: (await store.getMeta(META_AGENT_ADDRESS)) ?? `${options.advertiseNames[0] ?? 'localhost'}:${port}`,
+          }),
           log,
         });
         try {

@@ -48,11 +48,12 @@ const LEVELS: readonly Level[] = [0, 1, 2, 3];
  * tools (pulls, images, roll-forward, compose) and the four files and commands
  * tools (instead of ssh) raised the individual total by the per-tool budget
  * each; the systemd domain's seven journal and service tools, the packages
- * domain's two and log_tail by 147.5 each. A client short of context takes the
- * meta or dynamic surface.
+ * domain's two and log_tail by 147.5 each, and set_alert_thresholds (the
+ * console's thresholds, the same action as MCP's) by as much. A client short
+ * of context takes the meta or dynamic surface.
  */
 const BUDGETS = {
-  individual: { tokens: 15_375, tokens_per_tool: 150 },
+  individual: { tokens: 15_522, tokens_per_tool: 150 },
   meta: { tokens: 3_500 },
   dynamic: { tokens: 500 },
 } as const;

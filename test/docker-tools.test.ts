@@ -220,8 +220,18 @@ describe('the docker and system collectors through MCP', () => {
     });
     const before = await call(client, 'docker_inspect', { host: 'engine-1', name: 'fm-sleeper' });
     const startedBefore = (before.structuredContent.state as { started_at_unix_ms: number }).started_at_unix_ms;
-    const restarted = await call(client, 'docker_restart', { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0 });
+    const progress: string[] = [];
+    const restarted = await call(
+      client,
+      'docker_restart',
+      { host: 'engine-1', name: 'fm-sleeper', timeout_s: 0 },
+      { onprogress: (p) => progress.push(p.message ?? '') },
+    );
     expect(restarted.structuredContent).toMatchObject({ name: 'fm-sleeper', state: 'running', running: true, changed: true });
+    // The caller heard what the engine did to the container as it did it.
+    const told = progress.filter((message) => message.startsWith('engine-1: event='));
+    expect(told).toEqual(expect.arrayContaining(['engine-1: event="die", exit_code=137', 'engine-1: event="start"']));
+    expect(told.indexOf('engine-1: event="die", exit_code=137')).toBeLessThan(told.indexOf('engine-1: event="start"'));
     expect(restarted.structuredContent.started_at_unix_ms as number).toBeGreaterThan(startedBefore);
 
     const unconfirmed = await call(client, 'docker_stop', { host: 'engine-1', name: 'fm-sleeper' });
@@ -332,6 +342,19 @@ describe('the docker and system collectors through MCP', () => {
       return crossings.some((c) => c.metric === 'memory') && crossings.some((c) => c.metric === 'disk') ? crossings : undefined;
     });
     expect(history.find((c) => c.metric === 'memory')).toMatchObject({ state: 'critical' });
+  });
+
+  it("sets a host's alert thresholds, which its alerts then use, and audits the change", async () => {
+    const set = await call(client, 'set_alert_thresholds', { host: 'engine-1', memory_threshold: 100, disk_threshold: 99 });
+    expect(set.structuredContent).toMatchObject({ thresholds: { cpu_percent: 90, memory_percent: 100, disk_percent: 99 }, changed: true });
+    const alerts = (await call(client, 'alerts', { host: 'engine-1' })).structuredContent.alerts as { metric: string; threshold_percent: number }[];
+    expect(alerts.find((a) => a.metric === 'memory')?.threshold_percent).toBe(100);
+    expect(alerts.find((a) => a.metric === 'disk')?.threshold_percent).toBe(99);
+    const again = await call(client, 'set_alert_thresholds', { host: 'engine-1', memory_threshold: 100 });
+    expect(again.structuredContent.changed).toBe(false);
+    const rows = await fleet.broker.store.audit.recent({ limit: 5, tool: 'set_alert_thresholds' });
+    expect(rows[0]).toMatchObject({ outcome: 'ok', targets: ['engine-1'], arguments: { host: 'engine-1', memory_threshold: 100 } });
+    await call(client, 'set_alert_thresholds', { host: 'engine-1', memory_threshold: 85, disk_threshold: 90 });
   });
 
   it('hides containers a grant does not cover, as if they did not exist', async () => {

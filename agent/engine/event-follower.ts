@@ -42,6 +42,7 @@ const REPLAY_MS = 15 * 60_000;
 export class EventFollower {
   private readonly history: EngineEvent[] = [];
   private readonly stopController = new AbortController();
+  private readonly watchers = new Set<(event: EngineEvent) => void>();
   private stream: Readable | undefined;
   private running: Promise<void> | undefined;
 
@@ -60,6 +61,12 @@ export class EventFollower {
     this.stopController.abort();
     this.stream?.destroy();
     await this.running;
+  }
+
+  /** Also tells `watcher` of each event from now on (a change reporting what the engine does meanwhile), until the returned function is called. */
+  watch(watcher: (event: EngineEvent) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Newest first; `types` matches actions (health_status matches every health_status: event). */
@@ -100,6 +107,7 @@ export class EventFollower {
         this.history.push(event);
         if (this.history.length > KEEP) this.history.splice(0, this.history.length - KEEP);
         this.onEvent(event);
+        for (const watcher of this.watchers) watcher(event);
       });
       stream.on('end', () => resolve());
       stream.on('error', () => resolve());

@@ -157,6 +157,102 @@ describe('the web console server', () => {
     expect(rows[0]).toMatchObject({ tool: 'revoke_agent', outcome: 'refused' });
   });
 
+  it("streams a call's progress as lines before its answer when the page asks for it, and answers one JSON body otherwise", async () => {
+    const session = await signIn(adminToken);
+    const streamed = await callTool(session, 'system_status', {}, { accept: 'application/x-ndjson' });
+    expect(streamed.headers['content-type']).toBe('application/x-ndjson');
+    const lines = streamed.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { progress?: { progress: number; message: string }; answer?: { structured: { targeted: number } } });
+    expect(lines[0]?.progress?.message).toBe('sent to 0 hosts');
+    expect(lines.at(-1)?.answer?.structured.targeted).toBe(0);
+    const plain = await callTool(session, 'system_status', {});
+    expect(plain.headers['content-type']).toBe('application/json');
+    expect((JSON.parse(plain.body) as { structured: { targeted: number } }).structured.targeted).toBe(0);
+    // Refused before it runs: one JSON body, whatever the page accepts.
+    const refused = await callTool(session, 'no_such_tool', {}, { accept: 'application/x-ndjson' });
+    expect(refused.headers['content-type']).toBe('application/json');
+    expect((JSON.parse(refused.body) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('lets a level-3 identity create and revoke a join token, audited as the CLI audits it, and never with the token', async () => {
+    const session = await signIn(adminToken);
+    const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const created = await send(port, 'POST', '/api/admin/tokens', headers, JSON.stringify({ uses: 2, ttl_hours: 2, labels: { role: 'web' } }));
+    expect(created.status).toBe(200);
+    const token = JSON.parse(created.body) as { token: string; token_id: string; agent_command: string; uses_allowed: number };
+    expect(token.token).toMatch(/^fm1\./);
+    expect(token.uses_allowed).toBe(2);
+    expect(token.agent_command).toContain(`--token ${token.token} --ca-pin sha256:`);
+    // Without the CSRF token the same request changes nothing.
+    const { 'x-fleetmesh-csrf': _csrf, ...noCsrf } = headers;
+    expect((await send(port, 'POST', `/api/admin/tokens/${token.token_id}/revoke`, noCsrf, '{}')).status).toBe(403);
+    expect((await broker.store.tokens.get(token.token_id))?.revokedAt).toBeNull();
+    expect((await send(port, 'POST', `/api/admin/tokens/${token.token_id}/revoke`, headers, '{}')).status).toBe(200);
+    expect((await broker.store.tokens.get(token.token_id))?.revokedAt).not.toBeNull();
+    const listed = JSON.parse((await send(port, 'GET', '/api/admin/tokens', headers)).body) as { rows: { token_id: string; status: string }[] };
+    expect(listed.rows.find((row) => row.token_id === token.token_id)?.status).toBe('revoked');
+    const rows = await broker.store.audit.recent({ limit: 5, identity: 'web-admin' });
+    expect(rows.slice(0, 2).map((row) => [row.tool, row.outcome, row.targets])).toEqual([
+      ['token revoke', 'ok', [`join-token:${token.token_id}`]],
+      ['token create', 'ok', [`join-token:${token.token_id}`]],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(token.token);
+  });
+
+  it('refuses the admin screens to an identity below level 3 on the server, and audits the refusal', async () => {
+    const operator = (await createIdentity(broker.store, { name: 'web-operator', level: 1 })).token;
+    const session = await signIn(operator);
+    const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const before = (await broker.store.tokens.list()).length;
+    expect((await send(port, 'POST', '/api/admin/tokens', headers, '{}')).status).toBe(404);
+    expect((await send(port, 'GET', '/api/admin/identities', headers)).status).toBe(404);
+    expect((await send(port, 'POST', '/api/admin/identities', headers, JSON.stringify({ name: 'sneaky', level: 3 }))).status).toBe(404);
+    expect((await broker.store.tokens.list()).length).toBe(before);
+    expect(await broker.store.identities.findLiveByName('sneaky')).toBeUndefined();
+    const refused = await broker.store.audit.recent({ limit: 5, identity: 'web-operator', refused: true });
+    expect(refused.map((row) => row.tool)).toContain('POST /api/admin/tokens');
+  });
+
+  it('lets a level-3 identity with every grant create and revoke an identity, and one with narrower grants create none', async () => {
+    const session = await signIn(adminToken);
+    const headers = { 'content-type': 'application/json', cookie: session.cookie, 'x-fleetmesh-csrf': session.csrf };
+    const created = await send(port, 'POST', '/api/admin/identities', headers, JSON.stringify({ name: 'web-ci', level: 1, grants: ['host:ci-*'] }));
+    expect(created.status).toBe(200);
+    const identity = JSON.parse(created.body) as { token: string; grants: string[] };
+    expect(identity.grants).toEqual(['host:ci-*']);
+    await signIn(identity.token);
+    expect((await send(port, 'POST', '/api/admin/identities/web-ci/revoke', headers, '{}')).status).toBe(200);
+    expect(await broker.store.identities.findLiveByName('web-ci')).toBeUndefined();
+    const rows = await broker.store.audit.recent({ limit: 5, identity: 'web-admin' });
+    expect(rows.slice(0, 2).map((row) => row.tool)).toEqual(['identity revoke', 'identity create']);
+    expect(JSON.stringify(rows)).not.toContain(identity.token);
+
+    const narrow = (await createIdentity(broker.store, { name: 'web-narrow', level: 3, grants: ['host:web-*'] })).token;
+    const narrowSession = await signIn(narrow);
+    const refused = await send(
+      port,
+      'POST',
+      '/api/admin/identities',
+      { 'content-type': 'application/json', cookie: narrowSession.cookie, 'x-fleetmesh-csrf': narrowSession.csrf },
+      JSON.stringify({ name: 'web-wide', level: 3 }),
+    );
+    expect(refused.status).toBe(403);
+    expect(await broker.store.identities.findLiveByName('web-wide')).toBeUndefined();
+    const switchedOff = (await createIdentity(broker.store, { name: 'web-no-stop', level: 3, tools: { disable: ['docker_stop'], enable: [] } })).token;
+    const switchedOffSession = await signIn(switchedOff);
+    const alsoRefused = await send(
+      port,
+      'POST',
+      '/api/admin/identities',
+      { 'content-type': 'application/json', cookie: switchedOffSession.cookie, 'x-fleetmesh-csrf': switchedOffSession.csrf },
+      JSON.stringify({ name: 'web-wide', level: 3 }),
+    );
+    expect(alsoRefused.status).toBe(403);
+    expect(await broker.store.identities.findLiveByName('web-wide')).toBeUndefined();
+  });
+
   it('shows a lower identity neither the audit log nor tools above its level', async () => {
     const reader = (await createIdentity(broker.store, { name: 'web-reader', level: 0 })).token;
     const session = await signIn(reader);

@@ -7,15 +7,18 @@ import { auditPeopleOf, parseIdentityToken, TokenRefused, verifyBearerToken } fr
 import type { ActionRunner } from '../calls/action-runner.ts';
 import { decideApproval } from '../calls/approvals/decide-approval.ts';
 import { closeHttp, type HttpLimits, hostAllowed, listenHttp } from '../http/listen-http.ts';
-import { CLOSES_CONNECTION, readBody } from '../http/read-body.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import { ThrottledWarnings } from '../limits/throttled-warnings.ts';
+import { RequestProgress, STILL_RUNNING_PROGRESS_MS } from '../mcp/request-progress.ts';
 import { errorStructure } from '../mcp/tool-result.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { type AuditQuery, auditQuery } from './audit-query.ts';
 import { ChangeStream } from './change-stream.ts';
+import { ConsoleAdmin, type ConsoleAdminOptions } from './console-admin.ts';
+import { ProgressLines } from './progress-lines.ts';
 import type { SignInPages } from './sign-in-pages.ts';
 import type { StaticAssets } from './static-assets.ts';
+import { readJson, SECURITY_HEADERS, sendError, sendJson, statusOf } from './web-json.ts';
 import { csrfMatches, sessionCookieName, type WebSession, WebSessions } from './web-sessions.ts';
 
 export interface WebServerOptions {
@@ -30,71 +33,13 @@ export interface WebServerOptions {
   registry: AgentRegistry;
   index: FleetIndex;
   runner: ActionRunner;
+  enrollment: ConsoleAdminOptions['enrollment'];
   log: Logger;
 }
 
 const CSRF_HEADER = 'x-fleetmesh-csrf';
 /** Where the event stream takes the CSRF token: a browser's EventSource cannot send headers. */
 const CSRF_QUERY = 'csrf';
-const MAX_BODY_BYTES = 1024 * 1024;
-
-/**
- * Everything the console loads comes from this server: no inline script or
- * style, no other origin, no framing (the tests load every page under it and
- * fail on a CSP violation).
- */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-/** A refused body (readBody()) is answered with its own status, and its connection closed. */
-function sendError(res: ServerResponse, status: number, error: FleetError): void {
-  const refusedBody = error.details?.httpStatus;
-  if (typeof refusedBody === 'number') sendJson(res, refusedBody, { error: error.toInfo() }, CLOSES_CONNECTION);
-  else sendJson(res, status, { error: error.toInfo() });
-}
-
-async function readJson(req: IncomingMessage, bodyTimeoutMs: number): Promise<Record<string, unknown>> {
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-    throw new FleetError('invalid_argument', 'the request body must be JSON (content-type: application/json)');
-  }
-  const raw = await readBody(req, { maxBytes: MAX_BODY_BYTES, timeoutMs: bodyTimeoutMs });
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new FleetError('invalid_argument', 'the request body is not valid JSON', {
-      hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
-    });
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new FleetError('invalid_argument', 'the request body must be a JSON object', {
-      hint: 'Send a JSON object: {"token": …} to sign in, {"tool": …, "arguments": {…}} to call a tool.',
-    });
-  return body as Record<string, unknown>;
-}
 
 function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -130,6 +75,7 @@ export class WebServer {
   private readonly sessions: WebSessions;
   private readonly changes: ChangeStream;
   private readonly refusedHosts: ThrottledWarnings;
+  private readonly admin: ConsoleAdmin;
   port = 0;
   /** The built-in authorization server's sign-in pages, once the broker made it (`--oauth builtin`). */
   signInPages: SignInPages | undefined;
@@ -138,6 +84,12 @@ export class WebServer {
     this.sessions = new WebSessions(options.store);
     this.changes = new ChangeStream(options.registry, options.index, this.sessions);
     this.refusedHosts = new ThrottledWarnings(options.log, { burst: 20, perMinute: 6 });
+    this.admin = new ConsoleAdmin({
+      store: options.store,
+      refusals: options.runner.refusals,
+      enrollment: options.enrollment,
+      bodyTimeoutMs: options.httpLimits.bodyTimeoutMs,
+    });
   }
 
   /** The console's origin, where the sign-in pages are. */
@@ -254,6 +206,7 @@ export class WebServer {
     }
     const decision = /^POST \/api\/approvals\/(ap-[0-9a-f]+)\/(approve|deny)$/.exec(route);
     if (decision) return this.decide(req, res, session, decision[1] ?? '', decision[2] === 'approve' ? 'approve' : 'deny');
+    if (await this.admin.handle(route, req, res, session.identity)) return;
     switch (route) {
       case 'GET /api/session':
         return sendJson(res, 200, this.whoami(session));
@@ -282,6 +235,8 @@ export class WebServer {
       effective_level: runner.effectiveLevel(identity),
       tools: CATALOG.filter((action) => runner.allows(identity, action)).map((action) => ({ tool: action.tool, risk: action.risk, level: action.level })),
       audit: identity.level === 3,
+      /** The join tokens and identities screens (console-admin.ts), which the server refuses to others. */
+      admin: identity.level === 3,
       approvals: runner.approvals && runner.effectiveLevel(identity) >= 1,
     };
   }
@@ -389,8 +344,7 @@ export class WebServer {
       sendJson(res, 200, { approval: row });
     } catch (error) {
       const failure = toFleetError(error);
-      const status = failure.code === 'not_found' ? 404 : failure.code === 'forbidden' ? 403 : failure.code === 'conflict' ? 409 : 400;
-      sendError(res, status, failure);
+      sendError(res, statusOf(failure), failure);
     }
   }
 
@@ -398,7 +352,10 @@ export class WebServer {
    * One tool call, by the tool's name on the individual surface, through the
    * same runner as MCP calls. A refusal or failure answers 200 with the error,
    * as an MCP tool error would: the console shows it (confirm_required lists
-   * the targets to confirm).
+   * the targets to confirm). A request that accepts `application/x-ndjson`
+   * hears the call's progress as MCP's progress notifications carry it (hosts
+   * settled of hosts targeted, what just happened, what it waits for), one
+   * `{"progress": …}` line each, then one `{"answer": …}` line.
    */
   private async call(req: IncomingMessage, res: ServerResponse, session: WebSession): Promise<void> {
     const { identity } = session;
@@ -407,6 +364,8 @@ export class WebServer {
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
     });
+    const stream = new ProgressLines(res, /\bapplication\/x-ndjson\b/i.test(req.headers.accept ?? ''));
+    const progress = stream.wanted ? new RequestProgress(stream.progress, STILL_RUNNING_PROGRESS_MS) : undefined;
     try {
       const body = await readJson(req, this.options.httpLimits.bodyTimeoutMs);
       const tool = body.tool;
@@ -420,13 +379,26 @@ export class WebServer {
         if (action) await runner.auditHiddenCall(identity, tool, action, args as Record<string, unknown>);
         throw new FleetError('not_found', `unknown tool: ${tool}`, { hint: 'The console lists the tools this identity may use.' });
       }
-      const result = await runner.run(identity, action, args as Record<string, unknown>, { tool, signal: controller.signal });
-      sendJson(res, 200, { structured: result.structured, is_error: result.isError });
+      const result = await runner.run(identity, action, args as Record<string, unknown>, {
+        tool,
+        signal: controller.signal,
+        ...(progress
+          ? {
+              onProgress: progress.report,
+              onApproval: (waiting: string | undefined) => {
+                if (waiting !== undefined) progress.say(waiting);
+              },
+            }
+          : {}),
+      });
+      progress?.stop();
+      stream.answer({ structured: result.structured, is_error: result.isError });
     } catch (error) {
+      progress?.stop();
       const failure = toFleetError(error);
       // A body refused unread is the connection's, not the call's: its own status, and the connection closed.
       if (typeof failure.details?.httpStatus === 'number') return sendError(res, 400, failure);
-      sendJson(res, 200, { ...errorStructure(failure), is_error: true });
+      stream.answer({ ...errorStructure(failure), is_error: true });
     }
   }
 }

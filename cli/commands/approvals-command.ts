@@ -1,4 +1,3 @@
-import { hostname, userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { decideApproval } from '../../broker/calls/approvals/decide-approval.ts';
 import type { ApprovalRow } from '../../broker/store/approvals-table.ts';
@@ -7,6 +6,7 @@ import { formatTable, formatUntil } from '../../shared/format/table.ts';
 import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { type Command, defineCommand } from '../command.ts';
+import { shellOperator } from '../shell-operator.ts';
 
 /** The state of an approval as a person reads it. */
 function stateOf(row: ApprovalRow, now: number): string {
@@ -68,7 +68,7 @@ function decideCommand(decision: 'approve' | 'deny'): Command<typeof DECIDE_FLAG
     async run(parsed, io) {
       const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
       try {
-        const decider = parsed.values.as ?? `operator:${userInfo().username}@${hostname()}`;
+        const decider = parsed.values.as ?? shellOperator().name;
         const row = await decideApproval(store, parsed.positionals[0] ?? '', decision, { name: decider }, parsed.values.reason);
         io.stdout(
           `${row.state} ${row.id}: ${row.tool} by ${row.identity} on ${row.targets.join(', ') || 'no host'} with ${JSON.stringify(row.arguments)} (decided by ${decider})\n`,

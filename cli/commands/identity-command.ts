@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { createIdentity, DEFAULT_IDENTITY_TTL_MS } from '../../broker/auth/identities.ts';
+import { createIdentityAs, revokeIdentityAs } from '../../broker/admin/identity-admin.ts';
 import { parseToolGlobs, ToolFilter } from '../../broker/auth/tool-filter.ts';
 import { META_MCP_URL } from '../../broker/broker.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
@@ -10,6 +10,7 @@ import type { FlagSpec } from '../../shared/options/command-line.ts';
 import { BROKER_DATA_DIR_FLAG, OUTPUT_FLAG } from '../../shared/options/common-flags.ts';
 import { clientConfig } from '../client-config.ts';
 import { defineCommand } from '../command.ts';
+import { shellOperator } from '../shell-operator.ts';
 
 /** Tools switched off for one identity, or for the people a mapping rule maps. */
 export const IDENTITY_TOOLS_FLAGS = {
@@ -51,24 +52,24 @@ export const identityCreateCommand = defineCommand({
     const store = await BrokerStore.open(resolve(values['data-dir']), { store: values.store });
     try {
       const name = parsed.positionals[0] ?? '';
-      const created = await createIdentity(store, {
+      const { token, row } = await createIdentityAs(store, shellOperator(), {
         name,
         level: values.level as Level,
         grants: values.grant,
         tools: toolGlobsOf(values),
-        ttlMs: values.ttl ?? DEFAULT_IDENTITY_TTL_MS,
+        ...(values.ttl !== undefined ? { ttlMs: values.ttl } : {}),
       });
+      const created = { id: row.id, token, expiresAt: row.expiresAt };
       const url = (await store.getMeta(META_MCP_URL)) ?? 'http://127.0.0.1:7400/mcp';
-      const row = await store.identities.get(created.id);
       if (values.output === 'json') {
         io.stdout(
-          `${JSON.stringify({ name, id: created.id, level: values.level, grants: row?.grants ?? [], expires_at_unix_ms: created.expiresAt, token: created.token, url }, null, 2)}\n`,
+          `${JSON.stringify({ name, id: created.id, level: values.level, grants: row.grants, expires_at_unix_ms: created.expiresAt, token: created.token, url }, null, 2)}\n`,
         );
         return 0;
       }
       io.stdout(
         [
-          `Identity ${name} (level ${values.level}, grants ${(row?.grants ?? []).join(' ')}, expires ${new Date(created.expiresAt).toISOString()}).`,
+          `Identity ${name} (level ${values.level}, grants ${row.grants.join(' ')}, expires ${new Date(created.expiresAt).toISOString()}).`,
           'Bearer token (shown only this once):',
           `  ${created.token}`,
           '',
@@ -131,10 +132,7 @@ export const identityRevokeCommand = defineCommand({
     const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
       const wanted = parsed.positionals[0] ?? '';
-      const row = (await store.identities.findLiveByName(wanted)) ?? (await store.identities.get(wanted));
-      if (!row || row.revokedAt !== null || !(await store.identities.revoke(row.id, Date.now()))) {
-        throw new FleetError('not_found', `no identity is called "${wanted}"`, { hint: 'fleetmesh identity list shows them.' });
-      }
+      const row = await revokeIdentityAs(store, shellOperator(), wanted);
       io.stdout(`revoked identity ${row.name}\n`);
       return 0;
     } finally {

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { createJoinTokenAs, revokeJoinTokenAs } from '../../broker/admin/join-token-admin.ts';
 import { META_AGENT_ADDRESS } from '../../broker/broker.ts';
 import { AGENT_ROLE_NAMES } from '../../broker/domains/broker-domains.ts';
-import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import { enrollmentPins } from '../../broker/pki/fleet-authority.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
@@ -14,6 +14,7 @@ import { formatDurationMs, formatLabels } from '../../shared/options/values.ts';
 import { agentLauncher, currentLaunchPlace } from '../agent-launcher.ts';
 import { defineCommand } from '../command.ts';
 import { freeAgentName } from '../free-agent-name.ts';
+import { shellOperator } from '../shell-operator.ts';
 
 /** Where the printed agent command keeps the identity, one directory per token (relative to where it runs). */
 const AGENTS_DIR = '.fleetmesh/agents';
@@ -63,7 +64,7 @@ export const tokenCreateCommand = defineCommand({
     const store = await BrokerStore.open(dataDir, { store: values.store });
     try {
       const [pin = ''] = await enrollmentPins(store, dataDir, silentLogger);
-      const created = await createJoinToken(store, {
+      const created = await createJoinTokenAs(store, shellOperator(), {
         ttlMs: values.ttl,
         uses: values.reusable ? null : (values.uses ?? 1),
         labels: values.labels,
@@ -177,9 +178,7 @@ export const tokenRevokeCommand = defineCommand({
     const id = parsed.positionals[0] ?? '';
     const store = await BrokerStore.open(resolve(parsed.values['data-dir']), { create: false, store: parsed.values.store });
     try {
-      if (!(await store.tokens.revoke(id.includes('.') ? (id.split('.')[1] ?? id) : id, Date.now()))) {
-        throw new FleetError('not_found', `no usable join token has the id "${id}"`, { hint: 'fleetmesh token list shows the token ids.' });
-      }
+      await revokeJoinTokenAs(store, shellOperator(), id);
       io.stdout(`revoked join token ${id}\n`);
       return 0;
     } finally {

@@ -1,7 +1,7 @@
 import type { ContainerInspectInfo } from 'dockerode';
 import { dockerRestart, dockerStart, dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
-import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 import { unixMs } from '../../engine/engine-time.ts';
 import type { DockerEngine } from './docker-engine.ts';
@@ -20,26 +20,42 @@ function stateOf(info: ContainerInspectInfo, changed: boolean) {
   };
 }
 
-/** docker_start, docker_restart and docker_stop: one change at a time per container. */
+/** One change, and the container's state after it. */
+async function apply(engine: DockerEngine, verb: 'start' | 'restart' | 'stop', containerId: string, params: { name: string; timeout_s?: number }) {
+  const handle = engine.docker.getContainer(containerId);
+  let changed = true;
+  try {
+    if (verb === 'start') await handle.start();
+    else if (verb === 'restart') await handle.restart({ t: params.timeout_s ?? 10 });
+    else await handle.stop({ t: params.timeout_s ?? 10 });
+  } catch (error) {
+    // 304: already in the requested state.
+    if (dockerStatus(error) === 304) changed = false;
+    else throw new FleetError('collector_failed', `the engine could not ${verb} "${params.name}": ${dockerMessage(error)}`, { collector: 'docker' });
+  }
+  const info = await engine.directory.refresh(containerId);
+  if (!info) throw new FleetError('not_found', `container "${params.name}" is gone`);
+  return { payload: stateOf(info, changed) };
+}
+
+/** docker_start, docker_restart and docker_stop: one change at a time per container, streaming the engine's events for it while it runs. */
 export function registerDockerChanges(dispatcher: Dispatcher, engine: DockerEngine): void {
-  const change = (verb: 'start' | 'restart' | 'stop') => async (params: { name: string; timeout_s?: number }) =>
+  const change = (verb: 'start' | 'restart' | 'stop') => async (params: { name: string; timeout_s?: number }, context: CallContext) =>
     engine.run(async () => {
       const container = await engine.directory.resolve(params.name);
-      const handle = engine.docker.getContainer(container.Id);
       return engine.changes.run(container.Id, async () => {
-        let changed = true;
+        // What the engine does to the container meanwhile (kill, die, stop, start) goes up as it happens: the caller's progress.
+        const id = container.Id.slice(0, 12);
+        const unwatch = engine.events.watch((event) => {
+          if (event.type === 'container' && event.id === id)
+            context.emit({ event: event.action, ...(event.exit_code !== undefined ? { exit_code: event.exit_code } : {}) });
+        });
+        // Until the read that follows the change, so that the events the engine sent as it answered have come.
         try {
-          if (verb === 'start') await handle.start();
-          else if (verb === 'restart') await handle.restart({ t: params.timeout_s ?? 10 });
-          else await handle.stop({ t: params.timeout_s ?? 10 });
-        } catch (error) {
-          // 304: already in the requested state.
-          if (dockerStatus(error) === 304) changed = false;
-          else throw new FleetError('collector_failed', `the engine could not ${verb} "${params.name}": ${dockerMessage(error)}`, { collector: 'docker' });
+          return await apply(engine, verb, container.Id, params);
+        } finally {
+          unwatch();
         }
-        const info = await engine.directory.refresh(container.Id);
-        if (!info) throw new FleetError('not_found', `container "${params.name}" is gone`);
-        return { payload: stateOf(info, changed) };
       });
     });
   dispatcher.register(dockerStart, change('start'));

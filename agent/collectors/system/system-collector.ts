@@ -1,5 +1,13 @@
 import { loadavg, uptime } from 'node:os';
-import { alerts, alertsHistory, openPorts, PROCESS_CPU_WINDOW_MS, processes, systemStatus } from '../../../shared/domains/system/system-actions.ts';
+import {
+  alerts,
+  alertsHistory,
+  openPorts,
+  PROCESS_CPU_WINDOW_MS,
+  processes,
+  setAlertThresholds,
+  systemStatus,
+} from '../../../shared/domains/system/system-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { LocalCalls } from '../../dispatcher/local-calls.ts';
@@ -8,6 +16,7 @@ import { engineAbsent } from '../../engine/engine-errors.ts';
 import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
+import { AlertThresholds } from './alert-thresholds.ts';
 import { domainAlerts } from './domain-alerts.ts';
 import { HostProcesses, type ProcessTable } from './host-processes.ts';
 import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
@@ -80,12 +89,14 @@ function toProcess(p: ProcessRow, containers: ReadonlyMap<string, string>) {
 export class SystemCollector implements Collector {
   readonly name = 'system';
   private readonly recorder: AlertRecorder;
+  private readonly thresholds: AlertThresholds;
   private readonly hostProcesses: HostProcesses | undefined;
   /** The host's other actions, which the domains' parts of alerts read. */
   private readonly calls = new LocalCalls();
 
   constructor(private readonly options: SystemCollectorOptions) {
-    this.recorder = new AlertRecorder(options.dataDir, options.thresholds, (crossing) => options.report?.('alert_crossing', crossing));
+    this.thresholds = new AlertThresholds(options.dataDir, options.thresholds);
+    this.recorder = new AlertRecorder(options.dataDir, this.thresholds.current, (crossing) => options.report?.('alert_crossing', crossing));
     const procRoot = options.hostProc ?? options.ownProc;
     this.hostProcesses = procRoot === undefined ? undefined : new HostProcesses(procRoot, options.procFiles);
     options.sampler.onSample((figures) => this.recorder.observe(figures));
@@ -321,9 +332,9 @@ export class SystemCollector implements Collector {
     dispatcher.register(alerts, async (params, context) => {
       const figures = await sampler.figures();
       const thresholds = {
-        cpu: params.cpu_threshold ?? this.options.thresholds.cpu,
-        memory: params.memory_threshold ?? this.options.thresholds.memory,
-        disk: params.disk_threshold ?? this.options.thresholds.disk,
+        cpu: params.cpu_threshold ?? this.thresholds.current.cpu,
+        memory: params.memory_threshold ?? this.thresholds.current.memory,
+        disk: params.disk_threshold ?? this.thresholds.current.disk,
       };
       // What the other domains watch on the host (a failed unit), beside the figures over their thresholds.
       const domains = await domainAlerts(this.calls, context);
@@ -333,6 +344,12 @@ export class SystemCollector implements Collector {
         payload: { alerts: list, worst, next_calls: domains.nextCalls, sampled_at_unix_ms: figures.sampledAt },
         failedCollectors: domains.failed,
       };
+    });
+
+    dispatcher.register(setAlertThresholds, async (params) => {
+      const changed = this.thresholds.set({ cpu: params.cpu_threshold, memory: params.memory_threshold, disk: params.disk_threshold });
+      const { cpu, memory, disk } = this.thresholds.current;
+      return { payload: { thresholds: { cpu_percent: cpu, memory_percent: memory, disk_percent: disk }, changed } };
     });
 
     dispatcher.register(alertsHistory, async (params) => ({

@@ -132,9 +132,9 @@ export const openPorts = defineAction({
 });
 
 const thresholdsInput = {
-  cpu_threshold: z.number().min(1).max(100).optional().describe('default 90'),
-  memory_threshold: z.number().min(1).max(100).optional().describe('default 85'),
-  disk_threshold: z.number().min(1).max(100).optional().describe('default 90'),
+  cpu_threshold: z.number().min(1).max(100).optional(),
+  memory_threshold: z.number().min(1).max(100).optional(),
+  disk_threshold: z.number().min(1).max(100).optional(),
 };
 
 const alertStateShape = z.enum(['ok', 'warning', 'critical']);
@@ -147,7 +147,7 @@ export const alerts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alerts',
-  description: 'CPU, memory and disks against thresholds (percent), failed units: ok, warning or critical per host, with calls to run.',
+  description: "CPU, memory and disks against thresholds (percent; default: the host's own), failed units: ok, warning or critical per host, with calls to run.",
   input: z.object(thresholdsInput).strict(),
   output: z.object({
     alerts: z.array(
@@ -173,6 +173,25 @@ export const alerts = defineAction({
     details: ['next_calls'],
   },
   related: ['system.alerts_history'],
+});
+
+export const setAlertThresholds = defineAction({
+  id: 'system.set_alert_thresholds',
+  tool: 'set_alert_thresholds',
+  risk: 'write',
+  level: 2,
+  runsOn: 'host',
+  collector: 'system',
+  title: 'Set alert thresholds',
+  description: "Sets a host's CPU, memory and disk alert thresholds (percent) for alerts and crossings; kept over agent restarts. Omitted ones stay.",
+  input: z.object(thresholdsInput).strict(),
+  output: z.object({
+    thresholds: z.object({ cpu_percent: z.number(), memory_percent: z.number(), disk_percent: z.number() }),
+    changed: z.boolean(),
+  }),
+  idempotent: true,
+  table: { columns: ['thresholds', 'changed'] },
+  related: ['system.alerts'],
 });
 
 export const alertsHistory = defineAction({

@@ -1,6 +1,6 @@
 import type { Domain } from '../domain.ts';
 import { alertCrossingSchema } from './alert-crossing.ts';
-import { alerts, alertsHistory, openPorts, processes, systemStatus } from './system-actions.ts';
+import { alerts, alertsHistory, openPorts, processes, setAlertThresholds, systemStatus } from './system-actions.ts';
 
 /** Where docker-compose.yml and the Helm chart mount the host's /proc: used when it is there and nothing names another. */
 export const DEFAULT_HOST_PROC = '/host/proc';
@@ -10,7 +10,7 @@ export const systemDomain = {
   name: 'system',
   rank: 30,
   icon: '<rect x="3" y="4" width="18" height="12" rx="1"/><path d="M8 20h8M12 16v4M6 12l3-3 3 2 5-5"/>',
-  actions: [systemStatus, processes, openPorts, alerts, alertsHistory],
+  actions: [systemStatus, processes, openPorts, alerts, alertsHistory, setAlertThresholds],
   reports: { alert_crossing: alertCrossingSchema },
   flags: {
     'host-proc': {

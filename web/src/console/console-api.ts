@@ -8,6 +8,8 @@ export interface Me {
   csrf_token?: string;
   tools: { tool: string; risk: 'read' | 'write' | 'destructive'; level: number }[];
   audit: boolean;
+  /** Whether this identity manages join tokens and identities (level 3; the broker refuses the others). */
+  admin: boolean;
   /** Whether some calls wait for a second person, and this identity may see and decide them. */
   approvals: boolean;
 }
@@ -27,6 +29,13 @@ export interface Approval {
 }
 
 export class SignedOut extends Error {}
+
+/** One step of a call in flight, as the broker's progress notifications carry it: hosts settled of hosts targeted, and what just happened. */
+export interface CallStep {
+  progress: number;
+  total?: number;
+  message: string;
+}
 
 /** What a call answers when the broker could not be reached: its outcome is unknown. */
 function unanswered(error: Error): ToolAnswer {
@@ -135,6 +144,50 @@ export class ConsoleApi {
     return (await json(response)) as unknown as ToolAnswer;
   };
 
+  /**
+   * A change, with its progress as the broker reports it (`onStep` for each
+   * step, until the answer). Never sent twice: it may have run. The broker
+   * answers a call refused before it ran with one JSON body, and a call that
+   * ran with one line per step, then the answer's line.
+   */
+  async act(tool: string, args: Record<string, unknown>, onStep: (step: CallStep) => void): Promise<ToolAnswer> {
+    let response: Response;
+    try {
+      response = await send('/api/call', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/x-ndjson, application/json', 'x-fleetmesh-csrf': csrf() },
+        body: JSON.stringify({ tool, args }),
+      });
+    } catch (error) {
+      return unanswered(error as Error);
+    }
+    if (!/^application\/x-ndjson\b/.test(response.headers.get('content-type') ?? '') || !response.body) {
+      return (await json(response)) as unknown as ToolAnswer;
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    let answer: ToolAnswer | undefined;
+    try {
+      // To the end, which the broker writes right after the answer's line.
+      while (true) {
+        const { done, value } = await reader.read();
+        buffered += value ?? '';
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.trim() === '') continue;
+          const item = JSON.parse(line) as { progress?: CallStep; answer?: ToolAnswer };
+          if (item.answer) answer = item.answer;
+          else if (item.progress) onStep(item.progress);
+        }
+        if (done) break;
+      }
+    } catch (error) {
+      return answer ?? unanswered(error as Error);
+    }
+    return answer ?? unanswered(new Error('the broker ended the answer early'));
+  }
+
   /** Audit rows, newest first, filtered by identity, tool, outcome and a time range (unix ms) as given. */
   async audit(filters: Record<string, string | number | undefined> = {}, limit = 200): Promise<Record<string, unknown>[]> {
     const query = new URLSearchParams({ limit: String(limit) });
@@ -155,6 +208,23 @@ export class ConsoleApi {
         body: JSON.stringify({ reason }),
       }),
     );
+  }
+
+  /**
+   * The broker's own records, for level-3 identities: `GET kind` lists them,
+   * `POST kind` creates one (its secret is in this answer only), `POST
+   * kind/ID/revoke` revokes one. Rejects with the broker's reason.
+   */
+  async admin(kind: 'tokens' | 'identities', change?: { create: Record<string, unknown> } | { revoke: string }): Promise<Record<string, unknown>> {
+    const path = change && 'revoke' in change ? `/api/admin/${kind}/${encodeURIComponent(change.revoke)}/revoke` : `/api/admin/${kind}`;
+    const init: RequestInit = change
+      ? {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-fleetmesh-csrf': csrf() },
+          body: JSON.stringify('create' in change ? change.create : {}),
+        }
+      : { headers: { 'x-fleetmesh-csrf': csrf() } };
+    return json(await send(path, init));
   }
 
   /** Calls `onChange` with the fleet:// resources that changed, as the broker reports them; returns a stop function. */

@@ -4,6 +4,7 @@ import { h, replace } from '../dom.ts';
 import { confirmDialog } from './confirm-dialog.ts';
 import { ConsoleApi, type Me, SignedOut } from './console-api.ts';
 import type { DomainPage, Page, PageContext } from './page.ts';
+import { adminPage } from './pages/admin-page.ts';
 import { approvalsPage } from './pages/approvals-page.ts';
 import { auditPage } from './pages/audit-page.ts';
 import { chartsPage } from './pages/charts-page.ts';
@@ -73,14 +74,14 @@ function start(me: Me): void {
       location.hash = hash;
     },
     may: (tool) => allowed.has(tool),
-    async act(tool, args) {
-      let answer = await api.call(tool, args);
+    async act(tool, args, onStep = () => {}) {
+      let answer = await api.act(tool, args, onStep);
       if (answer.error?.code === 'confirm_required') {
         if (!(await confirmDialog(tool, answer.error.message, answer.targets ?? []))) {
           show(`${tool}: cancelled, nothing was changed.`, 'ok');
           return undefined;
         }
-        answer = await api.call(tool, { ...args, confirm: true });
+        answer = await api.act(tool, { ...args, confirm: true }, onStep);
       }
       if (answer.error) show(`${tool}: ${answer.error.message}${answer.error.code === 'unavailable' ? ` — ${answer.error.hint}` : ''}`, 'error');
       else show(`${tool}: done${answer.is_error ? ' with errors' : ''}.`, answer.is_error ? 'error' : 'ok');
@@ -97,6 +98,7 @@ function start(me: Me): void {
     ['#/recommendations', 'Recommendations'],
     ...(me.approvals ? ([['#/approvals', 'Approvals']] as [string, string][]) : []),
     ...(me.audit ? ([['#/audit', 'Audit']] as [string, string][]) : []),
+    ...(me.admin ? ([['#/admin', 'Admin']] as [string, string][]) : []),
   ];
   const nav = h(
     'nav',
@@ -140,7 +142,9 @@ function start(me: Me): void {
                   ? auditPage(context)
                   : name === 'approvals' && me.approvals
                     ? approvalsPage(context)
-                    : overviewPage(context);
+                    : name === 'admin' && me.admin
+                      ? adminPage(context)
+                      : overviewPage(context);
     for (const link of nav.querySelectorAll('a')) link.classList.toggle('current', link.getAttribute('href') === (location.hash || '#/'));
     replace(main, page.element);
     void refresh([]);

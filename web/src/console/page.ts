@@ -1,5 +1,5 @@
 import type { CallTool, ToolAnswer } from '../call-tool.ts';
-import type { ConsoleApi, Me } from './console-api.ts';
+import type { CallStep, ConsoleApi, Me } from './console-api.ts';
 
 /** What a page is given: the broker link, who signed in, and a way to run a change with confirmation. */
 export interface PageContext {
@@ -9,10 +9,11 @@ export interface PageContext {
   navigate(hash: string): void;
   /**
    * Runs a tool that changes something; a destructive one shows its targets
-   * and asks first. Resolves with its answer, or undefined when the person
-   * cancelled at the confirmation.
+   * and asks first. `onStep` hears the broker's progress while it runs.
+   * Resolves with its answer, or undefined when the person cancelled at the
+   * confirmation.
    */
-  act(tool: string, args: Record<string, unknown>): Promise<ToolAnswer | undefined>;
+  act(tool: string, args: Record<string, unknown>, onStep?: (step: CallStep) => void): Promise<ToolAnswer | undefined>;
   /** Whether this identity may use a tool at all (the console hides what it may not). */
   may(tool: string): boolean;
 }

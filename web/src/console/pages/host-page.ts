@@ -4,6 +4,7 @@ import { type LogLine, LogViewer } from '../../components/log-viewer.ts';
 import { type MetricsAnswer, MetricsChart } from '../../components/metrics-chart.ts';
 import { h, replace } from '../../dom.ts';
 import { formatAgo, formatBytes, formatDuration, formatPercent, formatPorts, formatTime } from '../../format.ts';
+import { ActionProgress } from '../action-progress.ts';
 import type { Page, PageContext } from '../page.ts';
 
 type Node = Record<string, unknown> & { availability?: string; errors?: { message: string }[] };
@@ -138,9 +139,9 @@ export function hostPage(context: PageContext, host: string): Page {
   let lastVitalsMs = 0;
 
   /**
-   * A container's panel: its actions (only those its state offers, each
-   * disabled while one runs, with the time it has taken in place), the state
-   * an action left it in where the actions are, and its log.
+   * A container's panel: its actions (only those its state offers; while one
+   * runs, the broker's progress for it where its button was and the others
+   * disabled), the state an action left it in where the actions are, and its log.
    */
   function openContainer(container: Container): void {
     following?.stop();
@@ -148,37 +149,34 @@ export function hostPage(context: PageContext, host: string): Page {
     following = follow;
     const outcome = h('p', { class: 'action-outcome', role: 'status', 'aria-live': 'polite' });
     const actions = h('div', { class: 'actions' });
-    const drawActions = (current: Container, busy?: string) => {
+    const drawActions = (current: Container, busy?: { tool: string; progress: ActionProgress }) => {
       replace(
         actions,
         ...ACTIONS.filter((a) => context.may(a.tool) && a.offered(current)).map((a) =>
-          h(
-            'button',
-            {
-              type: 'button',
-              class: a.tool === 'docker_stop' ? 'danger' : undefined,
-              'data-tool': a.tool,
-              disabled: busy !== undefined,
-              'aria-busy': busy === a.tool ? 'true' : undefined,
-              onclick: () => void run(current, a),
-            },
-            a.label,
-          ),
+          // The running action's progress takes its button's place; the others wait, disabled.
+          busy?.tool === a.tool
+            ? busy.progress.element
+            : h(
+                'button',
+                {
+                  type: 'button',
+                  class: a.tool === 'docker_stop' ? 'danger' : undefined,
+                  'data-tool': a.tool,
+                  disabled: busy !== undefined,
+                  onclick: () => void run(current, a),
+                },
+                a.label,
+              ),
         ),
       );
     };
     const run = async (current: Container, action: (typeof ACTIONS)[number]) => {
-      drawActions(current, action.tool);
-      const started = Date.now();
-      const tick = () => {
-        outcome.className = 'action-outcome running';
-        outcome.textContent = `${action.doing} ${current.name}… ${Math.round((Date.now() - started) / 1000)} s`;
-      };
-      tick();
-      const timer = setInterval(tick, 1000);
+      const progress = new ActionProgress(`${action.doing} ${current.name}`);
+      drawActions(current, { tool: action.tool, progress });
+      outcome.className = 'action-outcome';
+      outcome.textContent = '';
       try {
-        const answer = await context.act(action.tool, { host, name: current.name });
-        clearInterval(timer);
+        const answer = await context.act(action.tool, { host, name: current.name }, progress.update);
         if (!answer) {
           outcome.className = 'action-outcome';
           outcome.textContent = `${action.label} cancelled: ${current.name} is still ${current.state}.`;
@@ -195,10 +193,10 @@ export function hostPage(context: PageContext, host: string): Page {
         const next: Container = { ...current, state: state.state ?? current.state, started_at_unix_ms: state.started_at_unix_ms ?? current.started_at_unix_ms };
         outcome.className = 'action-outcome ok';
         outcome.dataset.state = next.state;
-        outcome.textContent = `${current.name} is ${next.state}${next.state === 'exited' && state.exit_code !== undefined ? ` (exit code ${state.exit_code})` : ''} after ${action.label}, ${((Date.now() - started) / 1000).toFixed(1)} s.`;
+        outcome.textContent = `${current.name} is ${next.state}${next.state === 'exited' && state.exit_code !== undefined ? ` (exit code ${state.exit_code})` : ''} after ${action.label}, ${progress.elapsedS.toFixed(1)} s.`;
         drawActions(next);
       } finally {
-        clearInterval(timer);
+        progress.stop();
       }
     };
     drawActions(container);
