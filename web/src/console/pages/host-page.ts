@@ -3,23 +3,13 @@ import { FleetTable } from '../../components/fleet-table.ts';
 import { type LogLine, LogViewer } from '../../components/log-viewer.ts';
 import { type MetricsAnswer, MetricsChart } from '../../components/metrics-chart.ts';
 import { h, replace } from '../../dom.ts';
-import { formatAgo, formatBytes, formatDuration, formatPercent, formatPorts, formatTime } from '../../format.ts';
-import type { Page, PageContext } from '../page.ts';
+import { formatAgo, formatBytes, formatDuration, formatPercent, formatTime } from '../../format.ts';
+import { type ContainerRow, ContainerTable, containerRows } from '../container-table.ts';
+import { domainPageHref, type Page, type PageContext } from '../page.ts';
 
 type Node = Record<string, unknown> & { availability?: string; errors?: { message: string }[] };
 
-interface Container {
-  name: string;
-  image: string;
-  state: string;
-  status?: string;
-  health?: string;
-  restart_count?: number;
-  started_at_unix_ms?: number | null;
-  ports?: { private_port: number; public_port: number | null; protocol: string }[];
-  /** From docker_stats, for running containers. */
-  stats?: { cpu_percent: number; memory_usage_bytes: number; memory_limit_bytes: number; memory_percent: number; net_rx_bytes: number; net_tx_bytes: number };
-}
+type Container = ContainerRow;
 
 /** What each container action does while it runs, and which states offer it. */
 const ACTIONS = [
@@ -27,8 +17,6 @@ const ACTIONS = [
   { tool: 'docker_restart', label: 'restart', doing: 'restarting', offered: (c: Container) => c.state === 'running' },
   { tool: 'docker_stop', label: 'stop', doing: 'stopping', offered: (c: Container) => c.state === 'running' || c.state === 'restarting' },
 ] as const;
-
-const portsText = (c: Container) => formatPorts(c.ports);
 
 /** A host's answer to one tool, or why it has none. */
 async function nodeOf(call: CallTool, tool: string, args: Record<string, unknown>): Promise<Node> {
@@ -74,49 +62,16 @@ function followLogs(call: CallTool, host: string, name: string): { viewer: LogVi
 export function hostPage(context: PageContext, host: string): Page {
   const vitals = h('div', { class: 'vitals' });
   const chart = new MetricsChart((metric, range) => context.call('get_metrics', { target: 'host', id: host, metric, range }).then(metricsOf));
-  const containers = new FleetTable<Container>({
-    columns: [
-      { key: 'name', label: 'container' },
-      { key: 'image', label: 'image' },
-      { key: 'state', label: 'state', status: (c) => (c.state === 'running' ? 'online' : c.state === 'exited' || c.state === 'dead' ? 'offline' : 'stale') },
-      { key: 'status', label: 'status' },
-      { key: 'health', label: 'health', status: (c) => (c.health === 'unhealthy' ? 'critical' : undefined) },
-      {
-        key: 'cpu',
-        label: 'CPU',
-        numeric: true,
-        value: (c) => c.stats?.cpu_percent,
-        text: (c) => (c.stats ? formatPercent(c.stats.cpu_percent) : '–'),
-      },
-      {
-        key: 'memory',
-        label: 'memory (of limit)',
-        numeric: true,
-        value: (c) => c.stats?.memory_usage_bytes,
-        text: (c) =>
-          c.stats ? `${formatBytes(c.stats.memory_usage_bytes)} (${formatPercent(c.stats.memory_percent)} of ${formatBytes(c.stats.memory_limit_bytes)})` : '–',
-      },
-      {
-        key: 'network',
-        label: 'network rx / tx',
-        numeric: true,
-        value: (c) => (c.stats ? c.stats.net_rx_bytes + c.stats.net_tx_bytes : undefined),
-        text: (c) => (c.stats ? `${formatBytes(c.stats.net_rx_bytes)} / ${formatBytes(c.stats.net_tx_bytes)}` : '–'),
-      },
-      { key: 'restart_count', label: 'restarts', numeric: true },
-      {
-        key: 'uptime',
-        label: 'up',
-        numeric: true,
-        value: (c) => (c.state === 'running' && c.started_at_unix_ms ? -c.started_at_unix_ms : undefined),
-        text: (c) => (c.state === 'running' && c.started_at_unix_ms ? formatDuration((Date.now() - c.started_at_unix_ms) / 1000) : '–'),
-      },
-      { key: 'ports', label: 'ports', text: portsText },
-    ],
-    rowKey: (c) => c.name,
+  const containerPage = context.domainPages.find((p) => p.of === 'object' && p.objectType === 'container');
+  const containers = new ContainerTable({
+    call: context.call,
+    containerPage,
+    fleet: false,
     onOpen: (c) => openContainer(c),
     empty: 'No containers (or no Docker engine on this host).',
   });
+  // The domains' pages of one host (its images, units, packages…), linked from here.
+  const hostPages = context.domainPages.filter((p) => p.of === 'host');
   const containerPanel = h('div', { class: 'container-panel' });
   const ports = h('div', {});
   const portTable = new FleetTable<{ port: number; protocol: string; address: string; process: string | null; container: string | null }>({
@@ -202,7 +157,14 @@ export function hostPage(context: PageContext, host: string): Page {
       }
     };
     drawActions(container);
-    replace(containerPanel, h('h3', {}, container.name), actions, outcome, follow.viewer.element);
+    replace(
+      containerPanel,
+      h('h3', {}, container.name),
+      containerPage ? h('p', {}, h('a', { href: domainPageHref(containerPage, host, container.name) }, 'Configuration, logs and history')) : null,
+      actions,
+      outcome,
+      follow.viewer.element,
+    );
     // The panel opens where the reader is looking, not below the fold.
     containerPanel.scrollIntoView({ block: 'nearest' });
   }
@@ -211,6 +173,9 @@ export function hostPage(context: PageContext, host: string): Page {
     'section',
     { class: 'page host', 'data-host': host },
     h('h1', {}, host),
+    hostPages.length
+      ? h('nav', { class: 'host-pages', 'aria-label': 'this host' }, ...hostPages.map((p) => h('a', { href: domainPageHref(p, host) }, p.label)))
+      : null,
     vitals,
     h('h2', {}, 'History'),
     chart.element,
@@ -274,6 +239,7 @@ export function hostPage(context: PageContext, host: string): Page {
     destroy() {
       following?.stop();
       chart.destroy();
+      containers.destroy();
     },
   };
 
@@ -286,8 +252,7 @@ export function hostPage(context: PageContext, host: string): Page {
       context.may('watch_history') ? nodeOf(context.call, 'watch_history', { host }) : Promise.resolve<Node>({ incidents: [] }),
     ]);
     replace(containerNote, unavailable(list));
-    const stats = new Map(((statsNode.containers ?? []) as (Container['stats'] & { name: string })[]).map((row) => [row.name, row]));
-    containers.update(((list.containers ?? []) as Container[]).map((c) => ({ ...c, stats: stats.get(c.name) })));
+    containers.update(containerRows(host, list, statsNode));
     const portRows = (portNode.ports ?? []) as { port: number; protocol: string; address: string; process: string | null; container: string | null }[];
     replace(ports, unavailable(portNode));
     portTable.update(portRows);
