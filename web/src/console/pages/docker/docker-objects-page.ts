@@ -1,0 +1,85 @@
+import type { ToolAnswer } from '../../../call-tool.ts';
+import { FleetTable } from '../../../components/fleet-table.ts';
+import { h, replace } from '../../../dom.ts';
+import { formatBytes, formatTime } from '../../../format.ts';
+import type { DomainPage, Page, PageContext } from '../../page.ts';
+import { objectHref } from '../object-page.ts';
+
+interface Image {
+  id: string;
+  tags: string[];
+  size_bytes: number;
+  created_unix_ms: number;
+  containers: number;
+  dangling: boolean;
+}
+
+interface IndexRow {
+  id: string;
+  type: string;
+  name: string;
+  detail?: string;
+  stack?: string;
+}
+
+const problem = (answer: ToolAnswer) => (answer.error ? h('p', { class: 'status-warning' }, answer.error.message) : null);
+
+/**
+ * One host's engine objects beside its containers: its images (image_list,
+ * newest first, with their size and how many containers use each) and its
+ * volumes as the broker's index knows them, each a link to its own page.
+ */
+function dockerObjectsPage(context: PageContext, arg: string): Page {
+  const host = decodeURIComponent(arg);
+  const imageNote = h('div', {});
+  const images = new FleetTable<Image>({
+    columns: [
+      { key: 'tags', label: 'image', text: (i) => i.tags.join(', ') || '<none>' },
+      { key: 'id', label: 'id', text: (i) => i.id.replace(/^sha256:/, '').slice(0, 12) },
+      { key: 'size_bytes', label: 'size', numeric: true, text: (i) => formatBytes(i.size_bytes) },
+      { key: 'containers', label: 'containers', numeric: true },
+      { key: 'created_unix_ms', label: 'created', text: (i) => formatTime(i.created_unix_ms) },
+    ],
+    rowKey: (i) => i.id,
+    sortBy: 'created_unix_ms',
+    sortDescending: true,
+    empty: 'No images.',
+  });
+  const volumeNote = h('div', {});
+  const volumes = new FleetTable<IndexRow>({
+    columns: [
+      { key: 'name', label: 'volume', cell: (v) => h('a', { href: objectHref(v.type, v.id) }, v.name) },
+      { key: 'detail', label: 'driver' },
+      { key: 'stack', label: 'stack' },
+    ],
+    rowKey: (v) => v.name,
+    empty: 'No volumes.',
+  });
+  return {
+    element: h(
+      'section',
+      { class: 'page docker-objects', 'data-host': host },
+      h('h1', {}, 'Images and volumes of ', h('a', { href: objectHref('host', host) }, host)),
+      h('h2', {}, 'Images'),
+      imageNote,
+      h('div', { class: 'table-frame' }, images.element),
+      h('h2', {}, 'Volumes'),
+      volumeNote,
+      volumes.element,
+    ),
+    async refresh(uris) {
+      if (uris.length && !uris.includes('fleet://index')) return;
+      const [imageAnswer, volumeAnswer] = await Promise.all([
+        context.call('image_list', { host }),
+        context.call('find', { type: 'volume', node: host, limit: 200 }),
+      ]);
+      replace(imageNote, problem(imageAnswer));
+      images.update((imageAnswer.structured?.images ?? []) as Image[]);
+      replace(volumeNote, problem(volumeAnswer));
+      volumes.update((volumeAnswer.structured?.rows ?? []) as IndexRow[]);
+    },
+  };
+}
+
+/** A host's images and volumes, linked from the host's page. */
+export const consolePage: DomainPage = { path: 'docker', label: 'Images and volumes', rank: 40, of: 'host', open: dockerObjectsPage };
