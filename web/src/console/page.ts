@@ -50,3 +50,8 @@ export interface Page {
 export function domainPageHref(page: DomainPage, ...parts: string[]): string {
   return `#/${page.path}/${parts.map(encodeURIComponent).join('/')}`;
 }
+
+/** The domain page of one object of a type (a container's configuration and logs), if a domain has one. */
+export function ownPageOf(pages: readonly DomainPage[], type: string): DomainPage | undefined {
+  return pages.find((page) => page.of === 'object' && page.objectType === type);
+}

@@ -5,7 +5,7 @@ import { type MetricsAnswer, MetricsChart } from '../../components/metrics-chart
 import { h, replace } from '../../dom.ts';
 import { formatAgo, formatBytes, formatDuration, formatPercent, formatTime } from '../../format.ts';
 import { type ContainerRow, ContainerTable, containerRows } from '../container-table.ts';
-import { domainPageHref, type Page, type PageContext } from '../page.ts';
+import { domainPageHref, ownPageOf, type Page, type PageContext } from '../page.ts';
 
 type Node = Record<string, unknown> & { availability?: string; errors?: { message: string }[] };
 
@@ -62,7 +62,7 @@ function followLogs(call: CallTool, host: string, name: string): { viewer: LogVi
 export function hostPage(context: PageContext, host: string): Page {
   const vitals = h('div', { class: 'vitals' });
   const chart = new MetricsChart((metric, range) => context.call('get_metrics', { target: 'host', id: host, metric, range }).then(metricsOf));
-  const containerPage = context.domainPages.find((p) => p.of === 'object' && p.objectType === 'container');
+  const containerPage = ownPageOf(context.domainPages, 'container');
   const containers = new ContainerTable({
     call: context.call,
     containerPage,

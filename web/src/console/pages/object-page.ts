@@ -1,7 +1,7 @@
 import { callOrThrow } from '../../call-tool.ts';
 import { h, replace } from '../../dom.ts';
 import { formatAgo, formatTime, formatValue } from '../../format.ts';
-import { domainPageHref, type Page, type PageContext } from '../page.ts';
+import { domainPageHref, ownPageOf, type Page, type PageContext } from '../page.ts';
 
 interface Digest {
   id: string;
@@ -36,7 +36,7 @@ export function objectPage(context: PageContext, type: string, id: string): Page
       if (uris.length && !uris.includes('fleet://index')) return;
       const digest = (await callOrThrow(context.call, 'describe', { type, id })) as unknown as Digest;
       // A domain's own page of this type (a container's configuration and logs), for an object on a host.
-      const own = context.domainPages.find((p) => p.of === 'object' && p.objectType === digest.type);
+      const own = ownPageOf(context.domainPages, digest.type);
       replace(
         element,
         h('h1', {}, `${digest.type} `, h('span', { class: 'object-name' }, digest.name)),

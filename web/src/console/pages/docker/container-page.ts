@@ -1,9 +1,10 @@
-import type { CallTool, ToolAnswer } from '../../../call-tool.ts';
+import type { CallTool } from '../../../call-tool.ts';
 import { FleetTable } from '../../../components/fleet-table.ts';
 import type { LogLine } from '../../../components/log-viewer.ts';
 import { type MetricsAnswer, MetricsChart } from '../../../components/metrics-chart.ts';
 import { h, replace } from '../../../dom.ts';
 import { formatPorts, formatTime } from '../../../format.ts';
+import { answerProblem } from '../../answer-problem.ts';
 import type { DomainPage, Page, PageContext } from '../../page.ts';
 
 /** docker_inspect's answer, as far as this page reads it. */
@@ -59,8 +60,6 @@ const AUDIT_ROWS = 1000;
 function argvText(argv: readonly string[]): string {
   return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)).join(' ');
 }
-
-const problem = (answer: ToolAnswer) => (answer.error ? h('p', { class: 'status-warning' }, answer.error.message) : null);
 
 /** A list of terms and their values, each value text (it comes from the container's host). */
 function fields(entries: [string, string | Node][]): HTMLElement {
@@ -184,7 +183,7 @@ function containerPage(context: PageContext, arg: string): Page {
     logStatus.textContent = 'reading…';
     const answer = await call('docker_logs', { host, name, timestamps: true, lines: LOG_LINES });
     const lines = (answer.structured?.lines ?? []) as LogLine[];
-    replace(logs, problem(answer) ?? logList(lines));
+    replace(logs, answerProblem(answer) ?? logList(lines));
     logStatus.textContent = answer.error ? '' : `${lines.length} newest lines, read ${new Date().toLocaleTimeString()}`;
   }
 
@@ -197,7 +196,7 @@ function containerPage(context: PageContext, arg: string): Page {
     const mine = ((eventAnswer.structured?.events ?? []) as EngineEvent[]).filter((e) => e.name === name);
     replace(
       events,
-      problem(eventAnswer) ??
+      answerProblem(eventAnswer) ??
         (mine.length
           ? h(
               'ol',
@@ -239,7 +238,7 @@ function containerPage(context: PageContext, arg: string): Page {
     const answer = await call('docker_inspect', { host, name });
     const inspected = answer.structured as unknown as Inspected | undefined;
     if (answer.error || !inspected) {
-      replace(state, problem(answer));
+      replace(state, answerProblem(answer));
       replace(config);
       return;
     }

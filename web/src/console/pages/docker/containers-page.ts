@@ -1,7 +1,7 @@
 import { h, replace } from '../../../dom.ts';
 import { ContainerTable, containerRows } from '../../container-table.ts';
 import { fleetAnswer } from '../../fleet-answer.ts';
-import type { DomainPage, Page, PageContext } from '../../page.ts';
+import { type DomainPage, ownPageOf, type Page, type PageContext } from '../../page.ts';
 
 /**
  * Every container of the fleet with its figures, one table over all hosts:
@@ -12,7 +12,7 @@ import type { DomainPage, Page, PageContext } from '../../page.ts';
 function containersPage(context: PageContext): Page {
   const table = new ContainerTable({
     call: context.call,
-    containerPage: context.domainPages.find((p) => p.of === 'object' && p.objectType === 'container'),
+    containerPage: ownPageOf(context.domainPages, 'container'),
     fleet: true,
     empty: 'No containers in the fleet.',
   });

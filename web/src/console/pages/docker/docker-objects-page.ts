@@ -1,7 +1,7 @@
-import type { ToolAnswer } from '../../../call-tool.ts';
 import { FleetTable } from '../../../components/fleet-table.ts';
 import { h, replace } from '../../../dom.ts';
 import { formatBytes, formatTime } from '../../../format.ts';
+import { answerProblem } from '../../answer-problem.ts';
 import type { DomainPage, Page, PageContext } from '../../page.ts';
 import { objectHref } from '../object-page.ts';
 
@@ -22,7 +22,7 @@ interface IndexRow {
   stack?: string;
 }
 
-const problem = (answer: ToolAnswer) => (answer.error ? h('p', { class: 'status-warning' }, answer.error.message) : null);
+const NO_ENGINE = 'No Docker engine on this host.';
 
 /**
  * One host's engine objects beside its containers: its images (image_list,
@@ -73,9 +73,9 @@ function dockerObjectsPage(context: PageContext, arg: string): Page {
         context.call('image_list', { host }),
         context.call('find', { type: 'volume', node: host, limit: 200 }),
       ]);
-      replace(imageNote, problem(imageAnswer));
+      replace(imageNote, answerProblem(imageAnswer, NO_ENGINE));
       images.update((imageAnswer.structured?.images ?? []) as Image[]);
-      replace(volumeNote, problem(volumeAnswer));
+      replace(volumeNote, answerProblem(volumeAnswer, NO_ENGINE));
       volumes.update((volumeAnswer.structured?.rows ?? []) as IndexRow[]);
     },
   };

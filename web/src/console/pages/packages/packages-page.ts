@@ -1,7 +1,7 @@
-import type { ToolAnswer } from '../../../call-tool.ts';
 import { FleetTable } from '../../../components/fleet-table.ts';
 import { h, replace } from '../../../dom.ts';
 import { formatAgo } from '../../../format.ts';
+import { answerProblem } from '../../answer-problem.ts';
 import type { DomainPage, Page, PageContext } from '../../page.ts';
 import { objectHref } from '../object-page.ts';
 
@@ -19,13 +19,7 @@ interface Update {
   architecture: string | null;
 }
 
-/** Why a host has no answer: an error, or no package database there. */
-function problem(answer: ToolAnswer): HTMLElement | null {
-  if (answer.error) return h('p', { class: 'status-warning' }, answer.error.message);
-  if (((answer.structured?.absent_collectors ?? []) as string[]).length) return h('p', { class: 'muted' }, 'No package database on this host.');
-  const errors = (answer.structured?.errors ?? []) as { message: string }[];
-  return errors.length ? h('p', { class: 'status-warning' }, errors.map((e) => e.message).join('; ')) : null;
-}
+const NO_DATABASE = 'No package database on this host.';
 
 /**
  * One host's packages: the updates its own index files offer (package_updates,
@@ -78,13 +72,13 @@ function packagesPage(context: PageContext, arg: string): Page {
         typeof s.metadata_unix_ms === 'number' ? `The index files were refreshed ${formatAgo(s.metadata_unix_ms)}.` : 'The index files were never refreshed.';
       replace(
         summary,
-        problem(updateAnswer) ??
+        answerProblem(updateAnswer, NO_DATABASE) ??
           h('p', { class: s.reboot_required === true ? 'status-warning' : 'muted' }, s.reboot_required === true ? `A reboot is needed. ${age}` : age),
       );
       updates.update((s.updates ?? []) as Update[]);
       replace(
         listNote,
-        problem(listAnswer) ??
+        answerProblem(listAnswer, NO_DATABASE) ??
           h('p', { class: 'muted' }, `${String(listAnswer.structured?.installed ?? 0)} installed (${String(listAnswer.structured?.ecosystem ?? '')}).`),
       );
       installed.update((listAnswer.structured?.packages ?? []) as Installed[]);

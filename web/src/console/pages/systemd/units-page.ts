@@ -1,7 +1,7 @@
-import type { ToolAnswer } from '../../../call-tool.ts';
 import { FleetTable } from '../../../components/fleet-table.ts';
 import { h, replace } from '../../../dom.ts';
 import { formatTime } from '../../../format.ts';
+import { answerProblem } from '../../answer-problem.ts';
 import type { DomainPage, Page, PageContext } from '../../page.ts';
 import { objectHref } from '../object-page.ts';
 
@@ -23,17 +23,10 @@ interface JournalLine {
 
 const ACTIVE: Record<string, string> = { active: 'online', failed: 'critical', inactive: 'offline', activating: 'stale', deactivating: 'stale' };
 
+const NO_SYSTEMD = 'No systemd on this host: nothing to list.';
+
 /** Journal lines read at a time (newest first, as journal_query answers them). */
 const JOURNAL_LINES = 100;
-
-/** Why a host has no answer: an error, or systemd absent there (a container, a host without it). */
-function problem(answer: ToolAnswer): HTMLElement | null {
-  if (answer.error) return h('p', { class: 'status-warning' }, answer.error.message);
-  const absent = (answer.structured?.absent_collectors ?? []) as string[];
-  if (absent.length) return h('p', { class: 'muted' }, 'No systemd on this host: nothing to list.');
-  const errors = (answer.structured?.errors ?? []) as { message: string }[];
-  return errors.length ? h('p', { class: 'status-warning' }, errors.map((e) => e.message).join('; ')) : null;
-}
 
 /**
  * One host's systemd services (service_list, failed ones first in the state
@@ -70,7 +63,7 @@ function unitsPage(context: PageContext, arg: string): Page {
     const lines = (answer.structured?.lines ?? []) as JournalLine[];
     replace(
       journal,
-      problem(answer) ??
+      answerProblem(answer, NO_SYSTEMD) ??
         h(
           'ol',
           { class: 'log-lines journal-lines' },
@@ -103,7 +96,7 @@ function unitsPage(context: PageContext, arg: string): Page {
     async refresh(uris) {
       if (uris.length && !uris.includes('fleet://index')) return;
       const answer = await context.call('service_list', { host });
-      replace(unitNote, problem(answer));
+      replace(unitNote, answerProblem(answer, NO_SYSTEMD));
       units.update((answer.structured?.units ?? []) as Unit[]);
       await readJournal();
     },
