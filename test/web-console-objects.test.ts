@@ -179,14 +179,22 @@ describe('every object a page, in Chromium, from a real broker and real agents',
     await page.waitForSelector('.page.container[data-name="wo-crash"] .object-details:has-text("exit code 3")');
   });
 
-  it("links a host's own pages: its images and volumes, its services and journal, its packages", async () => {
+  it("links a host's own pages: its images, volumes and networks, its services and journal, its packages", async () => {
     await page.goto(`${consoleUrl}#/host/wo-host`);
     await page.waitForSelector('.page.host tr[data-key="wo-app"] svg.usage-sparkline', { timeout: 30_000 });
-    await page.click('.host-pages a:has-text("Images and volumes")');
+    await page.click('.host-pages a:has-text("Images, volumes and networks")');
     await page.waitForSelector('.page.docker-objects[data-host="wo-host"]');
     await page.waitForSelector(`.page.docker-objects td:has-text("${inject('testImage')}")`);
     await shownAfterReloads(page, `.page.docker-objects a:has-text("${VOLUME}")`, 'the volume in the index');
+    // The engine's own networks of the host, not the swarm's overlay ones.
+    await shownAfterReloads(page, '.page.docker-objects a:text-is("bridge")', 'the bridge network in the index');
+    expect(await page.locator('.page.docker-objects a:text-is("ingress")').count()).toBe(0);
     await screenshot(page, 'console-docker-objects');
+    await page.click('.page.docker-objects a:text-is("bridge")');
+    await page.waitForSelector('.page.object[data-type="local_network"] .object-name:has-text("bridge")');
+    expect(await page.textContent('.page.object')).toContain('wo-host');
+    await page.goBack();
+    await page.waitForSelector('.page.docker-objects');
     await page.click(`.page.docker-objects a:has-text("${VOLUME}")`);
     await page.waitForSelector(`.page.object[data-type="volume"] .object-name:has-text("${VOLUME}")`);
 
