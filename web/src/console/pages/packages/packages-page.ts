@@ -70,11 +70,14 @@ function packagesPage(context: PageContext, arg: string): Page {
       const s = updateAnswer.structured ?? {};
       const age =
         typeof s.metadata_unix_ms === 'number' ? `The index files were refreshed ${formatAgo(s.metadata_unix_ms)}.` : 'The index files were never refreshed.';
+      const updateProblem = answerProblem(updateAnswer, NO_DATABASE);
       replace(
         summary,
-        answerProblem(updateAnswer, NO_DATABASE) ??
+        updateProblem ??
           h('p', { class: s.reboot_required === true ? 'status-warning' : 'muted' }, s.reboot_required === true ? `A reboot is needed. ${age}` : age),
       );
+      // Without an answer there is no list to call empty: the problem says why.
+      updates.element.hidden = updateProblem !== null;
       updates.update((s.updates ?? []) as Update[]);
       replace(
         listNote,

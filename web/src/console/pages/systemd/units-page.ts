@@ -21,7 +21,8 @@ interface JournalLine {
   text: string;
 }
 
-const ACTIVE: Record<string, string> = { active: 'online', failed: 'critical', inactive: 'offline', activating: 'stale', deactivating: 'stale' };
+// Inactive is how most units rest (oneshots done, timers' services between runs): no colour, unlike failed.
+const ACTIVE: Record<string, string> = { active: 'online', failed: 'critical', activating: 'stale', deactivating: 'stale' };
 
 const NO_SYSTEMD = 'No systemd on this host: nothing to list.';
 
