@@ -166,4 +166,5 @@ export const containerInventorySchema = z.object({
   taken_unix_ms: num,
   containers: z.array(containerRecord),
   volumes: z.array(volumeRecord),
+  networks: z.array(networkRecord).optional(),
 }) satisfies z.ZodType<ContainerInventory>;

@@ -154,11 +154,13 @@ export interface ContainerRecord {
   sandbox_id: string | null;
 }
 
-/** An agent's containers (and local volumes), for the broker's index. */
+/** An agent's containers (and local volumes and networks), for the broker's index. */
 export interface ContainerInventory {
   taken_unix_ms: number;
   containers: ContainerRecord[];
   volumes: VolumeRecord[];
+  /** The engine's networks of scope local (a swarm's own are in its snapshot); absent from an agent older than them. */
+  networks?: NetworkRecord[];
 }
 
 export const STACK_LABEL = 'com.docker.stack.namespace';

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Agent } from '../../agent/agent.ts';
+import type { BrokerOptions } from '../../broker/broker-options.ts';
 import { type ProxmoxFlagValues, type ProxmoxOptions, resolveProxmoxOptions } from '../../shared/domains/proxmox/proxmox-options.ts';
 import { captureLogger } from '../harness/capture-logger.ts';
 import { call, identityToken, mcpClient, text } from '../harness/mcp-client.ts';
@@ -44,12 +45,13 @@ export interface PveTestFleet {
   stop(): Promise<void>;
 }
 
-export async function startPveTestFleet(options: { taskDurationMs?: number } = {}): Promise<PveTestFleet> {
+export async function startPveTestFleet(options: { taskDurationMs?: number; broker?: Partial<BrokerOptions> } = {}): Promise<PveTestFleet> {
+  const { broker: brokerOverrides = {}, ...simOptions } = options;
   const tokens = simulatorTokens();
-  const sim = await PveSimulator.start({ tokens: Object.values(tokens), ...options });
+  const sim = await PveSimulator.start({ tokens: Object.values(tokens), ...simOptions });
   const temp = makeTempDir('fleetmesh-pve-');
   const logs = captureLogger();
-  const fleet = await startTestFleet({ log: logs.log });
+  const fleet = await startTestFleet({ log: logs.log, ...brokerOverrides });
   const client = await mcpClient(fleet.broker, await identityToken(fleet.broker, 3));
   const results: string[] = [];
   const extraSecrets: string[] = [];

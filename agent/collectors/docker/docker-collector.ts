@@ -7,7 +7,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { ContainerDirectory, containerName } from '../../engine/container-directory.ts';
 import { engineUnavailable, unreachableEngine } from '../../engine/engine-access.ts';
 import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
-import { containerRecord, volumeRecord } from '../../engine/engine-records.ts';
+import { containerRecord, networkRecord, volumeRecord } from '../../engine/engine-records.ts';
 import type { EngineStats } from '../../engine/engine-stats.ts';
 import { EventFollower } from '../../engine/event-follower.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
@@ -98,18 +98,24 @@ export class DockerCollector implements Collector {
     void this.reportInventory();
   }
 
-  /** Sends the host's containers and volumes to the broker (nothing while the engine is away). */
+  /** Sends the host's containers, volumes and local networks to the broker (nothing while the engine is away). */
   private async reportInventory(): Promise<void> {
     const report = this.options.report;
     if (!this.status.available || !report) return;
     try {
-      const [containers, volumes] = await Promise.all([this.directory.list(true), this.options.docker.listVolumes()]);
+      const [containers, volumes, networks] = await Promise.all([
+        this.directory.list(true),
+        this.options.docker.listVolumes(),
+        this.options.docker.listNetworks(),
+      ]);
       // Cached inspect facts, refreshed by engine events: describe then counts restarts as docker_list does.
       const details = await this.directory.detailsOf(containers.map((c) => c.Id));
       const inventory: ContainerInventory = {
         taken_unix_ms: Date.now(),
         containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel, details.get(c.Id)?.restartCount)),
         volumes: (volumes.Volumes ?? []).map(volumeRecord),
+        // A swarm's networks are its manager's to report, once for the whole swarm.
+        networks: (networks as { Scope?: string }[]).filter((n) => (n.Scope ?? 'local') === 'local').map(networkRecord),
       };
       report('container_inventory', inventory);
     } catch (error) {

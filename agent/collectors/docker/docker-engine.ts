@@ -5,7 +5,7 @@ import type { ContainerChanges } from './container-changes.ts';
 import type { StatsStreams } from './stats-streams.ts';
 
 /** The slice of the engine client the docker collector and its handlers call. */
-export type DockerApi = Pick<EngineClient, 'version' | 'listContainers' | 'listVolumes' | 'getContainer' | 'getEvents'>;
+export type DockerApi = Pick<EngineClient, 'version' | 'listContainers' | 'listVolumes' | 'listNetworks' | 'getContainer' | 'getEvents'>;
 
 /** What the docker collector's handlers share: the engine, what the collector keeps of it, and the way to call it. */
 export interface DockerEngine {

@@ -1,5 +1,5 @@
 import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
-import type { ContainerInventory, ContainerRecord, VolumeRecord } from '../../../shared/engine/records.ts';
+import type { ContainerInventory, ContainerRecord, NetworkRecord, VolumeRecord } from '../../../shared/engine/records.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import type { IndexContext, Indexer } from '../../index/indexer.ts';
 import { type Digest, type Related, type Resource, type RowFilter, wantsType } from '../../index/resource.ts';
@@ -47,9 +47,27 @@ function volumeRow(volume: VolumeRecord, host: Host): Resource {
   };
 }
 
+/** A network of one host's engine: its id is the engine's short one, as docker network ls shows it. */
+function networkRow(network: NetworkRecord, host: Host): Resource {
+  return {
+    row: {
+      id: network.id.slice(0, 12),
+      name: network.name,
+      type: 'local_network',
+      ...(network.stack ? { stack: network.stack } : {}),
+      detail: network.driver,
+      host: host.name,
+    },
+    record: network,
+    labels: network.labels,
+    node: host.name,
+    host,
+  };
+}
+
 /** The docker domain's index: each host's last container inventory, and its container events since. */
 export class DockerIndexer implements Indexer {
-  readonly types = ['container', 'volume'] as const;
+  readonly types = ['container', 'volume', 'local_network'] as const;
   private readonly inventories = new Map<string, InventoryEntry>();
   /** Each host's container events: restarts, failures and the newest state of its containers. */
   readonly events = new ContainerEvents();
@@ -86,8 +104,9 @@ export class DockerIndexer implements Indexer {
   rows(filter: RowFilter, hosts: ReadonlyMap<string, Host>): Resource[] {
     const containers = wantsType(filter, 'container');
     const volumes = wantsType(filter, 'volume');
+    const networks = wantsType(filter, 'local_network');
     const rows: Resource[] = [];
-    if (!containers && !volumes) return rows;
+    if (!containers && !volumes && !networks) return rows;
     const { match } = filter;
     for (const entry of this.inventories.values()) {
       const host = hosts.get(entry.hostId);
@@ -100,6 +119,9 @@ export class DockerIndexer implements Indexer {
       }
       for (const volume of volumes ? entry.inventory.volumes : []) {
         if (!match || match(volume.name, volume.name, host.name, undefined, volume)) rows.push(volumeRow(volume, host));
+      }
+      for (const network of networks ? (entry.inventory.networks ?? []) : []) {
+        if (!match || match(network.id.slice(0, 12), network.name, host.name, network.id, network)) rows.push(networkRow(network, host));
       }
     }
     return rows;
@@ -116,6 +138,20 @@ export class DockerIndexer implements Indexer {
         state: 'present',
         since_unix_ms: null,
         details: { driver: volume.driver, scope: volume.scope, labels: volume.labels, stack: volume.stack },
+        related: [{ type: 'host', id: host.id, name: host.name, relation: 'on', host: host.name }],
+        recent_failures: [],
+        host: host.name,
+      };
+    }
+    if (resource.row.type === 'local_network') {
+      const network = resource.record as NetworkRecord;
+      return {
+        id: network.id.slice(0, 12),
+        name: network.name,
+        type: 'local_network',
+        state: 'present',
+        since_unix_ms: null,
+        details: { driver: network.driver, scope: network.scope, attachable: network.attachable, labels: network.labels, stack: network.stack },
         related: [{ type: 'host', id: host.id, name: host.name, relation: 'on', host: host.name }],
         recent_failures: [],
         host: host.name,

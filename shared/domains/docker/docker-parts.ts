@@ -17,11 +17,12 @@ function portText(port: Port): string {
   return `${address}${port.public_port}→${port.private_port}/${port.protocol}`;
 }
 
-/** Each host's containers and volumes, as its engine lists them. */
+/** Each host's containers, volumes and local networks (bridge, host, macvlan…), as its engine lists them. */
 export const dockerParts = {
   resourceTypes: {
     container: { scope: 'host', rank: 10 },
     volume: { scope: 'host', rank: 100 },
+    local_network: { scope: 'host', rank: 105 },
   },
   inventory: {
     shape: {

@@ -14,7 +14,7 @@ export const find = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'Find resources',
-  description: "Finds resources of any type in the broker's index: with type it lists that type, else it searches all.",
+  description: "Finds resources of any type in the broker's index: with type it lists that type, else searches all.",
   input: z
     .object({
       type: z
@@ -53,7 +53,7 @@ export const describe = defineAction({
   collector: null,
   title: 'Describe a resource',
   description:
-    'One resource (id or name) as a digest: state and why, related resources, details and, for services and containers, recent failures and restarts (crash loops).',
+    'One resource (id or name) as a digest: state and why, related resources, details and, for services and containers, recent failures and restarts.',
   input: z
     .object({
       type: z.enum(RESOURCE_TYPES),

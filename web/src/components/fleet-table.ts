@@ -11,6 +11,8 @@ export interface Column<Row> {
   /** A status word (online, stale, critical …) that colours the cell. */
   status?: (row: Row) => string | undefined;
   numeric?: boolean;
+  /** What the cell holds instead of its text (a link, a sparkline); sorting and searching still use value and text. */
+  cell?: (row: Row) => Node;
 }
 
 export interface FleetTableOptions<Row> {
@@ -122,7 +124,8 @@ export class FleetTable<Row> {
           td.className = `status status-${status}`;
           td.dataset.status = status;
         }
-        td.textContent = this.cellText(row, c);
+        if (c.cell) td.append(c.cell(row));
+        else td.textContent = this.cellText(row, c);
         tr.append(td);
       }
       fragment.append(tr);

@@ -74,6 +74,7 @@ function start(me: Me): void {
       location.hash = hash;
     },
     may: (tool) => allowed.has(tool),
+    domainPages: DOMAIN_PAGES,
     async act(tool, args, onStep = () => {}) {
       let answer = await api.act(tool, args, onStep);
       if (answer.error?.code === 'confirm_required') {
@@ -94,7 +95,10 @@ function start(me: Me): void {
   const links: [string, string][] = [
     ['#/', 'Fleet'],
     ['#/charts', 'Charts'],
-    ...DOMAIN_PAGES.map((domainPage): [string, string] => [`#/${domainPage.path}`, domainPage.label]),
+    ...DOMAIN_PAGES.filter((domainPage) => (domainPage.of ?? 'fleet') === 'fleet').map((domainPage): [string, string] => [
+      `#/${domainPage.path}`,
+      domainPage.label,
+    ]),
     ['#/recommendations', 'Recommendations'],
     ...(me.approvals ? ([['#/approvals', 'Approvals']] as [string, string][]) : []),
     ...(me.audit ? ([['#/audit', 'Audit']] as [string, string][]) : []),
@@ -132,8 +136,8 @@ function start(me: Me): void {
         ? hostPage(context, decodeURIComponent(arg))
         : objectType && objectId
           ? objectPage(context, objectType, objectId)
-          : domainPage
-            ? domainPage.open(context)
+          : domainPage && (arg || (domainPage.of ?? 'fleet') === 'fleet')
+            ? domainPage.open(context, arg)
             : name === 'charts'
               ? chartsPage(context)
               : name === 'recommendations'

@@ -2,6 +2,7 @@ import { callOrThrow } from '../../call-tool.ts';
 import { FleetTable } from '../../components/fleet-table.ts';
 import { h } from '../../dom.ts';
 import type { Page, PageContext } from '../page.ts';
+import { objectHref } from './object-page.ts';
 
 interface Row {
   id: string;
@@ -28,7 +29,7 @@ const STATUS: Record<string, string> = {
   pending: 'stale',
 };
 
-/** A page listing one type of the broker's index (sandboxes, PVE guests): find answers without a fan-out. */
+/** A page listing one type of the broker's index (sandboxes, PVE guests), each row a link to its page: find answers without a fan-out. */
 export function findPage(context: PageContext, title: string, type: string, empty: string): Page {
   const table = new FleetTable<Row>({
     columns: [
@@ -39,7 +40,8 @@ export function findPage(context: PageContext, title: string, type: string, empt
       { key: 'detail', label: 'detail' },
     ],
     rowKey: (r) => r.id,
-    onOpen: (r) => (r.host ? context.navigate(`#/host/${encodeURIComponent(r.host)}`) : undefined),
+    // Each row opens its own page (what describe says of it), which links to its host.
+    onOpen: (r) => context.navigate(objectHref(r.type, r.id)),
     empty,
   });
   return {

@@ -3,24 +3,34 @@ import { FleetTable } from '../../components/fleet-table.ts';
 import { type LogLine, LogViewer } from '../../components/log-viewer.ts';
 import { type MetricsAnswer, MetricsChart } from '../../components/metrics-chart.ts';
 import { h, replace } from '../../dom.ts';
-import { formatAgo, formatBytes, formatDuration, formatPercent, formatPorts, formatTime } from '../../format.ts';
+import { formatAgo, formatBytes, formatDuration, formatPercent, formatTime } from '../../format.ts';
 import { ActionProgress } from '../action-progress.ts';
-import type { Page, PageContext } from '../page.ts';
+import { type ContainerRow, ContainerTable, containerRows } from '../container-table.ts';
+import { domainPageHref, ownPageOf, type Page, type PageContext } from '../page.ts';
+
+type AlertRow = {
+  metric: string;
+  mount?: string;
+  subject?: string;
+  state: string;
+  detail?: string;
+  since_unix_ms?: number | null;
+  value_percent: number | null;
+  threshold_percent: number | null;
+};
+
+/** A figure against its threshold, or a thing another domain watches (a failed unit) in its own words. */
+function alertText(row: AlertRow): string {
+  if (row.threshold_percent !== null) {
+    return `${row.metric}${row.mount ? ` ${row.mount}` : ''}: ${row.state} (${formatPercent(row.value_percent)} of ${row.threshold_percent} %)`;
+  }
+  const since = row.since_unix_ms ? `, since ${formatAgo(row.since_unix_ms)}` : '';
+  return `${row.metric}${row.subject ? ` ${row.subject}` : ''}: ${row.state}${row.detail ? ` (${row.detail})` : ''}${since}`;
+}
 
 type Node = Record<string, unknown> & { availability?: string; errors?: { message: string }[] };
 
-interface Container {
-  name: string;
-  image: string;
-  state: string;
-  status?: string;
-  health?: string;
-  restart_count?: number;
-  started_at_unix_ms?: number | null;
-  ports?: { private_port: number; public_port: number | null; protocol: string }[];
-  /** From docker_stats, for running containers. */
-  stats?: { cpu_percent: number; memory_usage_bytes: number; memory_limit_bytes: number; memory_percent: number; net_rx_bytes: number; net_tx_bytes: number };
-}
+type Container = ContainerRow;
 
 /** What each container action does while it runs, and which states offer it. */
 const ACTIONS = [
@@ -28,8 +38,6 @@ const ACTIONS = [
   { tool: 'docker_restart', label: 'restart', doing: 'restarting', offered: (c: Container) => c.state === 'running' },
   { tool: 'docker_stop', label: 'stop', doing: 'stopping', offered: (c: Container) => c.state === 'running' || c.state === 'restarting' },
 ] as const;
-
-const portsText = (c: Container) => formatPorts(c.ports);
 
 /** A host's answer to one tool, or why it has none. */
 async function nodeOf(call: CallTool, tool: string, args: Record<string, unknown>): Promise<Node> {
@@ -75,49 +83,16 @@ function followLogs(call: CallTool, host: string, name: string): { viewer: LogVi
 export function hostPage(context: PageContext, host: string): Page {
   const vitals = h('div', { class: 'vitals' });
   const chart = new MetricsChart((metric, range) => context.call('get_metrics', { target: 'host', id: host, metric, range }).then(metricsOf));
-  const containers = new FleetTable<Container>({
-    columns: [
-      { key: 'name', label: 'container' },
-      { key: 'image', label: 'image' },
-      { key: 'state', label: 'state', status: (c) => (c.state === 'running' ? 'online' : c.state === 'exited' || c.state === 'dead' ? 'offline' : 'stale') },
-      { key: 'status', label: 'status' },
-      { key: 'health', label: 'health', status: (c) => (c.health === 'unhealthy' ? 'critical' : undefined) },
-      {
-        key: 'cpu',
-        label: 'CPU',
-        numeric: true,
-        value: (c) => c.stats?.cpu_percent,
-        text: (c) => (c.stats ? formatPercent(c.stats.cpu_percent) : '–'),
-      },
-      {
-        key: 'memory',
-        label: 'memory (of limit)',
-        numeric: true,
-        value: (c) => c.stats?.memory_usage_bytes,
-        text: (c) =>
-          c.stats ? `${formatBytes(c.stats.memory_usage_bytes)} (${formatPercent(c.stats.memory_percent)} of ${formatBytes(c.stats.memory_limit_bytes)})` : '–',
-      },
-      {
-        key: 'network',
-        label: 'network rx / tx',
-        numeric: true,
-        value: (c) => (c.stats ? c.stats.net_rx_bytes + c.stats.net_tx_bytes : undefined),
-        text: (c) => (c.stats ? `${formatBytes(c.stats.net_rx_bytes)} / ${formatBytes(c.stats.net_tx_bytes)}` : '–'),
-      },
-      { key: 'restart_count', label: 'restarts', numeric: true },
-      {
-        key: 'uptime',
-        label: 'up',
-        numeric: true,
-        value: (c) => (c.state === 'running' && c.started_at_unix_ms ? -c.started_at_unix_ms : undefined),
-        text: (c) => (c.state === 'running' && c.started_at_unix_ms ? formatDuration((Date.now() - c.started_at_unix_ms) / 1000) : '–'),
-      },
-      { key: 'ports', label: 'ports', text: portsText },
-    ],
-    rowKey: (c) => c.name,
+  const containerPage = ownPageOf(context.domainPages, 'container');
+  const containers = new ContainerTable({
+    call: context.call,
+    containerPage,
+    fleet: false,
     onOpen: (c) => openContainer(c),
     empty: 'No containers (or no Docker engine on this host).',
   });
+  // The domains' pages of one host (its images, units, packages…), linked from here.
+  const hostPages = context.domainPages.filter((p) => p.of === 'host');
   const containerPanel = h('div', { class: 'container-panel' });
   const ports = h('div', {});
   const portTable = new FleetTable<{ port: number; protocol: string; address: string; process: string | null; container: string | null }>({
@@ -200,7 +175,14 @@ export function hostPage(context: PageContext, host: string): Page {
       }
     };
     drawActions(container);
-    replace(containerPanel, h('h3', {}, container.name), actions, outcome, follow.viewer.element);
+    replace(
+      containerPanel,
+      h('h3', {}, container.name),
+      containerPage ? h('p', {}, h('a', { href: domainPageHref(containerPage, host, container.name) }, 'Configuration, logs and history')) : null,
+      actions,
+      outcome,
+      follow.viewer.element,
+    );
     // The panel opens where the reader is looking, not below the fold.
     containerPanel.scrollIntoView({ block: 'nearest' });
   }
@@ -209,6 +191,9 @@ export function hostPage(context: PageContext, host: string): Page {
     'section',
     { class: 'page host', 'data-host': host },
     h('h1', {}, host),
+    hostPages.length
+      ? h('nav', { class: 'host-pages', 'aria-label': 'this host' }, ...hostPages.map((p) => h('a', { href: domainPageHref(p, host) }, p.label)))
+      : null,
     vitals,
     h('h2', {}, 'History'),
     chart.element,
@@ -278,6 +263,7 @@ export function hostPage(context: PageContext, host: string): Page {
     destroy() {
       following?.stop();
       chart.destroy();
+      containers.destroy();
     },
   };
 
@@ -290,26 +276,14 @@ export function hostPage(context: PageContext, host: string): Page {
       context.may('watch_history') ? nodeOf(context.call, 'watch_history', { host }) : Promise.resolve<Node>({ incidents: [] }),
     ]);
     replace(containerNote, unavailable(list));
-    const stats = new Map(((statsNode.containers ?? []) as (Container['stats'] & { name: string })[]).map((row) => [row.name, row]));
-    containers.update(((list.containers ?? []) as Container[]).map((c) => ({ ...c, stats: stats.get(c.name) })));
+    containers.update(containerRows(host, list, statsNode));
     const portRows = (portNode.ports ?? []) as { port: number; protocol: string; address: string; process: string | null; container: string | null }[];
     replace(ports, unavailable(portNode));
     portTable.update(portRows);
-    const checks = (alertNode.alerts ?? []) as { metric: string; mount?: string; state: string; value_percent: number | null; threshold_percent: number }[];
+    const checks = (alertNode.alerts ?? []) as AlertRow[];
     replace(
       alerts,
-      unavailable(alertNode) ??
-        h(
-          'ul',
-          { class: 'plain' },
-          ...checks.map((c) =>
-            h(
-              'li',
-              { class: `status-${c.state}`, 'data-state': c.state },
-              `${c.metric}${c.mount ? ` ${c.mount}` : ''}: ${c.state} (${formatPercent(c.value_percent)} of ${c.threshold_percent} %)`,
-            ),
-          ),
-        ),
+      unavailable(alertNode) ?? h('ul', { class: 'plain' }, ...checks.map((c) => h('li', { class: `status-${c.state}`, 'data-state': c.state }, alertText(c)))),
     );
     const incidentRows = (incidentNode.incidents ?? []) as { detected_at_unix_ms: number; container: string; analysis?: string; exit_code?: number | null }[];
     replace(

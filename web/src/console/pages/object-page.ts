@@ -1,7 +1,7 @@
 import { callOrThrow } from '../../call-tool.ts';
 import { h, replace } from '../../dom.ts';
 import { formatAgo, formatTime, formatValue } from '../../format.ts';
-import type { Page, PageContext } from '../page.ts';
+import { domainPageHref, ownPageOf, type Page, type PageContext } from '../page.ts';
 
 interface Digest {
   id: string;
@@ -35,6 +35,8 @@ export function objectPage(context: PageContext, type: string, id: string): Page
     async refresh(uris) {
       if (uris.length && !uris.includes('fleet://index')) return;
       const digest = (await callOrThrow(context.call, 'describe', { type, id })) as unknown as Digest;
+      // A domain's own page of this type (a container's configuration and logs), for an object on a host.
+      const own = ownPageOf(context.domainPages, digest.type);
       replace(
         element,
         h('h1', {}, `${digest.type} `, h('span', { class: 'object-name' }, digest.name)),
@@ -47,6 +49,9 @@ export function objectPage(context: PageContext, type: string, id: string): Page
           digest.host ? h('span', {}, ' · on ', h('a', { href: objectHref('host', digest.host) }, digest.host)) : null,
           digest.cluster ? ` · in ${digest.cluster}` : '',
         ),
+        own && digest.host
+          ? h('p', {}, h('a', { href: domainPageHref(own, digest.host, digest.name), class: 'own-page' }, `Its ${own.label.toLowerCase()} page`))
+          : null,
         digest.restarts ? h('p', {}, `Restarts: ${digest.restarts.last_hour} in the last hour, ${digest.restarts.last_week} in the last week.`) : null,
         h('dl', { class: 'object-details' }, ...Object.entries(digest.details).flatMap(([key, value]) => [h('dt', {}, key), h('dd', {}, formatValue(value))])),
         digest.recent_failures.length

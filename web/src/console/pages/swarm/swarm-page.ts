@@ -4,9 +4,11 @@ import { type LogLine, LogViewer } from '../../../components/log-viewer.ts';
 import { SwarmTopology, type TopologyAnswer } from '../../../components/swarm/swarm-topology.ts';
 import { h, replace } from '../../../dom.ts';
 import type { DomainPage, Page, PageContext } from '../../page.ts';
+import { objectHref } from '../object-page.ts';
 
 interface Row {
   id: string;
+  type: string;
   name: string;
   state?: string;
   detail?: string;
@@ -20,7 +22,24 @@ interface Row {
 /** How often a followed service's log is read again. */
 const LOG_POLL_MS = 3000;
 
-/** The swarm: health, topology (placement, networks, drain impact), services, tasks and a service's logs. */
+/** A row's name as a link to its own page; the row's click (logs, drain impact) is left to the rest of the row. */
+const nameLink = (r: Row) => h('a', { href: objectHref(r.type, r.id), onclick: (event: Event) => event.stopPropagation() }, r.name);
+
+/** A table of one of the swarm's object types, each row opening that object's page. */
+function objectTable(context: PageContext, label: string, detail: string, empty: string): FleetTable<Row> {
+  return new FleetTable<Row>({
+    columns: [
+      { key: 'name', label, cell: nameLink },
+      { key: 'detail', label: detail },
+      { key: 'cluster', label: 'swarm' },
+    ],
+    rowKey: (r) => r.id,
+    onOpen: (r) => context.navigate(objectHref(r.type, r.id)),
+    empty,
+  });
+}
+
+/** The swarm: health, topology (placement, networks, drain impact), services, tasks, nodes, secrets, configs and networks, and a service's logs. */
 function swarmPage(context: PageContext): Page {
   const summary = h('div', { class: 'swarm-summary' });
   const topology = new SwarmTopology();
@@ -30,7 +49,7 @@ function swarmPage(context: PageContext): Page {
   let stopLogs: (() => void) | undefined;
   const services = new FleetTable<Row>({
     columns: [
-      { key: 'name', label: 'service' },
+      { key: 'name', label: 'service', cell: nameLink },
       { key: 'stack', label: 'stack' },
       {
         key: 'replicas',
@@ -48,7 +67,7 @@ function swarmPage(context: PageContext): Page {
   });
   const nodes = new FleetTable<Row>({
     columns: [
-      { key: 'name', label: 'node' },
+      { key: 'name', label: 'node', cell: nameLink },
       { key: 'state', label: 'state', status: (r) => (r.state === 'ready' ? 'online' : 'offline') },
       { key: 'detail', label: 'role' },
     ],
@@ -61,7 +80,7 @@ function swarmPage(context: PageContext): Page {
   });
   const tasks = new FleetTable<Row>({
     columns: [
-      { key: 'name', label: 'task' },
+      { key: 'name', label: 'task', cell: nameLink },
       {
         key: 'state',
         label: 'state',
@@ -70,8 +89,13 @@ function swarmPage(context: PageContext): Page {
       { key: 'detail', label: 'node' },
     ],
     rowKey: (r) => r.id,
+    onOpen: (r) => context.navigate(objectHref(r.type, r.id)),
     empty: 'No tasks.',
   });
+  // Secrets are listed by name alone: the swarm never gives their data back, and neither does the index.
+  const secrets = objectTable(context, 'secret', 'detail', 'No secrets.');
+  const configs = objectTable(context, 'config', 'detail', 'No configs.');
+  const networks = objectTable(context, 'network', 'driver', 'No swarm networks.');
 
   function followService(service: string): void {
     stopLogs?.();
@@ -136,14 +160,24 @@ function swarmPage(context: PageContext): Page {
       services.element,
       logs,
       h('div', { class: 'columns' }, h('div', {}, h('h2', {}, 'Nodes'), nodes.element), h('div', {}, h('h2', {}, 'Tasks'), tasks.element)),
+      h(
+        'div',
+        { class: 'columns' },
+        h('div', {}, h('h2', {}, 'Secrets'), secrets.element),
+        h('div', {}, h('h2', {}, 'Configs'), configs.element),
+        h('div', {}, h('h2', {}, 'Networks'), networks.element),
+      ),
     ),
     async refresh(uris) {
       if (uris.length && !uris.includes('fleet://index')) return;
-      const [status, serviceRows, nodeRows, taskRows] = await Promise.all([
+      const [status, serviceRows, nodeRows, taskRows, secretRows, configRows, networkRows] = await Promise.all([
         context.call('get_cluster_status', {}),
         callOrThrow(context.call, 'find', { type: 'service', limit: 200 }),
         callOrThrow(context.call, 'find', { type: 'node', limit: 200 }),
         callOrThrow(context.call, 'find', { type: 'task', limit: 200 }),
+        callOrThrow(context.call, 'find', { type: 'secret', limit: 200 }),
+        callOrThrow(context.call, 'find', { type: 'config', limit: 200 }),
+        callOrThrow(context.call, 'find', { type: 'network', limit: 200 }),
       ]);
       const s = status.structured as { health: string; problems: string[] } | undefined;
       replace(
@@ -160,6 +194,9 @@ function swarmPage(context: PageContext): Page {
       services.update(serviceRows.rows as Row[]);
       nodes.update(nodeRows.rows as Row[]);
       tasks.update(taskRows.rows as Row[]);
+      secrets.update(secretRows.rows as Row[]);
+      configs.update(configRows.rows as Row[]);
+      networks.update(networkRows.rows as Row[]);
       await refreshTopology();
     },
     destroy() {
