@@ -147,7 +147,8 @@ export const alerts = defineAction({
   runsOn: 'host',
   collector: 'system',
   title: 'Alerts',
-  description: "CPU, memory and disks against thresholds (percent; default: the host's own), failed units: ok, warning or critical per host, with calls to run.",
+  description:
+    "CPU, memory and disks against thresholds (percent; default: the host's own), failed units: ok, warning or critical per host, with calls to run.",
   input: z.object(thresholdsInput).strict(),
   output: z.object({
     alerts: z.array(
