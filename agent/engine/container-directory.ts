@@ -12,6 +12,9 @@ interface Details {
   tty: boolean;
 }
 
+/** Inspects in flight at once when many containers are not cached yet (an agent's first list on a busy engine). */
+const INSPECTS_AT_ONCE = 8;
+
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 export function containerName(info: Pick<ContainerInfo, 'Names' | 'Id'>): string {
@@ -32,10 +35,19 @@ export class ContainerDirectory {
     return this.docker.listContainers({ all });
   }
 
-  /** Inspect facts for these containers, fetching (in parallel) only the ones not cached. */
+  /** Inspect facts for these containers, fetching (a few at a time) only the ones not cached. */
   async detailsOf(ids: string[]): Promise<Map<string, Details>> {
     const missing = ids.filter((id) => !this.details.has(id));
-    await Promise.all(missing.map((id) => this.refresh(id).catch(() => undefined)));
+    let next = 0;
+    const worker = async () => {
+      while (next < missing.length) await this.refresh(missing[next++] as string).catch(() => undefined);
+    };
+    await Promise.all(Array.from({ length: Math.min(INSPECTS_AT_ONCE, missing.length) }, worker));
+    return this.cached(ids);
+  }
+
+  /** The inspect facts already cached for these containers, without asking the engine. */
+  cached(ids: string[]): Map<string, Details> {
     return new Map(ids.flatMap((id) => (this.details.has(id) ? [[id, this.details.get(id) as Details]] : [])));
   }
 

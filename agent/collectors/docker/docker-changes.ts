@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ContainerInspectInfo } from 'dockerode';
 import { dockerRestart, dockerStart, dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
@@ -5,6 +6,9 @@ import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
 import { unixMs } from '../../engine/engine-time.ts';
 import type { DockerEngine } from './docker-engine.ts';
+
+/** How long a change waits for the engine's event stream to catch up with the engine's answer. */
+const EVENT_LAG_MS = 2_000;
 
 function stateOf(info: ContainerInspectInfo, changed: boolean) {
   return {
@@ -46,13 +50,24 @@ export function registerDockerChanges(dispatcher: Dispatcher, engine: DockerEngi
       return engine.changes.run(container.Id, async () => {
         // What the engine does to the container meanwhile (kill, die, stop, start) goes up as it happens: the caller's progress.
         const id = container.Id.slice(0, 12);
-        const unwatch = engine.events.watch((event) => {
-          if (event.type === 'container' && event.id === id)
-            context.emit({ event: event.action, ...(event.exit_code !== undefined ? { exit_code: event.exit_code } : {}) });
+        let closed: () => void = () => {};
+        const closing = new Promise<void>((resolve) => {
+          closed = resolve;
         });
-        // Until the read that follows the change, so that the events the engine sent as it answered have come.
+        const unwatch = engine.events.watch((event) => {
+          if (event.type !== 'container' || event.id !== id) return;
+          context.emit({ event: event.action, ...(event.exit_code !== undefined ? { exit_code: event.exit_code } : {}) });
+          if (event.action === verb) closed();
+        });
         try {
-          return await apply(engine, verb, container.Id, params);
+          const result = await apply(engine, verb, container.Id, params);
+          // The engine's event stream lags its answer: wait, briefly, for the event that closes the change, so the caller hears it before the result.
+          if (result.payload.changed) {
+            const lag = new AbortController();
+            await Promise.race([closing, delay(EVENT_LAG_MS, undefined, { signal: lag.signal }).catch(() => {})]);
+            lag.abort();
+          }
+          return result;
         } finally {
           unwatch();
         }

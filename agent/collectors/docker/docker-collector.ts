@@ -67,6 +67,7 @@ export class DockerCollector implements Collector {
   private readonly lastCounters = new Map<string, { cpu: number; system: number }>();
   private pendingSamples: ContainerFigures[] = [];
   private inventoryDebounce: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(private readonly options: DockerCollectorOptions) {
     this.directory = new ContainerDirectory(options.docker);
@@ -109,7 +110,14 @@ export class DockerCollector implements Collector {
         this.options.docker.listNetworks(),
       ]);
       // Cached inspect facts, refreshed by engine events: describe then counts restarts as docker_list does.
-      const details = await this.directory.detailsOf(containers.map((c) => c.Id));
+      // The containers not inspected yet (an agent's first inventory) go up at once without them, and again once inspected.
+      const ids = containers.map((c) => c.Id);
+      const details = this.directory.cached(ids);
+      if (details.size < ids.length) {
+        void this.directory.detailsOf(ids).then((inspected) => {
+          if (inspected.size > details.size) this.inventorySoon();
+        });
+      }
       const inventory: ContainerInventory = {
         taken_unix_ms: Date.now(),
         containers: containers.map((c) => containerRecord(c, this.options.sandboxLabel, details.get(c.Id)?.restartCount)),
@@ -124,6 +132,7 @@ export class DockerCollector implements Collector {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.inventoryTimer);
     clearInterval(this.metricsTimer);
@@ -156,9 +165,15 @@ export class DockerCollector implements Collector {
       void this.directory.refresh(event.id).catch(() => undefined);
     }
     this.options.report?.('container_event', event);
-    // One inventory at most a second after the first unsent change: postponing it on every event would let a
-    // container in a crash loop on the host keep every other change from the broker.
-    if (this.options.report && !this.inventoryDebounce) {
+    this.inventorySoon();
+  }
+
+  /**
+   * One inventory at most a second after the first unsent change: postponing it on every event would let a
+   * container in a crash loop on the host keep every other change from the broker.
+   */
+  private inventorySoon(): void {
+    if (this.options.report && !this.inventoryDebounce && !this.stopped) {
       this.inventoryDebounce = setTimeout(() => {
         this.inventoryDebounce = undefined;
         void this.reportInventory();
