@@ -8,7 +8,7 @@ import { readAptIndex } from './apt-lists.ts';
 import type { InstalledPackage } from './installed-package.ts';
 import { namePattern } from './name-pattern.ts';
 import type { PackageDatabase } from './package-database.ts';
-import { rebootRequired } from './reboot-required.ts';
+import { type RunningSystem, readRunningSystem, rebootRequired } from './reboot-required.ts';
 import { readRpmRepoCache } from './rpm-repo-cache.ts';
 import type { UpdateMetadata } from './update-metadata.ts';
 
@@ -19,8 +19,13 @@ const UPDATE_METADATA: Record<Ecosystem, (root: string, installed: readonly Inst
   apk: readApkIndexCache,
 };
 
-/** package_list and package_updates over the host's package database, found under `root` by `database()`. */
-export function registerPackageActions(dispatcher: Dispatcher, root: string, database: () => PackageDatabase): void {
+/** package_list and package_updates over the host's package database, found under `root` by `database()`; `running` tells the boot a reboot check compares with. */
+export function registerPackageActions(
+  dispatcher: Dispatcher,
+  root: string,
+  database: () => PackageDatabase,
+  running: () => Promise<RunningSystem> = readRunningSystem,
+): void {
   dispatcher.register(packageList, async (params) => {
     const db = database();
     const all = await db.read();
@@ -34,7 +39,7 @@ export function registerPackageActions(dispatcher: Dispatcher, root: string, dat
     return {
       payload: {
         ecosystem: db.ecosystem,
-        packages: selected.slice(0, limit),
+        packages: selected.slice(0, limit).map(({ name, version, architecture }) => ({ name, version, architecture })),
         count: Math.min(selected.length, limit),
         installed: all.length,
         ...(selected.length > limit ? { truncated_reason: `${selected.length} match: the first ${limit} by name; name or a larger limit narrows it` } : {}),
@@ -48,7 +53,7 @@ export function registerPackageActions(dispatcher: Dispatcher, root: string, dat
     const metadata = await UPDATE_METADATA[db.ecosystem](root, installed);
     const matches = namePattern(params.name);
     const updates = metadata.updates.filter((update) => matches(update.name) && (!params.security || update.security));
-    const reboot = await rebootRequired(root);
+    const reboot = await rebootRequired(root, db.ecosystem, installed, await running());
     return {
       payload: {
         ecosystem: db.ecosystem,

@@ -7,6 +7,7 @@ import { CollectorCalls } from '../../../test/harness/collector-calls.ts';
 import { makeTempDir } from '../../../test/harness/temp-dir.ts';
 import type { EngineClient } from '../../engine/engine-client.ts';
 import { PackagesCollector } from './packages-collector.ts';
+import { readRpmDatabase } from './rpm-database.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/packages/', import.meta.url));
 
@@ -164,6 +165,23 @@ describe('the packages collector reads the host’s own package database', () =>
     expect((await calls.call(packageUpdates, { security: true })).payload?.updates.map((update) => update.name)).toEqual(['openssl']);
   });
 
+  it('says an rpm host waits for a reboot when a boot package was installed after the boot, as dnf needs-restarting does', async () => {
+    // The fixture's kernel-core went in when make-rpmdb.sh wrote the database.
+    const [kernel] = await readRpmDatabase(join(FIXTURES, 'rpm/usr/lib/sysimage/rpm')).then((all) => all.filter((pkg) => pkg.name === 'kernel-core'));
+    const installedAt = kernel?.installedUnixMs as number;
+    expect(installedAt).toBeGreaterThan(Date.UTC(2024, 0, 1));
+    const bootedAt = async (bootUnixMs: number) => {
+      const calls = new CollectorCalls(
+        (context) => new PackagesCollector({ hostRoot: join(FIXTURES, 'rpm') }, context.hooks.report, async () => ({ bootUnixMs, kernelRelease: null })),
+        {} as EngineClient,
+      );
+      stops.push(() => calls.stop());
+      return (await calls.call(packageUpdates, {})).payload;
+    };
+    expect(await bootedAt(installedAt - 60_000)).toMatchObject({ reboot_required: true, reboot_packages: ['kernel-core'] });
+    expect(await bootedAt(installedAt + 60_000)).toMatchObject({ reboot_required: false, reboot_packages: [] });
+  });
+
   it('names a cached metadata file it cannot read rather than answer as if it held no update', async () => {
     const temp = makeTempDir('fm-rpm-damaged-');
     stops.push(() => temp.remove());
@@ -201,6 +219,7 @@ describe('the packages collector reads the host’s own package database', () =>
     expect(answer.payload?.ecosystem).toBe('rpm');
     expect(answer.payload?.packages).toEqual([
       { name: 'bash', version: '5.1.8-9.el9', architecture: 'x86_64' },
+      { name: 'kernel-core', version: '5.14.0-427.13.1.el9_4', architecture: 'x86_64' },
       { name: 'openssl', version: '1:3.0.7-27.el9', architecture: 'x86_64' },
       { name: 'tzdata', version: '2024a-1.el9', architecture: 'x86_64' },
     ]);

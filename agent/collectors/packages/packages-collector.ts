@@ -5,6 +5,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { findPackageDatabase, type PackageDatabase } from './package-database.ts';
 import { registerPackageActions } from './package-handlers.ts';
+import { type RunningSystem, readRunningSystem } from './reboot-required.ts';
 
 /** How often the database's modification time is looked at, to report the packages again when it changed. */
 const WATCH_MS = 5 * 60_000;
@@ -22,6 +23,7 @@ export class PackagesCollector implements Collector {
   constructor(
     private readonly options: PackagesOptions,
     private readonly report: Report,
+    private readonly running: () => Promise<RunningSystem> = readRunningSystem,
   ) {}
 
   private database(): PackageDatabase {
@@ -42,7 +44,7 @@ export class PackagesCollector implements Collector {
   }
 
   register(dispatcher: Dispatcher): void {
-    registerPackageActions(dispatcher, this.options.hostRoot, () => this.database());
+    registerPackageActions(dispatcher, this.options.hostRoot, () => this.database(), this.running);
   }
 
   async start(): Promise<void> {
@@ -66,7 +68,7 @@ export class PackagesCollector implements Collector {
     }
     if (!fresh && mtime === this.reportedMtime) return;
     try {
-      const packages = await db.read();
+      const packages = (await db.read()).map(({ name, version, architecture }) => ({ name, version, architecture }));
       this.reportedMtime = mtime;
       this.report('packages_installed', { ecosystem: db.ecosystem, packages });
     } catch {

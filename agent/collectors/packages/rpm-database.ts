@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { InstalledPackage } from './installed-package.ts';
 
-/** One package a line: name, [epoch:]version-release, architecture, as `rpm --queryformat` writes them. */
-const QUERY_FORMAT = '%{NAME}\\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\\t%{ARCH}\\n';
+/** One package a line: name, [epoch:]version-release, architecture and install time (seconds), as `rpm --queryformat` writes them. */
+const QUERY_FORMAT = '%{NAME}\\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\\t%{ARCH}\\t%{INSTALLTIME}\\n';
 
 /**
  * The packages in an rpm database (`rpmdb.sqlite`, or the Berkeley DB or ndb
@@ -64,8 +64,14 @@ function query(dbPath: string, rpm: string): Promise<InstalledPackage[]> {
             .split('\n')
             .filter(Boolean)
             .map((line) => {
-              const [name = '', version = '', arch = ''] = line.split('\t');
-              return { name, version, architecture: arch && arch !== '(none)' ? arch : null };
+              const [name = '', version = '', arch = '', installed = ''] = line.split('\t');
+              const seconds = Number(installed);
+              return {
+                name,
+                version,
+                architecture: arch && arch !== '(none)' ? arch : null,
+                ...(Number.isInteger(seconds) && seconds > 0 ? { installedUnixMs: seconds * 1000 } : {}),
+              };
             })
             .filter((pkg) => pkg.name && pkg.name !== 'gpg-pubkey'),
         );
