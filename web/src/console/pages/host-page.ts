@@ -199,7 +199,7 @@ export function hostPage(context: PageContext, host: string): Page {
     chart.element,
     h('h2', {}, 'Containers'),
     containerNote,
-    containers.element,
+    h('div', { class: 'table-frame' }, containers.element),
     containerPanel,
     h(
       'div',
