@@ -49,7 +49,7 @@ describe('the web console in Chromium', () => {
       collectors: 'default',
       dockerAddress: inject('dockerHost'),
       domainFlags: { 'swarm-name': 'web-swarm' },
-      token: await fleet.token({ roles: ['swarm-manager'] }),
+      token: await fleet.token({ roles: ['swarm-manager'], labels: { env: 'test', role: 'manager' } }),
     });
     doomed = await fleet.addAgent('wc-doomed');
     adminToken = await identityToken(fleet.broker, 3, undefined, 'console-admin');
@@ -128,6 +128,11 @@ describe('the web console in Chromium', () => {
     await page.goto(`${consoleUrl}#/`);
     await page.waitForSelector('tr[data-key="wc-doomed"] td[data-status="online"]');
     await page.waitForSelector('tr[data-key="wc-manager"] td[data-status="online"]');
+    // Each host's name links to its page, beside its labels and its last hour's CPU as a sparkline.
+    const manager = page.locator('tr[data-key="wc-manager"]');
+    expect(await manager.locator('a').getAttribute('href')).toBe('#/host/wc-manager');
+    expect(await manager.textContent()).toContain('env=test, role=manager');
+    await page.waitForSelector('tr[data-key="wc-manager"] .sparkline-cell svg[data-points]', { timeout: 30_000 });
     await screenshot(page, 'console-overview');
     const navigations: string[] = [];
     page.on('framenavigated', (frame) => navigations.push(frame.url()));

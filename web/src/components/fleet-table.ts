@@ -119,11 +119,10 @@ export class FleetTable<Row> {
       for (const c of this.options.columns) {
         const status = c.status?.(row);
         const td = document.createElement('td');
-        if (c.numeric) td.className = 'numeric';
-        if (status) {
-          td.className = `status status-${status}`;
-          td.dataset.status = status;
-        }
+        // A figure stays aligned with its column when its status colours it.
+        const classes = [c.numeric ? 'numeric' : '', status ? `status status-${status}` : ''].filter(Boolean).join(' ');
+        if (classes) td.className = classes;
+        if (status) td.dataset.status = status;
         if (c.cell) td.append(c.cell(row));
         else td.textContent = this.cellText(row, c);
         tr.append(td);

@@ -1,8 +1,8 @@
 import type { CallTool } from '../call-tool.ts';
 import { type Column, FleetTable } from '../components/fleet-table.ts';
-import { usageSparkline } from '../components/usage-sparkline.ts';
-import { h, replace } from '../dom.ts';
+import { h } from '../dom.ts';
 import { formatBytes, formatDuration, formatPercent, formatPorts } from '../format.ts';
+import { LazySparklines } from './lazy-sparklines.ts';
 import { type DomainPage, domainPageHref } from './page.ts';
 
 /** A container as docker_list lists it, with its host and, when it runs, its docker_stats figures. */
@@ -26,16 +26,6 @@ export interface ContainerRow {
   };
 }
 
-/** How long a container's history is shown before it is read again (the broker keeps a point a minute). */
-const HISTORY_FRESH_MS = 60_000;
-
-interface History {
-  readAt: number;
-  reading: boolean;
-  points?: (number | null)[];
-  note?: string;
-}
-
 export interface ContainerTableOptions {
   call: CallTool;
   /** The domain page of one container, if there is one: each name links to it. */
@@ -54,26 +44,16 @@ export function containerRows(host: string, list: Record<string, unknown>, stats
 
 /**
  * Containers with their figures: state, health, CPU with a sparkline of its
- * last hour from get_metrics (the broker's minute history of what agents
- * report), memory of its limit, network, restarts, uptime and ports. A
- * container's history is read only once its row is on screen, and again at
- * most once a minute, so a fleet of thousands of containers costs a call per
- * row looked at, not per row.
+ * last hour (read as its row comes on screen), memory of its limit, network,
+ * restarts, uptime and ports.
  */
 export class ContainerTable {
   readonly element: HTMLElement;
   private readonly table: FleetTable<ContainerRow>;
-  private readonly history = new Map<string, History>();
-  private readonly observer: IntersectionObserver;
+  private readonly sparklines: LazySparklines;
 
   constructor(private readonly options: ContainerTableOptions) {
-    this.observer = new IntersectionObserver((entries) => {
-      for (const entry of entries) {
-        if (!entry.isIntersecting) continue;
-        this.observer.unobserve(entry.target);
-        void this.read((entry.target as HTMLElement).dataset.sparkline ?? '');
-      }
-    });
+    this.sparklines = new LazySparklines(options.call, 'container', () => this.element);
     const columns: Column<ContainerRow>[] = [
       ...(options.fleet ? [{ key: 'host', label: 'host' }] : []),
       { key: 'name', label: 'container', cell: (c) => this.nameCell(c) },
@@ -88,7 +68,7 @@ export class ContainerTable {
         value: (c) => c.stats?.cpu_percent,
         text: (c) => (c.stats ? formatPercent(c.stats.cpu_percent) : '–'),
       },
-      { key: 'history', label: 'CPU, last hour', value: (c) => c.stats?.cpu_percent, text: () => '', cell: (c) => this.sparklineCell(c) },
+      { key: 'history', label: 'CPU, last hour', value: (c) => c.stats?.cpu_percent, text: () => '', cell: (c) => this.sparklines.cell(`${c.host}/${c.name}`) },
       {
         key: 'memory',
         label: 'memory (of limit)',
@@ -133,7 +113,7 @@ export class ContainerTable {
   }
 
   destroy(): void {
-    this.observer.disconnect();
+    this.sparklines.destroy();
   }
 
   private nameCell(c: ContainerRow): Node {
@@ -141,38 +121,5 @@ export class ContainerTable {
     if (!page) return document.createTextNode(c.name);
     // The link opens the container's page; the row's own click (its actions, its log) is left to the rest of the row.
     return h('a', { href: domainPageHref(page, c.host, c.name), class: 'container-link', onclick: (event) => event.stopPropagation() }, c.name);
-  }
-
-  private sparklineCell(c: ContainerRow): HTMLElement {
-    const key = `${c.host}/${c.name}`;
-    const cell = h('span', { class: 'sparkline-cell', 'data-sparkline': key });
-    const history = this.history.get(key);
-    if (history) this.draw(cell, history);
-    if (!history || (!history.reading && Date.now() - history.readAt > HISTORY_FRESH_MS)) this.observer.observe(cell);
-    return cell;
-  }
-
-  private draw(cell: HTMLElement, history: History): void {
-    if (history.points?.length) {
-      const latest = history.points.findLast((v) => v !== null);
-      replace(cell, usageSparkline(history.points, `CPU over the last hour, latest ${formatPercent(latest)}`));
-    } else replace(cell, h('span', { class: 'muted', title: history.note ?? '' }, history.note ? '–' : ''));
-  }
-
-  private async read(key: string): Promise<void> {
-    const history = this.history.get(key) ?? { readAt: 0, reading: false };
-    if (history.reading) return;
-    history.reading = true;
-    this.history.set(key, history);
-    const answer = await this.options.call('get_metrics', { target: 'container', id: key, metric: 'cpu', range: '1h' });
-    history.reading = false;
-    history.readAt = Date.now();
-    const series = (answer.structured?.series as { points: { v: number | null }[] }[] | undefined)?.[0];
-    const points = series?.points.map((p) => p.v) ?? [];
-    // The history starts when the broker first heard of the container: the hour before is no gap.
-    const first = points.findIndex((v) => v !== null);
-    history.points = first < 0 ? [] : points.slice(first);
-    history.note = answer.error?.message ?? (first < 0 ? 'no history yet' : undefined);
-    for (const cell of this.element.querySelectorAll<HTMLElement>('[data-sparkline]')) if (cell.dataset.sparkline === key) this.draw(cell, history);
   }
 }

@@ -110,19 +110,24 @@ function start(me: Me): void {
     h('a', { href: '#/', class: 'brand' }, 'fleetmesh'),
     ...links.map(([href, label]) => h('a', { href }, label)),
     new SearchBox(api.call, (found) => context.navigate(objectHref(found.type, found.type === 'host' ? found.name : found.id))).element,
-    h('span', { class: 'who' }, `${me.identity} · level ${me.effective_level}`),
+    // Who is signed in and the way out stay together when the bar wraps.
     h(
-      'button',
-      {
-        type: 'button',
-        class: 'link',
-        onclick: () =>
-          void api.signOut().then(
-            () => location.reload(),
-            (error: Error) => show(`Sign out: ${error.message}`, 'error'),
-          ),
-      },
-      'Sign out',
+      'span',
+      { class: 'who' },
+      `${me.identity} · level ${me.effective_level} `,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          onclick: () =>
+            void api.signOut().then(
+              () => location.reload(),
+              (error: Error) => show(`Sign out: ${error.message}`, 'error'),
+            ),
+        },
+        'Sign out',
+      ),
     ),
   );
 

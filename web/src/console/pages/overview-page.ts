@@ -2,6 +2,7 @@ import { callOrThrow } from '../../call-tool.ts';
 import { FleetTable } from '../../components/fleet-table.ts';
 import { h, replace } from '../../dom.ts';
 import { formatAgo, formatPercent } from '../../format.ts';
+import { LazySparklines } from '../lazy-sparklines.ts';
 import type { Page, PageContext } from '../page.ts';
 
 interface AgentRow {
@@ -27,14 +28,24 @@ const over = (value: number | null | undefined, threshold: number) =>
 
 const SAMPLE_REFRESH_MS = 5000;
 
+/** A host's labels as the selectors write them: env=prod, role=web. */
+const labelText = (labels: Record<string, string>) =>
+  Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
+
 /** The fleet at a glance: how many hosts are online, stale or offline, which run hot, which collectors failed, and every host. */
 export function overviewPage(context: PageContext): Page {
   let thresholds = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
   let lastLoadMs = 0;
-  const table = new FleetTable<AgentRow>({
+  const sparklines = new LazySparklines(context.call, 'host', () => table.element);
+  const hostHref = (name: string) => `#/host/${encodeURIComponent(name)}`;
+  const table: FleetTable<AgentRow> = new FleetTable<AgentRow>({
     columns: [
-      { key: 'name', label: 'host' },
+      // A link, so the name looks as openable as the row is (the row's click and Enter open it too).
+      { key: 'name', label: 'host', cell: (r) => h('a', { href: hostHref(r.name), onclick: (event) => event.stopPropagation() }, r.name) },
       { key: 'state', label: 'state', status: (row) => row.state },
+      { key: 'labels', label: 'labels', value: (r) => labelText(r.labels), text: (r) => labelText(r.labels) || '–' },
       {
         key: 'cpu',
         label: 'CPU',
@@ -43,6 +54,7 @@ export function overviewPage(context: PageContext): Page {
         text: (r) => formatPercent(r.sample?.cpu_percent),
         status: (r) => over(r.sample?.cpu_percent, thresholds.cpu_percent),
       },
+      { key: 'history', label: 'CPU, last hour', value: (r) => r.sample?.cpu_percent, text: () => '', cell: (r) => sparklines.cell(r.name) },
       {
         key: 'memory',
         label: 'memory',
@@ -70,7 +82,7 @@ export function overviewPage(context: PageContext): Page {
       { key: 'last_seen_unix_ms', label: 'last seen', value: (r) => -(r.last_seen_unix_ms ?? 0), text: (r) => formatAgo(r.last_seen_unix_ms) },
     ],
     rowKey: (row) => row.name,
-    onOpen: (row) => context.navigate(`#/host/${encodeURIComponent(row.name)}`),
+    onOpen: (row) => context.navigate(hostHref(row.name)),
     empty: 'No agent has enrolled yet: fleetmesh token create prints the command to run on a host.',
   });
   const tiles = h('div', { class: 'tiles' });
@@ -139,6 +151,9 @@ export function overviewPage(context: PageContext): Page {
           : null,
       );
       table.update(agents.agents);
+    },
+    destroy() {
+      sparklines.destroy();
     },
   };
 }
