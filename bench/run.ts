@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark scenario, or those named with --only.
- *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--profile] [--agent-node PATH]
+ *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--simulators N] [--profile] [--agent-node PATH]
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
@@ -42,6 +42,8 @@ const { values } = parseArgs({
     'ssh-hosts': { type: 'string', default: '50' },
     'ssh-rounds': { type: 'string', default: '3' },
     'web-hosts': { type: 'string', default: '2000' },
+    /** Processes the mesh bench's simulated agents and bare streams are spread over (default: one per 2,500 agents). */
+    simulators: { type: 'string' },
     profile: { type: 'boolean', default: false },
   },
 });
@@ -63,7 +65,8 @@ const results: ScenarioResult[] = [];
 if (selected.has('mesh')) {
   for (const count of (values.agents ?? '').split(',').filter(Boolean).map(Number)) {
     process.stderr.write(`mesh: ${count} agents\n`);
-    results.push(withLoad(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined)));
+    const simulators = values.simulators ? Number(values.simulators) : undefined;
+    results.push(withLoad(await meshScenario(count, Number(values.rounds), values.profile ? profileDir() : undefined, simulators)));
   }
   process.stderr.write('mesh: MCP overhead on a local agent\n');
   results.push(withLoad(await mcpOverheadScenario(Number(values.calls), values.profile ? profileDir() : undefined)));
