@@ -18,7 +18,16 @@ type Request =
 
 const dataDir = process.argv[2] ?? '';
 const { Broker, inProcessBrokerOptions, silentLogger } = await loadDistBroker();
-const broker = await Broker.start(inProcessBrokerOptions(dataDir), silentLogger);
+const options = inProcessBrokerOptions(dataDir);
+// Every simulated agent connects from 127.0.0.1, where a real fleet's come from as many addresses: the limits of one
+// source address would hold the simulated fleet as they hold a flood from one address, so each agent counts as its own.
+const limits = options.admissionLimits;
+options.admissionLimits = {
+  ...limits,
+  pendingPerSource: limits.pendingTotal,
+  unfinishedPerSource: { burst: limits.pendingTotal, perMinute: limits.pendingTotal * 60 },
+};
+const broker = await Broker.start(options, silentLogger);
 
 function stats() {
   (globalThis as { gc?: () => void }).gc?.();

@@ -11,13 +11,8 @@ const BROKER_HOST = fileURLToPath(new URL('./broker-host.ts', import.meta.url));
 const ECHO_HOST = fileURLToPath(new URL('./echo-host.ts', import.meta.url));
 const SIMULATOR_HOST = fileURLToPath(new URL('./simulator-host.ts', import.meta.url));
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How long a fleet may take to be online in full. */
+const CONNECT_TIMEOUT_MS = 300_000;
 
 /** How long the bench waits after the rounds before measuring what the connections hold. */
 const SETTLE_MS = 15_000;
@@ -54,7 +49,17 @@ async function connectFleet(server: BrokerProcess, count: number, connect: () =>
   const idle = await server.request('stats');
   const connectStarted = performance.now();
   await connect();
-  await waitUntil(async () => (await server.request('stats')).online === count, 300_000);
+  // Every connection online, saying how many are while it waits.
+  const until = Date.now() + CONNECT_TIMEOUT_MS;
+  let told = Date.now();
+  for (let online = 0; online !== count; online = (await server.request('stats')).online ?? 0) {
+    if (Date.now() > until) throw new Error(`${online} of ${count} online after ${CONNECT_TIMEOUT_MS / 1000} s`);
+    if (Date.now() - told > 15_000) {
+      process.stderr.write(`    ${online} of ${count} online…\n`);
+      told = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const connectWallMs = performance.now() - connectStarted;
   const connected = await server.request('stats');
   for (let i = 0; i < 3; i++) await server.request('fanout', { timeoutMs: 30_000 });

@@ -10,6 +10,9 @@ import { ECHO_REPLY_BYTES, ECHO_SERVICE } from './echo-service.ts';
 
 const EchoClient = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'Echo');
 
+/** How long a bare stream that failed waits before it opens again. */
+const ECHO_RETRY_MS = 1000;
+
 export type Enrolled = Awaited<ReturnType<typeof preEnroll>>;
 
 /** A simulated agent: the real connection loop and dispatcher, answering agent.info from memory. */
@@ -64,10 +67,22 @@ export function connectEchoStreams(port: number, enrolled: Pick<Enrolled, 'agent
       'grpc.enable_channelz': 0,
     });
     clients.push(client);
-    const stream = (client as unknown as { stream: () => grpc.ClientDuplexStream<Buffer, Buffer> }).stream();
-    stream.on('error', () => {});
-    stream.on('data', () => stream.write(reply));
-    // The stream opens on the first message: announce ourselves as an agent's Hello does.
-    stream.write(Buffer.alloc(1));
+    let closed = false;
+    const open = () => {
+      const stream = (client as unknown as { stream: () => grpc.ClientDuplexStream<Buffer, Buffer> }).stream();
+      // A stream that failed (a handshake that timed out while thousands connect at once) opens again, as an agent's would.
+      stream.on('error', () => {
+        if (!closed) setTimeout(open, ECHO_RETRY_MS);
+      });
+      stream.on('data', () => stream.write(reply));
+      // The stream opens on the first message: announce ourselves as an agent's Hello does.
+      stream.write(Buffer.alloc(1));
+    };
+    open();
+    const close = client.close.bind(client);
+    client.close = () => {
+      closed = true;
+      close();
+    };
   }
 }
