@@ -108,7 +108,10 @@ describe('systemd on a host, instead of SSH', () => {
       expect(first.isError, text(first)).toBeFalsy();
       const page = first.structuredContent as { lines: { text: string; timestamp: string; unit: string }[]; next_page: string | null };
       expect(page.lines).toHaveLength(3);
-      expect(page.lines.every((line) => line.unit === 'fm-web.service')).toBe(true);
+      expect(
+        page.lines.every((line) => line.unit === 'fm-web.service'),
+        JSON.stringify(page.lines),
+      ).toBe(true);
       const times = page.lines.map((line) => Date.parse(line.timestamp));
       expect([...times].sort((a, b) => b - a)).toEqual(times);
       expect(page.next_page).toEqual(expect.any(String));

@@ -36,6 +36,16 @@ describe('a journal entry as journalctl --output=json gives it becomes one line 
     expect(line).toMatchObject({ text: 'tab\there', unit: 'first.service', identifier: 'cron', priority: null, pid: null });
   });
 
+  it('gives the service manager’s lines about a unit that unit, as journalctl -u does', () => {
+    const started = journalLine({ __REALTIME_TIMESTAMP: '1', _SYSTEMD_UNIT: 'init.scope', UNIT: 'fm-web.service', MESSAGE: 'Started fm-web.service.' });
+    expect(started.line.unit).toBe('fm-web.service');
+    const own = journalLine({ __REALTIME_TIMESTAMP: '1', _SYSTEMD_UNIT: 'init.scope', MESSAGE: 'Reached target multi-user.target.' });
+    expect(own.line.unit).toBe('init.scope');
+    // A service's own line keeps its writer whatever UNIT it sets.
+    const claimed = journalLine({ __REALTIME_TIMESTAMP: '1', _SYSTEMD_UNIT: 'app.service', UNIT: 'sshd.service', MESSAGE: 'x' });
+    expect(claimed.line.unit).toBe('app.service');
+  });
+
   it('cuts a message past the limit and says so', () => {
     const read = journalLine({ __REALTIME_TIMESTAMP: '1', MESSAGE: 'x'.repeat(MAX_MESSAGE_CHARS + 10) });
     expect(read.cut).toBe(true);

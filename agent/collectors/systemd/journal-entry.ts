@@ -7,7 +7,7 @@ export type JournalLine = z.infer<typeof journalLineShape>;
 export const MAX_MESSAGE_CHARS = 4096;
 
 /** The fields journal_query reads of an entry (journalctl --output-fields; the cursor and time always come). */
-export const ENTRY_FIELDS = ['MESSAGE', 'PRIORITY', '_SYSTEMD_UNIT', 'UNIT', 'SYSLOG_IDENTIFIER', '_COMM', '_PID'];
+export const ENTRY_FIELDS = ['MESSAGE', 'PRIORITY', '_SYSTEMD_UNIT', 'UNIT', 'USER_UNIT', 'SYSLOG_IDENTIFIER', '_COMM', '_PID'];
 
 const decoder = new TextDecoder();
 
@@ -23,6 +23,20 @@ function text(value: unknown): string | null {
   return null;
 }
 
+/**
+ * The unit a line is about: the unit that wrote it, except for the service
+ * manager's own lines ("Started web.service", "web.service: Failed with
+ * result 'exit-code'"), which it writes from init.scope naming the unit they
+ * concern in UNIT (or USER_UNIT for a user manager); journalctl -u returns
+ * those with the unit's own lines, so they carry the unit they were asked for.
+ */
+function subjectUnit(entry: Record<string, unknown>): string | null {
+  const writer = text(entry._SYSTEMD_UNIT);
+  const subject = text(entry.UNIT) ?? text(entry.USER_UNIT);
+  if (subject && (writer === null || writer === 'init.scope')) return subject;
+  return writer ?? subject;
+}
+
 /** One journal entry of `journalctl --output=json` as a line of an answer; its cursor pages on from it. */
 export function journalLine(entry: Record<string, unknown>): { line: JournalLine; cursor: string; cut: boolean } {
   const micros = Number(text(entry.__REALTIME_TIMESTAMP) ?? 0);
@@ -34,7 +48,7 @@ export function journalLine(entry: Record<string, unknown>): { line: JournalLine
   return {
     line: {
       timestamp: new Date(Math.floor(micros / 1000)).toISOString(),
-      unit: text(entry._SYSTEMD_UNIT) ?? text(entry.UNIT),
+      unit: subjectUnit(entry),
       priority: Number.isInteger(priority) ? (PRIORITIES[priority] ?? null) : null,
       identifier: text(entry.SYSLOG_IDENTIFIER) ?? text(entry._COMM),
       pid: Number.isInteger(pid) ? pid : null,
