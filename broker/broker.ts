@@ -14,6 +14,7 @@ import { clusterMetrics } from './cluster/cluster-metrics.ts';
 import { BROKER_ACTIONS } from './domains/broker-domains.ts';
 import { Enrollment } from './enrollment/enrollment.ts';
 import { type FanOutRequest, fanOut, type HostOutcome } from './fanout/fan-out.ts';
+import { admissionMetrics } from './grpc/admission-metrics.ts';
 import { MeshServer } from './grpc/mesh-server.ts';
 import { createHealthRoutes } from './health/health-routes.ts';
 import { FleetIndex } from './index/fleet-index.ts';
@@ -57,7 +58,7 @@ export class Broker {
     readonly store: BrokerStore,
     readonly authority: FleetAuthority,
     readonly registry: AgentRegistry,
-    private readonly mesh: MeshServer,
+    readonly mesh: MeshServer,
     readonly grpcPort: number,
     readonly mcp: McpHttpServer,
     readonly runner: ActionRunner,
@@ -244,6 +245,7 @@ export class Broker {
               hosts: registry.list(),
               caPins: registry.localSessions().map((session) => session.streamCaPin),
             }) +
+            admissionMetrics(mesh.admission()) +
             (cluster ? clusterMetrics(cluster, registry) : ''),
           metricsToken: options.metricsToken,
           onTokenRefused: (req, reason) => refusals.record({ source: req.socket.remoteAddress ?? 'unknown', tool: '/metrics', errorCode: 'forbidden', reason }),

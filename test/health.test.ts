@@ -78,6 +78,10 @@ describe('health endpoints', () => {
     expect(text).toMatch(/^fleetmesh_tool_calls_total\{tool="agent_info",outcome="refused"\} 1$/m);
     expect(text).toMatch(/^fleetmesh_fanout_duration_seconds_count 1$/m);
     expect(text).toMatch(/^fleetmesh_fanout_duration_seconds_bucket\{le="\+Inf"\} 1$/m);
+    // The agent's connection went through the admission gate: handed to TLS, its first call made, nothing left waiting.
+    expect(text).toMatch(/^fleetmesh_admission_connections_total\{outcome="established"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^fleetmesh_admission_handed_over_total [1-9]\d*$/m);
+    expect(text).toMatch(/^fleetmesh_admission_pending\{stage="waiting"\} 0$/m);
   });
 
   it('the broker asks for a bearer token on /metrics when given one, and audits a wrong one', async () => {

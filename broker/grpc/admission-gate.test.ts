@@ -100,6 +100,7 @@ describe('the admission gate', () => {
     const bare = await dial(port, undefined);
     clients.push(bare);
     await closed(bare);
+    expect(gate?.figures().outcomes.hello_timeout).toBe(1);
     const agent = await dial(port, 'agent');
     clients.push(agent);
     await waitFor(() => admitted.length === 1, { what: 'the agent handed over' });
@@ -116,6 +117,7 @@ describe('the admission gate', () => {
     clients.push(other);
     await waitFor(() => gate?.waiting === 2, { what: 'the agent waiting beside the flood' });
     expect(kept.every((socket) => !socket.closed)).toBe(true);
+    expect(gate?.figures()).toMatchObject({ pending: { waiting: 2, handshake: 1 }, handedOver: 1, outcomes: { refused_full: 1 } });
   });
 
   it('slows a source that leaves its connections unfinished to fewer connections at once, and only that source', async () => {
@@ -149,6 +151,12 @@ describe('the admission gate', () => {
     gate?.established(peerOf(labels[0] === 'established' ? first : second));
     await closed(silent);
     expect(established.closed).toBe(false);
+    // What /metrics shows of it: two handed over, one established, one out of time.
+    expect(gate?.figures()).toMatchObject({
+      pending: { hello: 0, waiting: 0, handshake: 0 },
+      handedOver: 2,
+      outcomes: { established: 1, handshake_timeout: 1, refused_full: 0 },
+    });
   });
 
   it('stops listening and closes the pending connections when closed, while an established one stays open', async () => {

@@ -40,7 +40,34 @@ interface AdmissionGateOptions {
 }
 
 /** A connection's way through the gate: its first bytes awaited, its turn awaited, its TLS handshake and first call awaited. */
-type Stage = 'hello' | 'waiting' | 'handshake';
+export type Stage = 'hello' | 'waiting' | 'handshake';
+
+/** How a connection left the gate. */
+export type GateOutcome =
+  /** Its first call reached the gRPC server. */
+  | 'established'
+  /** Closed at accept: its source, or the gate, held as many pending as it may. */
+  | 'refused_full'
+  /** Sent nothing within the hello clock. */
+  | 'hello_timeout'
+  /** Sent more before its turn than a TLS hello. */
+  | 'hello_oversized'
+  /** Its peer closed it while it waited for its turn. */
+  | 'left_waiting'
+  /** Handed to TLS, it made no first call within the handshake clock. */
+  | 'handshake_timeout'
+  /** Its peer closed it before it had its turn's first call made (in hello or handshake). */
+  | 'closed_unfinished';
+
+export const GATE_OUTCOMES: readonly GateOutcome[] = [
+  'established',
+  'refused_full',
+  'hello_timeout',
+  'hello_oversized',
+  'left_waiting',
+  'handshake_timeout',
+  'closed_unfinished',
+];
 
 interface Pending {
   socket: Socket;
@@ -89,6 +116,10 @@ export class AdmissionGate {
   /** The timer of the next turn, while connections wait for it. */
   private turn: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Connections by how they left the gate, since it opened. */
+  private readonly outcomes = new Map<GateOutcome, number>();
+  /** Connections handed to TLS since the gate opened. */
+  private handedOver = 0;
 
   constructor(private readonly options: AdmissionGateOptions) {
     this.pacer = new AdmissionPacer(options.rate);
@@ -98,6 +129,18 @@ export class AdmissionGate {
   /** Connections waiting for their turn. */
   get waiting(): number {
     return this.pacer.waiting;
+  }
+
+  /** What the gate holds now, by stage, and what it has done since it opened (for /metrics and the benches). */
+  figures(): { pending: Record<Stage, number>; handedOver: number; outcomes: Record<GateOutcome, number> } {
+    const pending: Record<Stage, number> = { hello: 0, waiting: 0, handshake: 0 };
+    for (const entry of this.pending) pending[entry.stage] += 1;
+    const outcomes = Object.fromEntries(GATE_OUTCOMES.map((outcome) => [outcome, this.outcomes.get(outcome) ?? 0])) as Record<GateOutcome, number>;
+    return { pending, handedOver: this.handedOver, outcomes };
+  }
+
+  private count(outcome: GateOutcome): void {
+    this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
   }
 
   /**
@@ -142,7 +185,9 @@ export class AdmissionGate {
    */
   established(peer: string): void {
     const entry = this.handshaking.get(peer);
-    if (entry) this.forget(entry);
+    if (!entry) return;
+    this.forget(entry);
+    this.count('established');
   }
 
   private onConnection(socket: Socket): void {
@@ -154,6 +199,7 @@ export class AdmissionGate {
     const held = this.pendingBySource.get(source) ?? 0;
     const cap = this.unfinished.allows(source) ? limits.pendingPerSource : limits.pendingPerSlowedSource;
     if (this.closed || address === undefined || held >= cap || this.pending.size >= limits.pendingTotal) {
+      if (!this.closed) this.count('refused_full');
       socket.destroy();
       return;
     }
@@ -169,12 +215,12 @@ export class AdmissionGate {
     };
     this.pending.add(entry);
     this.pendingBySource.set(source, held + 1);
-    entry.clock = setTimeout(() => this.giveUp(entry, true), limits.helloTimeoutMs);
+    entry.clock = setTimeout(() => this.giveUp(entry, true, 'hello_timeout'), limits.helloTimeoutMs);
     // What arrives before the turn is read out and kept, so that the peer's end is seen while it waits (end and
     // close come only once the buffer is read), and given back to the socket for TLS to read when it is handed over.
     socket.on('readable', entry.read);
     // Leaving while it waits for its turn costs nothing and is not held against the source.
-    socket.once('close', () => this.giveUp(entry, entry.stage !== 'waiting'));
+    socket.once('close', () => (entry.stage === 'waiting' ? this.giveUp(entry, false, 'left_waiting') : this.giveUp(entry, true, 'closed_unfinished')));
   }
 
   private read(entry: Pending): void {
@@ -182,7 +228,7 @@ export class AdmissionGate {
       entry.hello.push(chunk);
       entry.helloBytes += chunk.length;
     }
-    if (entry.helloBytes > MAX_HELLO_BYTES) this.giveUp(entry, true);
+    if (entry.helloBytes > MAX_HELLO_BYTES) this.giveUp(entry, true, 'hello_oversized');
     else if (entry.stage === 'hello' && entry.helloBytes > 0) this.waitForTurn(entry);
   }
 
@@ -208,12 +254,13 @@ export class AdmissionGate {
 
   private handOver(entry: Pending): void {
     if (entry.socket.destroyed) {
-      this.giveUp(entry, false);
+      this.giveUp(entry, false, 'left_waiting');
       return;
     }
     entry.stage = 'handshake';
+    this.handedOver += 1;
     this.handshaking.set(entry.peer, entry);
-    entry.clock = setTimeout(() => this.giveUp(entry, true), this.options.limits.handshakeTimeoutMs);
+    entry.clock = setTimeout(() => this.giveUp(entry, true, 'handshake_timeout'), this.options.limits.handshakeTimeoutMs);
     entry.socket.off('readable', entry.read);
     entry.socket.unshift(Buffer.concat(entry.hello, entry.helloBytes));
     entry.hello = [];
@@ -221,9 +268,10 @@ export class AdmissionGate {
   }
 
   /** Ends a pending connection; `unfinished` counts it against its source. */
-  private giveUp(entry: Pending, unfinished: boolean): void {
+  private giveUp(entry: Pending, unfinished: boolean, outcome: GateOutcome): void {
     if (!this.pending.has(entry)) return;
     this.forget(entry);
+    if (!this.closed) this.count(outcome);
     if (unfinished) this.unfinished.take(entry.source);
     entry.socket.destroy();
   }

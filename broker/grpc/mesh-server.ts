@@ -92,6 +92,11 @@ export class MeshServer {
     if (tokenId) admit(this.enrollsByToken, tokenId, `with join token ${tokenId}`);
   }
 
+  /** What the admission gate holds and has done, while the port is bound. */
+  admission(): ReturnType<AdmissionGate['figures']> | undefined {
+    return this.gate?.figures();
+  }
+
   /** Whether the port is bound and serving (readiness). */
   get listening(): boolean {
     return this.server !== undefined;
