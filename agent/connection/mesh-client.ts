@@ -73,6 +73,8 @@ export function createMeshClient(address: string, credentials: MeshClientCredent
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     'grpc.enable_channelz': 0,
+    // The broker's address is a name or an address, never a service config in DNS: no TXT query on every dial.
+    'grpc.service_config_disable_resolution': 1,
     'grpc.initial_reconnect_backoff_ms': 500,
     'grpc.max_reconnect_backoff_ms': 30_000,
   }) as MeshClient;
