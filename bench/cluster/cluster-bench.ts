@@ -43,6 +43,8 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
 }
 
 const stats = (broker: BrokerProcess) => broker.request<Stats>('stats');
+/** The same after a full collection in the broker: for the figures, not for progress polls. */
+const settledStats = (broker: BrokerProcess) => broker.request<Stats>('stats', { gc: true });
 const heldBy = async (brokers: BrokerProcess[]) => (await Promise.all(brokers.map(stats))).reduce((sum, s) => sum + s.held, 0);
 
 /**
@@ -61,7 +63,7 @@ async function measure(
   try {
     const ports = (await Promise.all(brokers.map((broker) => broker.ready))).map((ready) => ready.port as number);
     const addresses = ports.map((port) => `localhost:${port}`);
-    const idle = await Promise.all(brokers.map(stats));
+    const idle = await Promise.all(brokers.map(settledStats));
     const count = enrolled.agents.length;
     const connectStarted = performance.now();
     enrolled.agents.forEach((identity, i) => {
@@ -75,7 +77,7 @@ async function measure(
     // The first broker must be able to call every agent, including those the others hold.
     await until(async () => (await stats(brokers[0] as BrokerProcess)).reachable === count, 300_000, 'the first broker to reach every agent');
     const connectS = (performance.now() - connectStarted) / 1000;
-    const connected = await Promise.all(brokers.map(stats));
+    const connected = await Promise.all(brokers.map(settledStats));
     const driver = brokers[0] as BrokerProcess;
     for (let i = 0; i < 3; i++) await driver.request('fanout', { timeoutMs: 30_000 });
     const cpuBefore = brokers.map((broker) => processUsage(broker.pid).cpuMs);

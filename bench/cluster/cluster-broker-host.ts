@@ -12,7 +12,7 @@ import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
 
-type Request = { id: number; type: 'stats' } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
+type Request = { id: number; type: 'stats'; gc?: boolean } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
 
 const [dataDir = '', port = '0', store, bus, brokerId] = process.argv.slice(2);
 const broker = await Broker.start(
@@ -26,8 +26,9 @@ const broker = await Broker.start(
 const identity = await createIdentity(broker.store, { name: `bench-${brokerId ?? 'single'}`, level: 0 });
 const authority = { identityId: identity.id, actionId: 'agent.info', confirmed: false };
 
-function stats() {
-  (globalThis as { gc?: () => void }).gc?.();
+/** CPU, memory and agents now; after a full collection when `gc` is set (the points figures are read at, not progress polls). */
+function stats(gc = false) {
+  if (gc) (globalThis as { gc?: () => void }).gc?.();
   const cpu = process.cpuUsage();
   return {
     cpu_us: cpu.user + cpu.system,
@@ -41,7 +42,7 @@ function stats() {
 
 process.on('message', async (message: Request) => {
   if (message.type === 'stats') {
-    process.send?.({ id: message.id, ...stats() });
+    process.send?.({ id: message.id, ...stats(message.gc) });
   } else if (message.type === 'fanout') {
     process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs, authority)) });
   } else if (message.type === 'stop') {

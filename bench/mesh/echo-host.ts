@@ -9,7 +9,7 @@ import { BrokerAuthority, serverNames } from '../../broker/pki/broker-authority.
 import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
 import { ECHO_CALL_BYTES, ECHO_SERVICE } from './echo-service.ts';
 
-type Request = { id: number; type: 'stats' } | { id: number; type: 'fanout' } | { id: number; type: 'stop' };
+type Request = { id: number; type: 'stats'; gc?: boolean } | { id: number; type: 'fanout' } | { id: number; type: 'stop' };
 
 const dataDir = process.argv[2] ?? '';
 const authority = await BrokerAuthority.open(dataDir);
@@ -46,15 +46,16 @@ const port = await new Promise<number>((resolve, reject) =>
   server.bindAsync('127.0.0.1:0', credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
 );
 
-function stats() {
-  (globalThis as { gc?: () => void }).gc?.();
+/** CPU, memory and streams now; after a full collection when `gc` is set (the points figures are read at, not progress polls). */
+function stats(gc = false) {
+  if (gc) (globalThis as { gc?: () => void }).gc?.();
   const cpu = process.cpuUsage();
   return { cpu_us: cpu.user + cpu.system, rss_bytes: process.memoryUsage().rss, heap_used_bytes: process.memoryUsage().heapUsed, online: streams.size };
 }
 
 process.on('message', async (message: Request) => {
   if (message.type === 'stats') {
-    process.send?.({ id: message.id, ...stats() });
+    process.send?.({ id: message.id, ...stats(message.gc) });
   } else if (message.type === 'fanout') {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();

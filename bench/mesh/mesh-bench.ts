@@ -44,24 +44,31 @@ interface RoundFigures {
   failures: number;
 }
 
+/** What the broker's admission gate holds and did, for the progress lines (the bare server has no gate). */
+function gateLine(stats: Stats): string {
+  const gate = Object.entries(stats).filter(([key]) => key.startsWith('gate_'));
+  const loop = stats.loop_p99_ms === undefined ? '' : `; broker's event loop p99 ${stats.loop_p99_ms} ms`;
+  return gate.length === 0 ? loop : `; gate: ${gate.map(([key, value]) => `${key.slice(5)} ${value}`).join(', ')}${loop}`;
+}
+
 /** Connects a fleet to its server (what the connections cost is measured here), then warm-up rounds. */
-async function connectFleet(server: BrokerProcess, count: number, connect: () => Promise<unknown>): Promise<Fleet> {
-  const idle = await server.request('stats');
+async function connectFleet(server: BrokerProcess, count: number, connect: () => Promise<unknown>, lag: () => Promise<string>): Promise<Fleet> {
+  const idle = await server.request('stats', { gc: true });
   const connectStarted = performance.now();
   await connect();
   // Every connection online, saying how many are while it waits.
   const until = Date.now() + CONNECT_TIMEOUT_MS;
   let told = Date.now();
-  for (let online = 0; online !== count; online = (await server.request('stats')).online ?? 0) {
-    if (Date.now() > until) throw new Error(`${online} of ${count} online after ${CONNECT_TIMEOUT_MS / 1000} s`);
+  for (let stats: Stats = {}, online = 0; online !== count; stats = await server.request('stats'), online = stats.online ?? 0) {
+    if (Date.now() > until) throw new Error(`${online} of ${count} online after ${CONNECT_TIMEOUT_MS / 1000} s: ${gateLine(stats)}`);
     if (Date.now() - told > 15_000) {
-      process.stderr.write(`    ${online} of ${count} online…\n`);
+      process.stderr.write(`    ${online} of ${count} online${gateLine(stats)}; simulators' event loop ${await lag()}…\n`);
       told = Date.now();
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const connectWallMs = performance.now() - connectStarted;
-  const connected = await server.request('stats');
+  const connected = await server.request('stats', { gc: true });
   for (let i = 0; i < 3; i++) await server.request('fanout', { timeoutMs: 30_000 });
   return { server, count, idle, connected, connectWallMs, durations: [], cpu: [], failures: 0 };
 }
@@ -116,16 +123,20 @@ export async function meshScenario(
   const sims = Array.from({ length: Math.max(1, simulators) }, () => new BrokerProcess(SIMULATOR_HOST, identities));
   // Each simulator's slice of the agents, as [start, end).
   const slices = sims.map((_, i) => [Math.floor((agentCount * i) / sims.length), Math.floor((agentCount * (i + 1)) / sims.length)] as const);
+  const lag = async () => {
+    const each = (await Promise.all(sims.map((sim) => sim.request('lag')))) as Stats[];
+    return each.map((one) => `p99 ${Math.round(one.p99_ms ?? 0)} ms max ${Math.round(one.max_ms ?? 0)} ms`).join(' | ');
+  };
   const connectAll = (kind: 'bare' | 'mesh', port: number) =>
     Promise.all(sims.map((sim, i) => sim.request('connect', { kind, address: `localhost:${port}`, port, start: slices[i]?.[0], end: slices[i]?.[1] })));
   try {
     await Promise.all(sims.map((sim) => sim.ready));
     process.stderr.write(`  baseline: ${agentCount} bare grpc-js echo streams over mTLS, from ${sims.length} simulator process(es)…\n`);
     const echoPort = ((await echo.ready) as { port: number }).port;
-    const bareFleet = await connectFleet(echo, agentCount, () => connectAll('bare', echoPort));
+    const bareFleet = await connectFleet(echo, agentCount, () => connectAll('bare', echoPort), lag);
     const { port } = (await broker.ready) as { port: number };
     process.stderr.write(`  broker: ${agentCount} agents over mTLS; ${rounds} fan-out rounds, each beside a round of the baseline…\n`);
-    const meshFleet = await connectFleet(broker, agentCount, () => connectAll('mesh', port));
+    const meshFleet = await connectFleet(broker, agentCount, () => connectAll('mesh', port), lag);
     // Rounds alternate between the two, so that the machine's speed, which drifts over minutes, is the same for both.
     if (profileDir) await broker.request('profile-start');
     for (let i = 0; i < rounds; i++) {
@@ -140,8 +151,8 @@ export async function meshScenario(
     }
     // What a connection holds once the rounds' and the connects' garbage is gone: the allocator returns freed memory over seconds.
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const bare = figures(bareFleet, await echo.request('stats'));
-    const mesh = figures(meshFleet, await broker.request('stats'));
+    const bare = figures(bareFleet, await echo.request('stats', { gc: true }));
+    const mesh = figures(meshFleet, await broker.request('stats', { gc: true }));
     const cpuUsPerAgentRound = (mesh.cpuMsPerRound * 1000) / agentCount;
     const bareCpuUsPerAgentRound = (bare.cpuMsPerRound * 1000) / agentCount;
     return {
