@@ -67,7 +67,10 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buff
       if (size > limits.maxBytes) settle(tooLarge());
       else chunks.push(chunk);
     };
-    const left = () => settle(new FleetError('cancelled', 'the client closed the connection before its request body arrived'));
+    // Every request closes, most long after their body came: the error (and its stack) is made only for one cut off.
+    const left = () => {
+      if (!settled) settle(new FleetError('cancelled', 'the client closed the connection before its request body arrived'));
+    };
     req.on('data', onData);
     req.once('end', () => settle(undefined));
     // Kept for good: a request cut off is destroyed with an error, which must not find no listener.
