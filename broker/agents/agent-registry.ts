@@ -251,7 +251,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
 
   /** An agent enrolled (or re-enrolled) through this broker: pick up its row. */
   async refreshFromStore(agentId: string, known?: { roles: RoleGrant[]; row: AgentRow }): Promise<void> {
-    const roles = known?.roles ?? (await this.store.roles.all()).get(agentId) ?? [];
+    const roles = known?.roles ?? (await this.store.roles.of(agentId));
     const row = known?.row ?? (await this.store.agents.get(agentId));
     if (!row || row.revokedAt !== null) return;
     const existing = this.hosts.get(agentId);
@@ -277,7 +277,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   async attach(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): Promise<Host | undefined> {
     const row = await this.store.agents.get(session.agentId);
     if (!row) throw new Error(`agent ${session.agentId} is not in the store`);
-    const roles = this.hosts.has(row.id) ? [] : ((await this.store.roles.all()).get(row.id) ?? []);
+    const roles = this.hosts.has(row.id) ? [] : await this.store.roles.of(row.id);
     if (!session.isOpen) return undefined;
     const now = Date.now();
     const host = this.hosts.get(row.id) ?? hostFromRow(row, roles);

@@ -42,6 +42,12 @@ export class AgentRolesTable {
       : this.sql.run('DELETE FROM agent_roles WHERE agent_id = ?', [agentId]);
   }
 
+  /** One agent's grants (the primary key's first column finds them without reading the others'). */
+  async of(agentId: string): Promise<RoleGrant[]> {
+    const rows = await this.sql.all<RawRoleGrant>('SELECT * FROM agent_roles WHERE agent_id = ? ORDER BY granted_at, role, scope', [agentId]);
+    return rows.map((raw) => ({ role: raw.role, scope: raw.scope, grantedAt: raw.granted_at, grantedBy: raw.granted_by }));
+  }
+
   /** Every agent's grants, by agent id. */
   async all(): Promise<Map<string, RoleGrant[]>> {
     const byAgent = new Map<string, RoleGrant[]>();

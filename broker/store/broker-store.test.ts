@@ -445,6 +445,9 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     await admin.roles.grant('a', { role: 'pve-member', scope: 'lab', grantedAt: 5, grantedBy: 'operator' });
     const granted = await store.dataVersion();
     expect(granted).not.toBe(before);
+    // One agent's grants, read alone as an agent attaches.
+    expect(await store.roles.of('a')).toEqual([{ role: 'pve-member', scope: 'lab', grantedAt: 5, grantedBy: 'operator' }]);
+    expect(await store.roles.of('nobody')).toEqual([]);
     await admin.agents.markRevoked('a', 'test', 6);
     expect(await store.dataVersion()).not.toBe(granted);
   });
