@@ -65,6 +65,9 @@ export function connectEchoStreams(port: number, enrolled: Pick<Enrolled, 'agent
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 1,
       'grpc.enable_channelz': 0,
+      // The agent's channel's reconnect backoff (agent/connection/mesh-client.ts), not grpc-js's default of up to 120 s.
+      'grpc.initial_reconnect_backoff_ms': 500,
+      'grpc.max_reconnect_backoff_ms': 30_000,
     });
     clients.push(client);
     let closed = false;
