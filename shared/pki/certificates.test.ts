@@ -1,4 +1,6 @@
 import { X509Certificate } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type Forge from 'node-forge';
 import { describe, expect, it } from 'vitest';
 import { createCertificateRequest } from './certificate-request.ts';
 import {
@@ -23,6 +25,19 @@ describe('the fleet PKI', () => {
     expect(x509.subjectAltName).toBe('URI:spiffe://fleetmesh/agent/abc');
     expect(x509.checkPrivateKey((await import('node:crypto')).createPrivateKey(keys.privateKeyPem))).toBe(true);
     expect(readCertificate(issued.certificatePem)).toMatchObject({ agentId: 'abc', subjectCommonName: 'web-1', serial: issued.serial });
+  });
+
+  it('signs exactly as forge itself would, and a certificate forge reads verifies under the CA in forge too', async () => {
+    const forge = createRequire(import.meta.url)('node-forge') as typeof Forge;
+    const ca = await createCertificateAuthority({ commonName: 'test CA', lifetimeMs: 86_400_000 });
+    const keys = await createKeyPair();
+    const issued = issueAgentCertificate(ca, { publicKeyPem: keys.publicKeyPem, agentId: 'abc', name: 'web-1', lifetimeMs: 3_600_000 });
+    // PKCS #1 v1.5 signatures are deterministic: forge signing the same to-be-signed part gives the same bytes.
+    const again = forge.pki.certificateFromPem(issued.certificatePem);
+    again.sign(forge.pki.privateKeyFromPem(ca.privateKeyPem), forge.md.sha256.create());
+    expect(forge.pki.certificateToPem(again)).toBe(issued.certificatePem);
+    expect(forge.pki.certificateFromPem(ca.certificatePem).verify(forge.pki.certificateFromPem(issued.certificatePem))).toBe(true);
+    expect(new X509Certificate(ca.certificatePem).verify(new X509Certificate(ca.certificatePem).publicKey)).toBe(true);
   });
 
   it('writes requests the broker reads for any agent name, long or not ASCII', async () => {

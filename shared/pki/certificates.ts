@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, generateKeyPair, randomBytes, verify, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPair, randomBytes, sign, verify, X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import type Forge from 'node-forge';
@@ -110,7 +110,6 @@ function issued(cert: Forge.pki.Certificate, serial: string): IssuedCertificate 
 }
 
 export async function createCertificateAuthority(options: { commonName: string; lifetimeMs: number; now?: number }): Promise<CertificateAuthority> {
-  const forge = nodeForge();
   const keys = await createKeyPair();
   const { cert, serial } = baseCertificate(keys.publicKeyPem, options.lifetimeMs, options.now ?? Date.now());
   const subject = [
@@ -126,7 +125,7 @@ export async function createCertificateAuthority(options: { commonName: string; 
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(keys.privateKeyPem), forge.md.sha256.create());
+  signCertificate(cert, keys.privateKeyPem);
   return { certificatePem: issued(cert, serial).certificatePem, privateKeyPem: keys.privateKeyPem };
 }
 
@@ -157,7 +156,29 @@ function signWithAuthority(cert: Forge.pki.Certificate, authority: CertificateAu
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(authority.privateKeyPem), forge.md.sha256.create());
+  signCertificate(cert, authority.privateKeyPem);
+}
+
+/**
+ * Signs a certificate sha256WithRSAEncryption, as forge's cert.sign() would,
+ * with node:crypto: the same bytes (PKCS #1 v1.5 signatures are
+ * deterministic), without parsing the key and working the RSA arithmetic out
+ * in JavaScript, which made each certificate cost tens of milliseconds of the
+ * broker's event loop (an enrolment, a renewal, a CA rotation's re-issues).
+ */
+function signCertificate(cert: Forge.pki.Certificate, privateKeyPem: string): void {
+  const forge = nodeForge();
+  const withOid = cert as Forge.pki.Certificate & { signatureOid: string; siginfo: { algorithmOid: string }; tbsCertificate: Forge.asn1.Asn1 };
+  withOid.signatureOid = forge.pki.oids.sha256WithRSAEncryption as string;
+  withOid.siginfo.algorithmOid = withOid.signatureOid;
+  // getTBSCertificate is forge's own, missing from its type declarations.
+  const pki = forge.pki as typeof forge.pki & { getTBSCertificate(cert: Forge.pki.Certificate): Forge.asn1.Asn1 };
+  withOid.tbsCertificate = pki.getTBSCertificate(cert);
+  const tbs = forge.asn1.toDer(withOid.tbsCertificate).getBytes();
+  // The digest stays on the certificate as forge leaves it, for forge's own verify().
+  cert.md = forge.md.sha256.create();
+  cert.md.update(tbs);
+  cert.signature = sign('sha256', Buffer.from(tbs, 'binary'), privateKeyPem).toString('binary');
 }
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
