@@ -67,7 +67,7 @@ export function createReportHandler(calls: LocalCalls, store: SnapshotStore): Ac
     };
     const previous = store.latest();
     const changes = compareSnapshots(previous, snapshot);
-    const attention = needsAttention(snapshot);
+    const attention = needsAttention(snapshot, previous);
     const host = info.payload?.name ?? '';
     const suggested = host ? suggestActions(host, attention, changes) : [];
     // What the domains' doctor checks say needs attention now (a failed unit), with the call to run next.

@@ -49,6 +49,15 @@ describe('comparing report snapshots', () => {
     expect(needsAttention(after)).toEqual([{ kind: 'container_down', subject: 'cache', severity: 'warning', value: null }]);
   });
 
+  it('finds a crash-looping container restarting when it restarted since the last report, even caught running', () => {
+    const before = snapshot({ containers: [container('web'), container('crashy', { restart_count: 4 })] });
+    const after = snapshot({ containers: [container('web'), container('crashy', { restart_count: 6 })] });
+    expect(needsAttention(after, before)).toEqual([{ kind: 'container_restarting', subject: 'crashy', severity: 'critical', value: 6 }]);
+    // The same count, or a new container in its place, is no restart.
+    expect(needsAttention(before, before)).toEqual([]);
+    expect(needsAttention(snapshot({ containers: [container('crashy', { id: 'other', restart_count: 6 })] }), before)).toEqual([]);
+  });
+
   it('has nothing to compare on the first report', () => {
     expect(anythingChanged(compareSnapshots(undefined, snapshot({ listening: null })))).toBe(false);
   });

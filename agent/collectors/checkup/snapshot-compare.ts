@@ -84,11 +84,18 @@ export function anythingChanged(changes: NotableChange[]): boolean {
   return changes.some((c) => c.kind !== 'section_skipped' || (c.before !== null && c.before !== c.after));
 }
 
-/** What on the host needs a look now, worst first. */
-export function needsAttention(snapshot: HostSnapshot): Attention[] {
+/**
+ * What on the host needs a look now, worst first. A container that restarted
+ * since the `previous` report is restarting even when this one finds it in one
+ * of its short runs between two crashes (state running).
+ */
+export function needsAttention(snapshot: HostSnapshot, previous?: HostSnapshot): Attention[] {
   const found: Attention[] = [];
+  const restartsBefore = new Map((previous?.containers ?? []).map((c) => [c.id, c.restart_count]));
   for (const c of snapshot.containers ?? []) {
-    if (c.state === 'restarting') found.push({ kind: 'container_restarting', subject: c.name, severity: 'critical', value: c.restart_count });
+    const restartedSince = c.restart_count > (restartsBefore.get(c.id) ?? c.restart_count);
+    if (c.state === 'restarting' || restartedSince)
+      found.push({ kind: 'container_restarting', subject: c.name, severity: 'critical', value: c.restart_count });
     else if (c.health === 'unhealthy') found.push({ kind: 'container_unhealthy', subject: c.name, severity: 'critical', value: null });
     else if (c.state === 'dead' || c.state === 'exited')
       found.push({ kind: 'container_down', subject: c.name, severity: c.state === 'dead' ? 'critical' : 'warning', value: null });
