@@ -94,8 +94,7 @@ export function needsAttention(snapshot: HostSnapshot, previous?: HostSnapshot):
   const restartsBefore = new Map((previous?.containers ?? []).map((c) => [c.id, c.restart_count]));
   for (const c of snapshot.containers ?? []) {
     const restartedSince = c.restart_count > (restartsBefore.get(c.id) ?? c.restart_count);
-    if (c.state === 'restarting' || restartedSince)
-      found.push({ kind: 'container_restarting', subject: c.name, severity: 'critical', value: c.restart_count });
+    if (c.state === 'restarting' || restartedSince) found.push({ kind: 'container_restarting', subject: c.name, severity: 'critical', value: c.restart_count });
     else if (c.health === 'unhealthy') found.push({ kind: 'container_unhealthy', subject: c.name, severity: 'critical', value: null });
     else if (c.state === 'dead' || c.state === 'exited')
       found.push({ kind: 'container_down', subject: c.name, severity: c.state === 'dead' ? 'critical' : 'warning', value: null });
