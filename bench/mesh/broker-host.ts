@@ -4,10 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import { loadDistBroker } from '../fleet/dist-broker.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
+import { loopDelay } from './loop-delay.ts';
 
 type Request =
   | { id: number; type: 'stats'; gc?: boolean }
@@ -30,8 +30,7 @@ options.admissionLimits = {
 };
 const broker = await Broker.start(options, silentLogger);
 /** How late the broker's event loop runs, since the last stats. */
-const delay = monitorEventLoopDelay({ resolution: 20 });
-delay.enable();
+const delay = loopDelay();
 
 /**
  * CPU, memory and connections now; after a full collection when `gc` is set
@@ -48,7 +47,7 @@ function stats(gc = false) {
     heap_used_bytes: process.memoryUsage().heapUsed,
     online: hosts.filter((h) => h.state === 'online').length,
     ...admission(),
-    loop_p99_ms: Math.round(delay.percentile(99) / 1e6),
+    loop_p99_ms: Math.round(delay().p99_ms),
   };
 }
 
@@ -81,7 +80,6 @@ process.on('message', async (message: Request) => {
     process.send?.({ id: message.id });
   } else if (message.type === 'stats') {
     process.send?.({ id: message.id, ...stats(message.gc) });
-    delay.reset();
   } else if (message.type === 'fanout') {
     process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs)) });
   } else if (message.type === 'stop') {

@@ -6,9 +6,9 @@
  * it names), `stop` closes them all.
  */
 import { readFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type * as grpc from '@grpc/grpc-js';
 import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
+import { loopDelay } from './loop-delay.ts';
 import { connectEchoStreams, type Enrolled, simulatedAgent } from './mesh-clients.ts';
 
 type Request =
@@ -27,8 +27,7 @@ const connections: BrokerConnection[] = [];
 /** Connections started before the event loop is let go once. */
 const START_BATCH = 50;
 /** How late this process's event loop runs: a simulator that lags seconds is what the broker would be waiting on. */
-const delay = monitorEventLoopDelay({ resolution: 20 });
-delay.enable();
+const delay = loopDelay();
 const clients: grpc.Client[] = [];
 
 process.on('message', async (message: Request) => {
@@ -50,8 +49,7 @@ process.on('message', async (message: Request) => {
     }
     process.send?.({ id: message.id });
   } else if (message.type === 'lag') {
-    process.send?.({ id: message.id, p99_ms: delay.percentile(99) / 1e6, max_ms: delay.max / 1e6 });
-    delay.reset();
+    process.send?.({ id: message.id, ...delay() });
   } else if (message.type === 'stop') {
     await Promise.all(connections.map((connection) => connection.stop()));
     for (const client of clients) client.close();

@@ -42,32 +42,25 @@ interface AdmissionGateOptions {
 /** A connection's way through the gate: its first bytes awaited, its turn awaited, its TLS handshake and first call awaited. */
 export type Stage = 'hello' | 'waiting' | 'handshake';
 
-/** How a connection left the gate. */
-export type GateOutcome =
+/** How a connection can leave the gate. */
+export const GATE_OUTCOMES = [
   /** Its first call reached the gRPC server. */
-  | 'established'
-  /** Closed at accept: its source, or the gate, held as many pending as it may. */
-  | 'refused_full'
-  /** Sent nothing within the hello clock. */
-  | 'hello_timeout'
-  /** Sent more before its turn than a TLS hello. */
-  | 'hello_oversized'
-  /** Its peer closed it while it waited for its turn. */
-  | 'left_waiting'
-  /** Handed to TLS, it made no first call within the handshake clock. */
-  | 'handshake_timeout'
-  /** Its peer closed it before it had its turn's first call made (in hello or handshake). */
-  | 'closed_unfinished';
-
-export const GATE_OUTCOMES: readonly GateOutcome[] = [
   'established',
+  /** Closed at accept: its source, or the gate, held as many pending as it may. */
   'refused_full',
+  /** Sent nothing within the hello clock. */
   'hello_timeout',
+  /** Sent more before its turn than a TLS hello. */
   'hello_oversized',
+  /** Its peer closed it while it waited for its turn. */
   'left_waiting',
+  /** Handed to TLS, it made no first call within the handshake clock. */
   'handshake_timeout',
+  /** Its peer closed it before it had its turn's first call made (in hello or handshake). */
   'closed_unfinished',
-];
+] as const;
+
+export type GateOutcome = (typeof GATE_OUTCOMES)[number];
 
 interface Pending {
   socket: Socket;

@@ -23,6 +23,10 @@ interface RawRoleGrant {
   granted_by: string;
 }
 
+function grantOf(raw: RawRoleGrant): RoleGrant {
+  return { role: raw.role, scope: raw.scope, grantedAt: raw.granted_at, grantedBy: raw.granted_by };
+}
+
 /** The roles the operator granted each agent; everything else an agent says of itself is a claim. */
 export class AgentRolesTable {
   constructor(private readonly sql: SqlEngine) {}
@@ -45,7 +49,7 @@ export class AgentRolesTable {
   /** One agent's grants (the primary key's first column finds them without reading the others'). */
   async of(agentId: string): Promise<RoleGrant[]> {
     const rows = await this.sql.all<RawRoleGrant>('SELECT * FROM agent_roles WHERE agent_id = ? ORDER BY granted_at, role, scope', [agentId]);
-    return rows.map((raw) => ({ role: raw.role, scope: raw.scope, grantedAt: raw.granted_at, grantedBy: raw.granted_by }));
+    return rows.map(grantOf);
   }
 
   /** Every agent's grants, by agent id. */
@@ -53,7 +57,7 @@ export class AgentRolesTable {
     const byAgent = new Map<string, RoleGrant[]>();
     for (const raw of await this.sql.all<RawRoleGrant>('SELECT * FROM agent_roles ORDER BY granted_at, role, scope')) {
       const grants = byAgent.get(raw.agent_id) ?? [];
-      grants.push({ role: raw.role, scope: raw.scope, grantedAt: raw.granted_at, grantedBy: raw.granted_by });
+      grants.push(grantOf(raw));
       byAgent.set(raw.agent_id, grants);
     }
     return byAgent;

@@ -174,11 +174,8 @@ function signCertificate(cert: Forge.pki.Certificate, privateKeyPem: string): vo
   // getTBSCertificate is forge's own, missing from its type declarations.
   const pki = forge.pki as typeof forge.pki & { getTBSCertificate(cert: Forge.pki.Certificate): Forge.asn1.Asn1 };
   withOid.tbsCertificate = pki.getTBSCertificate(cert);
-  const tbs = forge.asn1.toDer(withOid.tbsCertificate).getBytes();
-  // The digest stays on the certificate as forge leaves it, for forge's own verify().
-  cert.md = forge.md.sha256.create();
-  cert.md.update(tbs);
-  cert.signature = sign('sha256', Buffer.from(tbs, 'binary'), privateKeyPem).toString('binary');
+  const tbs = Buffer.from(forge.asn1.toDer(withOid.tbsCertificate).getBytes(), 'binary');
+  cert.signature = sign('sha256', tbs, privateKeyPem).toString('binary');
 }
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
