@@ -7,8 +7,9 @@ import {
   type CertificateAuthority,
   certificatePin,
   createCertificateAuthority,
-  createKeyPair,
+  createServingKeyPair,
   type IssuedCertificate,
+  isServingKey,
   issueAgentCertificate,
   issueServerCertificate,
 } from '../../shared/pki/certificates.ts';
@@ -111,11 +112,11 @@ export class BrokerAuthority {
       const sameNames = current.length === wanted.length && wanted.every((n) => current.includes(n));
       const fresh = new Date(x509.validTo).getTime() - now > SERVER_RENEW_BEFORE_MS;
       const ours = x509.checkIssued(new X509Certificate(this.ca.certificatePem));
-      if (sameNames && fresh && ours) {
+      if (sameNames && fresh && ours && isServingKey(x509)) {
         return { certificatePem, privateKeyPem: readFileSync(keyPath, 'utf8'), names, notAfter: new Date(x509.validTo) };
       }
     }
-    const keys = await createKeyPair();
+    const keys = await createServingKeyPair();
     const issued = issueServerCertificate(this.ca, { publicKeyPem: keys.publicKeyPem, names, lifetimeMs: SERVER_LIFETIME_MS, now });
     writePrivateKey(keyPath, keys.privateKeyPem);
     writeFileAtomic(certPath, issued.certificatePem);

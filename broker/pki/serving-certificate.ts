@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log/logger.ts';
-import { certificatePin, createKeyPair } from '../../shared/pki/certificates.ts';
+import { certificatePin, createServingKeyPair, isServingKey } from '../../shared/pki/certificates.ts';
 import { writeFileAtomic, writePrivateKey } from '../../shared/pki/key-files.ts';
 import { SERVER_CERT_FILE, SERVER_KEY_FILE } from './broker-authority.ts';
 import type { CaSet } from './ca-set.ts';
@@ -120,9 +120,9 @@ export class ServingCertificate extends EventEmitter<ServingEvents> {
       certificate.checkIssued(new X509Certificate(serving.certificatePem)) && certificate.verify(new X509Certificate(serving.certificatePem).publicKey);
     const notBefore = new Date(certificate.validFrom);
     const notAfter = new Date(certificate.validTo);
-    // Past its renewal point, or issued for a longer life than the broker is given now: issue a new one.
+    // Past its renewal point, issued for a longer life than the broker is given now, or for an RSA key (before serving keys were P-256): issue a new one.
     const lifetimeFits = notAfter.getTime() - notBefore.getTime() <= this.options.lifetimeMs * 1.2;
-    if (!sameNames || !issuedByServing || !lifetimeFits || now >= renewalAt(notBefore, notAfter, 1)) return undefined;
+    if (!sameNames || !issuedByServing || !lifetimeFits || !isServingKey(certificate) || now >= renewalAt(notBefore, notAfter, 1)) return undefined;
     return {
       certificatePem: withChain(leaf, set),
       privateKeyPem: readFileSync(keyPath, 'utf8'),
@@ -134,7 +134,7 @@ export class ServingCertificate extends EventEmitter<ServingEvents> {
   }
 
   private async issue(): Promise<ServingIdentity> {
-    const keys = await createKeyPair();
+    const keys = await createServingKeyPair();
     const issued = await this.options.issue(keys.publicKeyPem, this.options.names, this.options.lifetimeMs);
     writePrivateKey(join(this.options.dataDir, SERVER_KEY_FILE), keys.privateKeyPem);
     writeFileAtomic(join(this.options.dataDir, SERVER_CERT_FILE), issued.certificatePem);
