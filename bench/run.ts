@@ -4,7 +4,7 @@
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
- *   npm run bench -- --only reconnect --reconnect-agents 2000 [--profile]
+ *   npm run bench -- --only reconnect --reconnect-agents 2000 [--reconnect-processes N] [--profile]
  *   npm run bench -- --only web --web-hosts 2000
  *   npm run bench -- --only cluster --cluster-agents 3000 --rounds 20
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
@@ -37,6 +37,8 @@ const { values } = parseArgs({
     hosts: { type: 'string', default: '100' },
     runs: { type: 'string', default: '10' },
     'reconnect-agents': { type: 'string', default: '2000' },
+    // The processes the reconnect bench's simulated fleet is spread over; default one per 2,500 agents.
+    'reconnect-processes': { type: 'string' },
     'cluster-agents': { type: 'string', default: '3000' },
     calls: { type: 'string', default: '200' },
     'ssh-hosts': { type: 'string', default: '50' },
@@ -91,7 +93,8 @@ if (selected.has('cli')) {
 }
 if (selected.has('reconnect')) {
   process.stderr.write(`reconnect: ${values['reconnect-agents']} agents\n`);
-  results.push(withLoad(await reconnectScenario(Number(values['reconnect-agents']), values.profile ? profileDir() : undefined)));
+  const processes = values['reconnect-processes'] ? Number(values['reconnect-processes']) : undefined;
+  results.push(withLoad(await reconnectScenario(Number(values['reconnect-agents']), values.profile ? profileDir() : undefined, processes)));
 }
 if (selected.has('web')) {
   process.stderr.write(`web: ${values['web-hosts']} hosts\n`);

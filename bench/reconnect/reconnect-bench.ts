@@ -3,19 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RECONNECT_BACKOFF } from '../../agent/connection/backoff.ts';
-import { BrokerConnection } from '../../agent/connection/broker-connection.ts';
-import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
-import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
-import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import { buildDist } from '../fleet/build-dist.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { listenDrops } from './listen-drops.ts';
+import type { FleetEvent, FleetRequest, FleetSlice } from './reconnect-fleet.ts';
 
 const RUN_TS = fileURLToPath(new URL('../../bin/run-ts.js', import.meta.url));
 const BROKER = fileURLToPath(new URL('./reconnect-broker.ts', import.meta.url));
+const FLEET = fileURLToPath(new URL('./reconnect-fleet.ts', import.meta.url));
 
 type Stats = { id: number; cpu_us: number; loop_active_ms: number; loop_idle_ms: number; online?: number; port?: number };
 
@@ -59,6 +55,50 @@ class BrokerProcess {
   }
 }
 
+/** One process of the simulated fleet (reconnect-fleet.ts), reporting each welcome with its wall-clock time. */
+class FleetProcess {
+  private readonly child: ChildProcess;
+  private cpuWaiter: ((cpuUs: number) => void) | undefined;
+  private stopWaiter: (() => void) | undefined;
+
+  constructor(onConnected: (name: string, atMs: number) => void, slice: FleetSlice) {
+    this.child = fork(RUN_TS, [FLEET], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.execArgv });
+    this.child.on('message', (event: FleetEvent) => {
+      if (event.type === 'connected') onConnected(event.name, event.atMs);
+      else if (event.type === 'cpu') this.cpuWaiter?.(event.cpuUs);
+      else this.stopWaiter?.();
+    });
+    this.send(slice);
+  }
+
+  private send(request: FleetRequest): void {
+    this.child.send(request);
+  }
+
+  /** The process's CPU time so far (user and system, µs). */
+  cpuUs(): Promise<number> {
+    return new Promise((resolve) => {
+      this.cpuWaiter = resolve;
+      this.send({ type: 'cpu' });
+    });
+  }
+
+  /** Stops every connection, then the process. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || !this.child.connected) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    await new Promise<void>((resolve) => {
+      this.stopWaiter = resolve;
+      this.send({ type: 'stop' });
+    });
+    await exited;
+  }
+}
+
+async function fleetsCpuUs(fleets: FleetProcess[]): Promise<number> {
+  return (await Promise.all(fleets.map((fleet) => fleet.cpuUs()))).reduce((a, b) => a + b, 0);
+}
+
 /**
  * N simulated agents (the real connection loop, backoff and all, each with its
  * own channel and TLS connection) connect to a broker process; the broker is
@@ -66,57 +106,65 @@ class BrokerProcess {
  * Reports how long after the new broker listens 50, 90 and 100 % of the fleet
  * are back, and the new broker's CPU over that storm. With `profileDir`, the
  * new broker's CPU profile (its start, the storm, its stop) is written there.
+ * The fleet runs in `fleetProcessCount` processes apart from the bench's (by
+ * default one per 2,500 agents), so that dialling is not what sets the pace.
  */
-export async function reconnectScenario(agentCount: number, profileDir?: string): Promise<ScenarioResult> {
+export async function reconnectScenario(
+  agentCount: number,
+  profileDir?: string,
+  fleetProcessCount = Math.max(1, Math.ceil(agentCount / 2500)),
+): Promise<ScenarioResult> {
   await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-reconnect-'));
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   const enrolled = await preEnroll(dataDir, agentCount);
   let broker = new BrokerProcess(dataDir, 0);
-  const connections: BrokerConnection[] = [];
+  const fleets: FleetProcess[] = [];
   try {
-    const { port } = await broker.listening;
-    /** When each agent was first welcomed by the new broker. */
+    const port = (await broker.listening).port ?? 0;
+    /** When each agent was first welcomed by the new broker (wall clock, ms). */
     const backAt = new Map<string, number>();
-    /** Until the new broker listens, a welcome can only come from the old one in its last moments. */
-    let newBrokerUp = false;
+    /** Until the new broker listens (wall clock, ms), a welcome can only come from the old one in its last moments. */
+    let newBrokerSince = Number.POSITIVE_INFINITY;
     let allBack: () => void = () => {};
     const everyoneBack = new Promise<void>((resolve) => {
       allBack = resolve;
     });
     const firstOnline = new Set<string>();
+    let allOnline: () => void = () => {};
     const everyoneOnline = new Promise<void>((resolve) => {
-      for (const identity of enrolled.agents) {
-        const connection = new BrokerConnection({
-          dataDir: '/nonexistent',
-          identity: {
-            ...identity,
-            brokerAddress: `localhost:${port}`,
+      allOnline = resolve;
+    });
+    // Counted once per agent: one told to come back later may be welcomed, then moved, more than once.
+    const onConnected = (name: string, atMs: number) => {
+      if (atMs < newBrokerSince) {
+        firstOnline.add(name);
+        if (firstOnline.size === agentCount) allOnline();
+        return;
+      }
+      if (!backAt.has(name)) backAt.set(name, atMs);
+      if (backAt.size === agentCount) allBack();
+    };
+    const share = Math.ceil(agentCount / fleetProcessCount);
+    for (let i = 0; i < fleetProcessCount; i++) {
+      const agents = enrolled.agents.slice(i * share, (i + 1) * share).map((agent) => ({
+        ...agent,
+        notBefore: agent.notBefore.toISOString(),
+        notAfter: agent.notAfter.toISOString(),
+      }));
+      if (agents.length > 0) {
+        fleets.push(
+          new FleetProcess(onConnected, {
+            type: 'start',
+            port,
             caCertificatePem: enrolled.caCertificatePem,
             privateKeyPem: enrolled.keys.privateKeyPem,
-          },
-          dispatcher: new Dispatcher(silentLogger),
-          hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: [], name: identity.name }),
-          sample: () => BENCH_SAMPLE,
-          log: silentLogger,
-          backoffBaseMs: RECONNECT_BACKOFF.baseMs,
-          backoffCapMs: RECONNECT_BACKOFF.capMs,
-        });
-        // Counted once per agent: one told to come back later may be welcomed, then moved, more than once.
-        connection.on('connected', () => {
-          if (!newBrokerUp) {
-            firstOnline.add(identity.name);
-            if (firstOnline.size === agentCount) resolve();
-            return;
-          }
-          if (!backAt.has(identity.name)) backAt.set(identity.name, performance.now());
-          if (backAt.size === agentCount) allBack();
-        });
-        connections.push(connection);
-        connection.start();
+            agents,
+          }),
+        );
       }
-    });
-    process.stderr.write(`  connecting ${agentCount} agents…\n`);
+    }
+    process.stderr.write(`  connecting ${agentCount} agents from ${fleets.length} process${fleets.length === 1 ? '' : 'es'}…\n`);
     await everyoneOnline;
 
     process.stderr.write('  restarting the broker (SIGTERM, then a new process on the same port)…\n');
@@ -124,19 +172,19 @@ export async function reconnectScenario(agentCount: number, profileDir?: string)
     await broker.terminate();
     const downAt = performance.now();
     const dropsAtRestart = listenDrops();
-    broker = new BrokerProcess(dataDir, port ?? 0, profileDir);
+    broker = new BrokerProcess(dataDir, port, profileDir);
     const listening = await broker.listening;
-    newBrokerUp = true;
-    const agentsCpuAtListening = process.cpuUsage();
+    newBrokerSince = performance.timeOrigin + listening.at;
+    const agentsCpuAtListening = await fleetsCpuUs(fleets);
     const timeout = setTimeout(allBack, 180_000);
     await everyoneBack;
     clearTimeout(timeout);
-    const agentsCpu = process.cpuUsage(agentsCpuAtListening);
+    const agentsCpuMs = ((await fleetsCpuUs(fleets)) - agentsCpuAtListening) / 1000;
     const after = await broker.stats();
     const dropsAtEnd = listenDrops();
     const loopActiveMs = after.loop_active_ms - listening.loop_active_ms;
     const loopIdleMs = after.loop_idle_ms - listening.loop_idle_ms;
-    const backMs = [...backAt.values()].map((at) => at - listening.at).sort((a, b) => a - b);
+    const backMs = [...backAt.values()].map((at) => at - newBrokerSince).sort((a, b) => a - b);
     const stormMs = backMs.at(-1) ?? 0;
     const stormCpuMs = (after.cpu_us - listening.cpu_us) / 1000;
     return {
@@ -160,14 +208,15 @@ export async function reconnectScenario(agentCount: number, profileDir?: string)
         listen_overflows_from_restart: dropsAtEnd.overflows - dropsAtRestart.overflows,
         listen_drops_from_restart: dropsAtEnd.drops - dropsAtRestart.drops,
         broker_online_at_end: after.online ?? Number.NaN,
-        // The simulated fleet shares one process: when this nears 100 %, it, not the broker, sets the pace.
-        agents_process_cpu_pct_of_core_during_storm: ((agentsCpu.user + agentsCpu.system) / 1000 / Math.max(1, stormMs)) * 100,
+        // The simulated fleet's processes together: when this nears 100 % per process, they, not the broker, set the pace.
+        agent_processes: fleets.length,
+        agents_processes_cpu_pct_of_core_during_storm: (agentsCpuMs / Math.max(1, stormMs)) * 100,
         // Wall times stretch with whatever else the machine runs: the figures above are only comparable at a similar load.
         machine_load_1m_at_end: loadavg()[0] ?? Number.NaN,
       },
     };
   } finally {
-    await Promise.all(connections.map((connection) => connection.stop()));
+    await Promise.all(fleets.map((fleet) => fleet.stop()));
     await broker.terminate().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   }
