@@ -338,4 +338,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE metrics ADD COLUMN disk_percent REAL;
   `,
+  // 16: the agents' enrolment and revocation times indexed: every broker reads
+  // the latest of each four times a second to notice what other processes
+  // changed (dataVersion), which read every agent row without them (2.2 ms a
+  // poll at 10,000 agents, 0.014 ms with them).
+  `
+  CREATE INDEX agents_enrolled ON agents(enrolled_at);
+  CREATE INDEX agents_revoked ON agents(revoked_at);
+  `,
 ];
