@@ -4,7 +4,7 @@
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
- *   npm run bench -- --only reconnect --reconnect-agents 2000 [--reconnect-processes N] [--profile]
+ *   npm run bench -- --only reconnect --reconnect-agents 2000 [--reconnect-processes N] [--reconnect-behind-nat] [--profile]
  *   npm run bench -- --only web --web-hosts 2000
  *   npm run bench -- --only cluster --cluster-agents 3000 --rounds 20
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     'reconnect-agents': { type: 'string', default: '2000' },
     // The processes the reconnect bench's simulated fleet is spread over; default one per 2,500 agents.
     'reconnect-processes': { type: 'string' },
+    // The reconnect bench's fleet as one site behind one NAT (the broker's per-source limit applies), not hosts of their own addresses.
+    'reconnect-behind-nat': { type: 'boolean', default: false },
     'cluster-agents': { type: 'string', default: '3000' },
     calls: { type: 'string', default: '200' },
     'ssh-hosts': { type: 'string', default: '50' },
@@ -94,7 +96,10 @@ if (selected.has('cli')) {
 if (selected.has('reconnect')) {
   process.stderr.write(`reconnect: ${values['reconnect-agents']} agents\n`);
   const processes = values['reconnect-processes'] ? Number(values['reconnect-processes']) : undefined;
-  results.push(withLoad(await reconnectScenario(Number(values['reconnect-agents']), values.profile ? profileDir() : undefined, processes)));
+  const sources = values['reconnect-behind-nat'] ? 'nat' : 'hosts';
+  results.push(
+    withLoad(await reconnectScenario(Number(values['reconnect-agents']), { profileDir: values.profile ? profileDir() : undefined, processes, sources })),
+  );
 }
 if (selected.has('web')) {
   process.stderr.write(`web: ${values['web-hosts']} hosts\n`);

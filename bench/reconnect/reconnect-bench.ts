@@ -24,10 +24,10 @@ class BrokerProcess {
   private nextId = 1;
 
   /** With `profileDir`, the process writes its CPU profile to its `broker-reconnect-storm/` as it exits. */
-  constructor(dataDir: string, port: number, profileDir?: string) {
+  constructor(dataDir: string, port: number, sources: 'hosts' | 'nat', profileDir?: string) {
     // One profile per thread (the TypeScript loader has one of its own), named by Node: the broker's is the main thread's (`.0.` in its name).
     const execArgv = [...process.execArgv, ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'broker-reconnect-storm')] : [])];
-    this.child = fork(RUN_TS, [BROKER, dataDir, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+    this.child = fork(RUN_TS, [BROKER, dataDir, String(port), sources], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     this.listening = new Promise((resolve, reject) => {
       this.child.once('exit', (code) => reject(new Error(`the broker exited with ${code} before listening`)));
       this.waiting.set(0, (stats) => resolve({ ...stats, at: performance.now() }));
@@ -99,6 +99,18 @@ async function fleetsCpuUs(fleets: FleetProcess[]): Promise<number> {
   return (await Promise.all(fleets.map((fleet) => fleet.cpuUs()))).reduce((a, b) => a + b, 0);
 }
 
+interface ReconnectOptions {
+  profileDir?: string;
+  /** The processes the simulated fleet runs in. */
+  processes?: number;
+  /**
+   * `hosts` (default): the fleet stands for hosts of their own addresses, though it dials from one, so the
+   * broker lets that address hold as many pending connections as all may; `nat`: one site behind one NAT,
+   * held to the per-source limit of a production broker.
+   */
+  sources?: 'hosts' | 'nat';
+}
+
 /**
  * N simulated agents (the real connection loop, backoff and all, each with its
  * own channel and TLS connection) connect to a broker process; the broker is
@@ -106,19 +118,18 @@ async function fleetsCpuUs(fleets: FleetProcess[]): Promise<number> {
  * Reports how long after the new broker listens 50, 90 and 100 % of the fleet
  * are back, and the new broker's CPU over that storm. With `profileDir`, the
  * new broker's CPU profile (its start, the storm, its stop) is written there.
- * The fleet runs in `fleetProcessCount` processes apart from the bench's (by
+ * The fleet runs in `processes` processes apart from the bench's (by
  * default one per 2,500 agents), so that dialling is not what sets the pace.
  */
 export async function reconnectScenario(
   agentCount: number,
-  profileDir?: string,
-  fleetProcessCount = Math.max(1, Math.ceil(agentCount / 2500)),
+  { profileDir, processes = Math.max(1, Math.ceil(agentCount / 2500)), sources = 'hosts' }: ReconnectOptions = {},
 ): Promise<ScenarioResult> {
   await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-reconnect-'));
   process.stderr.write(`  enrolling ${agentCount} simulated agents…\n`);
   const enrolled = await preEnroll(dataDir, agentCount);
-  let broker = new BrokerProcess(dataDir, 0);
+  let broker = new BrokerProcess(dataDir, 0, sources);
   const fleets: FleetProcess[] = [];
   try {
     const port = (await broker.listening).port ?? 0;
@@ -145,8 +156,8 @@ export async function reconnectScenario(
       if (!backAt.has(name)) backAt.set(name, atMs);
       if (backAt.size === agentCount) allBack();
     };
-    const share = Math.ceil(agentCount / fleetProcessCount);
-    for (let i = 0; i < fleetProcessCount; i++) {
+    const share = Math.ceil(agentCount / processes);
+    for (let i = 0; i < processes; i++) {
       const agents = enrolled.agents.slice(i * share, (i + 1) * share).map((agent) => ({
         ...agent,
         notBefore: agent.notBefore.toISOString(),
@@ -172,7 +183,7 @@ export async function reconnectScenario(
     await broker.terminate();
     const downAt = performance.now();
     const dropsAtRestart = listenDrops();
-    broker = new BrokerProcess(dataDir, port, profileDir);
+    broker = new BrokerProcess(dataDir, port, sources, profileDir);
     const listening = await broker.listening;
     newBrokerSince = performance.timeOrigin + listening.at;
     const agentsCpuAtListening = await fleetsCpuUs(fleets);

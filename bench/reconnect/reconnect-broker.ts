@@ -8,9 +8,14 @@
 import { performance } from 'node:perf_hooks';
 import { loadDistBroker } from '../fleet/dist-broker.ts';
 
-const [dataDir = '', port = '0'] = process.argv.slice(2);
+const [dataDir = '', port = '0', sources = 'hosts'] = process.argv.slice(2);
 const { Broker, inProcessBrokerOptions, silentLogger } = await loadDistBroker();
-const broker = await Broker.start(inProcessBrokerOptions(dataDir, { grpcListen: `127.0.0.1:${port}` }), silentLogger);
+const { admissionLimits } = inProcessBrokerOptions(dataDir);
+// The simulated fleet dials from one address, which the gate takes for a site behind one NAT and holds 2,048
+// connections of at once. A fleet of hosts dials from as many addresses: unless told the fleet is one site
+// (`nat`), this broker lets the one address hold as many as the gate holds in all.
+const limits = sources === 'nat' ? admissionLimits : { ...admissionLimits, pendingPerSource: admissionLimits.pendingTotal };
+const broker = await Broker.start(inProcessBrokerOptions(dataDir, { grpcListen: `127.0.0.1:${port}`, admissionLimits: limits }), silentLogger);
 
 process.on('message', (message: { id: number; type: 'stats' }) => {
   const cpu = process.cpuUsage();
