@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { NatsServer } from '../../test/harness/nats-server.ts';
 import { startPostgres } from '../../test/harness/postgres-server.ts';
 import { BrokerProcess } from '../fleet/broker-process.ts';
-import { simulatedAgent } from '../fleet/simulated-agent.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { processUsage } from '../proc-stats.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 
 const HOST = fileURLToPath(new URL('./cluster-broker-host.ts', import.meta.url));
+const FLEET_HOST = fileURLToPath(new URL('./cluster-fleet-host.ts', import.meta.url));
+/** Simulated agents per fleet process. */
+const FLEET_SHARE = 2500;
 
 interface Stats {
   cpu_us: number;
@@ -57,22 +58,21 @@ async function measure(
   layout: { brokers: BrokerProcess[]; dataDirs: string[]; args: (i: number) => string[] },
   enrolled: Awaited<ReturnType<typeof preEnroll>>,
   rounds: number,
+  /** The same fleet as a file, for the fleet's processes to read. */
+  fleetFile: string,
 ): Promise<Figures> {
   const { brokers } = layout;
-  const connections: BrokerConnection[] = [];
+  const fleets: BrokerProcess[] = [];
   try {
     const ports = (await Promise.all(brokers.map((broker) => broker.ready))).map((ready) => ready.port as number);
     const addresses = ports.map((port) => `localhost:${port}`);
     const idle = await Promise.all(brokers.map(settledStats));
     const count = enrolled.agents.length;
     const connectStarted = performance.now();
-    enrolled.agents.forEach((identity, i) => {
-      const first = i % addresses.length;
-      const dial = [...addresses.slice(first), ...addresses.slice(0, first)].join(',');
-      const connection = simulatedAgent(identity, i, enrolled, dial, { allDockerUp: true });
-      connections.push(connection);
-      connection.start();
-    });
+    // The fleet in processes of its own, one per 2,500 agents, each started as soon as it has read the fleet's file.
+    const share = Math.ceil(count / Math.max(1, Math.ceil(count / FLEET_SHARE)));
+    for (let start = 0; start < count; start += share) fleets.push(new BrokerProcess(FLEET_HOST, fleetFile, [String(start), String(start + share)]));
+    await Promise.all(fleets.map(async (fleet) => fleet.ready.then(() => fleet.request('connect', { addresses }))));
     await until(async () => (await heldBy(brokers)) === count, 600_000, 'every agent connected');
     // The first broker must be able to call every agent, including those the others hold.
     await until(async () => (await stats(brokers[0] as BrokerProcess)).reachable === count, 300_000, 'the first broker to reach every agent');
@@ -111,7 +111,7 @@ async function measure(
       failedHostCalls: failed,
     };
   } finally {
-    await Promise.all(connections.map((connection) => connection.stop()));
+    await Promise.all(fleets.map((fleet) => fleet.stop().catch(() => {})));
     await Promise.all(brokers.map((broker) => broker.stop().catch(() => {})));
   }
 }
@@ -119,7 +119,7 @@ async function measure(
 /**
  * 1 broker on SQLite vs 3 brokers on PostgreSQL and NATS, with the same
  * number of simulated agents (the real connection loop, each with its own TLS
- * connection, all in this process): fan-out round p50/p99, broker CPU per
+ * connection, in processes of their own, one per 2,500 agents): fan-out round p50/p99, broker CPU per
  * agent per round (all brokers together), broker RSS per agent (all brokers
  * together: every broker keeps every agent in its registry), and how long all
  * agents need to be held again after a broker is SIGKILLed (the single broker
@@ -135,7 +135,14 @@ export async function clusterScenario(agentCount: number, rounds: number): Promi
     const singleDir = join(temp, 'single');
     const singleFleet = await preEnroll(singleDir, agentCount);
     process.stderr.write(`  single broker: connecting, ${rounds} fan-out rounds, SIGKILL and restart…\n`);
-    const single = await measure({ brokers: [new BrokerProcess(HOST, singleDir, ['0'])], dataDirs: [singleDir], args: () => ['0'] }, singleFleet, rounds);
+    const singleFile = join(temp, 'single-fleet.json');
+    writeFileSync(singleFile, JSON.stringify(singleFleet));
+    const single = await measure(
+      { brokers: [new BrokerProcess(HOST, singleDir, ['0'])], dataDirs: [singleDir], args: () => ['0'] },
+      singleFleet,
+      rounds,
+      singleFile,
+    );
 
     process.stderr.write(`  three brokers (PostgreSQL + NATS): enrolling ${agentCount} simulated agents…\n`);
     const database = await postgres.createDatabase();
@@ -147,7 +154,9 @@ export async function clusterScenario(agentCount: number, rounds: number): Promi
     await first.ready;
     const brokers = [first, new BrokerProcess(HOST, dirs[1] as string, args(1)), new BrokerProcess(HOST, dirs[2] as string, args(2))];
     process.stderr.write(`  three brokers: connecting, ${rounds} fan-out rounds through the first, SIGKILL of the third…\n`);
-    const cluster = await measure({ brokers, dataDirs: dirs, args }, clusterFleet, rounds);
+    const clusterFile = join(temp, 'cluster-fleet.json');
+    writeFileSync(clusterFile, JSON.stringify(clusterFleet));
+    const cluster = await measure({ brokers, dataDirs: dirs, args }, clusterFleet, rounds, clusterFile);
     await database.drop();
 
     return {

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { certificatePin, createServingKeyPair, isServingKey } from '../../shared/pki/certificates.ts';
 import { writeFileAtomic, writePrivateKey } from '../../shared/pki/key-files.ts';
@@ -40,6 +41,12 @@ export interface ServingCertificateOptions {
 /** A renewal that could not be made is tried again after 2 s, then twice as long each time, up to a minute. */
 const RETRY_FIRST_MS = 2000;
 const RETRY_MAX_MS = 60_000;
+/**
+ * At start, a signer that cannot be reached yet (a cluster's signing broker
+ * not yet heard on the bus by one that just joined, or too busy to answer) is
+ * asked again with the same backoff for up to a minute before the start fails.
+ */
+const START_RETRY_BUDGET_MS = 60_000;
 
 /** When a certificate of this life is renewed: a random point between half and two thirds of it, as agents renew theirs. */
 function renewalAt(notBefore: Date, notAfter: Date, random = Math.random()): number {
@@ -80,9 +87,22 @@ export class ServingCertificate extends EventEmitter<ServingEvents> {
 
   /** Serves the data dir's certificate when it fits, or issues one; then keeps it renewed. */
   async start(now = Date.now()): Promise<ServingIdentity> {
-    this.identity = this.fromDisk(now) ?? (await this.issue());
+    this.identity = this.fromDisk(now) ?? (await this.issueAtStart());
     this.schedule();
     return this.identity;
+  }
+
+  private async issueAtStart(): Promise<ServingIdentity> {
+    const until = Date.now() + START_RETRY_BUDGET_MS;
+    for (let retryMs = RETRY_FIRST_MS; ; retryMs = Math.min(RETRY_MAX_MS, retryMs * 2)) {
+      try {
+        return await this.issue();
+      } catch (error) {
+        if (!(error instanceof FleetError) || error.code !== 'unavailable' || this.stopped || Date.now() + retryMs > until) throw error;
+        this.options.log.warn('could not get a serving certificate yet; trying again', { error: error.message, retry_ms: retryMs });
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    }
   }
 
   stop(): void {

@@ -1,0 +1,45 @@
+/**
+ * One process of the cluster bench's simulated fleet: agents `start` to `end`
+ * of the enrolled fleet in the file named (written by cluster-bench.ts), each
+ * dialling the brokers in turn from a different first one, so that at 15,000
+ * agents the fleet is not one event loop the brokers wait on. Driven over IPC:
+ * `connect` starts the slice, `stop` closes it.
+ */
+import { readFileSync } from 'node:fs';
+import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
+import { simulatedAgent } from '../fleet/simulated-agent.ts';
+import type { preEnroll } from '../mesh/bench-fleet.ts';
+
+type Enrolled = Awaited<ReturnType<typeof preEnroll>>;
+type Request = { id: number; type: 'connect'; addresses: string[] } | { id: number; type: 'stop' };
+
+const [file = '', start = '0', end = '0'] = process.argv.slice(2);
+const stored = JSON.parse(readFileSync(file, 'utf8')) as Enrolled;
+// Dates went through JSON as text.
+const enrolled: Enrolled = {
+  ...stored,
+  agents: stored.agents.map((agent) => ({ ...agent, notBefore: new Date(agent.notBefore), notAfter: new Date(agent.notAfter) })),
+};
+const connections: BrokerConnection[] = [];
+/** Connections started before the event loop is let go once, as in the mesh bench's simulators. */
+const START_BATCH = 50;
+
+process.on('message', async (message: Request) => {
+  if (message.type === 'connect') {
+    const { addresses } = message;
+    for (let i = Number(start); i < Math.min(Number(end), enrolled.agents.length); i++) {
+      const first = i % addresses.length;
+      const dial = [...addresses.slice(first), ...addresses.slice(0, first)].join(',');
+      const connection = simulatedAgent(enrolled.agents[i] as Enrolled['agents'][number], i, enrolled, dial, { allDockerUp: true });
+      connections.push(connection);
+      connection.start();
+      if (connections.length % START_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    process.send?.({ id: message.id });
+  } else {
+    await Promise.all(connections.map((connection) => connection.stop()));
+    process.send?.({ id: message.id });
+    process.exit(0);
+  }
+});
+process.send?.({ id: 0, ready: true });
