@@ -84,9 +84,11 @@ async function measure(
     const durations: number[] = [];
     let failed = 0;
     for (let i = 0; i < rounds; i++) {
-      const round = await driver.request('fanout', { timeoutMs: 30_000 });
-      durations.push(round.duration_ms ?? 0);
-      failed += (round.total ?? 0) - (round.ok ?? 0);
+      const round = await driver.request<{ duration_ms: number; ok: number; total: number; first_error?: string }>('fanout', { timeoutMs: 30_000 });
+      durations.push(round.duration_ms);
+      failed += round.total - round.ok;
+      if (round.first_error)
+        process.stderr.write(`  round ${i + 1}: ${round.total - round.ok} of ${round.total} calls failed, the first with ${round.first_error}\n`);
     }
     const cpuMs = brokers.reduce((sum, broker, i) => sum + processUsage(broker.pid).cpuMs - (cpuBefore[i] ?? 0), 0);
 
@@ -148,7 +150,8 @@ export async function clusterScenario(agentCount: number, rounds: number): Promi
     const database = await postgres.createDatabase();
     const dirs = ['c0', 'c1', 'c2'].map((name) => join(temp, name));
     const clusterFleet = await preEnroll(dirs[0] as string, agentCount, database.url);
-    const args = (i: number) => ['0', database.url, nats.url.replace('nats://', `nats://${busToken}@`), `bench-${i}`];
+    const caKeySecret = randomBytes(24).toString('hex');
+    const args = (i: number) => ['0', database.url, nats.url.replace('nats://', `nats://${busToken}@`), `bench-${i}`, caKeySecret, dirs[0] as string];
     // The first broker puts the CA into the store; the others take it from there.
     const first = new BrokerProcess(HOST, dirs[0] as string, args(0));
     await first.ready;

@@ -3,27 +3,44 @@
  * and memory are its own: alone on SQLite, or one of several on PostgreSQL and
  * NATS. Driven over IPC by bench/cluster/cluster-bench.ts; a SIGKILL is how
  * the benchmark takes it away.
- *   run-ts cluster-broker-host.ts DATA_DIR PORT [STORE_URL BUS_URL BROKER_ID]
- * BUS_URL carries the bus's token (nats://TOKEN@HOST:PORT).
+ *   run-ts cluster-broker-host.ts DATA_DIR PORT [STORE_URL BUS_URL BROKER_ID CA_KEY_SECRET CA_DIR]
+ * BUS_URL carries the bus's token (nats://TOKEN@HOST:PORT); CA_KEY_SECRET
+ * seals the fleet CA's key on the shared store, as --ca-key-secret-file does;
+ * CA_DIR holds the CA the fleet was enrolled with (ca.crt, ca.key), which
+ * every broker of the cluster is given, as --ca-cert-file and --ca-key-file.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createIdentity } from '../../broker/auth/identities.ts';
+import { NO_BOOTSTRAP } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
+import { CA_CERT_FILE, CA_KEY_FILE } from '../../broker/pki/broker-authority.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
 
 type Request = { id: number; type: 'stats'; gc?: boolean } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
 
-const [dataDir = '', port = '0', store, bus, brokerId] = process.argv.slice(2);
+const [dataDir = '', port = '0', store, bus, brokerId, caKeySecret, caDir = ''] = process.argv.slice(2);
+const given = (name: string) => readFileSync(join(caDir, name), 'utf8');
 const broker = await Broker.start(
   inProcessBrokerOptions(dataDir, {
     grpcListen: `127.0.0.1:${port}`,
-    ...(store && bus && brokerId ? { store, cluster: { url: bus, token: undefined, brokerId, beatIntervalMs: 1000 } } : {}),
+    ...(store && bus && brokerId
+      ? {
+          store,
+          caKeySecret,
+          bootstrap: { ...NO_BOOTSTRAP, ca: { certificatePem: given(CA_CERT_FILE), privateKeyPem: given(CA_KEY_FILE) } },
+          cluster: { url: bus, token: undefined, brokerId, beatIntervalMs: 1000 },
+        }
+      : {}),
   }),
   silentLogger,
 );
-// The identity the rounds run as: the brokers holding the agents authorise each relayed call for it.
-const identity = await createIdentity(broker.store, { name: `bench-${brokerId ?? 'single'}`, level: 0 });
+// The identity the rounds run as: the brokers holding the agents authorise each relayed call for it. One per process:
+// the single broker started again after its SIGKILL finds the first one's in its data dir.
+const name = `bench-${brokerId ?? 'single'}-${process.pid}`;
+const identity = await createIdentity(broker.store, { name, level: 0 });
 const authority = { identityId: identity.id, actionId: 'agent.info', confirmed: false };
 
 /** CPU, memory and agents now; after a full collection when `gc` is set (the points figures are read at, not progress polls). */
@@ -44,7 +61,7 @@ process.on('message', async (message: Request) => {
   if (message.type === 'stats') {
     process.send?.({ id: message.id, ...stats(message.gc) });
   } else if (message.type === 'fanout') {
-    process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs, authority)) });
+    process.send?.({ id: message.id, ...(await fanOutRound(broker, message.timeoutMs, { authority, caller: name })) });
   } else if (message.type === 'stop') {
     await broker.stop();
     process.send?.({ id: message.id });

@@ -5,21 +5,15 @@
  * agents the fleet is not one event loop the brokers wait on. Driven over IPC:
  * `connect` starts the slice, `stop` closes it.
  */
-import { readFileSync } from 'node:fs';
 import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
 import { simulatedAgent } from '../fleet/simulated-agent.ts';
-import type { preEnroll } from '../mesh/bench-fleet.ts';
+import { readEnrolled } from '../mesh/bench-fleet.ts';
 
-type Enrolled = Awaited<ReturnType<typeof preEnroll>>;
+type Enrolled = ReturnType<typeof readEnrolled>;
 type Request = { id: number; type: 'connect'; addresses: string[] } | { id: number; type: 'stop' };
 
 const [file = '', start = '0', end = '0'] = process.argv.slice(2);
-const stored = JSON.parse(readFileSync(file, 'utf8')) as Enrolled;
-// Dates went through JSON as text.
-const enrolled: Enrolled = {
-  ...stored,
-  agents: stored.agents.map((agent) => ({ ...agent, notBefore: new Date(agent.notBefore), notAfter: new Date(agent.notAfter) })),
-};
+const enrolled = readEnrolled(file);
 const connections: BrokerConnection[] = [];
 /** Connections started before the event loop is let go once, as in the mesh bench's simulators. */
 const START_BATCH = 50;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { BrokerAuthority } from '../../broker/pki/broker-authority.ts';
 import { BrokerStore } from '../../broker/store/broker-store.ts';
 import { createKeyPair, type KeyPair, publicKeyFingerprint } from '../../shared/pki/certificates.ts';
@@ -50,4 +51,10 @@ export async function preEnroll(
   });
   await store.close();
   return { keys, caCertificatePem: authority.ca.certificatePem, agents };
+}
+
+/** A fleet preEnroll wrote to a file (JSON) for a simulator process, its dates made dates again. */
+export function readEnrolled(file: string): Awaited<ReturnType<typeof preEnroll>> {
+  const stored = JSON.parse(readFileSync(file, 'utf8')) as Awaited<ReturnType<typeof preEnroll>>;
+  return { ...stored, agents: stored.agents.map((agent) => ({ ...agent, notBefore: new Date(agent.notBefore), notAfter: new Date(agent.notAfter) })) };
 }

@@ -5,11 +5,11 @@
  * `connect` starts a slice (agents enrolled by the parent, read from the file
  * it names), `stop` closes them all.
  */
-import { readFileSync } from 'node:fs';
 import type * as grpc from '@grpc/grpc-js';
 import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
+import { readEnrolled } from './bench-fleet.ts';
 import { loopDelay } from './loop-delay.ts';
-import { connectEchoStreams, type Enrolled, simulatedAgent } from './mesh-clients.ts';
+import { connectEchoStreams, simulatedAgent } from './mesh-clients.ts';
 
 type Request =
   | { id: number; type: 'connect'; kind: 'bare' | 'mesh'; address: string; port: number; start: number; end: number }
@@ -17,12 +17,7 @@ type Request =
   | { id: number; type: 'stop' };
 
 const file = process.argv[2] ?? '';
-const stored = JSON.parse(readFileSync(file, 'utf8')) as Enrolled;
-// Dates went through JSON as text.
-const enrolled: Enrolled = {
-  ...stored,
-  agents: stored.agents.map((agent) => ({ ...agent, notBefore: new Date(agent.notBefore), notAfter: new Date(agent.notAfter) })),
-};
+const enrolled = readEnrolled(file);
 const connections: BrokerConnection[] = [];
 /** Connections started before the event loop is let go once. */
 const START_BATCH = 50;
