@@ -167,7 +167,8 @@ describe('reading the host processes from its mounted /proc', () => {
     const files: ProcFiles = {
       ...procFiles,
       readText: async (path) => {
-        if (path === join(root, 'stat') && ++rootStatReads % 2 === 0) busyTree();
+        // /proc/stat is read before and after each reading's processes: the window's busy second begins with the third read.
+        if (path === join(root, 'stat') && ++rootStatReads === 3) busyTree();
         return twoCpus(await procFiles.readText(path));
       },
     };
@@ -182,6 +183,28 @@ describe('reading the host processes from its mounted /proc', () => {
     writeProcTree(root, PROCESSES, 1000);
     rootStatReads = 0;
     expect((await new HostProcesses(root, files).measure(5)).list.find((p) => p.pid === 4242)?.cpu).toBe(150);
+  });
+
+  it('gives a process that keeps one core busy 100 %, however long reading the other processes takes', async () => {
+    // Two CPUs, and time passes as files are read: every read is one tick of each core, the window itself 100 ticks
+    // (from the third read of /proc/stat on, the reading at its end), and pid 4242 runs on one core the whole time.
+    // A whole reading reads more of each process than the ticks-only one a window starts with.
+    writeProcTree(root, PROCESSES, 1000);
+    let clock = 0;
+    let statReads = 0;
+    const files: ProcFiles = {
+      ...procFiles,
+      readText: async (path) => {
+        clock += 2;
+        if (path === join(root, 'stat') && ++statReads === 3) clock += 200;
+        if (path === join(root, 'stat')) return `cpu  ${clock / 2} 0 0 ${clock / 2} 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\ncpu1 1 0 0 1 0 0 0 0 0 0\n`;
+        const text = await procFiles.readText(path);
+        return path === join(root, '4242', 'stat') ? text.replace(/^(\S+ \(.*\) (?:\S+ ){11})\d+ \d+/, `$1${clock / 2} 0`) : text;
+      },
+    };
+    const busy = (await new HostProcesses(root, files).measure(5)).list.find((p) => p.pid === 4242)?.cpu ?? 0;
+    expect(busy).toBeGreaterThan(95);
+    expect(busy).toBeLessThanOrEqual(105);
   });
 
   it('tells which container a process runs in from its cgroup, with either driver and cgroup version', () => {
@@ -277,7 +300,8 @@ describe('the system collector with a host /proc', () => {
     const files: ProcFiles = {
       ...procFiles,
       readText: (path) => {
-        if (path === join(root, 'stat') && ++rootStatReads === 2) writeProcTree(root, [{ ...(PROCESSES[2] as FakeProcess), utime: 70, stime: 50 }], 1200);
+        // Read before and after each reading's processes: the window's end begins with the third read.
+        if (path === join(root, 'stat') && ++rootStatReads === 3) writeProcTree(root, [{ ...(PROCESSES[2] as FakeProcess), utime: 70, stime: 50 }], 1200);
         return procFiles.readText(path);
       },
     };

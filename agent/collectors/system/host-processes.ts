@@ -150,6 +150,20 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
 }
 
 /** The CPU ticks a process has spent (utime + stime of its stat), undefined when it is gone or unreadable. */
+/**
+ * The machine's ticks at the moment the `index`-th of `count` processes was
+ * read: /proc/stat is read before and after the processes, and the ticks in
+ * between are shared out in the order they were read. Reading a loaded host's
+ * processes takes tens of milliseconds, and a whole reading takes longer than
+ * the ticks-only one a window starts with: measured from the machine's ticks
+ * at the start of each reading, a process's share came out of a longer span
+ * than the machine's (103 % of a core for one thread, the shares summing past
+ * the cores on a busy host).
+ */
+function ticksAt(before: number, after: number, index: number, count: number): number {
+  return before + ((after - before) * (index + 0.5)) / Math.max(1, count);
+}
+
 async function readTicks(root: string, pid: number, files: ProcFiles): Promise<number | undefined> {
   try {
     const stat = await files.readText(join(root, String(pid), 'stat'));
@@ -173,7 +187,8 @@ async function readTicks(root: string, pid: number, files: ProcFiles): Promise<n
  * itself, a fixed window apart, so every caller gets the same kind of figure.
  */
 export class HostProcesses {
-  private previous: { totalTicks: number; ticks: Map<number, number> } | undefined;
+  /** Each process's ticks at the last reading, with the machine's ticks at the moment it was read (`ticksAt`). */
+  private previous: Map<number, { spent: number; total: number }> | undefined;
 
   constructor(
     private readonly root: string,
@@ -181,12 +196,7 @@ export class HostProcesses {
   ) {}
 
   async read(): Promise<ProcessTable> {
-    const [statText, meminfo, pids] = await Promise.all([
-      this.files.readText(join(this.root, 'stat')),
-      this.files.readText(join(this.root, 'meminfo')),
-      procPids(this.root, this.files),
-    ]);
-    const { totalTicks, cpus } = cpuTicks(statText);
+    const [meminfo, { pids, ticks, cpus, after }] = await Promise.all([this.files.readText(join(this.root, 'meminfo')), this.ticks()]);
     const memTotalKib = Number(/^MemTotal:\s+(\d+)/m.exec(meminfo)?.[1] ?? 0);
     const names = await this.userNames();
     const read: (RawProcess | 'refused' | undefined)[] = [];
@@ -194,13 +204,18 @@ export class HostProcesses {
     for (let at = 0; at < pids.length; at += BATCH) {
       read.push(...(await Promise.all(pids.slice(at, at + BATCH).map((pid) => readProcess(this.root, pid, this.files)))));
     }
-    const raw = read.filter((p): p is RawProcess => p !== undefined && p !== 'refused');
+    const raw = read.flatMap((p) => {
+      if (p === undefined || p === 'refused') return [];
+      // The ticks of the ticks-only pass, like the one a window starts with: a process that began since has its own.
+      const at = ticks.get(p.pid);
+      return [at ? { ...p, ticks: at.spent, total: at.total } : { ...p, total: after }];
+    });
     const previous = this.previous;
     const list = raw.map((p): ProcessRow => {
-      const before = previous?.ticks.get(p.pid);
-      const spent = before === undefined ? p.ticks : p.ticks - before;
+      const before = previous?.get(p.pid);
+      const spent = before === undefined ? p.ticks : p.ticks - before.spent;
       // The machine's ticks count every CPU: one core's time is that over the number of CPUs.
-      const elapsed = (before === undefined ? totalTicks : totalTicks - (previous?.totalTicks ?? 0)) / cpus;
+      const elapsed = (before === undefined ? p.total : p.total - before.total) / cpus;
       return {
         pid: p.pid,
         name: p.name,
@@ -212,8 +227,29 @@ export class HostProcesses {
         ...(p.containerId ? { containerId: p.containerId } : {}),
       };
     });
-    this.previous = { totalTicks, ticks: new Map(raw.map((p) => [p.pid, p.ticks])) };
+    this.previous = new Map(raw.map((p) => [p.pid, { spent: p.ticks, total: p.total }]));
     return { list, all: list.length, unreadable: read.filter((p) => p === 'refused').length, cpus };
+  }
+
+  /**
+   * Every process's ticks, each with the machine's ticks at the moment it was
+   * read (`ticksAt`): the same pass at both ends of a window, so that both
+   * ends are taken alike.
+   */
+  private async ticks(): Promise<{ pids: number[]; ticks: Map<number, { spent: number; total: number }>; cpus: number; after: number }> {
+    const [statText, pids] = await Promise.all([this.files.readText(join(this.root, 'stat')), procPids(this.root, this.files)]);
+    const spent: (number | undefined)[] = [];
+    for (let at = 0; at < pids.length; at += BATCH) {
+      spent.push(...(await Promise.all(pids.slice(at, at + BATCH).map((pid) => readTicks(this.root, pid, this.files)))));
+    }
+    const { totalTicks: before, cpus } = cpuTicks(statText);
+    const after = cpuTicks(await this.files.readText(join(this.root, 'stat'))).totalTicks;
+    const ticks = new Map<number, { spent: number; total: number }>();
+    pids.forEach((pid, index) => {
+      const value = spent[index];
+      if (value !== undefined) ticks.set(pid, { spent: value, total: ticksAt(before, after, index, pids.length) });
+    });
+    return { pids, ticks, cpus, after };
   }
 
   /**
@@ -224,16 +260,7 @@ export class HostProcesses {
    * the same busy process).
    */
   async measure(windowMs: number, signal?: AbortSignal): Promise<ProcessTable> {
-    const [statText, pids] = await Promise.all([this.files.readText(join(this.root, 'stat')), procPids(this.root, this.files)]);
-    const ticks = new Map<number, number>();
-    for (let at = 0; at < pids.length; at += BATCH) {
-      const batch = pids.slice(at, at + BATCH);
-      const read = await Promise.all(batch.map((pid) => readTicks(this.root, pid, this.files)));
-      read.forEach((spent, index) => {
-        if (spent !== undefined) ticks.set(batch[index] as number, spent);
-      });
-    }
-    this.previous = { totalTicks: cpuTicks(statText).totalTicks, ticks };
+    this.previous = (await this.ticks()).ticks;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, windowMs);
       signal?.addEventListener(
