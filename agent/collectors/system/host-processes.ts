@@ -152,13 +152,12 @@ async function readProcess(root: string, pid: number, files: ProcFiles): Promise
 /** The CPU ticks a process has spent (utime + stime of its stat), undefined when it is gone or unreadable. */
 /**
  * The machine's ticks at the moment the `index`-th of `count` processes was
- * read: /proc/stat is read before and after the processes, and the ticks in
- * between are shared out in the order they were read. Reading a loaded host's
- * processes takes tens of milliseconds, and a whole reading takes longer than
- * the ticks-only one a window starts with: measured from the machine's ticks
- * at the start of each reading, a process's share came out of a longer span
- * than the machine's (103 % of a core for one thread, the shares summing past
- * the cores on a busy host).
+ * read: /proc/stat is read before and after the pass, and the ticks in
+ * between are shared out in read order. A pass over a loaded host's processes
+ * takes tens of milliseconds; measured against /proc/stat as read before each
+ * pass, with a longer pass at the window's end than at its start, a process's
+ * share came out of a longer span than the machine's (103 % of a core for one
+ * thread, the shares summing past the cores on a busy host).
  */
 function ticksAt(before: number, after: number, index: number, count: number): number {
   return before + ((after - before) * (index + 0.5)) / Math.max(1, count);
