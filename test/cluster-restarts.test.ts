@@ -272,6 +272,11 @@ describe('a cluster through restarts of its brokers', () => {
           }),
         { what: 'an online agent held by a or c' },
       );
+      // b learns of the fleet over the bus, a moment after a does: the host must answer through b (the relay's first broker)
+      // before the call b is killed under, or b answers at once that it is offline.
+      await waitFor(async () => ((await client.callTool({ name: 'agent_info', arguments: { host: target } })) as CallToolResult).isError !== true, {
+        what: `${target} answered through b`,
+      });
       let sent: () => void = () => {};
       const underWay = new Promise<void>((resolve) => {
         sent = resolve;
