@@ -56,10 +56,9 @@ const heldBy = async (brokers: BrokerProcess[]) => (await Promise.all(brokers.ma
  */
 async function measure(
   layout: { brokers: BrokerProcess[]; dataDirs: string[]; args: (i: number) => string[] },
-  enrolled: Awaited<ReturnType<typeof preEnroll>>,
+  /** The enrolled fleet as preEnroll made it, in a file for the fleet's processes to read, and how many agents it holds. */
+  fleet: { file: string; count: number },
   rounds: number,
-  /** The same fleet as a file, for the fleet's processes to read. */
-  fleetFile: string,
 ): Promise<Figures> {
   const { brokers } = layout;
   const fleets: BrokerProcess[] = [];
@@ -67,11 +66,11 @@ async function measure(
     const ports = (await Promise.all(brokers.map((broker) => broker.ready))).map((ready) => ready.port as number);
     const addresses = ports.map((port) => `localhost:${port}`);
     const idle = await Promise.all(brokers.map(settledStats));
-    const count = enrolled.agents.length;
+    const { count } = fleet;
     const connectStarted = performance.now();
     // The fleet in processes of its own, one per 2,500 agents, each started as soon as it has read the fleet's file.
     const share = Math.ceil(count / Math.max(1, Math.ceil(count / FLEET_SHARE)));
-    for (let start = 0; start < count; start += share) fleets.push(new BrokerProcess(FLEET_HOST, fleetFile, [String(start), String(start + share)]));
+    for (let start = 0; start < count; start += share) fleets.push(new BrokerProcess(FLEET_HOST, fleet.file, [String(start), String(start + share)]));
     await Promise.all(fleets.map(async (fleet) => fleet.ready.then(() => fleet.request('connect', { addresses }))));
     await until(async () => (await heldBy(brokers)) === count, 600_000, 'every agent connected');
     // The first broker must be able to call every agent, including those the others hold.
@@ -141,9 +140,8 @@ export async function clusterScenario(agentCount: number, rounds: number): Promi
     writeFileSync(singleFile, JSON.stringify(singleFleet));
     const single = await measure(
       { brokers: [new BrokerProcess(HOST, singleDir, ['0'])], dataDirs: [singleDir], args: () => ['0'] },
-      singleFleet,
+      { file: singleFile, count: agentCount },
       rounds,
-      singleFile,
     );
 
     process.stderr.write(`  three brokers (PostgreSQL + NATS): enrolling ${agentCount} simulated agents…\n`);
@@ -159,7 +157,7 @@ export async function clusterScenario(agentCount: number, rounds: number): Promi
     process.stderr.write(`  three brokers: connecting, ${rounds} fan-out rounds through the first, SIGKILL of the third…\n`);
     const clusterFile = join(temp, 'cluster-fleet.json');
     writeFileSync(clusterFile, JSON.stringify(clusterFleet));
-    const cluster = await measure({ brokers, dataDirs: dirs, args }, clusterFleet, rounds, clusterFile);
+    const cluster = await measure({ brokers, dataDirs: dirs, args }, { file: clusterFile, count: agentCount }, rounds);
     await database.drop();
 
     return {

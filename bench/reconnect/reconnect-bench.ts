@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,24 +156,11 @@ export async function reconnectScenario(
       if (!backAt.has(name)) backAt.set(name, atMs);
       if (backAt.size === agentCount) allBack();
     };
+    const file = join(dataDir, 'fleet.json');
+    writeFileSync(file, JSON.stringify(enrolled));
     const share = Math.ceil(agentCount / processes);
-    for (let i = 0; i < processes; i++) {
-      const agents = enrolled.agents.slice(i * share, (i + 1) * share).map((agent) => ({
-        ...agent,
-        notBefore: agent.notBefore.toISOString(),
-        notAfter: agent.notAfter.toISOString(),
-      }));
-      if (agents.length > 0) {
-        fleets.push(
-          new FleetProcess(onConnected, {
-            type: 'start',
-            port,
-            caCertificatePem: enrolled.caCertificatePem,
-            privateKeyPem: enrolled.keys.privateKeyPem,
-            agents,
-          }),
-        );
-      }
+    for (let start = 0; start < agentCount; start += share) {
+      fleets.push(new FleetProcess(onConnected, { type: 'start', port, file, start, end: start + share }));
     }
     process.stderr.write(`  connecting ${agentCount} agents from ${fleets.length} process${fleets.length === 1 ? '' : 'es'}…\n`);
     await everyoneOnline;

@@ -4,6 +4,7 @@ import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
 import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
+import { readEnrolled } from '../mesh/bench-fleet.ts';
 
 /**
  * One process of the reconnect bench's simulated fleet: the agents it is given
@@ -13,12 +14,13 @@ import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
  * old broker's welcomes from the new one's across processes.
  */
 
+/** Agents `start` to `end` of the fleet preEnroll wrote to `file`, dialling the broker on `port`. */
 export interface FleetSlice {
   type: 'start';
   port: number;
-  caCertificatePem: string;
-  privateKeyPem: string;
-  agents: { agentId: string; name: string; certificatePem: string; notBefore: string; notAfter: string; serial: string }[];
+  file: string;
+  start: number;
+  end: number;
 }
 
 export type FleetRequest = FleetSlice | { type: 'cpu' } | { type: 'stop' };
@@ -37,16 +39,15 @@ process.on('message', async (request: FleetRequest) => {
     send({ type: 'stopped' });
     process.disconnect();
   } else {
-    for (const agent of request.agents) {
+    const enrolled = readEnrolled(request.file);
+    for (const agent of enrolled.agents.slice(request.start, request.end)) {
       const connection = new BrokerConnection({
         dataDir: '/nonexistent',
         identity: {
           ...agent,
-          notBefore: new Date(agent.notBefore),
-          notAfter: new Date(agent.notAfter),
           brokerAddress: `localhost:${request.port}`,
-          caCertificatePem: request.caCertificatePem,
-          privateKeyPem: request.privateKeyPem,
+          caCertificatePem: enrolled.caCertificatePem,
+          privateKeyPem: enrolled.keys.privateKeyPem,
         },
         dispatcher: new Dispatcher(silentLogger),
         hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: [], name: agent.name }),
