@@ -6,14 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { NatsServer } from '../../test/harness/nats-server.ts';
 import { startPostgres } from '../../test/harness/postgres-server.ts';
 import { BrokerProcess } from '../fleet/broker-process.ts';
+import { startFleet } from '../fleet/fleet-processes.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { processUsage } from '../proc-stats.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 
 const HOST = fileURLToPath(new URL('./cluster-broker-host.ts', import.meta.url));
-const FLEET_HOST = fileURLToPath(new URL('./cluster-fleet-host.ts', import.meta.url));
-/** Simulated agents per fleet process. */
-const FLEET_SHARE = 2500;
 
 interface Stats {
   cpu_us: number;
@@ -35,10 +33,18 @@ interface Figures {
   failedHostCalls: number;
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+/** Polls `count` until it reaches `target`, printing it every 15 s; fails with the last count after `timeoutMs`. */
+async function until(count: () => Promise<number>, target: number, timeoutMs: number, what: string): Promise<void> {
+  const started = Date.now();
+  let printedAt = started;
+  for (;;) {
+    const now = await count();
+    if (now === target) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${now} of ${target} after ${timeoutMs / 1000} s`);
+    if (Date.now() - printedAt >= 15_000) {
+      printedAt = Date.now();
+      process.stderr.write(`    ${what}: ${now} of ${target} after ${Math.round((printedAt - started) / 1000)} s\n`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -61,20 +67,17 @@ async function measure(
   rounds: number,
 ): Promise<Figures> {
   const { brokers } = layout;
-  const fleets: BrokerProcess[] = [];
+  let fleets: BrokerProcess[] = [];
   try {
     const ports = (await Promise.all(brokers.map((broker) => broker.ready))).map((ready) => ready.port as number);
     const addresses = ports.map((port) => `localhost:${port}`);
     const idle = await Promise.all(brokers.map(settledStats));
     const { count } = fleet;
     const connectStarted = performance.now();
-    // The fleet in processes of its own, one per 2,500 agents, each started as soon as it has read the fleet's file.
-    const share = Math.ceil(count / Math.max(1, Math.ceil(count / FLEET_SHARE)));
-    for (let start = 0; start < count; start += share) fleets.push(new BrokerProcess(FLEET_HOST, fleet.file, [String(start), String(start + share)]));
-    await Promise.all(fleets.map(async (fleet) => fleet.ready.then(() => fleet.request('connect', { addresses }))));
-    await until(async () => (await heldBy(brokers)) === count, 600_000, 'every agent connected');
+    fleets = await startFleet(fleet.file, count, addresses);
+    await until(() => heldBy(brokers), count, 600_000, 'agents connected');
     // The first broker must be able to call every agent, including those the others hold.
-    await until(async () => (await stats(brokers[0] as BrokerProcess)).reachable === count, 300_000, 'the first broker to reach every agent');
+    await until(async () => (await stats(brokers[0] as BrokerProcess)).reachable, count, 300_000, 'agents the first broker reaches');
     const connectS = (performance.now() - connectStarted) / 1000;
     const connected = await Promise.all(brokers.map(settledStats));
     const driver = brokers[0] as BrokerProcess;
@@ -100,7 +103,7 @@ async function measure(
       await (brokers[victim] as BrokerProcess).ready;
     }
     const survivors = brokers.length === 1 ? brokers : brokers.filter((_, i) => i !== victim);
-    await until(async () => (await heldBy(survivors)) === count, 600_000, 'every agent back after the kill');
+    await until(() => heldBy(survivors), count, 600_000, 'agents back after the kill');
     const backAfterKillS = (performance.now() - killedAt) / 1000;
     return {
       roundP50Ms: percentile(durations, 50),

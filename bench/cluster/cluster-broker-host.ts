@@ -18,25 +18,25 @@ import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { CA_CERT_FILE, CA_KEY_FILE } from '../../broker/pki/broker-authority.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
+import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
 
 type Request = { id: number; type: 'stats'; gc?: boolean } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
 
 const [dataDir = '', port = '0', store, bus, brokerId, caKeySecret, caDir = ''] = process.argv.slice(2);
 const given = (name: string) => readFileSync(join(caDir, name), 'utf8');
-const broker = await Broker.start(
-  inProcessBrokerOptions(dataDir, {
-    grpcListen: `127.0.0.1:${port}`,
-    ...(store && bus && brokerId
-      ? {
-          store,
-          caKeySecret,
-          bootstrap: { ...NO_BOOTSTRAP, ca: { certificatePem: given(CA_CERT_FILE), privateKeyPem: given(CA_KEY_FILE) } },
-          cluster: { url: bus, token: undefined, brokerId, beatIntervalMs: 1000 },
-        }
-      : {}),
-  }),
-  silentLogger,
-);
+const options = inProcessBrokerOptions(dataDir, {
+  grpcListen: `127.0.0.1:${port}`,
+  ...(store && bus && brokerId
+    ? {
+        store,
+        caKeySecret,
+        bootstrap: { ...NO_BOOTSTRAP, ca: { certificatePem: given(CA_CERT_FILE), privateKeyPem: given(CA_KEY_FILE) } },
+        cluster: { url: bus, token: undefined, brokerId, beatIntervalMs: 1000 },
+      }
+    : {}),
+});
+options.admissionLimits = oneAddressFleetLimits(options.admissionLimits);
+const broker = await Broker.start(options, silentLogger);
 // The identity the rounds run as: the brokers holding the agents authorise each relayed call for it. One per process:
 // the single broker started again after its SIGKILL finds the first one's in its data dir.
 const name = `bench-${brokerId ?? 'single'}-${process.pid}`;

@@ -7,6 +7,7 @@ import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { loadDistBroker } from '../fleet/dist-broker.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
+import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
 import { loopDelay } from './loop-delay.ts';
 
 type Request =
@@ -20,14 +21,7 @@ type Request =
 const dataDir = process.argv[2] ?? '';
 const { Broker, inProcessBrokerOptions, silentLogger } = await loadDistBroker();
 const options = inProcessBrokerOptions(dataDir);
-// Every simulated agent connects from 127.0.0.1, where a real fleet's come from as many addresses: the limits of one
-// source address would hold the simulated fleet as they hold a flood from one address, so each agent counts as its own.
-const limits = options.admissionLimits;
-options.admissionLimits = {
-  ...limits,
-  pendingPerSource: limits.pendingTotal,
-  unfinishedPerSource: { burst: limits.pendingTotal, perMinute: limits.pendingTotal * 60 },
-};
+options.admissionLimits = oneAddressFleetLimits(options.admissionLimits);
 const broker = await Broker.start(options, silentLogger);
 /** How late the broker's event loop runs, since the last stats. */
 const delay = loopDelay();

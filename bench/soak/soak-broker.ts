@@ -7,11 +7,19 @@ import { createIdentity } from '../../broker/auth/identities.ts';
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
+import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
 
 type Request = { id: number; type: 'sample' } | { id: number; type: 'identity'; name: string } | { id: number; type: 'stop' };
 
 const dataDir = process.argv[2] ?? '';
-const broker = await Broker.start(inProcessBrokerOptions(dataDir), silentLogger);
+const options = inProcessBrokerOptions(dataDir);
+options.admissionLimits = oneAddressFleetLimits(options.admissionLimits);
+const broker = await Broker.start(options, silentLogger);
+/** Online agents the broker marked stale: their heartbeats stopped coming in time. */
+let lateHeartbeats = 0;
+broker.registry.on('state', (host, previous) => {
+  if (previous === 'online' && host.state === 'stale') lateHeartbeats += 1;
+});
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
@@ -27,6 +35,7 @@ function sample() {
     loop_delay_p99_ms: loopP99Ms,
     open_handles: process.getActiveResourcesInfo().length,
     online: broker.registry.list().filter((h) => h.state === 'online').length,
+    late_heartbeats: lateHeartbeats,
   };
 }
 

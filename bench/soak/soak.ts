@@ -1,10 +1,11 @@
 /**
- * `npm run soak -- --minutes 10`: N simulated agents on a broker in its own
- * process and M MCP clients calling a mix of tools, for a while. Samples the
- * broker's RSS and heap (after a GC), event-loop delay p99, open handles, calls
- * and errors over time; writes them as a CSV and a PNG chart under
- * bench/results/, and exits 1 when there were errors or RSS grew past the
- * target after warm-up (CI runs a 2-minute version).
+ * `npm run soak -- --minutes 10`: N simulated agents (in processes of their
+ * own, one per 2,500) on a broker in its own process and M MCP clients calling
+ * a mix of tools, for a while. Samples the broker's RSS and heap (after a GC),
+ * event-loop delay p99, open handles, late heartbeats, calls and errors over
+ * time; writes them as a CSV and a PNG chart under bench/results/, and exits 1
+ * when there were errors or late heartbeats, or RSS grew past the target after
+ * warm-up (CI runs a 2-minute version).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +16,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BrokerProcess } from '../fleet/broker-process.ts';
-import { simulatedAgent } from '../fleet/simulated-agent.ts';
+import { startFleet } from '../fleet/fleet-processes.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
+import { processUsage } from '../proc-stats.ts';
 import { percentile } from '../report.ts';
 import { pngChart } from './png-chart.ts';
 
@@ -50,6 +52,8 @@ interface BrokerSample {
   loop_delay_p99_ms: number;
   open_handles: number;
   online: number;
+  /** Times an online agent turned stale (its heartbeats stopped coming in time), since the broker started. */
+  late_heartbeats: number;
 }
 
 interface Row {
@@ -59,6 +63,8 @@ interface Row {
   loop_delay_p99_ms: number;
   open_handles: number;
   online_agents: number;
+  /** Online agents turned stale since the clients started: heartbeats the broker did not get in time. */
+  late_heartbeats: number;
   calls: number;
   errors: number;
   call_p50_ms: number;
@@ -97,7 +103,7 @@ const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 mkdirSync(resultsDir, { recursive: true });
 const stamp = new Date().toISOString().replaceAll(':', '-');
 let broker: BrokerProcess | undefined;
-const connections: ReturnType<typeof simulatedAgent>[] = [];
+let fleets: BrokerProcess[] = [];
 const clients: Client[] = [];
 let stopping = false;
 const latencies: number[] = [];
@@ -143,7 +149,7 @@ async function clientLoop(client: Client, index: number, hostName: (n: number) =
 async function cleanUp(): Promise<void> {
   stopping = true;
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  await Promise.all(connections.map((c) => c.stop()));
+  await Promise.all(fleets.map((fleet) => fleet.stop().catch(() => {})));
   await broker?.stop().catch(() => {});
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -161,12 +167,10 @@ try {
   const enrolled = await preEnroll(dataDir, agentCount);
   broker = new BrokerProcess(SOAK_BROKER, dataDir);
   const ready = (await broker.ready) as { port: number; mcp_url: string };
-  process.stderr.write(`soak: connecting ${agentCount} agents over mTLS…\n`);
-  enrolled.agents.forEach((identity, i) => {
-    const connection = simulatedAgent(identity, i, enrolled, `localhost:${ready.port}`, { allDockerUp: true });
-    connections.push(connection);
-    connection.start();
-  });
+  process.stderr.write(`soak: connecting ${agentCount} agents over mTLS, from processes of their own (one per 2,500)…\n`);
+  const fleetFile = join(dataDir, 'soak-fleet.json');
+  writeFileSync(fleetFile, JSON.stringify(enrolled));
+  fleets = await startFleet(fleetFile, agentCount, [`localhost:${ready.port}`]);
   const connectDeadline = Date.now() + 600_000;
   for (;;) {
     const { online } = await broker.request<BrokerSample>('sample');
@@ -187,6 +191,8 @@ try {
   marks.warm = started + warmUpMs;
   marks.half = marks.warm + (durationMs - warmUpMs) / 2;
   const driverCpu = process.cpuUsage();
+  const fleetCpuBefore = fleets.map((fleet) => processUsage(fleet.pid).cpuMs);
+  const lateBefore = (await broker.request<BrokerSample>('sample')).late_heartbeats;
   const loops = clients.map((client, c) => clientLoop(client, c, hostName));
 
   const rows: Row[] = [];
@@ -201,6 +207,7 @@ try {
       loop_delay_p99_ms: sample.loop_delay_p99_ms,
       open_handles: sample.open_handles,
       online_agents: sample.online,
+      late_heartbeats: sample.late_heartbeats - lateBefore,
       calls,
       errors,
       call_p50_ms: percentile(window, 50),
@@ -208,12 +215,14 @@ try {
     };
     rows.push(row);
     process.stderr.write(
-      `  ${row.elapsed_s} s: rss ${row.rss_mib.toFixed(0)} MiB, heap ${row.heap_used_mib.toFixed(0)} MiB, loop p99 ${row.loop_delay_p99_ms.toFixed(0)} ms, handles ${row.open_handles}, online ${row.online_agents}, calls ${calls}, errors ${errors}\n`,
+      `  ${row.elapsed_s} s: rss ${row.rss_mib.toFixed(0)} MiB, heap ${row.heap_used_mib.toFixed(0)} MiB, loop p99 ${row.loop_delay_p99_ms.toFixed(0)} ms, handles ${row.open_handles}, online ${row.online_agents}, late heartbeats ${row.late_heartbeats}, calls ${calls}, errors ${errors}\n`,
     );
   }
   stopping = true;
   const driverCpuUs = process.cpuUsage(driverCpu);
   const driverCpuPercent = ((driverCpuUs.user + driverCpuUs.system) / 1000 / (performance.now() - started)) * 100;
+  const fleetCpuMs = fleets.reduce((sum, fleet, i) => sum + processUsage(fleet.pid).cpuMs - (fleetCpuBefore[i] ?? 0), 0);
+  const fleetCpuPercent = (fleetCpuMs / (performance.now() - started)) * 100;
   await Promise.all(loops);
 
   const columns = Object.keys(rows[0] ?? {}) as (keyof Row)[];
@@ -270,7 +279,9 @@ try {
       50,
     ).toFixed(1)} ms |`,
     `| open handles, lowest sample of the first → last quarter after warm-up (last sample) | ${handles.early} → ${handles.late} (${last.open_handles}) |`,
-    `| this process's CPU (the simulated agents and the clients), share of one core | ${driverCpuPercent.toFixed(0)} % |`,
+    `| heartbeats late (an online agent turned stale) | ${last.late_heartbeats} |`,
+    `| the MCP clients' process CPU, share of one core | ${driverCpuPercent.toFixed(0)} % |`,
+    `| the simulated agents' ${fleets.length} processes' CPU, share of one core | ${fleetCpuPercent.toFixed(0)} % |`,
     `| CSV and chart | bench/results/soak-${stamp}.csv, .png |`,
     '',
     'Call latency after warm-up, by tool, in the first and the second half of the rest of the run:',
@@ -287,8 +298,10 @@ try {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (firstErrors.length) process.stdout.write(`First errors:\n${firstErrors.map((e) => `- ${e}`).join('\n')}\n`);
-  const passed = errors === 0 && rss.percent < RSS_GROWTH_TARGET_PERCENT;
-  process.stdout.write(passed ? 'soak: passed\n' : `soak: FAILED (${errors} errors, RSS growth ${rss.percent.toFixed(1)} %)\n`);
+  const passed = errors === 0 && last.late_heartbeats === 0 && rss.percent < RSS_GROWTH_TARGET_PERCENT;
+  process.stdout.write(
+    passed ? 'soak: passed\n' : `soak: FAILED (${errors} errors, ${last.late_heartbeats} late heartbeats, RSS growth ${rss.percent.toFixed(1)} %)\n`,
+  );
   exitCode = passed ? 0 : 1;
 } catch (error) {
   process.stderr.write(`soak: ${(error as Error).stack ?? error}\n`);

@@ -1,13 +1,14 @@
 /**
- * One process of the cluster bench's simulated fleet: agents `start` to `end`
- * of the enrolled fleet in the file named (written by cluster-bench.ts), each
- * dialling the brokers in turn from a different first one, so that at 15,000
- * agents the fleet is not one event loop the brokers wait on. Driven over IPC:
- * `connect` starts the slice, `stop` closes it.
+ * One process of a bench's simulated fleet (the cluster bench, the soak):
+ * agents `start` to `end` of the enrolled fleet in the file named, each
+ * dialling the brokers in turn from a different first one, so that at 10,000
+ * agents and more the fleet is not one event loop the brokers wait on. Driven
+ * over IPC (`startFleet` in fleet-processes.ts): `connect` starts the slice,
+ * `stop` closes it.
  */
 import type { BrokerConnection } from '../../agent/connection/broker-connection.ts';
-import { simulatedAgent } from '../fleet/simulated-agent.ts';
 import { readEnrolled } from '../mesh/bench-fleet.ts';
+import { simulatedAgent } from './simulated-agent.ts';
 
 type Enrolled = ReturnType<typeof readEnrolled>;
 type Request = { id: number; type: 'connect'; addresses: string[] } | { id: number; type: 'stop' };
@@ -36,4 +37,6 @@ process.on('message', async (message: Request) => {
     process.exit(0);
   }
 });
+// The bench that started us is gone: nothing else would close these connections.
+process.on('disconnect', () => process.exit(1));
 process.send?.({ id: 0, ready: true });
