@@ -281,7 +281,7 @@ try {
     `| open handles, lowest sample of the first → last quarter after warm-up (last sample) | ${handles.early} → ${handles.late} (${last.open_handles}) |`,
     `| heartbeats late (an online agent turned stale) | ${last.late_heartbeats} |`,
     `| the MCP clients' process CPU, share of one core | ${driverCpuPercent.toFixed(0)} % |`,
-    `| the simulated agents' ${fleets.length} processes' CPU, share of one core | ${fleetCpuPercent.toFixed(0)} % |`,
+    `| the simulated agents' processes (${fleets.length}), CPU share of one core | ${fleetCpuPercent.toFixed(0)} % |`,
     `| CSV and chart | bench/results/soak-${stamp}.csv, .png |`,
     '',
     'Call latency after warm-up, by tool, in the first and the second half of the rest of the run:',

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/harness/wait.ts';
-import { AdmissionGate, type AdmissionLimits } from './admission-gate.ts';
+import { AdmissionGate, type AdmissionLimits, canSharePorts } from './admission-gate.ts';
 import type { AdmissionRate } from './admission-pacer.ts';
 
 /** Limits no case here reaches, unless it says otherwise. */
@@ -171,8 +171,36 @@ describe('the admission gate', () => {
     await waitingClosed;
     expect(admitted).toHaveLength(1);
     expect(admitted[0]?.destroyed).toBe(false);
-    const refused = connect({ host: '127.0.0.1', port });
-    const [error] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
-    expect(error.code).toBe('ECONNREFUSED');
+    // Whichever of the port's listen sockets the kernel would pick for a dial, none is left.
+    for (let i = 0; i < 20; i++) {
+      const refused = connect({ host: '127.0.0.1', port });
+      const [error] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
+      expect(error.code).toBe('ECONNREFUSED');
+    }
+  });
+
+  it('takes every connection, whichever of its listen sockets the kernel hands it to', async () => {
+    const port = await open({ burst: 100, perSecond: 100 });
+    const labels = Array.from({ length: 40 }, (_, i) => `c${i}`);
+    for (const label of labels) clients.push(await dial(port, label));
+    await waitFor(() => admitted.length === labels.length, { what: 'every connection handed over' });
+    expect((await Promise.all(admitted.map(labelOf))).sort()).toEqual([...labels].sort());
+  });
+
+  it('refuses to listen on an address another gate listens on, as a second broker on the same port must fail', async () => {
+    const port = await open({ burst: 1, perSecond: 1 });
+    const second = new AdmissionGate({ rate: { burst: 1, perSecond: 1 }, limits: LIMITS, admit: (socket) => socket.destroy() });
+    try {
+      await expect(second.listen('127.0.0.1', port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      second.close();
+    }
+  });
+});
+
+describe('listen sockets sharing a port', () => {
+  it('are used from the Node releases that can share one (22.12, 23.1 and later)', () => {
+    expect(['20.20.2', '22.11.0', '23.0.0'].map(canSharePorts)).toEqual([false, false, false]);
+    expect(['22.12.0', '23.1.0', '24.22.3', '25.0.0'].map(canSharePorts)).toEqual([true, true, true, true]);
   });
 });

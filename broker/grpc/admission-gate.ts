@@ -12,6 +12,37 @@ import { AdmissionPacer, type AdmissionRate } from './admission-pacer.ts';
  */
 const LISTEN_BACKLOG = 4096;
 
+/**
+ * Listen sockets per address, where the runtime can share a port among them
+ * (SO_REUSEPORT, Node 22.12 and 23.1 on). libuv accepts one connection each
+ * time its event loop finds a listen socket ready, and takes at most 1,024
+ * ready sockets a turn: with thousands of agents' streams sending, one listen
+ * socket came up once every several turns, and dials waited in the kernel's
+ * queue until it overflowed (15,000 agents: 1,950 waiting, about 20 accepted a
+ * second, while the loop read 2,400 streams a second). The kernel spreads new
+ * connections over the sockets of a port, so each is one more chance a turn.
+ */
+const LISTEN_SOCKETS = canSharePorts(process.versions.node) ? 8 : 1;
+
+/** Fails as a listen fails when something holds `host:port`; else lets the port go again at once. */
+function probePort(host: string, port: number): Promise<void> {
+  const probe = createServer((socket) => socket.destroy());
+  return new Promise((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host, port, backlog: 1 }, () => {
+      // Closing the listen socket frees the port now; the callback would only wait for connections.
+      probe.close();
+      resolve();
+    });
+  });
+}
+
+/** Whether this Node can listen on a port several times (net's `reusePort`: 22.12, 23.1 and later). */
+export function canSharePorts(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+}
+
 /** The most a connection may send before its turn: one TLS record (an agent's hello is about 2 KiB); more is not TLS. */
 const MAX_HELLO_BYTES = 16_384 + 5;
 
@@ -156,17 +187,29 @@ export class AdmissionGate {
     return bound;
   }
 
-  private listenOn(host: string, port: number): Promise<number> {
+  /** Listens on one address with LISTEN_SOCKETS sockets sharing the port; resolves with the port. */
+  private async listenOn(host: string, port: number): Promise<number> {
+    const shared = LISTEN_SOCKETS > 1;
+    // Any process of the same user may join a port its sockets share: first make sure no one holds the port, so that
+    // a second broker given the same address fails to start as it always did, instead of taking half its dials.
+    if (shared && port !== 0) await probePort(host, port);
+    const first = await this.bind(host, port, shared);
+    this.servers.push(first);
+    const address = first.address();
+    const bound = typeof address === 'object' && address ? address.port : port;
+    for (let i = 1; i < LISTEN_SOCKETS; i++) this.servers.push(await this.bind(host, bound, true));
+    return bound;
+  }
+
+  private bind(host: string, port: number, reusePort: boolean): Promise<Server> {
     const server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.onConnection(socket));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ host, port, backlog: LISTEN_BACKLOG }, () => {
+      server.listen({ host, port, backlog: LISTEN_BACKLOG, reusePort }, () => {
         server.off('error', reject);
         // An accept that fails (out of descriptors) loses that one connection, which retries; it must not end the broker.
         server.on('error', () => {});
-        this.servers.push(server);
-        const address = server.address();
-        resolve(typeof address === 'object' && address ? address.port : port);
+        resolve(server);
       });
     });
   }
