@@ -6,7 +6,7 @@
  *   npm run bench -- --only cli --runs 10
  *   npm run bench -- --only reconnect --reconnect-agents 2000 [--reconnect-processes N] [--reconnect-behind-nat] [--profile]
  *   npm run bench -- --only web --web-hosts 2000
- *   npm run bench -- --only cluster --cluster-agents 3000 --rounds 20
+ *   npm run bench -- --only cluster --cluster-agents 3000 --rounds 20 [--cluster-layouts single,cluster]
  *   npm run bench -- --only ssh --ssh-hosts 50 --rounds 50 --ssh-rounds 3   (root)
  */
 import { mkdirSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliScenario } from './cli/cli-bench.ts';
-import { clusterScenario } from './cluster/cluster-bench.ts';
+import { clusterScenario, LAYOUTS, type Layout } from './cluster/cluster-bench.ts';
 import { dockerScenario } from './docker/docker-bench.ts';
 import { idleAgentScenario } from './mesh/idle-agent.ts';
 import { mcpOverheadScenario } from './mesh/mcp-overhead.ts';
@@ -42,6 +42,8 @@ const { values } = parseArgs({
     // The reconnect bench's fleet as one site behind one NAT (the broker's per-source limit applies), not hosts of their own addresses.
     'reconnect-behind-nat': { type: 'boolean', default: false },
     'cluster-agents': { type: 'string', default: '3000' },
+    /** The cluster bench's layouts: single (one broker on SQLite), cluster (three on PostgreSQL and NATS), or both. */
+    'cluster-layouts': { type: 'string', default: LAYOUTS.join(',') },
     calls: { type: 'string', default: '200' },
     'ssh-hosts': { type: 'string', default: '50' },
     'ssh-rounds': { type: 'string', default: '3' },
@@ -107,7 +109,10 @@ if (selected.has('web')) {
 }
 if (selected.has('cluster')) {
   process.stderr.write(`cluster: ${values['cluster-agents']} agents\n`);
-  results.push(withLoad(await clusterScenario(Number(values['cluster-agents']), Number(values.rounds))));
+  const layouts = values['cluster-layouts'].split(',').filter(Boolean);
+  const unknown = layouts.filter((layout) => !(LAYOUTS as readonly string[]).includes(layout));
+  if (unknown.length) throw new Error(`--cluster-layouts: no layout ${unknown.join(', ')} (there are ${LAYOUTS.join(', ')})`);
+  results.push(withLoad(await clusterScenario(Number(values['cluster-agents']), Number(values.rounds), layouts as Layout[])));
 }
 report(`npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), results);
 process.exit(0);

@@ -120,6 +120,54 @@ async function measure(
   }
 }
 
+/** The two layouts the bench compares; `--cluster-layouts` may name one. */
+export const LAYOUTS = ['single', 'cluster'] as const;
+export type Layout = (typeof LAYOUTS)[number];
+
+/** A layout's figures, or why it gave none (its fleet never all connected, say): the other layout is measured all the same. */
+type Outcome = Figures | { error: string };
+
+async function attempt(run: () => Promise<Figures>): Promise<Outcome> {
+  try {
+    return await run();
+  } catch (error) {
+    process.stderr.write(`  not measured: ${(error as Error).message}\n`);
+    return { error: (error as Error).message };
+  }
+}
+
+/** One figure of a layout; NaN for a layout not run or not measured, so that no ratio is made of it. */
+function figure(outcome: Outcome | undefined, key: keyof Figures): number {
+  return outcome && !('error' in outcome) ? outcome[key] : Number.NaN;
+}
+
+/** Each figure's name in the report, for the single broker, the cluster and (when they are compared) their ratio. */
+const REPORTED: readonly [keyof Figures, string, string, string?][] = [
+  ['roundP50Ms', 'single_round_p50_ms', 'cluster_round_p50_ms', 'ratio_round_p50'],
+  ['roundP99Ms', 'single_round_p99_ms', 'cluster_round_p99_ms', 'ratio_round_p99'],
+  ['cpuUsPerAgentRound', 'single_broker_cpu_us_per_agent_per_round', 'cluster_brokers_cpu_us_per_agent_per_round', 'ratio_cpu_per_agent_round'],
+  ['rssKibPerAgent', 'single_broker_rss_kib_per_agent', 'cluster_brokers_rss_kib_per_agent', 'ratio_rss_per_agent'],
+  ['backAfterKillS', 'single_back_after_kill_s', 'cluster_back_after_kill_s', 'ratio_back_after_kill'],
+  ['connectS', 'single_connect_s', 'cluster_connect_s'],
+  ['failedHostCalls', 'single_failed_host_calls', 'cluster_failed_host_calls'],
+];
+
+/** Both layouts' figures side by side, and the cluster's over the single broker's where they are compared. */
+function sideBySide({ single, cluster }: Partial<Record<Layout, Outcome>>): Record<string, number> {
+  return Object.fromEntries(
+    REPORTED.flatMap(([key, singleName, clusterName, ratioName]) => {
+      const [one, three] = [figure(single, key), figure(cluster, key)];
+      return [[singleName, one], [clusterName, three], ...(ratioName ? [[ratioName, three / one]] : [])];
+    }),
+  );
+}
+
+function failures(outcomes: Partial<Record<Layout, Outcome>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(outcomes).flatMap(([layout, outcome]) => (outcome && 'error' in outcome ? [[`${layout}_not_measured`, outcome.error]] : [])),
+  );
+}
+
 /**
  * 1 broker on SQLite vs 3 brokers on PostgreSQL and NATS, with the same
  * number of simulated agents (the real connection loop, each with its own TLS
@@ -129,64 +177,54 @@ async function measure(
  * agents need to be held again after a broker is SIGKILLed (the single broker
  * restarted at once; in the cluster, the others take its agents).
  */
-export async function clusterScenario(agentCount: number, rounds: number): Promise<ScenarioResult> {
+export async function clusterScenario(agentCount: number, rounds: number, layouts: readonly Layout[] = LAYOUTS): Promise<ScenarioResult> {
   const temp = mkdtempSync(join(tmpdir(), 'fm-bench-cluster-'));
   const postgres = await startPostgres();
   const busToken = randomBytes(16).toString('hex');
   const nats = await NatsServer.start(['--auth', busToken]);
   try {
-    process.stderr.write(`  single broker (SQLite): enrolling ${agentCount} simulated agents…\n`);
-    const singleDir = join(temp, 'single');
-    const singleFleet = await preEnroll(singleDir, agentCount);
-    process.stderr.write(`  single broker: connecting, ${rounds} fan-out rounds, SIGKILL and restart…\n`);
-    const singleFile = join(temp, 'single-fleet.json');
-    writeFileSync(singleFile, JSON.stringify(singleFleet));
-    const single = await measure(
-      { brokers: [new BrokerProcess(HOST, singleDir, ['0'])], dataDirs: [singleDir], args: () => ['0'] },
-      { file: singleFile, count: agentCount },
-      rounds,
-    );
+    const outcomes: Partial<Record<Layout, Outcome>> = {};
+    if (layouts.includes('single')) {
+      process.stderr.write(`  single broker (SQLite): enrolling ${agentCount} simulated agents…\n`);
+      const singleDir = join(temp, 'single');
+      const singleFleet = await preEnroll(singleDir, agentCount);
+      process.stderr.write(`  single broker: connecting, ${rounds} fan-out rounds, SIGKILL and restart…\n`);
+      const singleFile = join(temp, 'single-fleet.json');
+      writeFileSync(singleFile, JSON.stringify(singleFleet));
+      outcomes.single = await attempt(() =>
+        measure(
+          { brokers: [new BrokerProcess(HOST, singleDir, ['0'])], dataDirs: [singleDir], args: () => ['0'] },
+          { file: singleFile, count: agentCount },
+          rounds,
+        ),
+      );
+    }
 
-    process.stderr.write(`  three brokers (PostgreSQL + NATS): enrolling ${agentCount} simulated agents…\n`);
-    const database = await postgres.createDatabase();
-    const dirs = ['c0', 'c1', 'c2'].map((name) => join(temp, name));
-    const clusterFleet = await preEnroll(dirs[0] as string, agentCount, database.url);
-    const caKeySecret = randomBytes(24).toString('hex');
-    const args = (i: number) => ['0', database.url, nats.url.replace('nats://', `nats://${busToken}@`), `bench-${i}`, caKeySecret, dirs[0] as string];
-    // The first broker puts the CA into the store; the others take it from there.
-    const first = new BrokerProcess(HOST, dirs[0] as string, args(0));
-    await first.ready;
-    const brokers = [first, new BrokerProcess(HOST, dirs[1] as string, args(1)), new BrokerProcess(HOST, dirs[2] as string, args(2))];
-    process.stderr.write(`  three brokers: connecting, ${rounds} fan-out rounds through the first, SIGKILL of the third…\n`);
-    const clusterFile = join(temp, 'cluster-fleet.json');
-    writeFileSync(clusterFile, JSON.stringify(clusterFleet));
-    const cluster = await measure({ brokers, dataDirs: dirs, args }, { file: clusterFile, count: agentCount }, rounds);
-    await database.drop();
+    if (layouts.includes('cluster')) {
+      process.stderr.write(`  three brokers (PostgreSQL + NATS): enrolling ${agentCount} simulated agents…\n`);
+      const database = await postgres.createDatabase();
+      const dirs = ['c0', 'c1', 'c2'].map((name) => join(temp, name));
+      const clusterFleet = await preEnroll(dirs[0] as string, agentCount, database.url);
+      const caKeySecret = randomBytes(24).toString('hex');
+      const args = (i: number) => ['0', database.url, nats.url.replace('nats://', `nats://${busToken}@`), `bench-${i}`, caKeySecret, dirs[0] as string];
+      // The first broker puts the CA into the store; the others take it from there.
+      const first = new BrokerProcess(HOST, dirs[0] as string, args(0));
+      await first.ready;
+      const brokers = [first, new BrokerProcess(HOST, dirs[1] as string, args(1)), new BrokerProcess(HOST, dirs[2] as string, args(2))];
+      process.stderr.write(`  three brokers: connecting, ${rounds} fan-out rounds through the first, SIGKILL of the third…\n`);
+      const clusterFile = join(temp, 'cluster-fleet.json');
+      writeFileSync(clusterFile, JSON.stringify(clusterFleet));
+      outcomes.cluster = await attempt(() => measure({ brokers, dataDirs: dirs, args }, { file: clusterFile, count: agentCount }, rounds));
+      await database.drop();
+    }
 
     return {
       scenario: `cluster, ${agentCount} agents: 3 brokers on PostgreSQL + NATS vs 1 broker on SQLite (same run)`,
       figures: {
         agents: agentCount,
         rounds,
-        single_round_p50_ms: single.roundP50Ms,
-        cluster_round_p50_ms: cluster.roundP50Ms,
-        ratio_round_p50: cluster.roundP50Ms / single.roundP50Ms,
-        single_round_p99_ms: single.roundP99Ms,
-        cluster_round_p99_ms: cluster.roundP99Ms,
-        ratio_round_p99: cluster.roundP99Ms / single.roundP99Ms,
-        single_broker_cpu_us_per_agent_per_round: single.cpuUsPerAgentRound,
-        cluster_brokers_cpu_us_per_agent_per_round: cluster.cpuUsPerAgentRound,
-        ratio_cpu_per_agent_round: cluster.cpuUsPerAgentRound / single.cpuUsPerAgentRound,
-        single_broker_rss_kib_per_agent: single.rssKibPerAgent,
-        cluster_brokers_rss_kib_per_agent: cluster.rssKibPerAgent,
-        ratio_rss_per_agent: cluster.rssKibPerAgent / single.rssKibPerAgent,
-        single_back_after_kill_s: single.backAfterKillS,
-        cluster_back_after_kill_s: cluster.backAfterKillS,
-        ratio_back_after_kill: cluster.backAfterKillS / single.backAfterKillS,
-        single_connect_s: single.connectS,
-        cluster_connect_s: cluster.connectS,
-        single_failed_host_calls: single.failedHostCalls,
-        cluster_failed_host_calls: cluster.failedHostCalls,
+        ...failures(outcomes),
+        ...sideBySide(outcomes),
         // The simulated fleet, both databases and every broker share this machine's cores with whatever else runs.
         machine_load_1m_at_end: loadavg()[0] ?? Number.NaN,
       },
