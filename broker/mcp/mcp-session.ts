@@ -107,6 +107,8 @@ export class McpSession {
   private lists: ServedLists | undefined;
   /** What the fleet served when the lists were last told, to tell clients only of real changes. */
   private servedKey = '';
+  /** What the fleet serves this identity, until a host changes what it could serve (`served()`). */
+  private servedNow: FleetServed | undefined;
 
   constructor(private readonly options: McpSessionOptions) {
     this.watch = new ResourceWatch(
@@ -180,11 +182,18 @@ export class McpSession {
     return CATALOG.filter((action) => this.options.runner.allows(this.options.identity, action));
   }
 
-  /** What the agents this identity sees can serve. */
+  /**
+   * What the agents this identity sees can serve. Worked out again only after
+   * a host changed in a way that can change it (tell-sessions.ts): it reads
+   * every host, and a fleet coming back after a restart changes state
+   * thousands of times over while it serves the same.
+   */
   private served(): FleetServed {
+    if (this.servedNow) return this.servedNow;
     const { identity } = this.options;
     // A grant on a cluster's resources (no one host's) is served by whichever agent reads that cluster.
-    return new FleetServed(identity.grants.reachesBeyondHosts() ? this.options.registry.list() : this.options.runner.visibleHosts(identity));
+    this.servedNow = new FleetServed(identity.grants.reachesBeyondHosts() ? this.options.registry.list() : this.options.runner.visibleHosts(identity));
+    return this.servedNow;
   }
 
   /** The actions shown: allowed, and served by some agent this identity sees (a domain no agent serves is left out). */
@@ -244,10 +253,15 @@ export class McpSession {
   }
 
   /** The action a tool call names on this session's surface; a refused resolution of a real action is audited. */
-  private resolve(tool: string, args: Record<string, unknown>): ReturnType<Surface['resolve']> {
+  private resolve(tool: string, args: Record<string, unknown>, fresh = false): ReturnType<Surface['resolve']> {
     try {
       return this.options.surface.resolve(tool, args, this.visibleActions());
     } catch (error) {
+      // What the fleet serves is remembered between host changes: a tool it leaves out is looked for again in the fleet as it is now.
+      if (!fresh && this.servedNow) {
+        this.servedNow = undefined;
+        return this.resolve(tool, args, true);
+      }
       const unserved = this.unserved(tool, args);
       if (unserved) return unserved;
       this.auditHiddenCall(tool, args);
@@ -413,9 +427,17 @@ export class McpSession {
     registerTaskHandlers(server, this.options.tasks, this.options.identity.id, this.options.era);
   }
 
-  /** Something in the fleet changed (the index's `changed`, or a host's state): subscribers hear of what their identity may see. */
-  fleetChanged(what: string, key: string): void {
-    if (what === 'host') this.servedChanged();
+  /**
+   * Something in the fleet changed (the index's `changed`, or a host's state):
+   * subscribers hear of what their identity may see. `servedMayChange` says a
+   * host came, went, or changed its name or collectors: only then can what the
+   * fleet serves have changed.
+   */
+  fleetChanged(what: string, key: string, servedMayChange = what === 'host'): void {
+    if (servedMayChange) {
+      this.servedNow = undefined;
+      this.servedChanged();
+    }
     if (this.options.era === 'modern' && !this.bus?.listenerCount) {
       this.watch.clear();
       return;

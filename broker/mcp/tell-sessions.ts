@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { AgentRegistry } from '../agents/agent-registry.ts';
+import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
 import type { FleetIndex } from '../index/fleet-index.ts';
 import type { McpSession } from './mcp-session.ts';
 import type { McpTasks, TaskWire } from './tasks/mcp-tasks.ts';
@@ -13,6 +13,11 @@ interface ChangeSources {
   remoteTasks?: Pick<EventEmitter<{ taskStatus: [identityId: string, task: TaskWire] }>, 'on' | 'off'>;
 }
 
+/** What of a host decides what the fleet serves (fleet-served.ts): its name, which grants reach, and its collectors. */
+function servingOf(host: Host): string {
+  return JSON.stringify([host.name, (host.hello?.collectors ?? []).map((collector) => [collector.name, collector.available, collector.absent === true])]);
+}
+
 /**
  * Tells the MCP sessions open now (`sessions()`, asked at each change) what
  * changed: each hears of the fleet what its identity may see and re-reads what
@@ -22,8 +27,17 @@ interface ChangeSources {
  */
 export function tellSessions(sources: ChangeSources, sessions: () => Iterable<McpSession>): () => void {
   const { registry, index, tasks, remoteTasks } = sources;
-  const onHost = (host: { name: string }) => {
-    for (const session of sessions()) session.fleetChanged('host', host.name);
+  // What each host last said of what it serves: most state changes (a fleet reconnecting) change none of it.
+  const serving = new Map(registry.list().map((host) => [host.id, servingOf(host)]));
+  const onState = (host: Host) => {
+    const now = servingOf(host);
+    const servedMayChange = serving.get(host.id) !== now;
+    serving.set(host.id, now);
+    for (const session of sessions()) session.fleetChanged('host', host.name, servedMayChange);
+  };
+  const onRevoked = (host: Host) => {
+    serving.delete(host.id);
+    for (const session of sessions()) session.fleetChanged('host', host.name, true);
   };
   const onIndex = (what: string, key: string) => {
     for (const session of sessions()) session.fleetChanged(what, key);
@@ -31,15 +45,15 @@ export function tellSessions(sources: ChangeSources, sessions: () => Iterable<Mc
   const onTask = (identityId: string, task: TaskWire) => {
     for (const session of sessions()) if (session.identity.id === identityId) session.taskStatus(task);
   };
-  registry.on('state', onHost);
-  registry.on('revoked', onHost);
+  registry.on('state', onState);
+  registry.on('revoked', onRevoked);
   index.on('changed', onIndex);
   tasks.on('status', onTask);
   remoteTasks?.on('taskStatus', onTask);
   return () => {
     remoteTasks?.off('taskStatus', onTask);
-    registry.off('state', onHost);
-    registry.off('revoked', onHost);
+    registry.off('state', onState);
+    registry.off('revoked', onRevoked);
     index.off('changed', onIndex);
     tasks.off('status', onTask);
   };
