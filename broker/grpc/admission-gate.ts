@@ -17,9 +17,9 @@ const LISTEN_BACKLOG = 4096;
  * (SO_REUSEPORT, Node 22.12 and 23.1 on). libuv accepts one connection each
  * time its event loop finds a listen socket ready, and takes at most 1,024
  * ready sockets a turn: with thousands of agents' streams sending, one listen
- * socket came up once every several turns, and dials waited in the kernel's
- * queue until it overflowed (15,000 agents: 1,950 waiting, about 20 accepted a
- * second, while the loop read 2,400 streams a second). The kernel spreads new
+ * socket came up once every several turns and dials waited in the kernel's
+ * queue (15,000 agents: 1,950 waiting, about 20 accepted a second, while the
+ * loop took in about 4,700 ready sockets a second). The kernel spreads new
  * connections over the sockets of a port, so each is one more chance a turn.
  */
 const LISTEN_SOCKETS = canSharePorts(process.versions.node) ? 8 : 1;
