@@ -15,10 +15,12 @@ const dataDir = process.argv[2] ?? '';
 const options = inProcessBrokerOptions(dataDir);
 options.admissionLimits = oneAddressFleetLimits(options.admissionLimits);
 const broker = await Broker.start(options, silentLogger);
-/** Online agents the broker marked stale: their heartbeats stopped coming in time. */
+/** Online agents the broker marked stale (their heartbeats stopped coming in time), and agents whose stream ended. */
 let lateHeartbeats = 0;
+let dropped = 0;
 broker.registry.on('state', (host, previous) => {
   if (previous === 'online' && host.state === 'stale') lateHeartbeats += 1;
+  if (previous !== 'offline' && host.state === 'offline') dropped += 1;
 });
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
@@ -36,6 +38,7 @@ function sample() {
     open_handles: process.getActiveResourcesInfo().length,
     online: broker.registry.list().filter((h) => h.state === 'online').length,
     late_heartbeats: lateHeartbeats,
+    dropped,
   };
 }
 

@@ -2,9 +2,10 @@
  * `npm run soak -- --minutes 10`: N simulated agents (in processes of their
  * own, one per 2,500) on a broker in its own process and M MCP clients calling
  * a mix of tools, for a while. Samples the broker's RSS and heap (after a GC),
- * event-loop delay p99, open handles, late heartbeats, calls and errors over
- * time; writes them as a CSV and a PNG chart under bench/results/, and exits 1
- * when there were errors or late heartbeats, or RSS grew past the target after
+ * event-loop delay p99, open handles, late heartbeats, dropped agents, calls
+ * and errors over time; writes them as a CSV and a PNG chart under
+ * bench/results/, and exits 1 when there were errors, late heartbeats or
+ * dropped agents, or RSS grew past the target after
  * warm-up (CI runs a 2-minute version).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +55,8 @@ interface BrokerSample {
   online: number;
   /** Times an online agent turned stale (its heartbeats stopped coming in time), since the broker started. */
   late_heartbeats: number;
+  /** Times an agent's stream ended (it left, or the broker closed it), since the broker started. */
+  dropped: number;
 }
 
 interface Row {
@@ -65,6 +68,8 @@ interface Row {
   online_agents: number;
   /** Online agents turned stale since the clients started: heartbeats the broker did not get in time. */
   late_heartbeats: number;
+  /** Agents whose stream ended since the clients started, stale first or not. */
+  dropped_agents: number;
   calls: number;
   errors: number;
   call_p50_ms: number;
@@ -192,7 +197,7 @@ try {
   marks.half = marks.warm + (durationMs - warmUpMs) / 2;
   const driverCpu = process.cpuUsage();
   const fleetCpuBefore = fleets.map((fleet) => processUsage(fleet.pid).cpuMs);
-  const lateBefore = (await broker.request<BrokerSample>('sample')).late_heartbeats;
+  const before = await broker.request<BrokerSample>('sample');
   const loops = clients.map((client, c) => clientLoop(client, c, hostName));
 
   const rows: Row[] = [];
@@ -207,7 +212,8 @@ try {
       loop_delay_p99_ms: sample.loop_delay_p99_ms,
       open_handles: sample.open_handles,
       online_agents: sample.online,
-      late_heartbeats: sample.late_heartbeats - lateBefore,
+      late_heartbeats: sample.late_heartbeats - before.late_heartbeats,
+      dropped_agents: sample.dropped - before.dropped,
       calls,
       errors,
       call_p50_ms: percentile(window, 50),
@@ -215,7 +221,7 @@ try {
     };
     rows.push(row);
     process.stderr.write(
-      `  ${row.elapsed_s} s: rss ${row.rss_mib.toFixed(0)} MiB, heap ${row.heap_used_mib.toFixed(0)} MiB, loop p99 ${row.loop_delay_p99_ms.toFixed(0)} ms, handles ${row.open_handles}, online ${row.online_agents}, late heartbeats ${row.late_heartbeats}, calls ${calls}, errors ${errors}\n`,
+      `  ${row.elapsed_s} s: rss ${row.rss_mib.toFixed(0)} MiB, heap ${row.heap_used_mib.toFixed(0)} MiB, loop p99 ${row.loop_delay_p99_ms.toFixed(0)} ms, handles ${row.open_handles}, online ${row.online_agents}, late heartbeats ${row.late_heartbeats}, dropped ${row.dropped_agents}, calls ${calls}, errors ${errors}\n`,
     );
   }
   stopping = true;
@@ -280,6 +286,7 @@ try {
     ).toFixed(1)} ms |`,
     `| open handles, lowest sample of the first → last quarter after warm-up (last sample) | ${handles.early} → ${handles.late} (${last.open_handles}) |`,
     `| heartbeats late (an online agent turned stale) | ${last.late_heartbeats} |`,
+    `| agents dropped (an agent's stream ended) | ${last.dropped_agents} |`,
     `| the MCP clients' process CPU, share of one core | ${driverCpuPercent.toFixed(0)} % |`,
     `| the simulated agents' processes (${fleets.length}), CPU share of one core | ${fleetCpuPercent.toFixed(0)} % |`,
     `| CSV and chart | bench/results/soak-${stamp}.csv, .png |`,
@@ -298,9 +305,11 @@ try {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (firstErrors.length) process.stdout.write(`First errors:\n${firstErrors.map((e) => `- ${e}`).join('\n')}\n`);
-  const passed = errors === 0 && last.late_heartbeats === 0 && rss.percent < RSS_GROWTH_TARGET_PERCENT;
+  const passed = errors === 0 && last.late_heartbeats === 0 && last.dropped_agents === 0 && rss.percent < RSS_GROWTH_TARGET_PERCENT;
   process.stdout.write(
-    passed ? 'soak: passed\n' : `soak: FAILED (${errors} errors, ${last.late_heartbeats} late heartbeats, RSS growth ${rss.percent.toFixed(1)} %)\n`,
+    passed
+      ? 'soak: passed\n'
+      : `soak: FAILED (${errors} errors, ${last.late_heartbeats} late heartbeats, ${last.dropped_agents} agents dropped, RSS growth ${rss.percent.toFixed(1)} %)\n`,
   );
   exitCode = passed ? 0 : 1;
 } catch (error) {
