@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrokerProcess } from '../fleet/broker-process.ts';
 import { buildDist } from '../fleet/build-dist.ts';
+import { FLEET_SHARE } from '../fleet/fleet-processes.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { preEnroll } from './bench-fleet.ts';
 
@@ -96,7 +97,7 @@ function figures(fleet: Fleet, settled: Stats): RoundFigures {
 }
 
 /** Simulated agents a simulator process holds at most, by default: one process per 2,500 agents (and as many bare streams). */
-const AGENTS_PER_SIMULATOR = 2500;
+const AGENTS_PER_SIMULATOR = FLEET_SHARE;
 
 /**
  * N simulated agents, each with its own channel and TLS connection, connect to

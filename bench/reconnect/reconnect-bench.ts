@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDist } from '../fleet/build-dist.ts';
+import { FLEET_SHARE } from '../fleet/fleet-processes.ts';
 import { preEnroll } from '../mesh/bench-fleet.ts';
 import { percentile, type ScenarioResult } from '../report.ts';
 import { listenDrops } from './listen-drops.ts';
@@ -123,7 +124,7 @@ interface ReconnectOptions {
  */
 export async function reconnectScenario(
   agentCount: number,
-  { profileDir, processes = Math.max(1, Math.ceil(agentCount / 2500)), sources = 'hosts' }: ReconnectOptions = {},
+  { profileDir, processes = Math.max(1, Math.ceil(agentCount / FLEET_SHARE)), sources = 'hosts' }: ReconnectOptions = {},
 ): Promise<ScenarioResult> {
   await buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'fm-bench-reconnect-'));
