@@ -132,6 +132,17 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
     }
   }
   const env = { ...process.env, DOCKER_HOST: `unix://${socket}` };
+  // An engine that goes away under the run fails every later Docker test with ECONNREFUSED
+  // and takes its log with it at teardown: say how it ended, and what it last wrote, at once
+  // and again after the run, where a CI summary shows it.
+  let stopping = false;
+  let death: string | undefined;
+  const engine = child;
+  engine.once('exit', (code, signal) => {
+    if (stopping) return;
+    death = `the run's private dockerd (pid ${engine.pid}) exited under the tests at ${new Date().toISOString()} (code ${code}, signal ${signal}); the last of its log:\n${readFileSync(log, 'utf8').slice(-6000)}`;
+    process.stderr.write(`\n${death}\n`);
+  });
   importBusybox(root, env);
   // Swarm containers reach the host through the network named docker_gwbridge, whose Linux
   // bridge is also called docker_gwbridge unless the network exists before the swarm does:
@@ -177,6 +188,8 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   return {
     dockerHost: `unix://${socket}`,
     async stop() {
+      stopping = true;
+      if (death) process.stderr.write(`\n${death}\n`);
       try {
         const ids = run('docker', ['ps', '-aq'], env).split('\n').filter(Boolean);
         if (ids.length) run('docker', ['rm', '-f', ...ids], env);
@@ -184,8 +197,9 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
       } catch {
         // not in a swarm, or already gone
       }
-      child.kill('SIGTERM');
+      if (!death) child.kill('SIGTERM');
       await new Promise((resolve) => {
+        if (death) return resolve(undefined);
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
           resolve(undefined);
