@@ -82,6 +82,18 @@ function importBusybox(root: string, env: NodeJS.ProcessEnv): void {
   run('docker', ['import', '-c', 'ENV PATH=/bin', '-', TEST_IMAGE], env, tar);
 }
 
+/** The kernel log's last lines about killed or crashed processes (the OOM killer among them), when it can be read. */
+function kernelKills(): string {
+  try {
+    const lines = run('dmesg', [])
+      .split('\n')
+      .filter((line) => /oom|killed process|segfault|dockerd|containerd/i.test(line));
+    return lines.slice(-12).join('\n') || '(none)';
+  } catch {
+    return '(dmesg cannot be read here)';
+  }
+}
+
 /** A running private engine: where to reach it, and how to take it down with everything in it. */
 export interface PrivateEngine {
   dockerHost: string;
@@ -140,7 +152,7 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
   const engine = child;
   engine.once('exit', (code, signal) => {
     if (stopping) return;
-    death = `the run's private dockerd (pid ${engine.pid}) exited under the tests at ${new Date().toISOString()} (code ${code}, signal ${signal}); the last of its log:\n${readFileSync(log, 'utf8').slice(-6000)}`;
+    death = `the run's private dockerd (pid ${engine.pid}) exited under the tests at ${new Date().toISOString()} (code ${code}, signal ${signal}); the last of its log:\n${readFileSync(log, 'utf8').slice(-6000)}\nthe kernel's last words on killed processes:\n${kernelKills()}`;
     process.stderr.write(`\n${death}\n`);
   });
   importBusybox(root, env);
