@@ -68,4 +68,30 @@ describe("a session's subscriptions", () => {
     await vi.runAllTimersAsync();
     expect(sent).toHaveLength(1);
   });
+
+  it('lets many sessions check their lists in turn, each check followed by a pause four times its length', async () => {
+    // The clock is fake; the thread's time (performance.now) that a check's length is measured by is not.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const starts: number[] = [];
+    const sessions = [0, 1, 2].map(
+      (n) =>
+        new ResourceSubscriptions(
+          async () => undefined,
+          () => {
+            starts.push(Date.now());
+            // A list that takes 20 ms of the thread to make, as a large fleet's does.
+            const until = performance.now() + 20;
+            while (performance.now() < until);
+            return [`fleet://${n}`, `fleet://more-${starts.length}`];
+          },
+          { updated: async () => {}, listChanged: async () => {} },
+        ),
+    );
+    starts.length = 0;
+    for (const session of sessions) session.changed();
+    await vi.runAllTimersAsync();
+    expect(starts).toHaveLength(3);
+    const gaps = starts.slice(1).map((at, i) => at - (starts[i] as number));
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(80);
+  });
 });

@@ -11,6 +11,30 @@ interface Sender {
   listChanged(): Promise<void>;
 }
 
+/**
+ * Whether a session's resource list changed is known only by listing every
+ * resource its identity may read: a second of the main thread at 10,000 hosts,
+ * and every session watching asks after each change. The sessions' list checks
+ * take turns, each followed by a pause of this many times its own length, so
+ * together they hold at most a fifth of the broker's main thread, whatever the
+ * fleet's size and the number of sessions: at scale a list_changed comes later,
+ * never lost, while agents' heartbeats and calls go on being served.
+ */
+const LIST_CHECK_PAUSE = 4;
+let listChecks: Promise<unknown> = Promise.resolve();
+
+function inTurn<T>(check: () => T): Promise<T> {
+  const turn = listChecks.then(() => {
+    const started = performance.now();
+    return { result: check(), ms: performance.now() - started };
+  });
+  listChecks = turn.then(
+    ({ ms }) => (ms * LIST_CHECK_PAUSE >= 2 ? new Promise((resolve) => setTimeout(resolve, ms * LIST_CHECK_PAUSE).unref()) : undefined),
+    () => undefined,
+  );
+  return turn.then(({ result }) => result);
+}
+
 const digest = (text: string | undefined) => (text === undefined ? 'gone' : createHash('sha256').update(text).digest('base64'));
 
 /**
@@ -28,6 +52,9 @@ export class ResourceSubscriptions {
   private readonly live = new Set<string>();
   private listDigest: string;
   private timer: NodeJS.Timeout | undefined;
+  /** A flush runs (it may wait its turn for the list check): changes meanwhile make one more flush after it, not one each. */
+  private flushing = false;
+  private changedSince = false;
   private pending = new Set<string>();
 
   constructor(
@@ -70,6 +97,10 @@ export class ResourceSubscriptions {
    */
   changed(liveScope?: (uri: string) => boolean): void {
     if (liveScope) for (const uri of this.live) if (liveScope(uri)) this.pending.add(uri);
+    if (this.flushing) {
+      this.changedSince = true;
+      return;
+    }
     if (this.timer) return;
     this.timer = setTimeout(() => void this.flush(), DEBOUNCE_MS);
     this.timer.unref();
@@ -77,6 +108,19 @@ export class ResourceSubscriptions {
 
   private async flush(): Promise<void> {
     this.timer = undefined;
+    this.flushing = true;
+    try {
+      await this.tell();
+    } finally {
+      this.flushing = false;
+      if (this.changedSince) {
+        this.changedSince = false;
+        this.changed();
+      }
+    }
+  }
+
+  private async tell(): Promise<void> {
     const live = [...this.pending];
     this.pending.clear();
     for (const uri of live) if (this.live.has(uri)) await this.send.updated(uri).catch(() => {});
@@ -87,7 +131,7 @@ export class ResourceSubscriptions {
       this.subscribed.set(uri, now);
       await this.send.updated(uri).catch(() => {});
     }
-    const list = digest(this.listed().join('\n'));
+    const list = await inTurn(() => digest(this.listed().join('\n')));
     if (list !== this.listDigest) {
       this.listDigest = list;
       await this.send.listChanged().catch(() => {});

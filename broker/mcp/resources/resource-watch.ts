@@ -90,7 +90,7 @@ export class ResourceWatch {
       return;
     }
     // Everything else is about one host (`host`: its state, by name; the index's kinds: by id): only a host the identity reaches counts.
-    const name = what === 'host' ? key : context.registry.list().find((h) => h.id === key)?.name;
+    const name = what === 'host' ? key : context.registry.get(key)?.name;
     if (name !== undefined && context.identity.grants.reachesHost(name)) this.subscriptions.changed();
   }
 }
