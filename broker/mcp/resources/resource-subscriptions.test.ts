@@ -94,4 +94,33 @@ describe("a session's subscriptions", () => {
     const gaps = starts.slice(1).map((at, i) => at - (starts[i] as number));
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(80);
   });
+
+  it('makes one list for sessions that see the fleet alike, and another for a session told of a change after it began', async () => {
+    vi.useFakeTimers();
+    const made: string[] = [];
+    let uris = ['fleet://a'];
+    const session = (name: string, view: string) =>
+      new ResourceSubscriptions(
+        async () => undefined,
+        () => {
+          made.push(name);
+          return uris;
+        },
+        { updated: async () => {}, listChanged: async () => {} },
+        () => {},
+        () => view,
+      );
+    const [alike1, alike2, other] = [session('alike-1', 'level 1'), session('alike-2', 'level 1'), session('other', 'level 3')];
+    made.length = 0;
+    uris = ['fleet://a', 'fleet://b'];
+    for (const s of [alike1, alike2, other]) s.changed();
+    await vi.runAllTimersAsync();
+    expect(made.sort()).toEqual(['alike-1', 'other']);
+    made.length = 0;
+    alike1.changed();
+    await vi.runAllTimersAsync();
+    alike2.changed();
+    await vi.runAllTimersAsync();
+    expect(made).toEqual(['alike-1', 'alike-2']);
+  });
 });

@@ -22,17 +22,32 @@ interface Sender {
  */
 const LIST_CHECK_PAUSE = 4;
 let listChecks: Promise<unknown> = Promise.resolve();
+/**
+ * The last list made for each way of seeing the fleet (sessions whose identities
+ * may read the same things share one), and when its making began: a session
+ * told of no change since then takes it instead of making its own.
+ */
+const recentLists = new Map<string, { at: number; digest: string }>();
 
-function inTurn<T>(check: () => T): Promise<T> {
+/** The digest of a session's list, made in turn, or taken from a list of the same view begun after the session's last change. */
+function listInTurn(view: string | undefined, changedAt: number, make: () => string): Promise<string> {
   const turn = listChecks.then(() => {
+    const recent = view === undefined ? undefined : recentLists.get(view);
+    if (recent && recent.at > changedAt) return { digest: recent.digest, ms: 0 };
     const started = performance.now();
-    return { result: check(), ms: performance.now() - started };
+    const digest = make();
+    if (view !== undefined) {
+      // Views are few (one per kind of identity): a broker that saw many keeps only the newest.
+      if (recentLists.size >= 256 && !recentLists.has(view)) recentLists.clear();
+      recentLists.set(view, { at: started, digest });
+    }
+    return { digest, ms: performance.now() - started };
   });
   listChecks = turn.then(
     ({ ms }) => (ms * LIST_CHECK_PAUSE >= 2 ? new Promise((resolve) => setTimeout(resolve, ms * LIST_CHECK_PAUSE).unref()) : undefined),
     () => undefined,
   );
-  return turn.then(({ result }) => result);
+  return turn.then(({ digest }) => digest);
 }
 
 const digest = (text: string | undefined) => (text === undefined ? 'gone' : createHash('sha256').update(text).digest('base64'));
@@ -55,6 +70,8 @@ export class ResourceSubscriptions {
   /** A flush runs (it may wait its turn for the list check): changes meanwhile make one more flush after it, not one each. */
   private flushing = false;
   private changedSince = false;
+  /** When the session was last told of a change (performance.now()). */
+  private changedAt = performance.now();
   private pending = new Set<string>();
 
   constructor(
@@ -63,6 +80,8 @@ export class ResourceSubscriptions {
     private readonly send: Sender,
     /** Runs with every debounced change, for what else follows the fleet (prompts offered). */
     private readonly onChange: () => void = () => {},
+    /** Names what the identity may see (its level, grants, tools, surface): sessions with the same name share their list checks. */
+    private readonly viewKey?: () => string,
   ) {
     this.listDigest = digest(listed().join('\n'));
   }
@@ -96,6 +115,7 @@ export class ResourceSubscriptions {
    * URIs) says which agent-answered subscriptions it touches.
    */
   changed(liveScope?: (uri: string) => boolean): void {
+    this.changedAt = performance.now();
     if (liveScope) for (const uri of this.live) if (liveScope(uri)) this.pending.add(uri);
     if (this.flushing) {
       this.changedSince = true;
@@ -121,6 +141,7 @@ export class ResourceSubscriptions {
   }
 
   private async tell(): Promise<void> {
+    const changedAt = this.changedAt;
     const live = [...this.pending];
     this.pending.clear();
     for (const uri of live) if (this.live.has(uri)) await this.send.updated(uri).catch(() => {});
@@ -131,7 +152,7 @@ export class ResourceSubscriptions {
       this.subscribed.set(uri, now);
       await this.send.updated(uri).catch(() => {});
     }
-    const list = await inTurn(() => digest(this.listed().join('\n')));
+    const list = await listInTurn(this.viewKey?.(), changedAt, () => digest(this.listed().join('\n')));
     if (list !== this.listDigest) {
       this.listDigest = list;
       await this.send.listChanged().catch(() => {});

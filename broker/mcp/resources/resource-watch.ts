@@ -38,6 +38,18 @@ export class ResourceWatch {
       },
       () => everyResource(now()).map((r) => r.uri),
       notices,
+      undefined,
+      () => {
+        const context = now();
+        const { identity } = context;
+        return JSON.stringify([
+          context.level,
+          identity.grants.texts,
+          identity.tools?.globs ?? null,
+          context.surface.name,
+          context.visibleActions.map((action) => action.id),
+        ]);
+      },
     );
   }
 
