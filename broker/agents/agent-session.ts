@@ -241,7 +241,10 @@ export class AgentSession implements HostSession {
       };
       this.pending.set(callId, { request, settle });
       const remainingMs = Math.max(0, request.deadlineUnixMs - Date.now());
-      timer = setTimeout(() => {
+      // After the loop was held (a long collection, a burst of work), expired timers run before what the
+      // sockets brought in meanwhile: the deadline waits one turn of the loop, so an answer already
+      // received is read before the call is given up.
+      const expire = () => {
         this.cancel(callId, 'deadline exceeded');
         this.awaitLate(callId, request);
         settle({
@@ -252,7 +255,8 @@ export class AgentSession implements HostSession {
             'Raise timeout_ms (up to 60000) or check the host with agent_info.',
           ),
         });
-      }, remainingMs);
+      };
+      timer = setTimeout(() => setImmediate(expire), remainingMs);
       if (request.signal?.aborted) {
         onAbort();
         return;
