@@ -123,4 +123,29 @@ describe("a session's subscriptions", () => {
     await vi.runAllTimersAsync();
     expect(made).toEqual(['alike-1', 'alike-2']);
   });
+
+  it('looks again when a list it shared began before a later change it was told of', async () => {
+    vi.useFakeTimers();
+    let uris = ['fleet://a'];
+    const told: string[] = [];
+    const session = (name: string) =>
+      new ResourceSubscriptions(
+        async () => undefined,
+        () => uris,
+        { updated: async () => {}, listChanged: async () => void told.push(name) },
+        () => {},
+        () => 'same view',
+      );
+    const [early, late] = [session('early'), session('late')];
+    uris = ['fleet://a', 'fleet://b'];
+    early.changed();
+    await vi.advanceTimersByTimeAsync(300);
+    late.changed();
+    // The early session's list is made 500 ms after its change; the late session is told of one more after that.
+    await vi.advanceTimersByTimeAsync(300);
+    uris = ['fleet://a', 'fleet://b', 'fleet://c'];
+    late.changed();
+    await vi.runAllTimersAsync();
+    expect(told).toEqual(['early', 'late', 'late']);
+  });
 });

@@ -25,29 +25,36 @@ let listChecks: Promise<unknown> = Promise.resolve();
 /**
  * The last list made for each way of seeing the fleet (sessions whose identities
  * may read the same things share one), and when its making began: a session
- * told of no change since then takes it instead of making its own.
+ * whose oldest change not yet looked at came before that takes it instead of
+ * making its own (and looks again if it was told of changes since).
  */
 const recentLists = new Map<string, { at: number; digest: string }>();
 
-/** The digest of a session's list, made in turn, or taken from a list of the same view begun after the session's last change. */
-function listInTurn(view: string | undefined, changedAt: number, make: () => string): Promise<string> {
+interface ListSeen {
+  digest: string;
+  /** When the making of the list began (performance.now()): it shows every change told before. */
+  at: number;
+}
+
+/** The digest of a session's list, made in turn, or taken from a list of the same view begun after `since`. */
+function listInTurn(view: string | undefined, since: number, make: () => string): Promise<ListSeen> {
   const turn = listChecks.then(() => {
     const recent = view === undefined ? undefined : recentLists.get(view);
-    if (recent && recent.at > changedAt) return { digest: recent.digest, ms: 0 };
-    const started = performance.now();
-    const digest = make();
+    if (recent && recent.at > since) return { seen: recent, ms: 0 };
+    const seen = { at: performance.now(), digest: '' };
+    seen.digest = make();
     if (view !== undefined) {
       // Views are few (one per kind of identity): a broker that saw many keeps only the newest.
       if (recentLists.size >= 256 && !recentLists.has(view)) recentLists.clear();
-      recentLists.set(view, { at: started, digest });
+      recentLists.set(view, seen);
     }
-    return { digest, ms: performance.now() - started };
+    return { seen, ms: performance.now() - seen.at };
   });
   listChecks = turn.then(
     ({ ms }) => (ms * LIST_CHECK_PAUSE >= 2 ? new Promise((resolve) => setTimeout(resolve, ms * LIST_CHECK_PAUSE).unref()) : undefined),
     () => undefined,
   );
-  return turn.then(({ digest }) => digest);
+  return turn.then(({ seen }) => seen);
 }
 
 const digest = (text: string | undefined) => (text === undefined ? 'gone' : createHash('sha256').update(text).digest('base64'));
@@ -70,8 +77,9 @@ export class ResourceSubscriptions {
   /** A flush runs (it may wait its turn for the list check): changes meanwhile make one more flush after it, not one each. */
   private flushing = false;
   private changedSince = false;
-  /** When the session was last told of a change (performance.now()). */
-  private changedAt = performance.now();
+  /** When the session was last told of a change, and the oldest change no list it looked at shows yet (performance.now()). */
+  private newestChange = performance.now();
+  private oldestUnseen: number | undefined;
   private pending = new Set<string>();
 
   constructor(
@@ -115,8 +123,13 @@ export class ResourceSubscriptions {
    * URIs) says which agent-answered subscriptions it touches.
    */
   changed(liveScope?: (uri: string) => boolean): void {
-    this.changedAt = performance.now();
+    this.newestChange = performance.now();
+    this.oldestUnseen ??= this.newestChange;
     if (liveScope) for (const uri of this.live) if (liveScope(uri)) this.pending.add(uri);
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.flushing) {
       this.changedSince = true;
       return;
@@ -135,13 +148,15 @@ export class ResourceSubscriptions {
       this.flushing = false;
       if (this.changedSince) {
         this.changedSince = false;
-        this.changed();
+        this.schedule();
       }
     }
   }
 
   private async tell(): Promise<void> {
-    const changedAt = this.changedAt;
+    const newest = this.newestChange;
+    const since = this.oldestUnseen ?? newest;
+    this.oldestUnseen = undefined;
     const live = [...this.pending];
     this.pending.clear();
     for (const uri of live) if (this.live.has(uri)) await this.send.updated(uri).catch(() => {});
@@ -152,9 +167,14 @@ export class ResourceSubscriptions {
       this.subscribed.set(uri, now);
       await this.send.updated(uri).catch(() => {});
     }
-    const list = await listInTurn(this.viewKey?.(), changedAt, () => digest(this.listed().join('\n')));
-    if (list !== this.listDigest) {
-      this.listDigest = list;
+    const list = await listInTurn(this.viewKey?.(), since, () => digest(this.listed().join('\n')));
+    if (list.at < newest) {
+      // A shared list begun between this session's changes: look again for the later ones.
+      this.oldestUnseen ??= newest;
+      this.changedSince = true;
+    }
+    if (list.digest !== this.listDigest) {
+      this.listDigest = list.digest;
       await this.send.listChanged().catch(() => {});
     }
     this.onChange();
