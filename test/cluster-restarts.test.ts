@@ -264,13 +264,15 @@ describe('a cluster through restarts of its brokers', () => {
   it('answers a call through the stdio relay whose broker is killed under it with an error result saying its outcome is unknown', async () => {
     const client = await relay([cluster.mcpUrl.b, cluster.mcpUrl.a], token);
     try {
-      const target = await waitFor(
-        () =>
-          AGENTS.find((name) => {
-            const host = cluster.a.registry.find(name);
-            return host?.state === 'online' && host.session !== undefined && host.session.heldBy !== 'b';
-          }),
-        { what: 'an online agent held by a or c' },
+      // An agent of its own that knows only a: after the restarts above, every agent of the fleet may be held by b.
+      const target = 'relayed';
+      await cluster.addAgent(target, 'a', { dial: cluster.address.a });
+      await waitFor(
+        () => {
+          const host = cluster.a.registry.find(target);
+          return host?.state === 'online' && host.session !== undefined && host.session.heldBy !== 'b';
+        },
+        { what: `${target} online, held by a or c` },
       );
       // b learns of the fleet over the bus, a moment after a does: the host must answer through b (the relay's first broker)
       // before the call b is killed under, or b answers at once that it is offline.
