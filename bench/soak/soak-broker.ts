@@ -25,12 +25,9 @@ broker.registry.on('state', (host, previous) => {
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
-/**
- * Memory as it is, the loop's delay since the last sample, and live handles. No full collection first: at 10,000
- * agents one took about a second of the loop every sample, and showed in the very delays the soak reports. Growth
- * compares the lowest samples of a window, which a collection in between brings down anyway.
- */
+/** Memory after a full collection (so growth is what stays), the loop's delay since the last sample, and live handles. */
 function sample() {
+  (globalThis as { gc?: () => void }).gc?.();
   const memory = process.memoryUsage();
   const loopP99Ms = loopDelay.percentile(99) / 1e6;
   loopDelay.reset();

@@ -1,7 +1,7 @@
 /**
  * `npm run soak -- --minutes 10`: N simulated agents (in processes of their
  * own, one per 2,500) on a broker in its own process and M MCP clients calling
- * a mix of tools, for a while. Samples the broker's RSS and heap (as they are, no GC forced),
+ * a mix of tools, for a while. Samples the broker's RSS and heap (after a GC),
  * event-loop delay p99, open handles, late heartbeats, dropped agents, calls
  * and errors over time; writes them as a CSV and a PNG chart under
  * bench/results/, and exits 1 when there were errors, late heartbeats or
