@@ -22,26 +22,26 @@ interface Sender {
  */
 const LIST_CHECK_PAUSE = 4;
 let listChecks: Promise<unknown> = Promise.resolve();
-/**
- * The last list made for each way of seeing the fleet (sessions whose identities
- * may read the same things share one), and when its making began: a session
- * whose oldest change not yet looked at came before that takes it instead of
- * making its own (and looks again if it was told of changes since).
- */
-const recentLists = new Map<string, { at: number; digest: string }>();
-
 interface ListSeen {
   digest: string;
   /** When the making of the list began (performance.now()): it shows every change told before. */
   at: number;
 }
 
+/**
+ * The last list made for each way of seeing the fleet (sessions whose identities
+ * may read the same things share one), and when its making began: a session
+ * whose oldest change not yet looked at came before that takes it instead of
+ * making its own (and looks again if it was told of changes since).
+ */
+const recentLists = new Map<string, ListSeen>();
+
 /** The digest of a session's list, made in turn, or taken from a list of the same view begun after `since`. */
 function listInTurn(view: string | undefined, since: number, make: () => string): Promise<ListSeen> {
   const turn = listChecks.then(() => {
     const recent = view === undefined ? undefined : recentLists.get(view);
     if (recent && recent.at > since) return { seen: recent, ms: 0 };
-    const seen = { at: performance.now(), digest: '' };
+    const seen: ListSeen = { at: performance.now(), digest: '' };
     seen.digest = make();
     if (view !== undefined) {
       // Views are few (one per kind of identity): a broker that saw many keeps only the newest.
