@@ -13,13 +13,23 @@ const MINUTE = 60_000;
 const T0 = 1_796_000_040_000 - (1_796_000_040_000 % MINUTE);
 
 /** A host as the registry holds it after a heartbeat: its sample and one container's figures. */
-function heartbeat(at: number, cpu: number): Host {
+function heartbeat(at: number, cpu: number, traffic: { host: number | null; container: number | null } = { host: null, container: null }): Host {
   return {
     id: 'agent-1',
     name: 'web-1',
-    sample: { sampled_at_unix_ms: at, cpu_percent: cpu, memory_used_bytes: 1000, net_rx_bytes: null, net_tx_bytes: null },
+    sample: { sampled_at_unix_ms: at, cpu_percent: cpu, memory_used_bytes: 1000, net_rx_bytes: traffic.host, net_tx_bytes: traffic.host === null ? null : 0 },
     containerSamplesAt: at,
-    containerSamples: [{ id: 'c1', name: 'app', service: null, cpu_percent: cpu / 2, memory_usage_bytes: 10, net_rx_bytes: null, net_tx_bytes: null }],
+    containerSamples: [
+      {
+        id: 'c1',
+        name: 'app',
+        service: null,
+        cpu_percent: cpu / 2,
+        memory_usage_bytes: 10,
+        net_rx_bytes: traffic.container,
+        net_tx_bytes: traffic.container === null ? null : 0,
+      },
+    ],
   } as unknown as Host;
 }
 
@@ -73,5 +83,23 @@ describe('usage history', () => {
       [T0 + MINUTE, 40],
     ]);
     expect(await store.metrics.rows('container', {}, 0)).toHaveLength(2);
+  });
+
+  it('works out traffic rates from two readings, keeps a rate a later reading lacks, and starts over after a counter reset', async () => {
+    const { history, written } = await start();
+    history.observe(heartbeat(T0 + 5_000, 10, { host: 1_000, container: 100 }), T0 + 5_000);
+    history.observe(heartbeat(T0 + 15_000, 10, { host: 21_000, container: 2_100 }), T0 + 15_000);
+    // No counters in this reading: the minute keeps the rate it had.
+    history.observe(heartbeat(T0 + 25_000, 10), T0 + 25_000);
+    // The next minute's first reading after a reset has no rate.
+    history.observe(heartbeat(T0 + MINUTE + 5_000, 10, { host: 500, container: 50 }), T0 + MINUTE + 5_000);
+    history.observe(heartbeat(T0 + MINUTE + 10_000, 10, { host: 5_500, container: 550 }), T0 + MINUTE + 10_000);
+    await history.flush();
+    expect(written.map((row) => [row.kind, row.entity, row.minute, row.net_bytes_per_s])).toEqual([
+      ['host', 'agent-1', T0, 2_000],
+      ['container', 'agent-1/c1', T0, 200],
+      ['host', 'agent-1', T0 + MINUTE, 1_000],
+      ['container', 'agent-1/c1', T0 + MINUTE, 100],
+    ]);
   });
 });

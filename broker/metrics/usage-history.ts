@@ -26,9 +26,33 @@ function minuteOf(unixMs: number): number {
  * Writes are buffered and flushed together, a minute once it is over; history
  * of a host that went offline stays readable until it ages out (7 days).
  */
+/** One host's or container's minute so far, and its traffic counter's last reading (for a rate). */
+interface Entity {
+  row: MetricRow | null;
+  counter: { at: number; bytes: number } | null;
+  /** When the entity last reported (its reading's time). */
+  seenAt: number;
+}
+
+/** A host's own entity and its containers', found with one lookup each per heartbeat. */
+interface HostEntities {
+  host: Entity;
+  containers: Map<string, Entity>;
+}
+
+/** An entity that has not reported for this long, and whose rows are written, is forgotten. */
+const FORGET_AFTER_MS = 10 * MINUTE;
+
 export class UsageHistory {
-  private readonly pending = new Map<string, MetricRow>();
-  private readonly counters = new Map<string, { at: number; bytes: number }>();
+  /**
+   * Every host's and container's current minute, updated in place: a fleet
+   * of 10,000 hosts sends 2,000 heartbeats a second, each with a dozen
+   * containers, and a key string and a fresh row per figure per heartbeat
+   * showed in the broker's profiles.
+   */
+  private readonly hosts = new Map<string, HostEntities>();
+  /** Rows whose minute ended while their entity kept reporting, waiting for the next write. */
+  private done: MetricRow[] = [];
   private timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
 
@@ -53,56 +77,80 @@ export class UsageHistory {
     await this.flush();
   }
 
-  /** Bytes per second since the previous reading of a counter (null the first time, or after a reset). */
-  private rate(key: string, bytes: number | null, at: number): number | null {
+  /** Bytes per second since the entity's previous counter reading (null the first time, or after a reset). */
+  private static rate(entity: Entity, bytes: number | null, at: number): number | null {
     if (bytes === null) return null;
-    const previous = this.counters.get(key);
-    this.counters.set(key, { at, bytes });
-    if (!previous || at <= previous.at || bytes < previous.bytes) return null;
-    return Math.round(((bytes - previous.bytes) / (at - previous.at)) * 1000);
+    const previous = entity.counter;
+    if (previous === null) {
+      entity.counter = { at, bytes };
+      return null;
+    }
+    const rate = at <= previous.at || bytes < previous.bytes ? null : Math.round(((bytes - previous.bytes) / (at - previous.at)) * 1000);
+    previous.at = at;
+    previous.bytes = bytes;
+    return rate;
   }
 
-  private put(row: MetricRow): void {
-    const key = `${row.kind}|${row.entity}|${row.minute}`;
-    const existing = this.pending.get(key);
-    // Keep a figure the newer reading lacks (a rate needs two readings).
-    this.pending.set(key, existing ? { ...row, net_bytes_per_s: row.net_bytes_per_s ?? existing.net_bytes_per_s } : row);
+  /**
+   * The entity's row for the minute of this reading, for the caller to
+   * update in place; a reading of a new minute sets the finished row aside
+   * for the next write.
+   */
+  private rowOf(entity: Entity, kind: MetricRow['kind'], id: string, hostId: string, at: number): MetricRow {
+    const minute = minuteOf(at);
+    entity.seenAt = at;
+    const row = entity.row;
+    if (row !== null && row.minute === minute) return row;
+    if (row !== null) this.done.push(row);
+    entity.row = {
+      kind,
+      entity: id,
+      minute,
+      host_id: hostId,
+      name: '',
+      service: null,
+      cpu_percent: null,
+      memory_bytes: null,
+      net_bytes_per_s: null,
+      disk_percent: null,
+    };
+    return entity.row;
   }
 
   observe(host: Host, now = Date.now()): void {
     const sample = host.sample;
     if (!sample) return;
-    const minute = minuteOf(sample.sampled_at_unix_ms);
+    let entities = this.hosts.get(host.id);
+    if (entities === undefined) {
+      entities = { host: { row: null, counter: null, seenAt: 0 }, containers: new Map() };
+      this.hosts.set(host.id, entities);
+    }
+    const at = sample.sampled_at_unix_ms;
     const traffic = sample.net_rx_bytes === null || sample.net_tx_bytes === null ? null : sample.net_rx_bytes + sample.net_tx_bytes;
-    this.put({
-      kind: 'host',
-      entity: host.id,
-      minute,
-      host_id: host.id,
-      name: host.name,
-      service: null,
-      cpu_percent: sample.cpu_percent,
-      memory_bytes: sample.memory_used_bytes,
-      net_bytes_per_s: this.rate(`host|${host.id}`, traffic, sample.sampled_at_unix_ms),
-      disk_percent: sample.disk_percent,
-    });
-    if (host.containerSamplesAt !== null && now - host.containerSamplesAt < 1000) {
-      const at = host.containerSamplesAt;
-      for (const container of host.containerSamples) {
-        const bytes = container.net_rx_bytes === null || container.net_tx_bytes === null ? null : container.net_rx_bytes + container.net_tx_bytes;
-        this.put({
-          kind: 'container',
-          entity: `${host.id}/${container.id}`,
-          minute: minuteOf(at),
-          host_id: host.id,
-          name: container.name,
-          service: container.service,
-          cpu_percent: container.cpu_percent,
-          memory_bytes: container.memory_usage_bytes,
-          net_bytes_per_s: this.rate(`container|${host.id}/${container.id}`, bytes, at),
-          disk_percent: null,
-        });
+    const rate = UsageHistory.rate(entities.host, traffic, at);
+    const row = this.rowOf(entities.host, 'host', host.id, host.id, at);
+    row.name = host.name;
+    row.cpu_percent = sample.cpu_percent;
+    row.memory_bytes = sample.memory_used_bytes;
+    // Keep a rate the newer reading lacks (a rate needs two readings).
+    row.net_bytes_per_s = rate ?? row.net_bytes_per_s;
+    row.disk_percent = sample.disk_percent;
+    if (host.containerSamplesAt === null || now - host.containerSamplesAt >= 1000) return;
+    const containersAt = host.containerSamplesAt;
+    for (const container of host.containerSamples) {
+      let entity = entities.containers.get(container.id);
+      if (entity === undefined) {
+        entity = { row: null, counter: null, seenAt: 0 };
+        entities.containers.set(container.id, entity);
       }
+      const bytes = container.net_rx_bytes === null || container.net_tx_bytes === null ? null : container.net_rx_bytes + container.net_tx_bytes;
+      const rate = UsageHistory.rate(entity, bytes, containersAt);
+      const row = this.rowOf(entity, 'container', entity.row?.entity ?? `${host.id}/${container.id}`, host.id, containersAt);
+      row.name = container.name;
+      row.service = container.service;
+      row.cpu_percent = container.cpu_percent;
+      row.memory_bytes = container.memory_usage_bytes;
+      row.net_bytes_per_s = rate ?? row.net_bytes_per_s;
     }
   }
 
@@ -124,11 +172,15 @@ export class UsageHistory {
   }
 
   private async write(filling: number | undefined): Promise<void> {
-    const rows: MetricRow[] = [];
-    for (const [key, row] of this.pending) {
-      if (row.minute === filling) continue;
-      rows.push(row);
-      this.pending.delete(key);
+    const rows = this.done;
+    this.done = [];
+    const forgetBefore = Date.now() - FORGET_AFTER_MS;
+    for (const [hostId, entities] of this.hosts) {
+      this.take(entities.host, filling, rows);
+      for (const [containerId, entity] of entities.containers) {
+        if (this.take(entity, filling, rows) && entity.seenAt < forgetBefore) entities.containers.delete(containerId);
+      }
+      if (entities.host.row === null && entities.containers.size === 0 && entities.host.seenAt < forgetBefore) this.hosts.delete(hostId);
     }
     if (rows.length === 0) return;
     try {
@@ -136,6 +188,16 @@ export class UsageHistory {
     } catch (error) {
       this.log.warn('could not record metrics', { error: (error as Error).message });
     }
+  }
+
+  /** Moves an entity's row to `rows` unless its minute is the one still filling; true when the entity has no row left. */
+  private take(entity: Entity, filling: number | undefined, rows: MetricRow[]): boolean {
+    const row = entity.row;
+    if (row === null) return true;
+    if (row.minute === filling) return false;
+    rows.push(row);
+    entity.row = null;
+    return true;
   }
 
   async prune(now = Date.now()): Promise<void> {
