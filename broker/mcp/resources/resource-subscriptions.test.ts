@@ -87,6 +87,9 @@ describe("a session's subscriptions", () => {
           { updated: async () => {}, listChanged: async () => {} },
         ),
     );
+    // Each session's first list is made in turn after it opens.
+    await vi.runAllTimersAsync();
+    expect(starts).toHaveLength(3);
     starts.length = 0;
     for (const session of sessions) session.changed();
     await vi.runAllTimersAsync();
@@ -96,7 +99,8 @@ describe("a session's subscriptions", () => {
   });
 
   it('makes one list for sessions that see the fleet alike, and another for a session told of a change after it began', async () => {
-    vi.useFakeTimers();
+    // The thread's time is real: a list begun after a session opened is later than its opening.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const made: string[] = [];
     let uris = ['fleet://a'];
     const session = (name: string, view: string) =>
@@ -111,6 +115,9 @@ describe("a session's subscriptions", () => {
         () => view,
       );
     const [alike1, alike2, other] = [session('alike-1', 'level 1'), session('alike-2', 'level 1'), session('other', 'level 3')];
+    // The first lists too: one for each view.
+    await vi.runAllTimersAsync();
+    expect(made).toEqual(['alike-1', 'other']);
     made.length = 0;
     uris = ['fleet://a', 'fleet://b'];
     for (const s of [alike1, alike2, other]) s.changed();
@@ -137,6 +144,7 @@ describe("a session's subscriptions", () => {
         () => 'same view',
       );
     const [early, late] = [session('early'), session('late')];
+    await vi.runAllTimersAsync();
     uris = ['fleet://a', 'fleet://b'];
     early.changed();
     await vi.advanceTimersByTimeAsync(300);
@@ -147,5 +155,36 @@ describe("a session's subscriptions", () => {
     late.changed();
     await vi.runAllTimersAsync();
     expect(told).toEqual(['early', 'late', 'late']);
+  });
+
+  it('makes the first list after the session opens, and tells a change that came before it as a change of the list', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    let uris = ['fleet://a'];
+    let lists = 0;
+    const told: string[] = [];
+    const subscriptions = new ResourceSubscriptions(
+      async () => undefined,
+      () => {
+        lists++;
+        return uris;
+      },
+      { updated: async () => {}, listChanged: async () => void told.push('list_changed') },
+    );
+    // Opening the session made no list.
+    expect(lists).toBe(0);
+    // A change before the first list is made: the client may have listed before it, so it is told.
+    uris = ['fleet://a', 'fleet://b'];
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(lists).toBe(2);
+    expect(told).toEqual(['list_changed']);
+    // After that only a real change of the list is told.
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(told).toEqual(['list_changed']);
+    uris = ['fleet://a'];
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(told).toEqual(['list_changed', 'list_changed']);
   });
 });

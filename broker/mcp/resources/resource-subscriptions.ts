@@ -72,7 +72,10 @@ export class ResourceSubscriptions {
   private readonly subscribed = new Map<string, string>();
   /** Subscribed URIs whose content an agent answers (logs, history): told on any visible change of their group, not re-read. */
   private readonly live = new Set<string>();
-  private listDigest: string;
+  /** The digest of the list last looked at: the first is made in turn after the session opens, not while it opens. */
+  private listDigest = '';
+  /** Resolves with when the first list began (performance.now()). */
+  private readonly firstList: Promise<number>;
   private timer: NodeJS.Timeout | undefined;
   /** A flush runs (it may wait its turn for the list check): changes meanwhile make one more flush after it, not one each. */
   private flushing = false;
@@ -91,7 +94,17 @@ export class ResourceSubscriptions {
     /** Names what the identity may see (its level, grants, tools, surface): sessions with the same name share their list checks. */
     private readonly viewKey?: () => string,
   ) {
-    this.listDigest = digest(listed().join('\n'));
+    // At 10,000 hosts a list is a second of the main thread: opening a session
+    // waits for it no more than a change does (a list of the same view begun
+    // after the session opened serves it as well).
+    this.firstList = listInTurn(viewKey?.(), performance.now(), () => digest(listed().join('\n'))).then(
+      ({ digest, at }) => {
+        this.listDigest = digest;
+        return at;
+      },
+      // No list to count from: the first change is told as a change of the list.
+      () => Number.POSITIVE_INFINITY,
+    );
   }
 
   /** Subscribes to a resource just read as the identity (its text is where changes count from). */
@@ -167,13 +180,15 @@ export class ResourceSubscriptions {
       this.subscribed.set(uri, now);
       await this.send.updated(uri).catch(() => {});
     }
+    // A change told before the first list began may be in it and not in what the client listed: it is told as a change of the list.
+    const beforeFirst = (await this.firstList) > since;
     const list = await listInTurn(this.viewKey?.(), since, () => digest(this.listed().join('\n')));
     if (list.at < newest) {
       // A shared list begun between this session's changes: look again for the later ones.
       this.oldestUnseen ??= newest;
       this.changedSince = true;
     }
-    if (list.digest !== this.listDigest) {
+    if (list.digest !== this.listDigest || beforeFirst) {
       this.listDigest = list.digest;
       await this.send.listChanged().catch(() => {});
     }
