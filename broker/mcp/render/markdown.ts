@@ -366,8 +366,14 @@ function renderBroker(action: Action, result: Record<string, unknown>): string {
         ? itemsTable(items, { columns: action.table?.columns ?? [], ...(tail ? { tail } : {}), units, ...(more ? { more } : {}) })
         : [`No ${list}.`]),
     );
-    const rest = fieldList(result, new Set([list]), units);
+    const next = result.next_offset;
+    const rest = fieldList(result, new Set([list, 'next_offset']), units);
     if (rest.length) lines.push('', ...rest);
+    if (typeof next === 'number')
+      lines.push(
+        '',
+        `These are ${list} ${next - items.length + 1} to ${next}. Next page: call ${action.tool} again with the same arguments and offset=${next}.`,
+      );
   } else {
     lines.push(...fieldList(result, new Set(), units));
   }

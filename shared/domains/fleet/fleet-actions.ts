@@ -28,14 +28,20 @@ export const listAgents = defineAction({
   runsOn: 'broker',
   collector: null,
   title: 'List agents',
-  description: 'Every agent: state, version, labels, collectors, last seen, latest sample; the host names and labels other tools take.',
+  description: 'Agents, 40 a page: state, labels, collectors, last seen, sample; the names and labels tools take.',
   input: z
     .object({
       state: agentStateShape.optional(),
       selector: z.string().max(512).optional().describe('Labels to match, such as role=db,env!=dev.'),
+      limit: z.number().int().min(1).max(500).optional(),
+      offset: z.number().int().min(0).optional(),
     })
     .strict(),
-  output: z.object({ agents: z.array(agentRowShape), count: z.number() }),
+  output: z.object({
+    agents: z.array(agentRowShape),
+    count: z.number().describe('Agents matching, all pages together.'),
+    next_offset: z.number().optional().describe('The offset of the next page, when there is one.'),
+  }),
   table: {
     list: 'agents',
     columns: ['name', 'state', 'version', 'labels', 'last_seen_unix_ms'],

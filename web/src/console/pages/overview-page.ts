@@ -35,6 +35,20 @@ const labelText = (labels: Record<string, string>) =>
     .join(', ');
 
 /** The fleet at a glance: how many hosts are online, stale or offline, which run hot, which collectors failed, and every host. */
+/**
+ * Every agent, page after page of list_agents (it answers a page at a time);
+ * an agent that moved to the next page while this read is shown once.
+ */
+async function everyAgent(context: PageContext): Promise<{ agents: AgentRow[] }> {
+  const agents = new Map<string, AgentRow>();
+  for (let offset: number | undefined = 0; offset !== undefined; ) {
+    const page = (await callOrThrow(context.call, 'list_agents', { offset, limit: 500 })) as { agents: AgentRow[]; next_offset?: number };
+    for (const agent of page.agents) agents.set(agent.name, agent);
+    offset = page.next_offset;
+  }
+  return { agents: [...agents.values()] };
+}
+
 export function overviewPage(context: PageContext): Page {
   let thresholds = { cpu_percent: 90, memory_percent: 85, disk_percent: 90 };
   let lastLoadMs = 0;
@@ -98,7 +112,7 @@ export function overviewPage(context: PageContext): Page {
       lastLoadMs = Date.now();
       const [status, agents] = await Promise.all([
         callOrThrow(context.call, 'get_fleet_status', {}) as Promise<unknown> as Promise<FleetStatus>,
-        callOrThrow(context.call, 'list_agents', {}) as Promise<unknown> as Promise<{ agents: AgentRow[] }>,
+        everyAgent(context),
       ]);
       thresholds = status.thresholds;
       replace(
