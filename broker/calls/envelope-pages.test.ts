@@ -71,6 +71,43 @@ describe('pageOfEnvelope', () => {
     expect(seen).toEqual(envelope.hosts.map((node) => node.host));
   });
 
+  it("sends many failures with their hosts' pages, and counts the whole call's by code on each page", () => {
+    // 3,000 hosts, every third one offline: 1,000 failures, about 60,000 tokens, more than any one page holds.
+    const nodes: HostNode[] = fleet(3000, 1).hosts.map((node, i) =>
+      i % 3 === 0
+        ? {
+            host: node.host,
+            availability: 'unavailable',
+            sampled_at_unix_ms: 1_700_000_000_000,
+            failed_collectors: [],
+            errors: [{ code: 'agent_offline', message: `agent ${node.host} is offline`, hint: 'Retry once the agent is online again.', host: node.host }],
+          }
+        : node,
+    );
+    const envelope = toEnvelope(nodes);
+    expect(encode(JSON.stringify(envelope.errors)).length).toBeGreaterThan(25_000);
+    const { pages, seen } = walk(envelope);
+    expect(seen).toEqual(envelope.hosts.map((node) => node.host));
+    for (const page of pages) {
+      expect(page.error_counts).toEqual({ agent_offline: 1000 });
+      const onPage = new Set(page.hosts.map((node) => node.host));
+      expect(page.errors.length).toBeGreaterThan(0);
+      expect(page.errors.every((error) => onPage.has(error.host ?? ''))).toBe(true);
+    }
+    expect(pages.flatMap((page) => page.errors)).toEqual(envelope.errors);
+  });
+
+  it('keeps a few failures whole on every page', () => {
+    const envelope = fleet(100, 30);
+    (envelope.hosts[99] as HostNode).errors = [{ code: 'internal', message: 'broken', hint: 'Look at the agent log.', host: 'host-099' }];
+    envelope.errors = [{ code: 'internal', message: 'broken', hint: 'Look at the agent log.', host: 'host-099' }];
+    const { pages } = walk(envelope);
+    for (const page of pages) {
+      expect(page.errors).toHaveLength(1);
+      expect(page).not.toHaveProperty('error_counts');
+    }
+  });
+
   it('refuses a cursor it did not give, naming what to do', () => {
     expect(() => pageOfEnvelope(fleet(100, 30), 'not-a-cursor')).toThrow(FleetError);
   });

@@ -1,5 +1,5 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { FleetEnvelope } from '../fanout/merge.ts';
 
 /**
@@ -20,7 +20,7 @@ interface EnvelopePage {
   last_host: string;
 }
 
-type PagedEnvelope = FleetEnvelope & { page?: EnvelopePage; next_cursor?: string };
+type PagedEnvelope = FleetEnvelope & { page?: EnvelopePage; next_cursor?: string; error_counts?: Record<string, number> };
 
 /** A cursor names the host a page starts after, so pages stay put when hosts come and go, and the number of the page it ended. */
 function cursorAfter(host: string, page: number): string {
@@ -55,9 +55,27 @@ function split(weights: number[], budget: number): [number, number][] {
 }
 
 /**
+ * Failures heavier than this (JSON bytes, a bound on their tokens) do not
+ * come whole with every page: a fleet call while a thousand agents are
+ * offline has a thousand, 50,000 tokens and more. Each page then carries
+ * the failures of its own hosts, and `error_counts` counts the whole call's
+ * by code.
+ */
+const ERRORS_ON_EVERY_PAGE_BYTES = 6_000;
+
+/** How many of a call's failures have each code. */
+function countsByCode(errors: readonly ErrorInfo[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const error of errors) counts[error.code] = (counts[error.code] ?? 0) + 1;
+  return counts;
+}
+
+/**
  * The page of a fleet answer a call asked for: every host when they fit in one
  * result, otherwise the hosts of one page, with which page it is and the
- * cursor of the next. targeted, responded and errors always describe the whole call.
+ * cursor of the next. targeted and responded always describe the whole call,
+ * and so do errors unless they are too many to come with every page
+ * (ERRORS_ON_EVERY_PAGE_BYTES).
  *
  * Pages are planned on estimates and only the page that goes out is counted
  * exactly: counting every host of a large fleet answer (2,000 hosts' container
@@ -71,9 +89,23 @@ function split(weights: number[], budget: number): [number, number][] {
 export function pageOfEnvelope(envelope: FleetEnvelope, cursor: string | undefined): PagedEnvelope {
   const read = cursor === undefined ? undefined : readCursor(cursor);
   const after = read?.after;
-  const texts = envelope.hosts.map((node) => JSON.stringify(node));
+  const errorBytes = Buffer.byteLength(JSON.stringify(envelope.errors));
+  const errorsApart = errorBytes > ERRORS_ON_EVERY_PAGE_BYTES;
+  const errorsOf = new Map<string, ErrorInfo[]>();
+  if (errorsApart)
+    for (const error of envelope.errors) {
+      const host = error.host ?? '';
+      const list = errorsOf.get(host);
+      if (list) list.push(error);
+      else errorsOf.set(host, [error]);
+    }
+  // A host's weight: its node, and with errors apart the failures it brings to its page.
+  const texts = envelope.hosts.map((node) => {
+    const own = errorsOf.get(node.host);
+    return own ? `${JSON.stringify(node)}${JSON.stringify(own)}` : JSON.stringify(node);
+  });
   // Bytes, not characters: some scripts take three tokens a character.
-  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 1);
+  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 1) + (errorsApart ? 0 : errorBytes);
   if (after === undefined && bytes <= SURELY_FITS_BYTES) return envelope;
   const step = Math.max(1, Math.floor(texts.length / SAMPLED_HOSTS));
   let tokensPerChar = 0;
@@ -82,10 +114,11 @@ export function pageOfEnvelope(envelope: FleetEnvelope, cursor: string | undefin
     tokensPerChar = Math.max(tokensPerChar, encode(text).length / Math.max(1, text.length));
   }
   const estimates = texts.map((text) => Math.ceil(text.length * tokensPerChar));
-  // The counts and every error come with each page; the hosts share what is left.
-  const budget = PAGE_TOKENS - encode(JSON.stringify({ ...envelope, hosts: [] })).length - 100;
+  // The counts (and every error, unless apart) come with each page; the hosts share what is left.
+  const counts = errorsApart ? { errors: [], error_counts: countsByCode(envelope.errors) } : {};
+  const budget = PAGE_TOKENS - encode(JSON.stringify({ ...envelope, hosts: [], ...counts })).length - 100;
   const start = after === undefined ? 0 : envelope.hosts.findIndex((node) => node.host.localeCompare(after) > 0);
-  if (start < 0) return { ...envelope, hosts: [] };
+  if (start < 0) return { ...envelope, hosts: [], ...counts };
   const rest = split(estimates.slice(start), budget);
   const [from, planned] = (rest[0] ?? [0, 0]).map((i) => i + start) as [number, number];
   // The exact count of what goes out; past the budget, the page ends earlier (never before its first host).
@@ -105,6 +138,7 @@ export function pageOfEnvelope(envelope: FleetEnvelope, cursor: string | undefin
   return {
     ...envelope,
     hosts,
+    ...(errorsApart ? { errors: hosts.flatMap((node) => errorsOf.get(node.host) ?? []), error_counts: counts.error_counts } : {}),
     page: { number, of: number + (more ? split(estimates.slice(to), budget).length : 0), first_host: hosts[0]?.host ?? '', last_host: last },
     ...(more ? { next_cursor: cursorAfter(last, number) } : {}),
   };

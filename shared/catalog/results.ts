@@ -49,7 +49,11 @@ export function envelopeSchema<O extends z.ZodObject>(output: O) {
     targeted: z.number().describe('How many hosts the call was sent to.'),
     responded: z.number().describe('How many of them answered.'),
     hosts: z.array(nodeSchema(output)),
-    errors: z.array(errorShape).describe('Every per-host failure, with its host.'),
+    errors: z.array(errorShape).describe("Every per-host failure, with its host; with error_counts, those of this page's hosts."),
+    error_counts: z
+      .record(z.string(), z.number())
+      .optional()
+      .describe("Present when the failures were too many to come with every page: the whole call's failures by code."),
     absent_collectors: absentCollectorsShape.optional(),
     page: z
       .object({ number: z.number(), of: z.number(), first_host: z.string(), last_host: z.string() })

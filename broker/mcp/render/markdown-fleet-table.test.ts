@@ -48,4 +48,24 @@ describe('fleet tables in answer text', () => {
     expect(text).toContain('Page 1 of 4');
     expect(text).toContain('cursor="abc"');
   });
+
+  it("says many failures by kind, naming some hosts of each, and the whole call's counts on a page", () => {
+    const offline = Array.from({ length: 600 }, (_, i) => `web-${String(i).padStart(3, '0')}`);
+    const errors = [
+      ...offline.map((host) => ({ code: 'agent_offline', message: `agent ${host} is offline`, hint: 'Retry once the agent is online again.', host })),
+      { code: 'internal', message: 'the agent answered with nothing', hint: 'Check the agent log on that host.', host: 'db-1' },
+    ];
+    const text = renderMarkdown(systemStatus, 'envelope', {
+      ...envelope,
+      targeted: 603,
+      errors,
+      error_counts: { agent_offline: 1200, internal: 1 },
+    });
+    expect(text).toContain("**Failures**: 1200 agent_offline, 1 internal in the whole call; those of this page's hosts (601):");
+    expect(text).toContain(
+      '- **agent_offline** on 600 hosts (`web-000`, `web-001`, `web-002`, `web-003`, `web-004`, `web-005`, `web-006`, `web-007` and 592 more): `agent web-000 is offline` (the first) (next: `Retry once the agent is online again.`)',
+    );
+    expect(text).toContain('- **internal** on 1 host (`db-1`)');
+    expect(text.length).toBeLessThan(5_000);
+  });
 });

@@ -91,11 +91,43 @@ function table(headers: string[], rows: string[][]): string {
   return [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
+/** Past this many failures, the text says them by kind (code, collector and next step), with hosts named up to NAMED_HOSTS a kind. */
+const LISTED_ERRORS = 20;
+const NAMED_HOSTS = 8;
+
 function errorLines(errors: ErrorInfo[]): string[] {
+  if (errors.length > LISTED_ERRORS) return errorKindLines(errors);
   return errors.map(
     (e) =>
       `- ${e.host ? `${cell(e.host)}: ` : ''}${e.collector ? `${cell(e.collector)} ` : ''}**${e.code}**: ${quoted(e.message)}${e.hint ? ` (next: ${quoted(e.hint)})` : ''}`,
   );
+}
+
+/**
+ * Many failures (a fleet call while hundreds of agents are offline) by kind,
+ * most frequent first: a line per kind naming some of its hosts, its first
+ * message and its next step, where a line per failure would run past what a
+ * client keeps of one answer's text.
+ */
+function errorKindLines(errors: ErrorInfo[]): string[] {
+  const kinds = new Map<string, ErrorInfo[]>();
+  for (const e of errors) {
+    const key = JSON.stringify([e.code, e.collector ?? '', e.hint]);
+    const kind = kinds.get(key);
+    if (kind) kind.push(e);
+    else kinds.set(key, [e]);
+  }
+  return [...kinds.values()]
+    .sort((a, b) => b.length - a.length)
+    .map((kind) => {
+      const [e] = kind as [ErrorInfo, ...ErrorInfo[]];
+      const hosts = kind.flatMap((k) => (k.host ? [k.host] : []));
+      const named = hosts.slice(0, NAMED_HOSTS).map((host) => cell(host));
+      const on = hosts.length
+        ? ` on ${hosts.length} host${hosts.length === 1 ? '' : 's'} (${named.join(', ')}${hosts.length > named.length ? ` and ${hosts.length - named.length} more` : ''})`
+        : ` ×${kind.length}`;
+      return `- ${e.collector ? `${cell(e.collector)} ` : ''}**${e.code}**${on}: ${quoted(e.message)}${kind.length > 1 ? ' (the first)' : ''}${e.hint ? ` (next: ${quoted(e.hint)})` : ''}`;
+    });
 }
 
 function isScalar(value: unknown): boolean {
@@ -276,7 +308,16 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
     );
   }
   const errors = (envelope.errors as ErrorInfo[]) ?? [];
-  if (errors.length) lines.push(`**Failures** (${errors.length}):`, ...errorLines(errors), '');
+  const counts = envelope.error_counts as Record<string, number> | undefined;
+  if (counts) {
+    const whole = Object.entries(counts)
+      .sort(([, a], [, b]) => b - a)
+      .map(([code, n]) => `${n} ${code}`);
+    lines.push(
+      `**Failures**: ${whole.join(', ')} in the whole call; ${errors.length ? `those of this page's hosts (${errors.length}):` : "none of this page's hosts."}`,
+    );
+    lines.push(...errorLines(errors), '');
+  } else if (errors.length) lines.push(`**Failures** (${errors.length}):`, ...errorLines(errors), '');
   const hint = action.table;
   const list = hint?.list;
   if (list) {
