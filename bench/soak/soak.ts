@@ -98,8 +98,12 @@ function failed(result: CallToolResult): string | undefined {
       .map((c) => (c.type === 'text' ? c.text : ''))
       .join(' ')
       .slice(0, 200);
-  const errors = (result.structuredContent as { errors?: unknown[] } | undefined)?.errors;
+  const structured = result.structuredContent as { errors?: unknown[]; error_counts?: Record<string, number> } | undefined;
+  const errors = structured?.errors;
   if (Array.isArray(errors) && errors.length > 0) return JSON.stringify(errors[0]).slice(0, 200);
+  // A paged answer with many failures carries its own hosts' and counts the whole call's.
+  if (structured?.error_counts && Object.keys(structured.error_counts).length > 0)
+    return `failures of hosts on other pages: ${JSON.stringify(structured.error_counts)}`;
   return undefined;
 }
 
