@@ -62,7 +62,7 @@ export function connectEchoStreams(port: number, enrolled: Pick<Enrolled, 'agent
       'grpc.use_local_subchannel_pool': 1,
       'grpc.enable_retries': 0,
       'grpc.keepalive_time_ms': 20_000,
-      'grpc.keepalive_timeout_ms': 10_000,
+      'grpc.keepalive_timeout_ms': 20_000,
       'grpc.keepalive_permit_without_calls': 1,
       'grpc.enable_channelz': 0,
       // The agent's channel's reconnect backoff (agent/connection/mesh-client.ts), not grpc-js's default of up to 120 s.
