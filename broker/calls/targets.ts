@@ -54,7 +54,13 @@ export function resolveTargets(
   /** Whether selectors of changes match agent-declared labels, and whether the caller may call set_agent_labels (so a hint can offer it). */
   options: { mutationsMatchAgentLabels?: boolean; maySetLabels?: boolean } = {},
 ): ResolvedTargets {
-  const visible = all.filter((host) => identity.grants.reachesHost(host.name));
+  const reaches = (host: Host) => identity.grants.reachesHost(host.name);
+  // Most calls name one host: its grant is checked alone, not every host's (10,000 of them at a time showed in profiles).
+  let seen: Host[] | undefined;
+  const visibleHosts = () => {
+    seen ??= all.filter(reaches);
+    return seen;
+  };
   if (args.host !== undefined && args.server !== undefined && args.host !== args.server) {
     throw new FleetError('invalid_argument', 'host and server name different agents; server is only an alias of host', { hint: 'Pass one of them.' });
   }
@@ -67,16 +73,16 @@ export function resolveTargets(
   }
   const find = (name: string) => {
     const lower = name.toLowerCase();
-    return visible.find((h) => h.id === name || h.name.toLowerCase() === lower);
+    return all.find((h) => (h.id === name || (h.name.length === name.length && h.name.toLowerCase() === lower)) && reaches(h));
   };
   if (host !== undefined) {
     const found = find(host);
-    if (!found) throw unknownHost([host], visible);
+    if (!found) throw unknownHost([host], visibleHosts());
     return { hosts: [found], single: true };
   }
   if (args.hosts !== undefined) {
     const missing = args.hosts.filter((name) => !find(name));
-    if (missing.length) throw unknownHost(missing, visible);
+    if (missing.length) throw unknownHost(missing, visibleHosts());
     const hosts = [...new Set(args.hosts.map((name) => find(name) as Host))];
     return { hosts, single: false };
   }
@@ -84,6 +90,7 @@ export function resolveTargets(
     const matches = parseSelector(args.selector);
     // A label an agent gives itself must not make it the target of a change meant for others (docs/claims.md).
     const labelsOf = (h: Host) => (action.risk === 'read' || options.mutationsMatchAgentLabels ? h.labels : h.operatorLabels);
+    const visible = visibleHosts();
     const hosts = visible.filter((h) => matches(labelsOf(h)));
     if (hosts.length === 0) {
       const labels = [...new Set(visible.flatMap((h) => Object.entries(labelsOf(h)).map(([k, v]) => `${k}=${v}`)))].sort().slice(0, 20);
@@ -103,7 +110,7 @@ export function resolveTargets(
     });
   }
   // Hosts where the collector is absent have nothing to answer: they are named once, apart, not counted as failures.
-  const serving = visible.filter((h) => hostHasCollector(h, action));
+  const serving = visibleHosts().filter((h) => hostHasCollector(h, action));
   const absent = serving.filter((h) => collectorAbsent(h, action)).map((h) => h.name);
   return {
     hosts: serving.filter((h) => !collectorAbsent(h, action)),
