@@ -1,5 +1,5 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
+import { type ErrorInfo, errorsBy, FleetError } from '../../shared/errors/fleet-error.ts';
 import type { FleetEnvelope } from '../fanout/merge.ts';
 
 /**
@@ -91,14 +91,7 @@ export function pageOfEnvelope(envelope: FleetEnvelope, cursor: string | undefin
   const after = read?.after;
   const errorBytes = Buffer.byteLength(JSON.stringify(envelope.errors));
   const errorsApart = errorBytes > ERRORS_ON_EVERY_PAGE_BYTES;
-  const errorsOf = new Map<string, ErrorInfo[]>();
-  if (errorsApart)
-    for (const error of envelope.errors) {
-      const host = error.host ?? '';
-      const list = errorsOf.get(host);
-      if (list) list.push(error);
-      else errorsOf.set(host, [error]);
-    }
+  const errorsOf = errorsApart ? errorsBy(envelope.errors, (error) => error.host ?? '') : new Map<string, ErrorInfo[]>();
   // A host's weight: its node, and with errors apart the failures it brings to its page.
   const texts = envelope.hosts.map((node) => {
     const own = errorsOf.get(node.host);

@@ -20,14 +20,10 @@ function minuteOf(unixMs: number): number {
   return Math.floor(unixMs / MINUTE) * MINUTE;
 }
 
-/**
- * Minute-resolution history of every host's and container's CPU, memory and
- * network (and each host's fullest disk), from what agents already send with their heartbeats: no Prometheus.
- * Writes are buffered and flushed together, a minute once it is over; history
- * of a host that went offline stays readable until it ages out (7 days).
- */
 /** One host's or container's minute so far, and its traffic counter's last reading (for a rate). */
 interface Entity {
+  /** Its id in the table: the host's id, or host id/container id. */
+  id: string;
   row: MetricRow | null;
   counter: { at: number; bytes: number } | null;
   /** When the entity last reported (its reading's time). */
@@ -40,9 +36,17 @@ interface HostEntities {
   containers: Map<string, Entity>;
 }
 
+const newEntity = (id: string): Entity => ({ id, row: null, counter: null, seenAt: 0 });
+
 /** An entity that has not reported for this long, and whose rows are written, is forgotten. */
 const FORGET_AFTER_MS = 10 * MINUTE;
 
+/**
+ * Minute-resolution history of every host's and container's CPU, memory and
+ * network (and each host's fullest disk), from what agents already send with their heartbeats: no Prometheus.
+ * Writes are buffered and flushed together, a minute once it is over; history
+ * of a host that went offline stays readable until it ages out (7 days).
+ */
 export class UsageHistory {
   /**
    * Every host's and container's current minute, updated in place: a fleet
@@ -96,7 +100,7 @@ export class UsageHistory {
    * update in place; a reading of a new minute sets the finished row aside
    * for the next write.
    */
-  private rowOf(entity: Entity, kind: MetricRow['kind'], id: string, hostId: string, at: number): MetricRow {
+  private rowOf(entity: Entity, kind: MetricRow['kind'], hostId: string, at: number): MetricRow {
     const minute = minuteOf(at);
     entity.seenAt = at;
     const row = entity.row;
@@ -104,7 +108,7 @@ export class UsageHistory {
     if (row !== null) this.done.push(row);
     entity.row = {
       kind,
-      entity: id,
+      entity: entity.id,
       minute,
       host_id: hostId,
       name: '',
@@ -122,13 +126,13 @@ export class UsageHistory {
     if (!sample) return;
     let entities = this.hosts.get(host.id);
     if (entities === undefined) {
-      entities = { host: { row: null, counter: null, seenAt: 0 }, containers: new Map() };
+      entities = { host: newEntity(host.id), containers: new Map() };
       this.hosts.set(host.id, entities);
     }
     const at = sample.sampled_at_unix_ms;
     const traffic = sample.net_rx_bytes === null || sample.net_tx_bytes === null ? null : sample.net_rx_bytes + sample.net_tx_bytes;
     const rate = UsageHistory.rate(entities.host, traffic, at);
-    const row = this.rowOf(entities.host, 'host', host.id, host.id, at);
+    const row = this.rowOf(entities.host, 'host', host.id, at);
     row.name = host.name;
     row.cpu_percent = sample.cpu_percent;
     row.memory_bytes = sample.memory_used_bytes;
@@ -140,12 +144,12 @@ export class UsageHistory {
     for (const container of host.containerSamples) {
       let entity = entities.containers.get(container.id);
       if (entity === undefined) {
-        entity = { row: null, counter: null, seenAt: 0 };
+        entity = newEntity(`${host.id}/${container.id}`);
         entities.containers.set(container.id, entity);
       }
       const bytes = container.net_rx_bytes === null || container.net_tx_bytes === null ? null : container.net_rx_bytes + container.net_tx_bytes;
       const rate = UsageHistory.rate(entity, bytes, containersAt);
-      const row = this.rowOf(entity, 'container', entity.row?.entity ?? `${host.id}/${container.id}`, host.id, containersAt);
+      const row = this.rowOf(entity, 'container', host.id, containersAt);
       row.name = container.name;
       row.service = container.service;
       row.cpu_percent = container.cpu_percent;

@@ -114,3 +114,15 @@ export function errorInfo(code: string, message: string, hint = '', extra: { hos
   if (extra.collector) info.collector = extra.collector;
   return info;
 }
+
+/** Errors grouped by a key (their host, their kind), each group in the order its errors came. */
+export function errorsBy(errors: readonly ErrorInfo[], key: (error: ErrorInfo) => string): Map<string, ErrorInfo[]> {
+  const groups = new Map<string, ErrorInfo[]>();
+  for (const error of errors) {
+    const name = key(error);
+    const group = groups.get(name);
+    if (group) group.push(error);
+    else groups.set(name, [error]);
+  }
+  return groups;
+}

@@ -1,5 +1,5 @@
 import type { Action, TableHint } from '../../../shared/catalog/action.ts';
-import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
+import { type ErrorInfo, errorsBy } from '../../../shared/errors/fleet-error.ts';
 import { callText, cell, type FigureUnit, fenced, isSuggestedCall, jsonBlock, numberText, quoted } from './cell.ts';
 
 /** Rows a table shows before it says how many it left out. */
@@ -110,14 +110,7 @@ function errorLines(errors: ErrorInfo[]): string[] {
  * client keeps of one answer's text.
  */
 function errorKindLines(errors: ErrorInfo[]): string[] {
-  const kinds = new Map<string, ErrorInfo[]>();
-  for (const e of errors) {
-    const key = JSON.stringify([e.code, e.collector ?? '', e.hint]);
-    const kind = kinds.get(key);
-    if (kind) kind.push(e);
-    else kinds.set(key, [e]);
-  }
-  return [...kinds.values()]
+  return [...errorsBy(errors, (e) => JSON.stringify([e.code, e.collector ?? '', e.hint])).values()]
     .sort((a, b) => b.length - a.length)
     .map((kind) => {
       const [e] = kind as [ErrorInfo, ...ErrorInfo[]];
@@ -309,15 +302,15 @@ function renderEnvelope(action: Action, envelope: Record<string, unknown>): stri
   }
   const errors = (envelope.errors as ErrorInfo[]) ?? [];
   const counts = envelope.error_counts as Record<string, number> | undefined;
-  if (counts) {
-    const whole = Object.entries(counts)
-      .sort(([, a], [, b]) => b - a)
-      .map(([code, n]) => `${n} ${code}`);
-    lines.push(
-      `**Failures**: ${whole.join(', ')} in the whole call; ${errors.length ? `those of this page's hosts (${errors.length}):` : "none of this page's hosts."}`,
-    );
-    lines.push(...errorLines(errors), '');
-  } else if (errors.length) lines.push(`**Failures** (${errors.length}):`, ...errorLines(errors), '');
+  const whole = Object.entries(counts ?? {})
+    .sort(([, a], [, b]) => b - a)
+    .map(([code, n]) => `${n} ${code}`);
+  const heading = counts
+    ? `**Failures**: ${whole.join(', ')} in the whole call; ${errors.length ? `those of this page's hosts (${errors.length}):` : "none of this page's hosts."}`
+    : errors.length
+      ? `**Failures** (${errors.length}):`
+      : undefined;
+  if (heading) lines.push(heading, ...errorLines(errors), '');
   const hint = action.table;
   const list = hint?.list;
   if (list) {
