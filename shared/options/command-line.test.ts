@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type CommandSpec, formatHelp, parseCommandLine, unknownVariablesWarning } from './command-line.ts';
 
 const spec = {
@@ -18,8 +18,15 @@ const spec = {
   },
 } as const satisfies CommandSpec;
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function config(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'fm-config-')), 'c.yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'fm-config-'));
+  dirs.push(dir);
+  const path = join(dir, 'c.yaml');
   writeFileSync(path, text);
   return path;
 }

@@ -1,14 +1,21 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { parseApiToken, readApiToken } from './api-token.ts';
 
 const SECRET = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tokenFile(content: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'fm-token-')), 'pve.token');
+  const dir = mkdtempSync(join(tmpdir(), 'fm-token-'));
+  dirs.push(dir);
+  const path = join(dir, 'pve.token');
   writeFileSync(path, content, { mode: 0o600 });
   return path;
 }
