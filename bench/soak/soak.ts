@@ -140,7 +140,10 @@ async function clientLoop(client: Client, index: number, hostName: (n: number) =
       const failure = failed(result);
       if (failure) noteError(`${name}: ${failure}`);
     } catch (error) {
-      if (!stopping) noteError(`${name}: ${(error as Error).message}`);
+      // The SDK's HTTP errors carry the status in `code` (JSON-RPC errors a negative code), their message only the body.
+      const code = (error as { code?: unknown }).code;
+      const status = typeof code === 'number' && code >= 100 && code < 600 ? `HTTP ${code}: ` : '';
+      if (!stopping) noteError(`${name}: ${status}${(error as Error).message}`);
     }
     calls += 1;
     const now = performance.now();
