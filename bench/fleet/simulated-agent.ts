@@ -5,7 +5,7 @@ import type { HostSample } from '../../shared/catalog/sample.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { dockerList } from '../../shared/domains/docker/docker-actions.ts';
 import { systemStatus } from '../../shared/domains/system/system-actions.ts';
-import type { ContainerInventory } from '../../shared/engine/records.ts';
+import { type ContainerInventory, INVENTORY_INTERVAL_MS } from '../../shared/engine/records.ts';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
@@ -159,8 +159,8 @@ export function simulatedAgent(
     backoffBaseMs: RECONNECT_BACKOFF.baseMs,
     backoffCapMs: RECONNECT_BACKOFF.capMs,
   });
-  connection.once('connected', () => {
-    if (!dockerUp) return;
+  // As an agent with Docker does: its inventory once connected, and again every 30 s, mostly the same.
+  const reportInventory = () => {
     const inventory: ContainerInventory = {
       taken_unix_ms: Date.now(),
       containers: rows.map((row) => ({
@@ -180,6 +180,18 @@ export function simulatedAgent(
       volumes: [],
     };
     connection.report('container_inventory', inventory);
-  });
+  };
+  if (dockerUp) {
+    let timer: NodeJS.Timeout | undefined;
+    connection.on('connected', () => {
+      reportInventory();
+      // Each agent in its own phase, as agents started at different times are.
+      timer = setTimeout(() => {
+        timer = setInterval(reportInventory, INVENTORY_INTERVAL_MS);
+      }, Math.random() * INVENTORY_INTERVAL_MS);
+    });
+    // Stopping the agent ends its stream too.
+    connection.on('disconnected', () => clearTimeout(timer));
+  }
   return connection;
 }

@@ -25,7 +25,8 @@ const REPORT_SCHEMAS = reportSchemas();
 const WARN_EVERY_MS = 60_000;
 
 interface IndexEvents {
-  changed: [what: string, key: string];
+  /** `listed` false when the things listed stayed the same (see IndexContext.changed). */
+  changed: [what: string, key: string, listed: boolean];
   /** A domain's indexer raised a notice (notifications send it out). */
   notice: [notice: Notice];
 }
@@ -64,7 +65,7 @@ export class FleetIndex extends EventEmitter<IndexEvents> {
       registry,
       store,
       evidence: this,
-      changed: (what, key) => this.emit('changed', what, key),
+      changed: (what, key, listed = true) => this.emit('changed', what, key, listed),
       notice: (notice) => this.emit('notice', notice),
       refuse: (host, kind, why) => this.drop(host, kind, 'not_role_holder', why),
       rows: (filter) => this.rows(filter),

@@ -11,8 +11,14 @@ export interface IndexContext {
   readonly store: BrokerStore;
   /** What the broker trusts about shared objects, for role checks. */
   readonly evidence: ClaimEvidence;
-  /** Tells subscribers something changed (`containers`, `guests`, … and a host id, or the domain's name and one of its groups). */
-  changed(what: string, key: string): void;
+  /**
+   * Tells subscribers something changed (`containers`, `guests`, … and a host
+   * id, or the domain's name and one of its groups). `listed: false` says the
+   * things listed are the same ones, under the same names (a state changed,
+   * nothing came, went or was renamed): sessions then re-read what they
+   * subscribed to without listing every resource again.
+   */
+  changed(what: string, key: string, listed?: boolean): void;
   /** Tells whoever sends notifications of something a person should hear of. */
   notice(notice: Notice): void;
   /** Drops a report whose sender holds no role over the object it is about, counted and logged. */

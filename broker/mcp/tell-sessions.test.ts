@@ -39,7 +39,7 @@ function hostNamed(name: string, collectors: { name: string; available: boolean;
 function fleetOf(hosts: Host[]) {
   const registry = Object.assign(new EventEmitter(), { list: () => hosts });
   const told: { key: string; servedMayChange: boolean | undefined }[] = [];
-  const session = { fleetChanged: (_what: string, key: string, servedMayChange?: boolean) => told.push({ key, servedMayChange }) };
+  const session = { fleetChanged: (_what: string, key: string, change?: { served?: boolean }) => told.push({ key, servedMayChange: change?.served }) };
   const stop = tellSessions(
     { registry: registry as unknown as AgentRegistry, index: new EventEmitter() as unknown as FleetIndex, tasks: new EventEmitter() as unknown as McpTasks },
     () => [session as unknown as McpSession],

@@ -33,14 +33,14 @@ export function tellSessions(sources: ChangeSources, sessions: () => Iterable<Mc
     const now = servingOf(host);
     const servedMayChange = serving.get(host.id) !== now;
     serving.set(host.id, now);
-    for (const session of sessions()) session.fleetChanged('host', host.name, servedMayChange);
+    for (const session of sessions()) session.fleetChanged('host', host.name, { served: servedMayChange });
   };
   const onRevoked = (host: Host) => {
     serving.delete(host.id);
-    for (const session of sessions()) session.fleetChanged('host', host.name, true);
+    for (const session of sessions()) session.fleetChanged('host', host.name, { served: true });
   };
-  const onIndex = (what: string, key: string) => {
-    for (const session of sessions()) session.fleetChanged(what, key);
+  const onIndex = (what: string, key: string, listed: boolean) => {
+    for (const session of sessions()) session.fleetChanged(what, key, { listed });
   };
   const onTask = (identityId: string, task: TaskWire) => {
     for (const session of sessions()) if (session.identity.id === identityId) session.taskStatus(task);

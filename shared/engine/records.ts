@@ -154,6 +154,9 @@ export interface ContainerRecord {
   sandbox_id: string | null;
 }
 
+/** How often an agent with Docker sends its whole inventory, beside the one it sends after each change. */
+export const INVENTORY_INTERVAL_MS = 30_000;
+
 /** An agent's containers (and local volumes and networks), for the broker's index. */
 export interface ContainerInventory {
   taken_unix_ms: number;

@@ -1,5 +1,5 @@
 import type { ContainerEvent } from '../../../shared/domains/docker/container-event.ts';
-import type { ContainerInventory } from '../../../shared/engine/records.ts';
+import { type ContainerInventory, INVENTORY_INTERVAL_MS } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { ContainerFigures } from '../../../shared/wire/sample-codec.ts';
@@ -89,7 +89,7 @@ export class DockerCollector implements Collector {
     this.metricsTimer.unref();
     void this.sampleContainers();
     if (this.options.report) {
-      this.inventoryTimer = setInterval(() => void this.reportInventory(), this.options.inventoryIntervalMs ?? 30_000);
+      this.inventoryTimer = setInterval(() => void this.reportInventory(), this.options.inventoryIntervalMs ?? INVENTORY_INTERVAL_MS);
       this.inventoryTimer.unref();
       void this.reportInventory();
     }

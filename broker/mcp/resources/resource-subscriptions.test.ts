@@ -187,4 +187,33 @@ describe("a session's subscriptions", () => {
     await vi.runAllTimersAsync();
     expect(told).toEqual(['list_changed', 'list_changed']);
   });
+
+  it('re-reads subscriptions without making the list again when the things listed stayed the same', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const contents = new Map([['fleet://a', 'running']]);
+    let lists = 0;
+    const told: string[] = [];
+    const subscriptions = new ResourceSubscriptions(
+      async (uri) => contents.get(uri),
+      () => {
+        lists++;
+        return ['fleet://a'];
+      },
+      { updated: async (uri) => void told.push(`updated ${uri}`), listChanged: async () => void told.push('list_changed') },
+    );
+    await vi.runAllTimersAsync();
+    expect(lists).toBe(1);
+    subscriptions.subscribe('fleet://a', false, 'running');
+    // A container stopped: its resource reads otherwise, and the list is what it was.
+    contents.set('fleet://a', 'exited');
+    subscriptions.changed(undefined, false);
+    await vi.runAllTimersAsync();
+    expect(told).toEqual(['updated fleet://a']);
+    expect(lists).toBe(1);
+    // A change that may change the list still makes it.
+    subscriptions.changed();
+    await vi.runAllTimersAsync();
+    expect(lists).toBe(2);
+    expect(told).toEqual(['updated fleet://a']);
+  });
 });

@@ -80,7 +80,11 @@ export class ResourceSubscriptions {
   /** A flush runs (it may wait its turn for the list check): changes meanwhile make one more flush after it, not one each. */
   private flushing = false;
   private changedSince = false;
-  /** When the session was last told of a change, and the oldest change no list it looked at shows yet (performance.now()). */
+  /**
+   * When the session was last told of a change that may change its list, and
+   * the oldest such change no list it looked at shows yet (performance.now());
+   * none since the last list, and a flush re-reads subscriptions only.
+   */
   private newestChange = performance.now();
   private oldestUnseen: number | undefined;
   private pending = new Set<string>();
@@ -133,11 +137,14 @@ export class ResourceSubscriptions {
 
   /**
    * Something the identity may see changed; `liveScope` (such as a cluster's
-   * URIs) says which agent-answered subscriptions it touches.
+   * URIs) says which agent-answered subscriptions it touches, and `listed:
+   * false` that the things listed stayed the same.
    */
-  changed(liveScope?: (uri: string) => boolean): void {
-    this.newestChange = performance.now();
-    this.oldestUnseen ??= this.newestChange;
+  changed(liveScope?: (uri: string) => boolean, listed = true): void {
+    if (listed) {
+      this.newestChange = performance.now();
+      this.oldestUnseen ??= this.newestChange;
+    }
     if (liveScope) for (const uri of this.live) if (liveScope(uri)) this.pending.add(uri);
     this.schedule();
   }
@@ -168,7 +175,7 @@ export class ResourceSubscriptions {
 
   private async tell(): Promise<void> {
     const newest = this.newestChange;
-    const since = this.oldestUnseen ?? newest;
+    const since = this.oldestUnseen;
     this.oldestUnseen = undefined;
     const live = [...this.pending];
     this.pending.clear();
@@ -180,6 +187,12 @@ export class ResourceSubscriptions {
       this.subscribed.set(uri, now);
       await this.send.updated(uri).catch(() => {});
     }
+    if (since !== undefined) await this.lookAtList(since, newest);
+    this.onChange();
+  }
+
+  /** Makes the list (or takes one of the same view begun after `since`), and tells list_changed when it is not what was seen. */
+  private async lookAtList(since: number, newest: number): Promise<void> {
     // A change told before the first list began may be in it and not in what the client listed: it is told as a change of the list.
     const beforeFirst = (await this.firstList) > since;
     const list = await listInTurn(this.viewKey?.(), since, () => digest(this.listed().join('\n')));
@@ -192,6 +205,5 @@ export class ResourceSubscriptions {
       this.listDigest = list.digest;
       await this.send.listChanged().catch(() => {});
     }
-    this.onChange();
   }
 }

@@ -78,9 +78,10 @@ export class ResourceWatch {
    * Something in the fleet changed (the index's `changed`, or a host's state):
    * only what the identity may see counts. A change of a domain's group (a
    * cluster) re-tells the agent-answered resources under that group's URIs
-   * only when what the identity sees of the group changed.
+   * only when what the identity sees of the group changed. `listed: false`
+   * says the things listed stayed the same (the list is not made again).
    */
-  fleetChanged(what: string, key: string): void {
+  fleetChanged(what: string, key: string, listed = true): void {
     const context = this.now();
     const grouped = BROKER_DOMAINS.find((broker) => broker.domain.name === what && broker.groups);
     if (grouped) {
@@ -91,18 +92,18 @@ export class ResourceWatch {
       for (const resource of view.resources) if (resource.group === key) seen.update(JSON.stringify(resource.record));
       const digest = seen.digest('base64');
       if (this.groupSeen.get(key) === digest) {
-        this.subscriptions.changed();
+        this.subscriptions.changed(undefined, listed);
         return;
       }
       this.groupSeen.set(key, digest);
       const prefixes = (grouped.resources ?? [])
         .filter((declaration) => declaration.template.includes('{cluster}'))
         .map((declaration) => `fleet://${declaration.template.slice(0, declaration.template.indexOf('{cluster}'))}${encodeURIComponent(group.key)}`);
-      this.subscriptions.changed((uri) => prefixes.some((prefix) => uri === prefix || uri.startsWith(`${prefix}/`)));
+      this.subscriptions.changed((uri) => prefixes.some((prefix) => uri === prefix || uri.startsWith(`${prefix}/`)), listed);
       return;
     }
     // Everything else is about one host (`host`: its state, by name; the index's kinds: by id): only a host the identity reaches counts.
     const name = what === 'host' ? key : context.registry.get(key)?.name;
-    if (name !== undefined && context.identity.grants.reachesHost(name)) this.subscriptions.changed();
+    if (name !== undefined && context.identity.grants.reachesHost(name)) this.subscriptions.changed(undefined, listed);
   }
 }
