@@ -119,6 +119,7 @@ export class McpSession {
   constructor(private readonly options: McpSessionOptions) {
     this.watch = new ResourceWatch(
       (signal) => this.resourceContext(signal),
+      { identity: options.identity, registry: options.registry },
       options.era === 'legacy' ? this.legacyNotices() : this.modernNotices(),
       (uris) => this.onSubscriptions?.(uris),
     );
