@@ -280,6 +280,8 @@ const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
  * handshake and the call's headers on a busy broker). A source that leaves
  * more than 100 connections unfinished, then 1 a second, holds 8 at once
  * until its allowance refills: a bare-connect flood slows itself, no one else.
+ * At most 128 handshakes at once: 0.64 s of turns at the default rate, so a
+ * broker that handshakes within that is never held back by it.
  */
 const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
   pendingPerSource: 2048,
@@ -288,6 +290,7 @@ const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
   unfinishedPerSource: { burst: 100, perMinute: 60 },
   helloTimeoutMs: 5000,
   handshakeTimeoutMs: 15_000,
+  handshakesAtOnce: 128,
 };
 /**
  * Each HTTP listener (MCP, the web console) holds at most 2,048 connections,

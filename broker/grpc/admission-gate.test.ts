@@ -13,6 +13,7 @@ const LIMITS: AdmissionLimits = {
   unfinishedPerSource: { burst: 100, perMinute: 60 },
   helloTimeoutMs: 30_000,
   handshakeTimeoutMs: 30_000,
+  handshakesAtOnce: 1000,
 };
 
 /**
@@ -157,6 +158,21 @@ describe('the admission gate', () => {
       handedOver: 2,
       outcomes: { established: 1, handshake_timeout: 1, refused_full: 0 },
     });
+  });
+
+  it('hands over no more than its handshakes at once, and the next turn as soon as one ends, established or not', async () => {
+    const port = await open({ burst: 100, perSecond: 1000 }, { handshakesAtOnce: 2 });
+    for (const label of ['a', 'b', 'c', 'd']) clients.push(await dial(port, label));
+    await waitFor(() => admitted.length === 2 && gate?.waiting === 2, { what: 'two handed over, two waiting' });
+    // Turns keep coming at the rate, but no room: still two.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(admitted).toHaveLength(2);
+    gate?.established(peerOf(admitted[0] as Socket));
+    await waitFor(() => admitted.length === 3, { what: 'the third handed over once the first was established' });
+    // A handshake that fails (TLS closed the connection) makes room as well.
+    (admitted[1] as Socket).destroy();
+    await waitFor(() => admitted.length === 4 && gate?.waiting === 0, { what: 'the fourth handed over once the second left' });
+    expect(gate?.figures()).toMatchObject({ pending: { waiting: 0, handshake: 2 }, handedOver: 4, outcomes: { established: 1, closed_unfinished: 1 } });
   });
 
   it('stops listening and closes the pending connections when closed, while an established one stays open', async () => {

@@ -60,6 +60,14 @@ export interface AdmissionLimits {
   helloTimeoutMs: number;
   /** How long a connection handed to TLS has to make its first call. */
   handshakeTimeoutMs: number;
+  /**
+   * Connections handed to TLS and not yet established, at most: past it a
+   * turn waits for one of them to end. A broker too busy to handshake at the
+   * admission rate is then handed only what it finishes, instead of
+   * handshakes that each take longer the more there are, until their clocks
+   * run out and every one of them was work lost.
+   */
+  handshakesAtOnce: number;
 }
 
 interface AdmissionGateOptions {
@@ -276,10 +284,16 @@ export class AdmissionGate {
     this.nextTurns();
   }
 
-  /** Hands over the connections whose turn has come, and sets a timer for the next turn while others wait. */
+  /**
+   * Hands over the connections whose turn has come, as many as there is room
+   * for beside the handshakes in flight, and sets a timer for the next turn
+   * while others wait; with no room, the next handshake to end calls again.
+   */
   private nextTurns(): void {
-    if (this.turn) return;
-    const { due, nextInMs } = this.pacer.due();
+    if (this.turn || this.closed) return;
+    const room = this.options.limits.handshakesAtOnce - this.handshaking.size;
+    if (room <= 0) return;
+    const { due, nextInMs } = this.pacer.due(Date.now(), room);
     for (const entry of due) this.handOver(entry);
     if (nextInMs === undefined) return;
     this.turn = setTimeout(() => {
@@ -312,15 +326,17 @@ export class AdmissionGate {
     entry.socket.destroy();
   }
 
-  /** The gate lets go of a connection: established, or about to be closed. */
+  /** The gate lets go of a connection: established, or about to be closed. A handshake that ends makes room for a turn. */
   private forget(entry: Pending): void {
     if (!this.pending.delete(entry)) return;
     clearTimeout(entry.clock);
     if (entry.stage === 'waiting') this.pacer.withdraw(entry.source, entry);
-    if (this.handshaking.get(entry.peer) === entry) this.handshaking.delete(entry.peer);
+    const handshaking = this.handshaking.get(entry.peer) === entry;
+    if (handshaking) this.handshaking.delete(entry.peer);
     const held = (this.pendingBySource.get(entry.source) ?? 1) - 1;
     if (held > 0) this.pendingBySource.set(entry.source, held);
     else this.pendingBySource.delete(entry.source);
+    if (handshaking && this.pacer.waiting > 0) this.nextTurns();
   }
 
   /**

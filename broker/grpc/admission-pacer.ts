@@ -55,14 +55,15 @@ export class AdmissionPacer<T> {
   }
 
   /**
-   * The connections whose turn has come by `nowMs`, round the sources, and in
-   * how many milliseconds the next turn comes (undefined when nobody waits).
+   * The connections whose turn has come by `nowMs`, round the sources, `max`
+   * at most, and in how many milliseconds the next turn comes (undefined when
+   * nobody waits).
    */
-  due(nowMs = Date.now()): { due: T[]; nextInMs: number | undefined } {
+  due(nowMs = Date.now(), max = Number.POSITIVE_INFINITY): { due: T[]; nextInMs: number | undefined } {
     this.tokens = Math.min(this.rate.burst, this.tokens + ((nowMs - this.updatedMs) * this.rate.perSecond) / 1000);
     this.updatedMs = nowMs;
     const due: T[] = [];
-    while (this.tokens >= 1) {
+    while (this.tokens >= 1 && due.length < max) {
       const next = this.lines.entries().next();
       if (next.done) break;
       const [source, line] = next.value;
