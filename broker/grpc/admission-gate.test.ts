@@ -160,6 +160,20 @@ describe('the admission gate', () => {
     });
   });
 
+  it("does not time out a hello that came while the broker's own event loop was held, before it could read it", async () => {
+    const port = await open({ burst: 10, perSecond: 10 }, { helloTimeoutMs: 200 });
+    const socket = await dial(port, undefined);
+    clients.push(socket);
+    await waitFor(() => gate?.figures().pending.hello === 1, { what: 'the connection accepted' });
+    socket.write('late-but-sent');
+    // The hello is in the broker's socket, unread, while the loop is held past its clock.
+    const until = Date.now() + 1500;
+    while (Date.now() < until);
+    await waitFor(() => admitted.length === 1, { what: 'the connection handed over' });
+    expect(await labelOf(admitted[0] as Socket)).toBe('late-but-sent');
+    expect(gate?.figures().outcomes.hello_timeout).toBe(0);
+  });
+
   it('hands over no more than its handshakes at once, and the next turn as soon as one ends, established or not', async () => {
     const port = await open({ burst: 100, perSecond: 1000 }, { handshakesAtOnce: 2 });
     for (const label of ['a', 'b', 'c', 'd']) clients.push(await dial(port, label));

@@ -43,6 +43,13 @@ export function canSharePorts(version: string): boolean {
   return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
 }
 
+/**
+ * A clock that fires this late was held by the broker's own event loop, not
+ * by the peer: what the peer sent meanwhile is still unread, since timers run
+ * before the loop reads its sockets. It gets this much longer to be read.
+ */
+const LATE_CLOCK_GRACE_MS = 1000;
+
 /** The most a connection may send before its turn: one TLS record (an agent's hello is about 2 KiB); more is not TLS. */
 const MAX_HELLO_BYTES = 16_384 + 5;
 
@@ -259,7 +266,7 @@ export class AdmissionGate {
     };
     this.pending.add(entry);
     this.pendingBySource.set(source, held + 1);
-    entry.clock = setTimeout(() => this.giveUp(entry, true, 'hello_timeout'), limits.helloTimeoutMs);
+    this.startClock(entry, limits.helloTimeoutMs, () => this.giveUp(entry, true, 'hello_timeout'));
     // What arrives before the turn is read out and kept, so that the peer's end is seen while it waits (end and
     // close come only once the buffer is read), and given back to the socket for TLS to read when it is handed over.
     socket.on('readable', entry.read);
@@ -310,11 +317,20 @@ export class AdmissionGate {
     entry.stage = 'handshake';
     this.handedOver += 1;
     this.handshaking.set(entry.peer, entry);
-    entry.clock = setTimeout(() => this.giveUp(entry, true, 'handshake_timeout'), this.options.limits.handshakeTimeoutMs);
+    this.startClock(entry, this.options.limits.handshakeTimeoutMs, () => this.giveUp(entry, true, 'handshake_timeout'));
     entry.socket.off('readable', entry.read);
     entry.socket.unshift(Buffer.concat(entry.hello, entry.helloBytes));
     entry.hello = [];
     this.options.admit(entry.socket);
+  }
+
+  /** Runs `expire` when a stage's clock runs out, with LATE_CLOCK_GRACE_MS more when the clock fired late. */
+  private startClock(entry: Pending, ms: number, expire: () => void): void {
+    const due = Date.now() + ms;
+    entry.clock = setTimeout(() => {
+      if (Date.now() - due > LATE_CLOCK_GRACE_MS) entry.clock = setTimeout(expire, LATE_CLOCK_GRACE_MS);
+      else expire();
+    }, ms);
   }
 
   /** Ends a pending connection; `unfinished` counts it against its source. */
