@@ -14,15 +14,17 @@ const LISTEN_BACKLOG = 4096;
 
 /**
  * Listen sockets per address, where the runtime can share a port among them
- * (SO_REUSEPORT, Node 22.12 and 23.1 on). libuv accepts one connection each
- * time its event loop finds a listen socket ready, and takes at most 1,024
- * ready sockets a turn: with thousands of agents' streams sending, one listen
- * socket came up once every several turns and dials waited in the kernel's
- * queue (15,000 agents: 1,950 waiting, about 20 accepted a second, while the
- * loop took in about 4,700 ready sockets a second). The kernel spreads new
- * connections over the sockets of a port, so each is one more chance a turn.
+ * (SO_REUSEPORT, Node 22.12 and 23.1 on). Node accepts one connection per
+ * listen socket per turn of its event loop: on Node 24, with a loop doing
+ * 50 ms of work a turn, one socket accepted 96 dials in 5 s, 8 sockets 752
+ * and 64 all 3,000; at 200 ms a turn, 8 sockets 192 and 64 1,536. A broker
+ * taking back 10,000 agents while it serves the rest has turns that long:
+ * with 8 sockets about 6,500 dials waited in the kernel's queues and agents
+ * came back at about 25 a second. The kernel spreads new connections over
+ * the sockets of a port, so each is one more accept a turn; 64 keep the
+ * admission rate's 200 a second with turns of up to 300 ms.
  */
-const LISTEN_SOCKETS = canSharePorts(process.versions.node) ? 8 : 1;
+const LISTEN_SOCKETS = canSharePorts(process.versions.node) ? 64 : 1;
 
 /** Fails as a listen fails when something holds `host:port`; else lets the port go again at once. */
 function probePort(host: string, port: number): Promise<void> {
