@@ -4,6 +4,9 @@ import type { ResourceContext } from './fleet-resources.ts';
 import { everyResource, isAgentAnswered, readAny } from './register-resources.ts';
 import { ResourceSubscriptions } from './resource-subscriptions.ts';
 
+/** The domains with groups (a cluster's shared objects), by name: every session looks each change up here. */
+const GROUPED = new Map(BROKER_DOMAINS.filter((broker) => broker.groups).map((broker) => [broker.domain.name, broker]));
+
 /** How a session's clients hear of changes: a 2025-era session's server, or a 2026-07-28 endpoint's listen streams. */
 export interface ResourceNotices {
   updated(uri: string): Promise<void>;
@@ -84,7 +87,7 @@ export class ResourceWatch {
    * says the things listed stayed the same (the list is not made again).
    */
   fleetChanged(what: string, key: string, listed = true): void {
-    const grouped = BROKER_DOMAINS.find((broker) => broker.domain.name === what && broker.groups);
+    const grouped = GROUPED.get(what);
     if (grouped) {
       const view = this.now().view();
       const group = view.groupsOf(what).find((g) => g.id === key);
