@@ -38,8 +38,11 @@ function hostNamed(name: string, collectors: { name: string; available: boolean;
 /** A registry that holds `hosts` and emits what a test says, and sessions that note each change they are told of. */
 function fleetOf(hosts: Host[]) {
   const registry = Object.assign(new EventEmitter(), { list: () => hosts });
-  const told: { key: string; servedMayChange: boolean | undefined }[] = [];
-  const session = { fleetChanged: (_what: string, key: string, change?: { served?: boolean }) => told.push({ key, servedMayChange: change?.served }) };
+  const told: { key: string; servedMayChange: boolean | undefined; listed?: boolean }[] = [];
+  const session = {
+    fleetChanged: (_what: string, key: string, change?: { served?: boolean; listed?: boolean }) =>
+      told.push({ key, servedMayChange: change?.served, listed: change?.listed }),
+  };
   const stop = tellSessions(
     { registry: registry as unknown as AgentRegistry, index: new EventEmitter() as unknown as FleetIndex, tasks: new EventEmitter() as unknown as McpTasks },
     () => [session as unknown as McpSession],
@@ -58,9 +61,13 @@ describe('telling MCP sessions of hosts', () => {
     web.hello = { ...(web.hello as NonNullable<Host['hello']>), started_unix_ms: 5, collectors: [{ name: 'system', available: true, reason: '' }] };
     registry.emit('state', web, 'offline');
     expect(told).toEqual([
-      { key: 'web-1', servedMayChange: false },
-      { key: 'web-1', servedMayChange: false },
+      { key: 'web-1', servedMayChange: false, listed: false },
+      { key: 'web-1', servedMayChange: false, listed: false },
     ]);
+    // Back with other facts (it joined a swarm): what lists read changed, what it serves did not.
+    web.hello = { ...web.hello, facts: { ...web.hello.facts, swarm_id: 'abc', swarm_role: 'manager' } };
+    registry.emit('state', web, 'offline');
+    expect(told.at(-1)).toEqual({ key: 'web-1', servedMayChange: false, listed: true });
     stop();
   });
 

@@ -19,6 +19,15 @@ function servingOf(host: Host): string {
 }
 
 /**
+ * What of a host the resource lists read beyond that: its facts (a swarm
+ * manager's swarm, say). A host that only went and came back, as a whole
+ * fleet does after its broker was held, lists the same things.
+ */
+function listingOf(host: Host, serving: string): string {
+  return `${serving}\u0000${JSON.stringify(host.hello?.facts ?? null)}`;
+}
+
+/**
  * Tells the MCP sessions open now (`sessions()`, asked at each change) what
  * changed: each hears of the fleet what its identity may see and re-reads what
  * it subscribed to (resources/resource-watch.ts), and a task's status goes to
@@ -27,16 +36,20 @@ function servingOf(host: Host): string {
  */
 export function tellSessions(sources: ChangeSources, sessions: () => Iterable<McpSession>): () => void {
   const { registry, index, tasks, remoteTasks } = sources;
-  // What each host last said of what it serves: most state changes (a fleet reconnecting) change none of it.
+  // What each host last said of what it serves, and of what lists read: most state changes (a fleet reconnecting) change none of it.
   const serving = new Map(registry.list().map((host) => [host.id, servingOf(host)]));
+  const listing = new Map(registry.list().map((host) => [host.id, listingOf(host, servingOf(host))]));
   const onState = (host: Host) => {
-    const now = servingOf(host);
-    const servedMayChange = serving.get(host.id) !== now;
-    serving.set(host.id, now);
-    for (const session of sessions()) session.fleetChanged('host', host.name, { served: servedMayChange });
+    const served = servingOf(host);
+    const listed = listingOf(host, served);
+    const change = { served: serving.get(host.id) !== served, listed: listing.get(host.id) !== listed };
+    serving.set(host.id, served);
+    listing.set(host.id, listed);
+    for (const session of sessions()) session.fleetChanged('host', host.name, change);
   };
   const onRevoked = (host: Host) => {
     serving.delete(host.id);
+    listing.delete(host.id);
     for (const session of sessions()) session.fleetChanged('host', host.name, { served: true });
   };
   const onIndex = (what: string, key: string, listed: boolean) => {
