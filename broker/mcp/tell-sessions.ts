@@ -19,12 +19,14 @@ function servingOf(host: Host): string {
 }
 
 /**
- * What of a host the resource lists read beyond that: its facts (a swarm
- * manager's swarm, say). A host that only went and came back, as a whole
- * fleet does after its broker was held, lists the same things.
+ * What of a host decides what it serves, and what the resource lists read
+ * of it: that and its facts (a swarm manager's swarm, say). A host that only
+ * went and came back, as a whole fleet does after its broker was held,
+ * serves and lists the same things.
  */
-function listingOf(host: Host, serving: string): string {
-  return `${serving}\u0000${JSON.stringify(host.hello?.facts ?? null)}`;
+function seenOf(host: Host): { served: string; listed: string } {
+  const served = servingOf(host);
+  return { served, listed: `${served}\u0000${JSON.stringify(host.hello?.facts ?? null)}` };
 }
 
 /**
@@ -36,20 +38,17 @@ function listingOf(host: Host, serving: string): string {
  */
 export function tellSessions(sources: ChangeSources, sessions: () => Iterable<McpSession>): () => void {
   const { registry, index, tasks, remoteTasks } = sources;
-  // What each host last said of what it serves, and of what lists read: most state changes (a fleet reconnecting) change none of it.
-  const serving = new Map(registry.list().map((host) => [host.id, servingOf(host)]));
-  const listing = new Map(registry.list().map((host) => [host.id, listingOf(host, servingOf(host))]));
+  // What each host last said of what it serves and lists: most state changes (a fleet reconnecting) change neither.
+  const seen = new Map(registry.list().map((host) => [host.id, seenOf(host)]));
   const onState = (host: Host) => {
-    const served = servingOf(host);
-    const listed = listingOf(host, served);
-    const change = { served: serving.get(host.id) !== served, listed: listing.get(host.id) !== listed };
-    serving.set(host.id, served);
-    listing.set(host.id, listed);
+    const now = seenOf(host);
+    const before = seen.get(host.id);
+    seen.set(host.id, now);
+    const change = { served: before?.served !== now.served, listed: before?.listed !== now.listed };
     for (const session of sessions()) session.fleetChanged('host', host.name, change);
   };
   const onRevoked = (host: Host) => {
-    serving.delete(host.id);
-    listing.delete(host.id);
+    seen.delete(host.id);
     for (const session of sessions()) session.fleetChanged('host', host.name, { served: true });
   };
   const onIndex = (what: string, key: string, listed: boolean) => {
