@@ -280,8 +280,11 @@ const DEFAULT_ADMISSION_RATE: AdmissionRate = { burst: 100, perSecond: 200 };
  * handshake and the call's headers on a busy broker). A source that leaves
  * more than 100 connections unfinished, then 1 a second, holds 8 at once
  * until its allowance refills: a bare-connect flood slows itself, no one else.
- * At most 128 handshakes at once: 0.64 s of turns at the default rate, so a
- * broker that handshakes within that is never held back by it.
+ * At most 512 handshakes at once: 2.5 s of turns at the default rate. A
+ * handshake takes several turns of the broker's loop, and a loop busy with
+ * 10,000 agents has turns of a second or more: handshakes of 7 s each, 100 of
+ * them in flight, were seen there, and a cap of 128 would hold such a broker
+ * to 18 a second where its CPU allowed more.
  */
 const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
   pendingPerSource: 2048,
@@ -290,7 +293,7 @@ const DEFAULT_ADMISSION_LIMITS: AdmissionLimits = {
   unfinishedPerSource: { burst: 100, perMinute: 60 },
   helloTimeoutMs: 5000,
   handshakeTimeoutMs: 15_000,
-  handshakesAtOnce: 128,
+  handshakesAtOnce: 512,
 };
 /**
  * Each HTTP listener (MCP, the web console) holds at most 2,048 connections,
