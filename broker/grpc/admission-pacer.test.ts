@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AdmissionPacer, spreadReturns } from './admission-pacer.ts';
 
-/** `count` connections named `source-1`, `source-2`… put in `source`'s line. */
-function arrive(pacer: AdmissionPacer<string>, source: string, count: number): void {
-  for (let i = 1; i <= count; i++) pacer.enqueue(source, `${source}-${i}`);
+/** `count` connections named `source-1`, `source-2`… put in `source`'s line at `nowMs`. */
+function arrive(pacer: AdmissionPacer<string>, source: string, count: number, nowMs = 0): void {
+  for (let i = 1; i <= count; i++) pacer.enqueue(source, `${source}-${i}`, nowMs);
 }
 
 describe('admission pacing', () => {
@@ -62,9 +62,20 @@ describe('admission pacing', () => {
     arrive(pacer, 'a', 6);
     pacer.due(0);
     pacer.due(300);
-    arrive(pacer, 'b', 4);
+    arrive(pacer, 'b', 4, 10_000);
     expect(pacer.due(10_000).due).toEqual(['b-1', 'b-2', 'b-3']);
     expect(pacer.due(10_000).nextInMs).toBe(100);
+  });
+
+  it('gives every turn it owes when its turn comes late, as on an event loop busy for seconds', () => {
+    const pacer = new AdmissionPacer<string>({ burst: 10, perSecond: 100 }, 0);
+    arrive(pacer, 'a', 1000);
+    expect(pacer.due(0).due).toHaveLength(10);
+    // Asked again 5 s later: 500 turns were owed, not a burst of 10.
+    expect(pacer.due(5000).due).toHaveLength(500);
+    // As many as there is room for, the rest kept for the next turn.
+    expect(pacer.due(5000, 0).due).toHaveLength(0);
+    expect(pacer.due(5010, 100).due).toHaveLength(1);
   });
 
   it('spreads a fleet sent away at shutdown over the time the rate needs to take it back', () => {

@@ -35,8 +35,9 @@ export class AdmissionPacer<T> {
     return this.count;
   }
 
-  /** Puts a connection at the end of its source's line. */
-  enqueue(source: string, item: T): void {
+  /** Puts a connection at the end of its source's line; the first to wait after a quiet spell finds at most a burst. */
+  enqueue(source: string, item: T, nowMs = Date.now()): void {
+    if (this.count === 0) this.earn(nowMs, this.rate.burst);
     const line = this.lines.get(source);
     if (line) line.push(item);
     else this.lines.set(source, [item]);
@@ -60,8 +61,9 @@ export class AdmissionPacer<T> {
    * nobody waits).
    */
   due(nowMs = Date.now(), max = Number.POSITIVE_INFINITY): { due: T[]; nextInMs: number | undefined } {
-    this.tokens = Math.min(this.rate.burst, this.tokens + ((nowMs - this.updatedMs) * this.rate.perSecond) / 1000);
-    this.updatedMs = nowMs;
+    // Connections waited all along (the first of them brought the count up to date): turns a busy event loop
+    // came to late are all owed. Capped at the burst, a loop turning every 5 s gave 100 turns a turn, 20 a second.
+    this.earn(nowMs, this.count > 0 ? Number.POSITIVE_INFINITY : this.rate.burst);
     const due: T[] = [];
     while (this.tokens >= 1 && due.length < max) {
       const next = this.lines.entries().next();
@@ -77,6 +79,13 @@ export class AdmissionPacer<T> {
     }
     const nextInMs = this.count > 0 ? Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.rate.perSecond)) : undefined;
     return { due, nextInMs };
+  }
+
+  /** Adds the turns earned since the last count, keeping at most `ceiling` (and always the burst). */
+  private earn(nowMs: number, ceiling: number): void {
+    const earned = ((nowMs - this.updatedMs) * this.rate.perSecond) / 1000;
+    this.tokens = Math.min(Math.max(ceiling, this.rate.burst), this.tokens + earned);
+    this.updatedMs = nowMs;
   }
 }
 
