@@ -64,8 +64,8 @@ describe('telling MCP sessions of hosts', () => {
       { key: 'web-1', servedMayChange: false, listed: false },
       { key: 'web-1', servedMayChange: false, listed: false },
     ]);
-    // Back with other facts (it joined a swarm): what lists read changed, what it serves did not.
-    web.hello = { ...web.hello, facts: { ...web.hello.facts, swarm_id: 'abc', swarm_role: 'manager' } };
+    // Back with other facts (a new kernel): what lists read changed, what it serves did not.
+    web.hello = { ...web.hello, facts: { ...web.hello.facts, kernel: '6.12.0' } };
     registry.emit('state', web, 'offline');
     expect(told.at(-1)).toEqual({ key: 'web-1', servedMayChange: false, listed: true });
     stop();

@@ -20,7 +20,7 @@ function servingOf(host: Host): string {
 
 /**
  * What of a host decides what it serves, and what the resource lists read
- * of it: that and its facts (a swarm manager's swarm, say). A host that only
+ * of it: that and its facts (a cluster a manager joined, say). A host that only
  * went and came back, as a whole fleet does after its broker was held,
  * serves and lists the same things.
  */
