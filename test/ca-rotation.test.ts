@@ -30,8 +30,11 @@ const trusts = (agent: Agent) => caPinsOf(agent.connection.currentIdentity.caCer
 /** Fan-out rounds to the fleet's agents while a test runs; a host that fails is asked once more, and what fails twice is kept. */
 function callsUnderway(fleet: TestFleet, names: readonly string[]) {
   let running = true;
+  let started = 0;
   let rounds = 0;
-  /** The rotation phase each round ran in. */
+  /** Each whole round: the order it started in, and the phase it started in. */
+  const done: { index: number; phase: string }[] = [];
+  /** The rotation phase each round ran in (the broker's, read as the round starts). */
   const phases = new Set<string>();
   let answers = 0;
   let retried = 0;
@@ -40,6 +43,7 @@ function callsUnderway(fleet: TestFleet, names: readonly string[]) {
     while (running) {
       const hosts = names.map((name) => fleet.broker.registry.find(name) as Host);
       const phase = fleet.broker.authority.set.phase;
+      const index = started++;
       const outcomes = await fleet.broker.fanOut(hosts, { action: 'agent.info', params: {}, timeoutMs: 10_000, caller: 'rotation-test' });
       rounds += 1;
       phases.add(phase);
@@ -72,14 +76,23 @@ function callsUnderway(fleet: TestFleet, names: readonly string[]) {
           else lost.push(`${host.name}: ${outcome.error.code}`);
         }
       }
+      done.push({ index, phase });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
   return {
-    /** Resolves once a whole round has run after this call: every phase is called in. */
-    async round() {
-      const target = rounds + 2;
-      await waitFor(() => rounds >= target, { what: 'a fan-out round', timeoutMs: 60_000 });
+    /**
+     * Resolves once a round started after this call has run whole in this
+     * phase, its retries too. Counting rounds is not enough: the broker reads
+     * a step from the store on its next look, and a round waiting for hosts
+     * to come back can outlast a phase.
+     */
+    async round(phase: string) {
+      const from = started;
+      await waitFor(() => done.some((round) => round.index >= from && round.phase === phase), {
+        what: `a fan-out round in phase ${phase}`,
+        timeoutMs: 60_000,
+      });
     },
     async stop() {
       running = false;
@@ -133,7 +146,7 @@ describe('a CA rotation with 200 agents connected and calls running', () => {
 
     let { set } = await caState(fleet);
     set = await step('init');
-    await calls.round();
+    await calls.round('init');
     const next = set.next?.pin as string;
     expect(set.trustedPins()).toEqual([old, next]);
     await waitFor(() => [...agents, awayFromUpdateClients].every((agent) => trusts(agent).join(',') === `${old},${next}`), {
@@ -143,7 +156,7 @@ describe('a CA rotation with 200 agents connected and calls running', () => {
     await fleet.stopAgent(awayFromUpdateClients);
 
     await step('update-clients');
-    await calls.round();
+    await calls.round('update-clients');
     await waitFor(async () => ((await caState(fleet)).byCa.get(next) ?? []).length === FLEET, {
       what: 'every connected agent renewed under the next CA',
       timeoutMs: 60_000,
@@ -151,7 +164,7 @@ describe('a CA rotation with 200 agents connected and calls running', () => {
 
     await step('update-servers');
     await waitFor(() => fleet.broker.serving.current.caPin === next, { what: 'the broker serving a certificate of the next CA' });
-    await calls.round();
+    await calls.round('update-servers');
     // Back with its old certificate and trusting only the old CA: it verifies the broker through the cross certificate, then renews.
     const back = await fleet.addAgent('back-in-update-servers', { newKeys });
     await waitFor(async () => ((await caState(fleet)).byCa.get(next) ?? []).includes('back-in-update-servers'), {
@@ -177,7 +190,7 @@ describe('a CA rotation with 200 agents connected and calls running', () => {
         }),
       { what: 'every agent reconnected with a certificate of the new CA, trusting only it', timeoutMs: 90_000 },
     );
-    await calls.round();
+    await calls.round('standby');
     const result = await calls.stop();
     expect(result.lost).toEqual([]);
     expect(result.phases).toEqual(['init', 'standby', 'update-clients', 'update-servers']);
