@@ -6,6 +6,7 @@ import { BOOTSTRAP_FILES, writeBootstrapFiles } from '../broker/bootstrap/bootst
 import { readBrokerBootstrap } from '../broker/bootstrap/broker-bootstrap.ts';
 import { SERVER_CERT_FILE } from '../broker/pki/broker-authority.ts';
 import { STORE_FILE } from '../broker/store/broker-store.ts';
+import { PostgresEngine } from '../broker/store/postgres-engine.ts';
 import { brokerAddresses, brokerProcessArgs, enrolledAgentProcess } from './harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
 import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
@@ -95,6 +96,18 @@ describe('a broker on PostgreSQL', () => {
 
     const other = await writeBootstrapFiles(join(temp.path, 'other'));
     await expect(startTestFleet({ store: database.url, bootstrap: readBrokerBootstrap(files(other.dir)) })).rejects.toThrow(/use another CA/);
+  });
+
+  it('waits its turn for a connection when hundreds of statements come at once, rather than refusing them after 5 s', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const engine = new PostgresEngine(database.url);
+    cleanups.push(() => engine.close());
+    // 200 statements of 0.3 s on the broker's 10 connections: the last waits about 6 s for its turn.
+    const started = Date.now();
+    const outcomes = await Promise.allSettled(Array.from({ length: 200 }, () => engine.get('SELECT pg_sleep(0.3)')));
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThan(5000);
   });
 
   it('answers reads while PostgreSQL is down, refuses changes as unavailable, and recovers when it is back', async () => {

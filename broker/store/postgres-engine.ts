@@ -1,6 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { ConnectionTurns } from './connection-turns.ts';
 import { type SqlEngine, type SqlValue, TransactionContext } from './sql-engine.ts';
 
 /** The lock every broker takes while it migrates, so brokers starting together migrate once. */
@@ -11,6 +12,15 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
+/** Connections each broker keeps to the server. */
+const POOL_SIZE = 10;
+/**
+ * How long opening a connection to the server may take before the store is
+ * `unavailable`; and, apart, how long a statement may wait for one of the
+ * broker's connections while others use them (ConnectionTurns).
+ */
+const CONNECT_TIMEOUT_MS = 5000;
+const TURN_WAIT_MS = 60_000;
 /** Serializable transactions that lost a race to another broker are run again, this many times in all. */
 const TRANSACTION_ATTEMPTS = 8;
 
@@ -28,12 +38,14 @@ export class PostgresEngine implements SqlEngine {
   /** The connection of the transaction a statement runs in. */
   private readonly context = new TransactionContext<pg.PoolClient>();
   private readonly placeholders = new Map<string, string>();
+  /** The pool's connections, taken in turn: the pool itself never queues (see ConnectionTurns). */
+  private readonly turns = new ConnectionTurns(POOL_SIZE, TURN_WAIT_MS, "the broker's store (PostgreSQL)");
 
   constructor(url: string) {
     const shown = new URL(url);
     shown.password = '';
     this.description = shown.toString().replace(/:@/, '@');
-    this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, types: TYPES });
+    this.pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: TYPES });
     // An idle connection the server dropped: the pool discards it and opens another when asked.
     this.pool.on('error', () => {});
     // A connection the server drops while it is checked out (PostgreSQL restarting mid-query) fails
@@ -57,6 +69,7 @@ export class PostgresEngine implements SqlEngine {
     if (this.context.current) return work();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
+      // The turn taken by connect() is the transaction's until the client goes back.
       let broken = false;
       try {
         await this.on(client, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
@@ -74,6 +87,7 @@ export class PostgresEngine implements SqlEngine {
         }
       } finally {
         client.release(broken);
+        this.turns.give();
       }
       // Transactions that lost to each other run again spread out, or they would meet again at once.
       await setTimeout(Math.random() * 20 * attempt);
@@ -98,6 +112,7 @@ export class PostgresEngine implements SqlEngine {
       throw asStoreError(error);
     } finally {
       client.release();
+      this.turns.give();
     }
   }
 
@@ -117,7 +132,9 @@ export class PostgresEngine implements SqlEngine {
   private async query(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
     const text = this.numbered(sql);
     try {
-      return await (this.context.current ?? this.pool).query(text, params as SqlValue[]);
+      const inTransaction = this.context.current;
+      if (inTransaction) return await inTransaction.query(text, params as SqlValue[]);
+      return await this.turns.with(() => this.pool.query(text, params as SqlValue[]));
     } catch (error) {
       throw asStoreError(error);
     }
@@ -131,10 +148,13 @@ export class PostgresEngine implements SqlEngine {
     }
   }
 
+  /** A client of the pool on a turn of its own; the caller gives both back. */
   private async connect(): Promise<pg.PoolClient> {
+    await this.turns.take();
     try {
       return await this.pool.connect();
     } catch (error) {
+      this.turns.give();
       throw asStoreError(error);
     }
   }
