@@ -171,6 +171,32 @@ describe('three brokers on one bus serve one fleet', () => {
     await clientC.close();
   });
 
+  it('takes back the agents of a broker it counted gone while that broker was only silent', async () => {
+    const onB = ['on-b-1', 'on-b-2'];
+    expect(onB.map((name) => holder(cluster.a, name))).toEqual(['b', 'b']);
+    const pid = cluster.b.child.pid as number;
+    // b's event loop held past three beats, as a busy machine can: a and c count it gone and let its agents go.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await waitFor(() => onB.every((name) => host(cluster.a, name).state === 'offline' && host(cluster.c, name).state === 'offline'), {
+        what: 'a and c to count b gone',
+        timeoutMs: 20_000,
+      });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // b kept its agents' streams: once it beats again, a and c ask it which agents it holds.
+    await waitFor(
+      () => [cluster.a, cluster.c].every((broker) => onB.every((name) => holder(broker, name) === 'b' && host(broker, name).state === 'online')),
+      { what: "a and c to see b's agents online on b again" },
+    );
+    const outcomes = await cluster.a.fanOut(
+      onB.map((name) => host(cluster.a, name)),
+      { action: 'agent.info', params: {}, timeoutMs: 10_000, caller: 'test', authority: tester },
+    );
+    expect(outcomes.map(({ outcome }) => outcome.ok)).toEqual([true, true]);
+  });
+
   it('returns by its deadline naming the hosts of a broker killed mid fan-out, whose agents come back on the others, and loses no acknowledged change from the audit', async () => {
     // Changes made through b, to an agent b holds and to one a holds, until b dies under them.
     const clientB = new Client({ name: 'cluster-audit-test', version: '1' });

@@ -16,6 +16,7 @@ import {
   brokerMessage,
   type PresenceMessage,
   presenceMessage,
+  presenceSyncMessage,
   reportMessage,
   revokedMessage,
   SUBJECTS,
@@ -99,6 +100,8 @@ interface ClusterEvents {
 
 export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private readonly lastBeat = new Map<string, number>();
+  /** When this broker's own beat last ran. */
+  private lastBeatAt: number | undefined;
   /** Where agents reach each broker that said so on its beat. */
   private readonly agentAddresses = new Map<string, string>();
   /** Set once this broker is shutting down. */
@@ -242,16 +245,17 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
         })
         .catch((error: unknown) => this.log.warn('could not apply a presence message', { agent: message.agent, error: (error as Error).message }));
     });
-    this.bus.subscribe(SUBJECTS.presenceSync, brokerMessage, ({ sender, message }) => {
+    this.bus.subscribe(SUBJECTS.presenceSync, presenceSyncMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.presenceSync)) return;
-      this.lastBeat.set(sender, Date.now());
+      this.heardFrom(sender);
+      if (message.of !== undefined && message.of !== self) return;
       // A broker that just joined learns at once where agents reach this one, should it have to send some here.
       this.publishBeat();
       this.announceAll();
     });
     this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.beat)) return;
-      this.lastBeat.set(sender, Date.now());
+      this.heardFrom(sender);
       if (message.leaving) this.agentAddresses.delete(sender);
       else if (message.agentAddress) this.agentAddresses.set(sender, message.agentAddress);
     });
@@ -353,13 +357,27 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(this.leaving ? { leaving: true as const } : agentAddress ? { agentAddress } : {}) });
   }
 
+  /**
+   * A broker spoke. One this broker does not count as alive (new, or counted
+   * gone while it was only silent: its event loop held, its bus stalled) is
+   * asked which agents it holds, since its agents were let go here when it
+   * was counted gone, and nothing else would tell of those that stayed on it.
+   */
+  private heardFrom(broker: string): void {
+    if (!this.lastBeat.has(broker) && broker !== this.brokerId) this.bus.publish(SUBJECTS.presenceSync, { broker: this.brokerId, of: broker });
+    this.lastBeat.set(broker, Date.now());
+  }
+
   private beat(): void {
     if (!this.bus.connected) return;
     this.publishBeat();
     this.shareSamples();
     const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
     const now = Date.now();
-    for (const [broker, at] of this.lastBeat) {
+    // A beat the event loop ran late runs before the bus messages that waited with it: it counts nobody gone.
+    const late = this.lastBeatAt !== undefined && now - this.lastBeatAt > this.options.beatIntervalMs * 2;
+    this.lastBeatAt = now;
+    for (const [broker, at] of late ? [] : this.lastBeat) {
       if (now - at > silentAfterMs) this.brokerLeft(broker, `no word from it for ${now - at} ms`);
     }
     if (!this.leaving) this.rebalancer.beat(this.brokers(), this.agentAddresses, this.brokerId);
@@ -435,7 +453,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private presence: Promise<void> = Promise.resolve();
 
   private onPresence(message: PresenceMessage): void {
-    if (!this.lastBeat.has(message.broker)) this.lastBeat.set(message.broker, Date.now());
+    if (!this.lastBeat.has(message.broker)) this.heardFrom(message.broker);
     if (message.state === 'offline') {
       this.registry.releaseRemote(message.agent, message.broker);
       const session = this.sessions.get(message.agent);

@@ -70,6 +70,14 @@ export type PresenceMessage = z.infer<typeof presenceMessage>;
 export const brokerMessage = z.object({ broker: brokerId });
 
 /**
+ * A broker asks the others to say again which agents they hold: all of them
+ * when it (re)joined, or only the broker `of` names, one it had counted gone
+ * while it was only silent and now hears from again. A broker of an earlier
+ * version reads no `of` and answers anyway, which is only more than needed.
+ */
+export const presenceSyncMessage = z.object({ broker: brokerId, of: brokerId.optional() });
+
+/**
  * A broker's beat: it is alive, and where agents reach it (from its own
  * configuration), for a broker evening out its agents; `leaving` once it is
  * shutting down, when no agent should be sent to it any more.
