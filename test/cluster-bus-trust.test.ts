@@ -248,12 +248,22 @@ describe('a bus only brokers can speak on', () => {
   });
 
   it('drops every message of a broker the operator removed, and refuses its id a new start', async () => {
-    const removal = new CliProcess(['brokers', 'remove', 'rogue', '--data-dir', makeTempDir().path, '--store', cluster.storeUrl]);
-    expect(await removal.exited).toBe(0);
-    expect(removal.stdout).toMatch(/removed broker rogue/);
-    const list = new CliProcess(['brokers', '--output', 'json', '--data-dir', makeTempDir().path, '--store', cluster.storeUrl]);
-    expect(await list.exited).toBe(0);
-    expect((JSON.parse(list.stdout) as { brokers: { broker_id: string; state: string }[] }).brokers).toContainEqual(
+    // Each command with a data dir of its own, as an operator's machine would give it.
+    const removeDir = makeTempDir();
+    const listDir = makeTempDir();
+    let listed: string;
+    try {
+      const removal = new CliProcess(['brokers', 'remove', 'rogue', '--data-dir', removeDir.path, '--store', cluster.storeUrl]);
+      expect(await removal.exited).toBe(0);
+      expect(removal.stdout).toMatch(/removed broker rogue/);
+      const list = new CliProcess(['brokers', '--output', 'json', '--data-dir', listDir.path, '--store', cluster.storeUrl]);
+      expect(await list.exited).toBe(0);
+      listed = list.stdout;
+    } finally {
+      removeDir.remove();
+      listDir.remove();
+    }
+    expect((JSON.parse(listed) as { brokers: { broker_id: string; state: string }[] }).brokers).toContainEqual(
       expect.objectContaining({ broker_id: 'rogue', state: 'removed' }),
     );
     await waitFor(

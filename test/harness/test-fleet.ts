@@ -52,7 +52,14 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
   // Ports outside the kernel's ephemeral range, so none is taken by another socket while the broker restarts.
   const ports = { grpcListen: `127.0.0.1:${await freePort()}`, mcpListen: `127.0.0.1:${await freePort()}` };
   let options = brokerOptions(brokerDir, { ...ports, ...overrides });
-  let broker = await Broker.start(options, log);
+  let broker: Broker;
+  try {
+    broker = await Broker.start(options, log);
+  } catch (error) {
+    // A broker that refuses to start (a test of that) leaves no directory behind.
+    temp.remove();
+    throw error;
+  }
   // Later restarts keep the ports, so agents and MCP clients find the broker where they left it.
   options = { ...options, grpcListen: `127.0.0.1:${broker.grpcPort}`, mcpListen: `127.0.0.1:${broker.mcp.port}` };
   const agents = new Set<Agent>();
