@@ -432,7 +432,7 @@ export function inProcessBrokerOptions(dataDir: string, overrides: Partial<Broke
   };
 }
 
-/** A broker silent for three beats has left the cluster: its agents show offline about 3 s after it died. */
+/** Brokers beat once a second; one silent for 10 s has left the cluster (broker-cluster.ts). */
 const CLUSTER_BEAT_MS = 1000;
 
 /** A NATS subject token: letters, digits, `-` and `_` only. */

@@ -43,6 +43,15 @@ export interface ClusterOptions extends BusOptions {
 }
 
 const MISSED_BEATS = 3;
+/**
+ * A broker silent this long (or for MISSED_BEATS, when beats are further
+ * apart) has left. A broker's beats come from its event loop, which a fan-out
+ * to thousands of agents can hold for seconds (3.7 to 9.2 s seen in a cluster
+ * of 10,000): a broker counted gone fails every call it was answering, which
+ * it would have answered. Its agents do not wait for this: when it dies their
+ * streams break, and they dial another broker within seconds.
+ */
+const SILENT_FLOOR_MS = 10_000;
 /** How often the brokers registered on the store are read again, so one the operator removed is heard no more. */
 const REGISTRATIONS_REFRESH_MS = 5000;
 /** Registrations of brokers stopped this long ago are forgotten (one given no --broker-id has a new id at each start). */
@@ -372,7 +381,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     if (!this.bus.connected) return;
     this.publishBeat();
     this.shareSamples();
-    const silentAfterMs = this.options.beatIntervalMs * MISSED_BEATS;
+    const silentAfterMs = Math.max(this.options.beatIntervalMs * MISSED_BEATS, SILENT_FLOOR_MS);
     const now = Date.now();
     // A beat the event loop ran late runs before the bus messages that waited with it: it counts nobody gone.
     const late = this.lastBeatAt !== undefined && now - this.lastBeatAt > this.options.beatIntervalMs * 2;
