@@ -18,6 +18,7 @@ import {
   presenceMessage,
   presenceSyncMessage,
   reportMessage,
+  reportsMessage,
   revokedMessage,
   SUBJECTS,
   samplesMessage,
@@ -29,6 +30,7 @@ import { Rebalancer } from './rebalancer.ts';
 import type { RelayAuthorizationDeps } from './relay-authorization.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
+import { type BatchedReport, ReportBatches } from './report-batches.ts';
 import { SigningService } from './signing-service.ts';
 
 export interface ClusterOptions extends BusOptions {
@@ -111,6 +113,9 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private readonly lastBeat = new Map<string, number>();
   /** When this broker's own beat last ran. */
   private lastBeatAt: number | undefined;
+  /** The brokers whose beats say they read reports in batches. */
+  private readonly batchReaders = new Set<string>();
+  private readonly reportBatches: ReportBatches;
   /** Where agents reach each broker that said so on its beat. */
   private readonly agentAddresses = new Map<string, string>();
   /** Set once this broker is shutting down. */
@@ -149,6 +154,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       log,
     });
     this.rebalancer = new Rebalancer(registry, log);
+    this.reportBatches = new ReportBatches(options.brokerId, (json) => this.bus.publishJson(SUBJECTS.reports, json));
     this.signing = new SigningService(bus, store, deps.authority, options.brokerId, log);
   }
 
@@ -227,6 +233,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     clearInterval(this.refreshTimer);
     await this.signing.stop();
     clearTimeout(this.orphansTimer);
+    this.reportBatches.flush();
     // Written first: the others believe a `gone` only once the store says this broker stopped.
     await this.store.brokers.stopped(this.brokerId, Date.now()).catch((error: unknown) => {
       this.log.warn('could not record on the store that this broker stops', { error: (error as Error).message });
@@ -265,6 +272,8 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     this.bus.subscribe(SUBJECTS.beat, beatMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.beat)) return;
       this.heardFrom(sender);
+      if (message.reportBatches) this.batchReaders.add(sender);
+      else this.batchReaders.delete(sender);
       if (message.leaving) this.agentAddresses.delete(sender);
       else if (message.agentAddress) this.agentAddresses.set(sender, message.agentAddress);
     });
@@ -277,14 +286,20 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
         () => this.brokerLeft(sender, 'it is shutting down', false),
       );
     });
-    this.bus.subscribe(SUBJECTS.report, reportMessage, ({ sender, message }) => {
-      if (!speaksFor(sender, message.broker, SUBJECTS.report)) return;
+    const remoteReport = (sender: string, subject: string, report: BatchedReport) => {
       // Only the broker holding the agent passes its reports on.
-      if (this.registry.get(message.agent)?.session?.heldBy !== sender) {
-        this.bus.refuse('wrong_sender', { subject: SUBJECTS.report, sender, why: `it does not hold agent ${message.agent}` });
+      if (this.registry.get(report.agent)?.session?.heldBy !== sender) {
+        this.bus.refuse('wrong_sender', { subject, sender, why: `it does not hold agent ${report.agent}` });
         return;
       }
-      this.registry.remoteReport(message.agent, sender, message.kind, message.payload, message.observedUnixMs);
+      this.registry.remoteReport(report.agent, sender, report.kind, report.payload, report.observedUnixMs);
+    };
+    this.bus.subscribe(SUBJECTS.report, reportMessage, ({ sender, message }) => {
+      if (speaksFor(sender, message.broker, SUBJECTS.report)) remoteReport(sender, SUBJECTS.report, message);
+    });
+    this.bus.subscribe(SUBJECTS.reports, reportsMessage, ({ sender, message }) => {
+      if (!speaksFor(sender, message.broker, SUBJECTS.reports)) return;
+      for (const report of message.reports) remoteReport(sender, SUBJECTS.reports, report);
     });
     this.bus.subscribe(SUBJECTS.samples, samplesMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.samples)) return;
@@ -311,7 +326,11 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     });
     this.registry.on('state', (host) => this.onLocalState(host));
     this.registry.on('report', (host, kind, payload, observedUnixMs) => {
-      if (heldHere(host)) this.bus.publish(SUBJECTS.report, { broker: self, agent: host.id, kind, payload, observedUnixMs });
+      if (!heldHere(host)) return;
+      const report = { agent: host.id, kind, payload, observedUnixMs };
+      // One at a time while a broker of an earlier version listens: it reads no batches.
+      if ([...this.lastBeat.keys()].every((broker) => this.batchReaders.has(broker))) this.reportBatches.add(report);
+      else this.bus.publish(SUBJECTS.report, { broker: self, ...report });
     });
     this.registry.on('revoked', (host) => {
       if (!this.applyingRevocation) this.bus.publish(SUBJECTS.revoked, { broker: self, agent: host.id });
@@ -363,7 +382,11 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private publishBeat(): void {
     if (!this.bus.connected) return;
     const { agentAddress } = this.options;
-    this.bus.publish(SUBJECTS.beat, { broker: this.brokerId, ...(this.leaving ? { leaving: true as const } : agentAddress ? { agentAddress } : {}) });
+    this.bus.publish(SUBJECTS.beat, {
+      broker: this.brokerId,
+      reportBatches: true,
+      ...(this.leaving ? { leaving: true as const } : agentAddress ? { agentAddress } : {}),
+    });
   }
 
   /**
@@ -406,6 +429,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private brokerLeft(broker: string, reason: string, died = true): void {
     if (!this.lastBeat.delete(broker)) return;
     this.agentAddresses.delete(broker);
+    this.batchReaders.delete(broker);
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
     // A broker shutting down completes its own rows; one that died never will.
     if (died) {

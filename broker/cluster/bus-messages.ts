@@ -19,6 +19,8 @@ export const SUBJECTS = {
   /** A broker shutting down: its agents are gone from it at once. */
   gone: 'fleetmesh.broker.gone',
   report: 'fleetmesh.report',
+  /** Several reports in one message, once every broker listening said on its beat that it reads them. */
+  reports: 'fleetmesh.reports',
   /** The latest heartbeat samples of a broker's agents, batched once a beat. */
   samples: 'fleetmesh.samples',
   revoked: 'fleetmesh.revoked',
@@ -82,7 +84,13 @@ export const presenceSyncMessage = z.object({ broker: brokerId, of: brokerId.opt
  * configuration), for a broker evening out its agents; `leaving` once it is
  * shutting down, when no agent should be sent to it any more.
  */
-export const beatMessage = z.object({ broker: brokerId, agentAddress: z.string().min(1).max(300).optional(), leaving: z.literal(true).optional() });
+export const beatMessage = z.object({
+  broker: brokerId,
+  agentAddress: z.string().min(1).max(300).optional(),
+  leaving: z.literal(true).optional(),
+  /** It reads agents' reports in batches (`SUBJECTS.reports`); a broker of an earlier version does not say so. */
+  reportBatches: z.literal(true).optional(),
+});
 
 export const reportMessage = z.object({
   broker: brokerId,
@@ -90,6 +98,12 @@ export const reportMessage = z.object({
   kind: z.string(),
   payload: z.unknown(),
   observedUnixMs: z.number(),
+});
+
+/** Reports of agents a broker holds, as they came within a few tens of milliseconds: one signature for them all. */
+export const reportsMessage = z.object({
+  broker: brokerId,
+  reports: z.array(z.object({ agent: agentId, kind: z.string(), payload: z.unknown(), observedUnixMs: z.number() })),
 });
 
 export const samplesMessage = z.object({
