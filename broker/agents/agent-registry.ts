@@ -279,9 +279,10 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   /**
    * A new stream proved to be this agent: it becomes the agent's session,
    * replacing any earlier one. Undefined when the stream ended while the store answered.
+   * `known`: the agent's row, read as the stream was authenticated.
    */
-  async attach(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): Promise<Host | undefined> {
-    const row = await this.store.agents.get(session.agentId);
+  async attach(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>, known?: AgentRow): Promise<Host | undefined> {
+    const row = known?.id === session.agentId ? known : await this.store.agents.get(session.agentId);
     if (!row) throw new Error(`agent ${session.agentId} is not in the store`);
     const roles = this.hosts.has(row.id) ? [] : await this.store.roles.of(row.id);
     if (!session.isOpen) return undefined;
