@@ -186,10 +186,9 @@ describe('three brokers on one bus serve one fleet', () => {
       process.kill(pid, 'SIGCONT');
     }
     // b kept its agents' streams: once it beats again, a and c ask it which agents it holds.
-    await waitFor(
-      () => [cluster.a, cluster.c].every((broker) => onB.every((name) => holder(broker, name) === 'b' && host(broker, name).state === 'online')),
-      { what: "a and c to see b's agents online on b again" },
-    );
+    await waitFor(() => [cluster.a, cluster.c].every((broker) => onB.every((name) => holder(broker, name) === 'b' && host(broker, name).state === 'online')), {
+      what: "a and c to see b's agents online on b again",
+    });
     const outcomes = await cluster.a.fanOut(
       onB.map((name) => host(cluster.a, name)),
       { action: 'agent.info', params: {}, timeoutMs: 10_000, caller: 'test', authority: tester },
