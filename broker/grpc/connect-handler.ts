@@ -54,17 +54,16 @@ async function authenticate(
   }
   const agentId = agentIdFromAltNames(certificate.subjectaltname);
   const serial = normalizeSerial(certificate.serialNumber);
-  const issued = await store.certificates.get(serial);
+  const issued = await store.certificates.withRevocation(serial);
   if (!agentId || !issued || issued.agentId !== agentId) {
     throw new FleetError('forbidden', 'the client certificate was not issued to an agent of this broker', {
       hint: 'Enroll the agent again with a join token from this broker.',
       details: { authentication: true },
     });
   }
-  const revocation = await store.certificates.revocation(serial);
   const agent = await store.agents.get(agentId);
-  if (revocation || !agent || agent.revokedAt !== null) {
-    const when = new Date(revocation?.revokedAt ?? agent?.revokedAt ?? Date.now()).toISOString();
+  if (issued.revokedAt !== null || !agent || agent.revokedAt !== null) {
+    const when = new Date(issued.revokedAt ?? agent?.revokedAt ?? Date.now()).toISOString();
     throw new FleetError('forbidden', `the certificate of agent ${agent?.name ?? agentId} was revoked at ${when}`, {
       hint: 'A revoked agent cannot reconnect; enroll the host as a new agent if it should come back.',
     });

@@ -452,6 +452,17 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     expect(await store.dataVersion()).not.toBe(granted);
   });
 
+  it("reads a certificate with its revocation in one statement: none, then the revocation's time", async () => {
+    const { store } = await open();
+    await store.agents.insert(agent('a'));
+    const certificate = { serial: 's1', agentId: 'a', issuedAt: 1, notBefore: 1, notAfter: 9, publicKeySha256: 'k', issuedBy: 'enroll' as const, caPin: null };
+    await store.certificates.insert(certificate);
+    expect(await store.certificates.withRevocation('s1')).toEqual({ ...certificate, revokedAt: null });
+    expect(await store.certificates.withRevocation('s2')).toBeUndefined();
+    expect(await store.certificates.revokeAllOf('a', 'test', 7)).toEqual(['s1']);
+    expect(await store.certificates.withRevocation('s1')).toEqual({ ...certificate, revokedAt: 7 });
+  });
+
   it('records a task failure once, however often it is reported', async () => {
     const { store } = await open();
     const failure = { taskId: 't1', clusterId: 'c', serviceId: 's', at: 5000 };

@@ -12,11 +12,28 @@ interface CertificateRow {
   caPin: string | null;
 }
 
-interface RevocationRow {
+interface RawCertificateRow {
   serial: string;
-  agentId: string;
-  revokedAt: number;
-  reason: string;
+  agent_id: string;
+  issued_at: number;
+  not_before: number;
+  not_after: number;
+  public_key_sha256: string;
+  issued_by: 'enroll' | 'renew';
+  ca_pin: string | null;
+}
+
+function fromRaw(raw: RawCertificateRow): CertificateRow {
+  return {
+    serial: raw.serial,
+    agentId: raw.agent_id,
+    issuedAt: raw.issued_at,
+    notBefore: raw.not_before,
+    notAfter: raw.not_after,
+    publicKeySha256: raw.public_key_sha256,
+    issuedBy: raw.issued_by,
+    caPin: raw.ca_pin,
+  };
 }
 
 /** Every client certificate the broker issued, and the serials it revoked. */
@@ -31,27 +48,21 @@ export class CertificatesTable {
   }
 
   async get(serial: string): Promise<CertificateRow | undefined> {
-    const raw = await this.sql.get<{
-      serial: string;
-      agent_id: string;
-      issued_at: number;
-      not_before: number;
-      not_after: number;
-      public_key_sha256: string;
-      issued_by: 'enroll' | 'renew';
-      ca_pin: string | null;
-    }>('SELECT * FROM certificates WHERE serial = ?', [serial]);
-    if (!raw) return undefined;
-    return {
-      serial: raw.serial,
-      agentId: raw.agent_id,
-      issuedAt: raw.issued_at,
-      notBefore: raw.not_before,
-      notAfter: raw.not_after,
-      publicKeySha256: raw.public_key_sha256,
-      issuedBy: raw.issued_by,
-      caPin: raw.ca_pin,
-    };
+    const raw = await this.sql.get<RawCertificateRow>('SELECT * FROM certificates WHERE serial = ?', [serial]);
+    return raw ? fromRaw(raw) : undefined;
+  }
+
+  /**
+   * A certificate and when it was revoked (null if it was not), in one
+   * statement: every agent stream that opens asks, thousands at once when a
+   * fleet comes back.
+   */
+  async withRevocation(serial: string): Promise<(CertificateRow & { revokedAt: number | null }) | undefined> {
+    const raw = await this.sql.get<RawCertificateRow & { revocation_revoked_at: number | null }>(
+      'SELECT certificates.*, revocations.revoked_at AS revocation_revoked_at FROM certificates LEFT JOIN revocations ON revocations.serial = certificates.serial WHERE certificates.serial = ?',
+      [serial],
+    );
+    return raw ? { ...fromRaw(raw), revokedAt: raw.revocation_revoked_at } : undefined;
   }
 
   /** Certificates issued before CAs were recorded belong to the first CA: recorded as such once it is known. */
@@ -78,13 +89,6 @@ export class CertificatesTable {
     for (const serial of serials)
       await this.sql.run('INSERT INTO revocations (serial, agent_id, revoked_at, reason) VALUES (?, ?, ?, ?)', [serial, agentId, now, reason]);
     return serials;
-  }
-
-  async revocation(serial: string): Promise<RevocationRow | undefined> {
-    const raw = await this.sql.get<{ serial: string; agent_id: string; revoked_at: number; reason: string }>('SELECT * FROM revocations WHERE serial = ?', [
-      serial,
-    ]);
-    return raw ? { serial: raw.serial, agentId: raw.agent_id, revokedAt: raw.revoked_at, reason: raw.reason } : undefined;
   }
 
   async revokedSerials(): Promise<Set<string>> {
