@@ -1,5 +1,12 @@
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 
+interface Waiter {
+  go: () => void;
+  timer: NodeJS.Timeout;
+  /** It gave up waiting: the turn goes to the next one. */
+  gone: boolean;
+}
+
 /**
  * The turns of a fixed number of store connections, given first come first
  * served, each waiter for at most `maxWaitMs`.
@@ -12,13 +19,6 @@ import { FleetError } from '../../shared/errors/fleet-error.ts';
  * the store more. Waiting here leaves the pool's clock to a server that does
  * not answer.
  */
-interface Waiter {
-  go: () => void;
-  timer: NodeJS.Timeout;
-  /** It gave up waiting: the turn goes to the next one. */
-  gone: boolean;
-}
-
 export class ConnectionTurns {
   private free: number;
   private readonly waiting: Waiter[] = [];
