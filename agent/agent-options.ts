@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_BACKUP_FOLDER } from '../shared/domains/backup/backup-domain.ts';
-import type { Domain } from '../shared/domains/domain.ts';
-import { DOMAIN_FLAGS, DOMAINS, type DomainFlagValues } from '../shared/domains/domains.ts';
-import { DEFAULT_HOST_PROC } from '../shared/domains/system/system-domain.ts';
+import { DEFAULT_BACKUP_FOLDER } from '../shared/domains/backup/backup-head.ts';
+import type { DomainHead } from '../shared/domains/domain.ts';
+import { DOMAIN_FLAGS, DOMAIN_HEADS, type DomainFlagValues } from '../shared/domains/domain-heads.ts';
+import { DEFAULT_HOST_PROC } from '../shared/domains/system/system-head.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { LogFormat, LogLevel } from '../shared/log/logger.ts';
 import type { CommandSpec, FlagSpec, FlagValues } from '../shared/options/command-line.ts';
@@ -138,7 +138,7 @@ export function resolveAgentOptions(values: AgentFlagValues, dockerHost?: string
     appCatalogDir: resolveAppCatalog(values['app-catalog']),
     scanReverseDns: values['scan-reverse-dns'],
     domainFlags: Object.fromEntries(Object.keys(DOMAIN_FLAGS).map((flag) => [flag, values[flag as keyof DomainFlagValues]])),
-    domainOptions: Object.fromEntries(DOMAINS.flatMap((domain: Domain) => (domain.agentOptions ? [[domain.name, domain.agentOptions(values)]] : []))),
+    domainOptions: Object.fromEntries(DOMAIN_HEADS.flatMap((domain: DomainHead) => (domain.agentOptions ? [[domain.name, domain.agentOptions(values)]] : []))),
     backoffBaseMs: RECONNECT_BACKOFF.baseMs,
     backoffCapMs: RECONNECT_BACKOFF.capMs,
     sampleIntervalMs: 5000,

@@ -1,4 +1,4 @@
-import { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
+import type { agentInfo, agentSetLabels } from '../shared/domains/agent/agent-actions.ts';
 import { FleetError } from '../shared/errors/fleet-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { createKeyPair, type KeyPair } from '../shared/pki/certificates.ts';
@@ -148,8 +148,8 @@ export class Agent {
 
   private async startCollectors(): Promise<void> {
     const identity = () => this.connection.currentIdentity;
-    this.dispatcher.register(
-      agentInfo,
+    this.dispatcher.register<typeof agentInfo>(
+      'agent.info',
       createAgentInfoHandler({
         describe: () => ({
           agent_id: identity().agentId,
@@ -165,7 +165,7 @@ export class Agent {
         sample: () => this.sampler.heartbeatSample(),
       }),
     );
-    this.dispatcher.register(agentSetLabels, async (params) => {
+    this.dispatcher.register<typeof agentSetLabels>('agent.set_labels', async (params) => {
       const labels = this.labels.update(params.labels);
       this.connection.announce();
       return { payload: { labels } };

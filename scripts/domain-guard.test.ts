@@ -83,7 +83,7 @@ interface Reach {
  */
 const KNOWN: readonly Reach[] = [
   {
-    into: ['shared/domains/backup/backup-domain.ts', 'shared/domains/system/system-domain.ts'],
+    into: ['shared/domains/backup/backup-head.ts', 'shared/domains/system/system-head.ts'],
     from: ['generic'],
     why: "the agent's options still resolve the backup folder and the host's /proc, which several collectors share",
   },

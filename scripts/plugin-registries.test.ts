@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { COLLECTOR_PLUGINS } from '../agent/collectors/collector-plugins.gen.ts';
 import { BROKER_ACTIONS, BROKER_DOMAINS, BROKER_SERVICES, WIDGETS } from '../broker/domains/broker-domains.ts';
 import { CATALOG } from '../shared/catalog/catalog.ts';
-import type { Domain } from '../shared/domains/domain.ts';
+import type { Domain, DomainHead } from '../shared/domains/domain.ts';
+import { DOMAIN_HEADS, loadDomain } from '../shared/domains/domain-heads.ts';
 import { DOMAINS } from '../shared/domains/domains.ts';
 import { RESOURCE_TYPES } from '../shared/domains/resource-types.ts';
 import { REGISTRIES, renderRegistries } from './plugin-registries.ts';
@@ -38,7 +39,18 @@ describe('domain registries', () => {
 
   it('hold every collector folder once, each the collector of the declared domain of its name', () => {
     expect(COLLECTOR_PLUGINS.map((plugin) => plugin.domain.name).sort()).toEqual(foldersOf('agent/collectors'));
-    for (const plugin of COLLECTOR_PLUGINS) expect(DOMAINS).toContain(plugin.domain);
+    for (const plugin of COLLECTOR_PLUGINS) expect(DOMAIN_HEADS).toContain(plugin.domain);
+  });
+
+  it('hold every domain head once, and load each domain whole by its name: its own head with its actions and reports', async () => {
+    expect(DOMAIN_HEADS.map((head) => head.name)).toEqual(DOMAINS.map((domain) => domain.name));
+    for (const head of DOMAIN_HEADS) {
+      const domain = await loadDomain(head.name);
+      expect(DOMAINS).toContain(domain);
+      for (const [key, value] of Object.entries(head)) expect(domain?.[key as keyof DomainHead], `${head.name}.${key}`).toBe(value);
+      for (const action of domain?.actions ?? []) expect(action.id.startsWith(`${head.name}.`), action.id).toBe(true);
+    }
+    expect(await loadDomain('no-such-domain')).toBeUndefined();
   });
 
   it('hold every broker half once, each of the declared domain of its folder, with an indexer for every domain that declares reports', () => {

@@ -89,6 +89,33 @@ export const REGISTRIES: readonly Registry[] = [
     },
   },
   {
+    path: 'shared/domains/domain-heads.gen.ts',
+    what: 'the folders of shared/domains/',
+    find: (root) => perFolder(root, 'shared/domains', '-head.ts', 'Head', false),
+    render(found) {
+      const loaders = found.map(({ file }) => {
+        const folder = file.slice(0, file.indexOf('/'));
+        return `  ${/^[a-z]+$/.test(folder) ? folder : `'${folder}'`}: () => import('./${folder}/${folder}-domain.ts').then((module) => module.${camel(folder)}Domain),`;
+      });
+      return listing(
+        this,
+        found,
+        [
+          "/** Every folder of shared/domains/, each declaring one domain's head (what an agent reads at start). */",
+          'export const DOMAIN_HEAD_FOLDERS = [',
+          arrayOf(found),
+          '] as const;',
+          '',
+          '/** Each domain whole (its actions and report schemas), by folder, loaded when first asked for. */',
+          'export const DOMAIN_LOADERS: Readonly<Record<string, () => Promise<Domain>>> = {',
+          ...loaders,
+          '};',
+        ],
+        "import type { Domain } from './domain.ts';",
+      );
+    },
+  },
+  {
     path: 'shared/domains/parts.gen.ts',
     what: 'the *-parts.ts files of shared/domains/',
     find: (root) => perFolder(root, 'shared/domains', '-parts.ts', 'Parts', true),

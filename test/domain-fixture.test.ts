@@ -13,6 +13,7 @@ import { WidgetResources } from '../broker/web/widget-resources.ts';
 import { REGISTRIES } from '../scripts/plugin-registries.ts';
 import { silentLogger } from '../shared/log/logger.ts';
 import { beaconPlugin } from './fixtures/domain/agent/collectors/beacon/beacon-plugin.ts';
+import { beaconDomain } from './fixtures/domain/shared/domains/beacon/beacon-domain.ts';
 import { type LinkedAction, type LinkedFleet, startLinkedFleet } from './harness/linked-fleet.ts';
 import { TEST_AGENT_DEFAULTS } from './harness/test-agent-defaults.ts';
 
@@ -20,6 +21,16 @@ import { TEST_AGENT_DEFAULTS } from './harness/test-agent-defaults.ts';
 vi.mock('../shared/domains/domains.gen.ts', async (real: () => Promise<typeof import('../shared/domains/domains.gen.ts')>) => ({
   DOMAIN_FOLDERS: [...(await real()).DOMAIN_FOLDERS, (await import('./fixtures/domain/shared/domains/beacon/beacon-domain.ts')).beaconDomain],
 }));
+vi.mock('../shared/domains/domain-heads.gen.ts', async (real: () => Promise<typeof import('../shared/domains/domain-heads.gen.ts')>) => {
+  const committed = await real();
+  return {
+    DOMAIN_HEAD_FOLDERS: [...committed.DOMAIN_HEAD_FOLDERS, (await import('./fixtures/domain/shared/domains/beacon/beacon-head.ts')).beaconHead],
+    DOMAIN_LOADERS: {
+      ...committed.DOMAIN_LOADERS,
+      beacon: async () => (await import('./fixtures/domain/shared/domains/beacon/beacon-domain.ts')).beaconDomain,
+    },
+  };
+});
 vi.mock('../shared/domains/parts.gen.ts', async (real: () => Promise<typeof import('../shared/domains/parts.gen.ts')>) => ({
   PART_FOLDERS: [...(await real()).PART_FOLDERS, (await import('./fixtures/domain/shared/domains/beacon/beacon-parts.ts')).beaconParts],
 }));
@@ -44,7 +55,12 @@ function beaconsOf(labels: Record<string, string>, report: (kind: string, payloa
   const collector = beaconPlugin.create(context);
   const actions: LinkedAction[] = [];
   const dispatcher: Pick<Dispatcher, 'register'> = {
-    register: (action, handler) => void actions.push({ action, handler: handler as LinkedAction['handler'] }),
+    // A collector registers its handlers by action id; the agent's dispatcher finds the declaration in the domain.
+    register: (action, handler) => {
+      const declared = typeof action === 'string' ? beaconDomain.actions.find((candidate) => candidate.id === action) : action;
+      if (!declared) throw new Error(`the beacon domain declares no action ${String(action)}`);
+      actions.push({ action: declared, handler: handler as LinkedAction['handler'] });
+    },
   };
   collector.register(dispatcher as Dispatcher);
   return { collector, actions };
@@ -115,6 +131,7 @@ describe('a domain added from its three folders alone', () => {
     const found = Object.fromEntries(REGISTRIES.map((registry) => [registry.path, registry.find(FIXTURE_ROOT).map((entry) => entry.exportName)]));
     expect(found).toEqual({
       'shared/domains/domains.gen.ts': ['beaconDomain'],
+      'shared/domains/domain-heads.gen.ts': ['beaconHead'],
       'shared/domains/parts.gen.ts': ['beaconParts'],
       'agent/collectors/collector-plugins.gen.ts': ['beaconPlugin'],
       'broker/domains/broker-domains.gen.ts': ['beaconBroker'],

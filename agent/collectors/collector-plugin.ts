@@ -1,5 +1,5 @@
-import type { Domain } from '../../shared/domains/domain.ts';
-import type { DomainFlagValues } from '../../shared/domains/domains.ts';
+import type { DomainHead } from '../../shared/domains/domain.ts';
+import type { DomainFlagValues } from '../../shared/domains/domain-heads.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import type { EngineClient } from '../engine/engine-client.ts';
@@ -40,6 +40,6 @@ export interface CollectorContext {
  * `collector-plugins.gen.ts`. The agent runs the collectors in their domains' rank.
  */
 export interface CollectorPlugin<C extends Collector = Collector> {
-  readonly domain: Domain;
+  readonly domain: DomainHead;
   create(context: CollectorContext): C;
 }

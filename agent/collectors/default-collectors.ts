@@ -1,4 +1,4 @@
-import { DOMAIN_FLAGS, DOMAINS, type DomainFlagValues } from '../../shared/domains/domains.ts';
+import { DOMAIN_FLAGS, DOMAIN_HEADS, type DomainFlagValues } from '../../shared/domains/domain-heads.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentOptions } from '../agent-options.ts';
 import { createEngineClient } from '../engine/engine-client.ts';
@@ -14,7 +14,7 @@ function domainFlagValues(options: AgentOptions): DomainFlagValues {
 }
 
 function rankOf(plugin: CollectorPlugin): number {
-  return DOMAINS.findIndex((domain) => domain.name === plugin.domain.name);
+  return DOMAIN_HEADS.findIndex((domain) => domain.name === plugin.domain.name);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Action, ActionInput } from '../../shared/catalog/action.ts';
+import { loadDomain } from '../../shared/domains/domain-heads.ts';
 import { type ErrorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
@@ -49,19 +50,32 @@ const decoder = new TextDecoder();
 /** Room left in a frame for everything but the payload. */
 const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES - 64 * 1024;
 
+/** The declaration of an action, by id, from its domain (loaded with its schemas on first ask). */
+async function declaredAction(id: string): Promise<Action> {
+  const domain = await loadDomain(id.slice(0, id.indexOf('.')));
+  const action = [...(domain?.actions ?? []), ...(domain?.brokerCalls ?? [])].find((candidate) => candidate.id === id);
+  if (!action) throw new FleetError('internal', `this agent serves ${id}, which no domain declares`);
+  return action;
+}
+
 /**
  * Runs the calls the broker sends: checks parameters against the action's
  * schema, runs the handler under the call's deadline and cancellation, and
  * answers exactly once. An action this agent does not know is `unsupported`.
+ * A handler registered by action id has its declaration (and its domain's
+ * schemas) loaded when its first call comes, so an idle agent holds none.
  */
 export class Dispatcher {
-  private readonly handlers = new Map<string, { action: Action; handler: ActionHandler }>();
+  /** Each served action's handler, and its declaration once known. */
+  private readonly handlers = new Map<string, { action: Action | undefined; handler: ActionHandler }>();
   private readonly running = new Map<string, AbortController>();
 
   constructor(private readonly log: Logger) {}
 
-  register<A extends Action>(action: A, handler: ActionHandler<A>): void {
-    this.handlers.set(action.id, { action, handler: handler as unknown as ActionHandler });
+  /** Serves an action: its declaration, or its id (`register<typeof declaration>('domain.action', …)`) to load the declaration on first call. */
+  register<A extends Action>(action: A | string, handler: ActionHandler<A>): void {
+    const id = typeof action === 'string' ? action : action.id;
+    this.handlers.set(id, { action: typeof action === 'string' ? undefined : action, handler: handler as unknown as ActionHandler });
   }
 
   /** The action ids this agent serves, for Hello. */
@@ -98,13 +112,16 @@ export class Dispatcher {
       return;
     }
     let params: unknown;
+    let action: Action;
     try {
+      // Loaded once (the domain module is kept); a cancel that comes meanwhile finds no running call yet.
+      action = entry.action ??= await declaredAction(call.action);
       const raw: unknown = call.paramsJson.length === 0 ? {} : JSON.parse(decoder.decode(call.paramsJson));
-      const parsed = entry.action.input.safeParse(raw);
+      const parsed = action.input.safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         throw new FleetError('invalid_argument', `${issue?.path.join('.') || 'parameters'}: ${issue?.message ?? 'invalid'}`, {
-          hint: `Check the parameters of ${entry.action.tool}.`,
+          hint: `Check the parameters of ${action.tool}.`,
         });
       }
       params = parsed.data;
@@ -137,7 +154,7 @@ export class Dispatcher {
       // A read stops at its deadline or cancel. A change goes on (the engine is making it anyway, and
       // the handler sees the signal where it can stop): its true outcome is answered when known.
       const result =
-        entry.action.risk === 'read'
+        action.risk === 'read'
           ? await Promise.race([
               work,
               new Promise<never>((_, reject) => {

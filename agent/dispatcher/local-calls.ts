@@ -28,10 +28,12 @@ export class LocalCalls {
     this.dispatcher = dispatcher;
   }
 
-  async run<A extends Action>(action: A, params: ActionInput<A>, context: CallContext): Promise<LocalAnswer<A>> {
+  /** Runs an action of this agent: its declaration, or its id (`run<typeof agentInfo>('agent.info', …)`). */
+  async run<A extends Action>(action: A | string, params: ActionInput<A>, context: CallContext): Promise<LocalAnswer<A>> {
     const dispatcher = this.dispatcher;
     if (!dispatcher) throw new Error('local calls before the collector was registered');
-    const callId = `${context.callId}/${action.id}/${this.sequence++}`;
+    const id = typeof action === 'string' ? action : action.id;
+    const callId = `${context.callId}/${id}/${this.sequence++}`;
     const cancel = () => dispatcher.cancel(callId, 'the call that asked ended');
     context.signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -39,7 +41,7 @@ export class LocalCalls {
         void dispatcher.run(
           {
             callId,
-            action: action.id,
+            action: id,
             paramsJson: encoder.encode(JSON.stringify(params)),
             deadlineUnixMs: context.deadlineUnixMs,
             caller: context.caller,

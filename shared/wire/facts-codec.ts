@@ -1,6 +1,6 @@
 import { type MessageInitShape, ScalarType } from '@bufbuild/protobuf';
-import type { Domain } from '../domains/domain.ts';
-import { DOMAINS } from '../domains/domains.ts';
+import type { DomainHead } from '../domains/domain.ts';
+import { DOMAIN_HEADS } from '../domains/domain-heads.ts';
 import { type Facts, FactsSchema } from '../gen/fleetmesh/v1/mesh_pb.ts';
 
 /** Host facts as every part of fleetmesh sees them: snake_case keys, the proto's own field names. */
@@ -8,7 +8,7 @@ export type FactRecord = Record<string, string | number | boolean>;
 
 /** The facts the domains declare beyond the proto's fields; a field of the proto keeps its own name. */
 const DECLARED_FACTS: ReadonlySet<string> = new Set(
-  DOMAINS.flatMap((domain: Domain) => Object.keys(domain.facts ?? {})).filter((name) => !FactsSchema.fields.some((field) => field.name === name)),
+  DOMAIN_HEADS.flatMap((domain: DomainHead) => Object.keys(domain.facts ?? {})).filter((name) => !FactsSchema.fields.some((field) => field.name === name)),
 );
 
 /** The longest value of a declared fact the broker keeps: like every fact, it is the agent's claim. */

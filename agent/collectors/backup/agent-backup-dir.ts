@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_BACKUP_FOLDER } from '../../../shared/domains/backup/backup-domain.ts';
+import { DEFAULT_BACKUP_FOLDER } from '../../../shared/domains/backup/backup-head.ts';
 import type { AgentOptions } from '../../agent-options.ts';
 
 /** Where the agent keeps volume archives: --backup-dir, else `backups` in its data dir. */

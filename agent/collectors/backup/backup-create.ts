@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { backupCreate } from '../../../shared/domains/backup/backup-actions.ts';
+import type { backupCreate } from '../../../shared/domains/backup/backup-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { type BackupEngine, workSignal } from './backup-engine.ts';
 import { backupSource } from './backup-sources.ts';
@@ -30,7 +30,7 @@ function archiveName(source: string, createdUnixMs: number): string {
  */
 export function registerBackupCreate(dispatcher: Dispatcher, backup: BackupEngine): void {
   const docker = backup.engine.docker;
-  dispatcher.register(backupCreate, (params, context) =>
+  dispatcher.register<typeof backupCreate>('backup.create', (params, context) =>
     backup.engine.run(async () => {
       const startedUnixMs = Date.now();
       const source = await backupSource(docker, params);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
-import { backupDrill } from '../../../shared/domains/backup/backup-actions.ts';
+import type { backupDrill } from '../../../shared/domains/backup/backup-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage } from '../../engine/engine-errors.ts';
 import { restoreArchive } from './archive-restore.ts';
@@ -86,7 +86,7 @@ async function checkApp(
  */
 export function registerBackupDrill(dispatcher: Dispatcher, backup: BackupEngine): void {
   const docker = backup.engine.docker;
-  dispatcher.register(backupDrill, (params, context) =>
+  dispatcher.register<typeof backupDrill>('backup.drill', (params, context) =>
     backup.engine.run(async () => {
       const startedMs = Date.now();
       const { manifest, path } = await backup.store.find(params.archive);

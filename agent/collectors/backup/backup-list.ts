@@ -1,11 +1,11 @@
-import { backupList } from '../../../shared/domains/backup/backup-actions.ts';
+import type { backupList } from '../../../shared/domains/backup/backup-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { BackupEngine } from './backup-engine.ts';
 import { BackupStore } from './backup-store.ts';
 
 /** backup_list: the manifests on disk; it needs no engine, so it answers while Docker is away. */
 export function registerBackupList(dispatcher: Dispatcher, backup: BackupEngine): void {
-  dispatcher.register(backupList, async (params) => {
+  dispatcher.register<typeof backupList>('backup.list', async (params) => {
     const rows = (await backup.store.list())
       .map(BackupStore.row)
       .filter((row) => params.container === undefined || (row.source_kind === 'container' && row.source === params.container))

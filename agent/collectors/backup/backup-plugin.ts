@@ -1,11 +1,11 @@
-import { backupDomain } from '../../../shared/domains/backup/backup-domain.ts';
+import { backupHead } from '../../../shared/domains/backup/backup-head.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { agentBackupDir } from './agent-backup-dir.ts';
 import { BackupCollector } from './backup-collector.ts';
 
 /** Volume archives through the engine, where an engine answers. */
 export const backupPlugin: CollectorPlugin<BackupCollector> = {
-  domain: backupDomain,
+  domain: backupHead,
   create: ({ options, log, engine }) =>
     new BackupCollector({
       docker: engine,

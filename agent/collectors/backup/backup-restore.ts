@@ -1,5 +1,5 @@
 import type { VolumeInspectInfo } from 'dockerode';
-import { backupRestore } from '../../../shared/domains/backup/backup-actions.ts';
+import type { backupRestore } from '../../../shared/domains/backup/backup-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerStatus } from '../../engine/engine-errors.ts';
@@ -29,7 +29,7 @@ async function inspectVolume(docker: BackupApi, name: string): Promise<VolumeIns
  */
 export function registerBackupRestore(dispatcher: Dispatcher, backup: BackupEngine): void {
   const docker = backup.engine.docker;
-  dispatcher.register(backupRestore, (params, context) =>
+  dispatcher.register<typeof backupRestore>('backup.restore', (params, context) =>
     backup.engine.run(async () => {
       const startedUnixMs = Date.now();
       const { manifest, path } = await backup.store.find(params.archive);

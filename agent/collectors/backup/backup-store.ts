@@ -3,46 +3,13 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { backupRowShape } from '../../../shared/domains/backup/backup-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import type { AppRecord, Manifest } from './backup-manifest.ts';
 
-/** What a drill needs to start an app again on restored volumes (never its environment: that stays with the container). */
-const appShape = z.object({
-  container: z.string(),
-  image: z.string(),
-  image_id: z.string(),
-  cmd: z.array(z.string()).nullable(),
-  entrypoint: z.array(z.string()).nullable(),
-  working_dir: z.string(),
-  user: z.string(),
-  healthcheck: z
-    .object({ Test: z.array(z.string()).optional() })
-    .passthrough()
-    .nullable(),
-  mounts: z.array(z.object({ volume: z.string(), destination: z.string() })),
-});
+export type { AppRecord, Manifest };
 
-/**
- * The manifest beside each archive (`NAME.json` next to `NAME.tar.gz`): the
- * archive's checksum and size, the volumes it holds (as `fleetmesh-volumes/VOLUME/…`
- * entries) and the apps that used them. Doctor and backup_list read these.
- */
-const manifestSchema = z.object({
-  format: z.literal(1),
-  archive: z.string(),
-  file: z.string(),
-  source: z.string(),
-  source_kind: z.enum(['container', 'project']),
-  volumes: z.array(z.object({ name: z.string(), destination: z.string(), containers: z.array(z.string()) })),
-  apps: z.array(appShape),
-  size_bytes: z.number(),
-  sha256: z.string(),
-  created_unix_ms: z.number(),
-});
-
-export type Manifest = z.infer<typeof manifestSchema>;
-export type AppRecord = z.infer<typeof appShape>;
 type BackupRow = z.infer<typeof backupRowShape>;
 
 /** The folder inside helper containers where each volume is mounted by its name, and the archive's top folder. */
@@ -67,6 +34,8 @@ export class BackupStore {
 
   async list(): Promise<{ manifest: Manifest; path: string }[]> {
     const found: { manifest: Manifest; path: string }[] = [];
+    // The manifest's shape loads with the first listing, not with the agent.
+    const { manifestSchema } = await import('./backup-manifest.ts');
     const walk = async (dir: string, depth: number): Promise<void> => {
       let entries: import('node:fs').Dirent[];
       try {

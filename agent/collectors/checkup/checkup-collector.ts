@@ -1,16 +1,12 @@
 import { join } from 'node:path';
-import { configValidate } from '../../../shared/domains/checkup/config-validate-action.ts';
-import { doctor } from '../../../shared/domains/checkup/doctor-action.ts';
-import { inventoryExport, inventoryScan } from '../../../shared/domains/checkup/inventory-actions.ts';
-import { report } from '../../../shared/domains/checkup/report-action.ts';
+import type { configValidate } from '../../../shared/domains/checkup/config-validate-action.ts';
+import type { doctor } from '../../../shared/domains/checkup/doctor-action.ts';
+import type { inventoryExport, inventoryScan } from '../../../shared/domains/checkup/inventory-actions.ts';
+import type { report } from '../../../shared/domains/checkup/report-action.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { lazyHandler } from '../../dispatcher/lazy-handler.ts';
 import { LocalCalls } from '../../dispatcher/local-calls.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
-import { createConfigValidateHandler } from './config-validate-handler.ts';
-import { createDoctorHandler } from './doctor-handler.ts';
-import { createInventoryExportHandler, createInventoryScanHandler } from './inventory-handler.ts';
-import { createReportHandler } from './report-handler.ts';
-import { SnapshotStore } from './snapshot-store.ts';
 
 interface CheckupCollectorOptions {
   /** The agent's data dir: report snapshots go to `reports/`. */
@@ -39,10 +35,30 @@ export class CheckupCollector implements Collector {
   register(dispatcher: Dispatcher): void {
     this.calls.attach(dispatcher);
     const { dataDir } = this.options;
-    dispatcher.register(report, createReportHandler(this.calls, new SnapshotStore(join(dataDir, 'reports'))));
-    dispatcher.register(doctor, createDoctorHandler(this.calls, this.options.backupDir));
-    dispatcher.register(inventoryScan, createInventoryScanHandler(this.calls));
-    dispatcher.register(inventoryExport, createInventoryExportHandler(this.calls));
-    dispatcher.register(configValidate, createConfigValidateHandler(this.options.configPath));
+    const calls = this.calls;
+    // Each check-up reads every domain's parts and schemas: they load with its first call.
+    dispatcher.register<typeof report>(
+      'checkup.report',
+      lazyHandler(async () => {
+        const [{ createReportHandler }, { SnapshotStore }] = await Promise.all([import('./report-handler.ts'), import('./snapshot-store.ts')]);
+        return createReportHandler(calls, new SnapshotStore(join(dataDir, 'reports')));
+      }),
+    );
+    dispatcher.register<typeof doctor>(
+      'checkup.doctor',
+      lazyHandler(async () => (await import('./doctor-handler.ts')).createDoctorHandler(calls, this.options.backupDir)),
+    );
+    dispatcher.register<typeof inventoryScan>(
+      'checkup.inventory_scan',
+      lazyHandler(async () => (await import('./inventory-handler.ts')).createInventoryScanHandler(calls)),
+    );
+    dispatcher.register<typeof inventoryExport>(
+      'checkup.inventory_export',
+      lazyHandler(async () => (await import('./inventory-handler.ts')).createInventoryExportHandler(calls)),
+    );
+    dispatcher.register<typeof configValidate>(
+      'checkup.config_validate',
+      lazyHandler(async () => (await import('./config-validate-handler.ts')).createConfigValidateHandler(this.options.configPath)),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { argvTemplate, type CommandDefinition } from '../../../shared/domains/commands/command-definition.ts';
-import { commandList, commandRun } from '../../../shared/domains/commands/commands-actions.ts';
+import type { commandList, commandRun } from '../../../shared/domains/commands/commands-actions.ts';
 import type { CommandsOptions } from '../../../shared/domains/commands/commands-options.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { closestNames } from '../../../shared/format/closest-names.ts';
@@ -48,7 +48,7 @@ export class CommandsCollector implements Collector {
   }
 
   register(dispatcher: Dispatcher): void {
-    dispatcher.register(commandList, async () => {
+    dispatcher.register<typeof commandList>('commands.list', async () => {
       const commands = this.declared().map((command) => ({
         name: command.name,
         description: command.description,
@@ -72,7 +72,7 @@ export class CommandsCollector implements Collector {
       }));
       return { payload: { commands, count: commands.length } };
     });
-    dispatcher.register(commandRun, async (params, context) => ({ payload: await this.run(params, context) }));
+    dispatcher.register<typeof commandRun>('commands.run', async (params, context) => ({ payload: await this.run(params, context) }));
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ContainerInspectInfo } from 'dockerode';
-import { dockerRestart, dockerStart, dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerRestart, dockerStart, dockerStop } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage, dockerStatus } from '../../engine/engine-errors.ts';
@@ -73,7 +73,7 @@ export function registerDockerChanges(dispatcher: Dispatcher, engine: DockerEngi
         }
       });
     });
-  dispatcher.register(dockerStart, change('start'));
-  dispatcher.register(dockerRestart, change('restart'));
-  dispatcher.register(dockerStop, change('stop'));
+  dispatcher.register<typeof dockerStart>('docker.start', change('start'));
+  dispatcher.register<typeof dockerRestart>('docker.restart', change('restart'));
+  dispatcher.register<typeof dockerStop>('docker.stop', change('stop'));
 }

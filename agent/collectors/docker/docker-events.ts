@@ -1,10 +1,10 @@
-import { dockerEvents } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerEvents } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 /** docker_events: the engine's recent container events, as the collector keeps them. */
 export function registerDockerEvents(dispatcher: Dispatcher, engine: DockerEngine): void {
-  dispatcher.register(dockerEvents, (params) =>
+  dispatcher.register<typeof dockerEvents>('docker.events', (params) =>
     engine.run(async () => {
       const events = engine.events.recent({
         ...(params.since_unix_ms !== undefined ? { sinceUnixMs: params.since_unix_ms } : {}),

@@ -1,11 +1,11 @@
-import { dockerInspect } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerInspect } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { unixMs } from '../../engine/engine-time.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 /** docker_inspect: one container's digest, environment variables named without their values. */
 export function registerDockerInspect(dispatcher: Dispatcher, engine: DockerEngine): void {
-  dispatcher.register(dockerInspect, (params) =>
+  dispatcher.register<typeof dockerInspect>('docker.inspect', (params) =>
     engine.run(async () => {
       await engine.changes.settled((await engine.directory.resolve(params.name)).Id);
       const info = await engine.directory.inspect(params.name);

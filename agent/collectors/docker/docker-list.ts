@@ -1,5 +1,5 @@
 import type { ContainerInfo } from 'dockerode';
-import { dockerList } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerList } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { containerName } from '../../engine/container-directory.ts';
 import { unixMs } from '../../engine/engine-time.ts';
@@ -13,7 +13,7 @@ function ports(info: ContainerInfo) {
 
 /** docker_list: the host's containers, with numbers and ports. */
 export function registerDockerList(dispatcher: Dispatcher, engine: DockerEngine): void {
-  dispatcher.register(dockerList, (params) =>
+  dispatcher.register<typeof dockerList>('docker.list', (params) =>
     engine.run(async () => {
       let containers = await engine.directory.list(params.all ?? true);
       if (params.name) containers = containers.filter((c) => containerName(c).includes(params.name as string));

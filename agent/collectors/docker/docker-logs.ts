@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { dockerLogs } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerLogs } from '../../../shared/domains/docker/docker-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { containerName } from '../../engine/container-directory.ts';
 import { toUnixSeconds } from '../../engine/engine-time.ts';
@@ -9,7 +9,7 @@ import { LineCollector } from './line-collector.ts';
 
 /** docker_logs: a container's logs, stdout and stderr told apart, optionally followed for a while. */
 export function registerDockerLogs(dispatcher: Dispatcher, engine: DockerEngine): void {
-  dispatcher.register(dockerLogs, (params, context) =>
+  dispatcher.register<typeof dockerLogs>('docker.logs', (params, context) =>
     engine.run(async () => {
       const container = await engine.directory.resolve(params.name);
       const info = await engine.directory.refresh(container.Id);

@@ -1,10 +1,10 @@
-import { dockerDomain } from '../../../shared/domains/docker/docker-domain.ts';
+import { dockerHead } from '../../../shared/domains/docker/docker-head.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { DockerCollector } from './docker-collector.ts';
 
 /** The engine's containers, volumes, logs and events, where an engine answers. */
 export const dockerPlugin: CollectorPlugin<DockerCollector> = {
-  domain: dockerDomain,
+  domain: dockerHead,
   create: ({ options, flags, log, hooks, sampler, engine }) => {
     const docker = new DockerCollector({
       docker: engine,

@@ -1,4 +1,4 @@
-import { dockerStats } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerStats } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { containerName } from '../../engine/container-directory.ts';
@@ -6,7 +6,7 @@ import type { DockerEngine } from './docker-engine.ts';
 
 /** docker_stats: figures of every running container, from the warm stats streams. */
 export function registerDockerStats(dispatcher: Dispatcher, engine: DockerEngine): void {
-  dispatcher.register(dockerStats, (params) =>
+  dispatcher.register<typeof dockerStats>('docker.stats', (params) =>
     engine.run(async () => {
       let running = await engine.directory.list(false);
       if (params.name) running = running.filter((c) => containerName(c).includes(params.name as string));

@@ -1,4 +1,4 @@
-import { dockerTop } from '../../../shared/domains/docker/docker-actions.ts';
+import type { dockerTop } from '../../../shared/domains/docker/docker-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { containerName } from '../../engine/container-directory.ts';
@@ -6,7 +6,7 @@ import type { DockerEngine } from './docker-engine.ts';
 
 /** docker_top: the processes of a running container. */
 export function registerDockerTop(dispatcher: Dispatcher, engine: DockerEngine): void {
-  dispatcher.register(dockerTop, (params) =>
+  dispatcher.register<typeof dockerTop>('docker.top', (params) =>
     engine.run(async () => {
       const container = await engine.directory.resolve(params.name);
       if (container.State !== 'running') {

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { fileRead, fileStat } from '../../../shared/domains/files/files-actions.ts';
+import type { fileRead, fileStat } from '../../../shared/domains/files/files-actions.ts';
 import type { FilesOptions } from '../../../shared/domains/files/files-options.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { SystemAccounts } from '../../../shared/options/system-accounts.ts';
@@ -47,7 +47,7 @@ export class FilesCollector implements Collector {
   }
 
   register(dispatcher: Dispatcher): void {
-    dispatcher.register(fileRead, async (params, context) =>
+    dispatcher.register<typeof fileRead>('files.read', async (params, context) =>
       this.withFile(params.path, async (opened, stats) => {
         if (stats.isDirectory()) {
           throw new FleetError('invalid_argument', `${params.path} is a directory`, { hint: `file_stat with path ${JSON.stringify(params.path)} lists it.` });
@@ -76,7 +76,7 @@ export class FilesCollector implements Collector {
       }),
     );
 
-    dispatcher.register(fileStat, async (params) =>
+    dispatcher.register<typeof fileStat>('files.stat', async (params) =>
       this.withFile(params.path, async (opened, stats) => {
         const type = stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'other';
         const listing = type === 'directory' ? await this.entries(opened) : undefined;

@@ -2,8 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ErrorInfo, FleetError } from '../../../shared/errors/fleet-error.ts';
 import { yamlLibrary } from '../../../shared/yaml/yaml-library.ts';
-import builtin from './app-catalog.json' with { type: 'json' };
-import { type AppDefinition, appDefinitionSchema } from './app-definition.ts';
+import type { AppDefinition } from './app-definition.ts';
 
 interface CatalogEntry {
   app: AppDefinition;
@@ -18,13 +17,14 @@ interface CatalogEntry {
  * app is left out and named in the answer's errors.
  */
 export class AppCatalog {
-  private readonly builtin: AppDefinition[];
+  /** The built-in apps, read and checked at the first call that reads the catalog (not when the agent starts). */
+  private builtin: AppDefinition[] | undefined;
 
-  constructor(private readonly siteDir: string | undefined) {
-    this.builtin = builtin.apps.map((app) => appDefinitionSchema.parse(app));
-  }
+  constructor(private readonly siteDir: string | undefined) {}
 
   async load(): Promise<{ entries: Map<string, CatalogEntry>; errors: ErrorInfo[] }> {
+    const [{ appDefinitionSchema }, catalog] = await Promise.all([import('./app-definition.ts'), import('./app-catalog.json', { with: { type: 'json' } })]);
+    this.builtin ??= catalog.default.apps.map((app) => appDefinitionSchema.parse(app));
     const entries = new Map<string, CatalogEntry>(this.builtin.map((app) => [app.name, { app, source: 'builtin' }]));
     const errors: ErrorInfo[] = [];
     if (this.siteDir === undefined) return { entries, errors };

@@ -1,9 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { installApp } from '../../../shared/domains/install/install-actions.ts';
+import type { installApp } from '../../../shared/domains/install/install-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { dockerMessage, engineHas } from '../../engine/engine-errors.ts';
-import { type AppDefinition, appPorts, appVolumes, durationNs } from './app-definition.ts';
+import type { AppDefinition } from './app-definition.ts';
+import { appPorts, appVolumes, durationNs } from './app-parts.ts';
 import { APP_LABEL, type InstallApi, type InstallEngine } from './install-engine.ts';
 import { installedContainer } from './installed-app.ts';
 import { portIssues } from './port-check.ts';
@@ -41,7 +42,7 @@ function healthcheckOf(app: AppDefinition) {
  */
 export function registerInstallApp(dispatcher: Dispatcher, install: InstallEngine): void {
   const docker = install.engine.docker;
-  dispatcher.register(installApp, (params, context) =>
+  dispatcher.register<typeof installApp>('install.app', (params, context) =>
     install.engine.run(async () => {
       const startedMs = Date.now();
       const { app } = await install.catalog.get(params.app);

@@ -1,11 +1,11 @@
-import { installList } from '../../../shared/domains/install/install-actions.ts';
+import type { installList } from '../../../shared/domains/install/install-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
-import { appPorts, appVolumes } from './app-definition.ts';
+import { appPorts, appVolumes } from './app-parts.ts';
 import { APP_LABEL, type InstallEngine } from './install-engine.ts';
 
 /** install_list: the catalog, with whether each app is installed on this host. */
 export function registerInstallList(dispatcher: Dispatcher, install: InstallEngine): void {
-  dispatcher.register(installList, (params) =>
+  dispatcher.register<typeof installList>('install.list', (params) =>
     install.engine.run(async () => {
       const { entries, errors } = await install.catalog.load();
       const containers = await install.engine.docker.listContainers({ all: true, filters: { label: [APP_LABEL] } });

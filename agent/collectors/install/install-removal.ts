@@ -1,4 +1,4 @@
-import { installPurge, installUninstall } from '../../../shared/domains/install/install-actions.ts';
+import type { installPurge, installUninstall } from '../../../shared/domains/install/install-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { InstallEngine } from './install-engine.ts';
 import { appVolumeNames, installedContainer } from './installed-app.ts';
@@ -16,14 +16,14 @@ export function registerInstallRemoval(dispatcher: Dispatcher, install: InstallE
     await docker.getContainer(container.Id).remove({ force: true });
     return true;
   };
-  dispatcher.register(installUninstall, (params) =>
+  dispatcher.register<typeof installUninstall>('install.uninstall', (params) =>
     install.engine.run(async () => {
       const removed = await removeContainer(params.app);
       const kept = await appVolumeNames(docker, params.app);
       return { payload: { app: params.app, status: removed ? 'uninstalled' : 'not_installed', container_removed: removed, volumes_kept: kept } };
     }),
   );
-  dispatcher.register(installPurge, (params) =>
+  dispatcher.register<typeof installPurge>('install.purge', (params) =>
     install.engine.run(async () => {
       const removed = await removeContainer(params.app);
       const volumes = await appVolumeNames(docker, params.app);

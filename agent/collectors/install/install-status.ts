@@ -1,5 +1,5 @@
 import type { ContainerInfo } from 'dockerode';
-import { installStatus } from '../../../shared/domains/install/install-actions.ts';
+import type { installStatus } from '../../../shared/domains/install/install-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { APP_LABEL, type InstallEngine } from './install-engine.ts';
 
@@ -23,7 +23,7 @@ function publishedPorts(container: ContainerInfo) {
 /** install_status: the apps installed here, and the ones uninstalled whose volumes remain. */
 export function registerInstallStatus(dispatcher: Dispatcher, install: InstallEngine): void {
   const docker = install.engine.docker;
-  dispatcher.register(installStatus, (params) =>
+  dispatcher.register<typeof installStatus>('install.status', (params) =>
     install.engine.run(async () => {
       const filter = params.app === undefined ? APP_LABEL : `${APP_LABEL}=${params.app}`;
       const [containers, listed] = await Promise.all([

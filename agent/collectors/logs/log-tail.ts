@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { logTail } from '../../../shared/domains/logs/log-actions.ts';
+import type { logTail } from '../../../shared/domains/logs/log-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -11,7 +11,7 @@ const FOLLOW_POLL_MS = 200;
 
 /** log_tail: a file's last lines, under the operator's globs, optionally followed for a while as docker_logs follows a container. */
 export function registerLogTail(dispatcher: Dispatcher, allows: (path: string) => boolean, log: Logger): void {
-  dispatcher.register(logTail, async (params, context) => {
+  dispatcher.register<typeof logTail>('logs.log_tail', async (params, context) => {
     let path: string;
     try {
       path = await allowedPath(params.path, allows, '--log-paths');

@@ -1,10 +1,10 @@
-import { logsDomain } from '../../../shared/domains/logs/logs-domain.ts';
+import { logsHead } from '../../../shared/domains/logs/logs-head.ts';
 import type { LogsOptions } from '../../../shared/domains/logs/logs-options.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { LogsCollector } from './logs-collector.ts';
 
 /** Log files the host's operator allows. */
 export const logsPlugin: CollectorPlugin<LogsCollector> = {
-  domain: logsDomain,
+  domain: logsHead,
   create: ({ domainOptions, log }) => new LogsCollector(domainOptions as LogsOptions, log),
 };

@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { contains, formatSubnet } from '../../../shared/domains/network/ipv4.ts';
-import { sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
+import type { sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { ownSubnets } from './own-subnets.ts';
@@ -20,7 +20,7 @@ function magicPacket(mac: string): Buffer {
  * host's own subnets (a packet never leaves for a network the host is not on).
  */
 export function registerMagicPacket(dispatcher: Dispatcher): void {
-  dispatcher.register(sendMagicPacket, async (params) => {
+  dispatcher.register<typeof sendMagicPacket>('network.send_magic_packet', async (params) => {
     const own = ownSubnets();
     if (params.broadcast !== '255.255.255.255' && !own.some((subnet) => contains(subnet, params.broadcast))) {
       throw new FleetError('invalid_argument', `${params.broadcast} is not on a subnet of this host`, {

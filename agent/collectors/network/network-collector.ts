@@ -1,4 +1,4 @@
-import { NETWORKS_FACT } from '../../../shared/domains/network/network-actions.ts';
+import { NETWORKS_FACT } from '../../../shared/domains/network/network-head.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { Collector, CollectorStatus } from '../collector.ts';
 import { registerMagicPacket } from './magic-packet.ts';

@@ -1,7 +1,8 @@
 import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { formatSubnet, hostAddresses, parseCidr, type Subnet, within } from '../../../shared/domains/network/ipv4.ts';
-import { networkScan, SCAN_LIMIT_MS } from '../../../shared/domains/network/network-actions.ts';
+import type { networkScan } from '../../../shared/domains/network/network-actions.ts';
+import { SCAN_LIMIT_MS } from '../../../shared/domains/network/network-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -67,7 +68,7 @@ async function reverseName(resolver: Resolver, ip: string): Promise<string | nul
  * subnets are probed, and the whole scan stops by 30 s or the call's deadline.
  */
 export function registerNetworkScan(dispatcher: Dispatcher, options: { reverseDns: boolean }): void {
-  dispatcher.register(networkScan, async (params, context) => {
+  dispatcher.register<typeof networkScan>('network.scan', async (params, context) => {
     const started = Date.now();
     const stopAt = Math.min(context.deadlineUnixMs - 500, started + SCAN_LIMIT_MS);
     const own = ownSubnets();

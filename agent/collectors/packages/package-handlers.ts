@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { packageList, packageUpdates } from '../../../shared/domains/packages/package-actions.ts';
+import type { packageList, packageUpdates } from '../../../shared/domains/packages/package-actions.ts';
 import { type Ecosystem, versionOrder } from '../../../shared/domains/packages/version-order.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -26,7 +26,7 @@ export function registerPackageActions(
   database: () => PackageDatabase,
   running: () => Promise<RunningSystem> = readRunningSystem,
 ): void {
-  dispatcher.register(packageList, async (params) => {
+  dispatcher.register<typeof packageList>('packages.package_list', async (params) => {
     const db = database();
     const all = await db.read();
     const order = versionOrder(db.ecosystem);
@@ -47,7 +47,7 @@ export function registerPackageActions(
     };
   });
 
-  dispatcher.register(packageUpdates, async (params) => {
+  dispatcher.register<typeof packageUpdates>('packages.package_updates', async (params) => {
     const db = database();
     const installed = await db.read();
     const metadata = await UPDATE_METADATA[db.ecosystem](root, installed);

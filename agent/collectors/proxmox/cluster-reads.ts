@@ -1,5 +1,5 @@
 import type { ActionOutput } from '../../../shared/catalog/action.ts';
-import { proxmoxGuests, proxmoxNode, proxmoxStatus } from '../../../shared/domains/proxmox/proxmox-actions.ts';
+import type { proxmoxGuests, proxmoxNode, proxmoxStatus } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import { type FleetError, toFleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { type Membership, readMembership, unknownNode } from './cluster-membership.ts';
@@ -92,7 +92,7 @@ function clusterSummary(membership: Membership): NonNullable<ActionOutput<typeof
 
 /** proxmox_status, proxmox_guests and proxmox_node: cluster-wide and per-node reads with the read token. */
 export function registerClusterReads(dispatcher: Dispatcher, access: ProxmoxAccess): void {
-  dispatcher.register(proxmoxStatus, async (_params, context) => {
+  dispatcher.register<typeof proxmoxStatus>('proxmox.status', async (_params, context) => {
     const api = access.reader(context);
     const failed: StatusPart[] = [];
     const failures: FleetError[] = [];
@@ -137,7 +137,7 @@ export function registerClusterReads(dispatcher: Dispatcher, access: ProxmoxAcce
     };
   });
 
-  dispatcher.register(proxmoxGuests, async (params, context) => {
+  dispatcher.register<typeof proxmoxGuests>('proxmox.guests', async (params, context) => {
     const api = access.reader(context);
     const resources = await visibleResources(api);
     const rows = guestsOf(resources);
@@ -151,7 +151,7 @@ export function registerClusterReads(dispatcher: Dispatcher, access: ProxmoxAcce
     return { payload: { answered_by_node: await access.membership.answeredBy(api), guests, count: guests.length } };
   });
 
-  dispatcher.register(proxmoxNode, async (params, context) => {
+  dispatcher.register<typeof proxmoxNode>('proxmox.node', async (params, context) => {
     const api = access.reader(context);
     let node = params.node;
     if (node === undefined) node = await access.membership.localNode(api);

@@ -1,5 +1,5 @@
-import type { Action, ActionInput } from '../../../shared/catalog/action.ts';
-import { proxmoxGuestReboot, proxmoxGuestShutdown, proxmoxGuestStart } from '../../../shared/domains/proxmox/proxmox-actions.ts';
+import type { ActionInput } from '../../../shared/catalog/action.ts';
+import type { proxmoxGuestReboot, proxmoxGuestShutdown, proxmoxGuestStart } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
@@ -16,17 +16,13 @@ type PowerParams = ActionInput<typeof proxmoxGuestShutdown>;
  * is Proxmox VE's acceptance with the task's UPID, not the guest's end state.
  */
 export function registerGuestPower(dispatcher: Dispatcher, access: ProxmoxAccess): void {
-  const power = (action: PowerAction, declaration: Action) => async (params: PowerParams, context: CallBounds) => {
+  const power = (action: PowerAction, tool: string) => async (params: PowerParams, context: CallBounds) => {
     const api = access.actor(context);
     if (params.confirm !== true) {
-      throw new FleetError(
-        'confirm_required',
-        `${declaration.tool} would ${action} ${params.type} ${params.vmid} on node ${params.node}; nothing was changed`,
-        {
-          collector: 'proxmox',
-          hint: 'Call again with confirm: true to go ahead.',
-        },
-      );
+      throw new FleetError('confirm_required', `${tool} would ${action} ${params.type} ${params.vmid} on node ${params.node}; nothing was changed`, {
+        collector: 'proxmox',
+        hint: 'Call again with confirm: true to go ahead.',
+      });
     }
     const options: PveParams = { timeout: params.timeout_s, forceStop: params.force_stop };
     const upid = await api.guestPower(params.node, params.type, params.vmid, action, options);
@@ -43,7 +39,7 @@ export function registerGuestPower(dispatcher: Dispatcher, access: ProxmoxAccess
       },
     };
   };
-  dispatcher.register(proxmoxGuestStart, power('start', proxmoxGuestStart));
-  dispatcher.register(proxmoxGuestReboot, power('reboot', proxmoxGuestReboot));
-  dispatcher.register(proxmoxGuestShutdown, power('shutdown', proxmoxGuestShutdown));
+  dispatcher.register<typeof proxmoxGuestStart>('proxmox.guest_start', power('start', 'proxmox_guest_start'));
+  dispatcher.register<typeof proxmoxGuestReboot>('proxmox.guest_reboot', power('reboot', 'proxmox_guest_reboot'));
+  dispatcher.register<typeof proxmoxGuestShutdown>('proxmox.guest_shutdown', power('shutdown', 'proxmox_guest_shutdown'));
 }

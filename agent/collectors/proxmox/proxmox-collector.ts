@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { GuestInventory } from '../../../shared/domains/proxmox/guest-inventory.ts';
-import { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/domains/proxmox/proxmox-actions.ts';
+import type { proxmoxScriptCommand, proxmoxScriptList } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import type { ProxmoxOptions } from '../../../shared/domains/proxmox/proxmox-options.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -9,7 +9,6 @@ import { type ApiToken, readApiToken } from './api-token.ts';
 import { MembershipCache } from './cluster-membership.ts';
 import { readGuests, registerClusterReads } from './cluster-reads.ts';
 import { registerGuestPower } from './guest-power.ts';
-import { findScripts, RUNS_WHERE, scriptById, scriptCategories } from './helper-scripts.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
 import { failureClassOf, proxmoxFailure } from './proxmox-failure.ts';
 import { type CallBounds, PveApi } from './pve-api.ts';
@@ -248,12 +247,15 @@ export class ProxmoxCollector implements Collector, ProxmoxAccess {
     registerClusterReads(dispatcher, this);
     registerTaskReads(dispatcher, this);
     registerGuestPower(dispatcher, this);
-    // The helper scripts are data shipped with the agent: they answer whether or not the API is configured.
-    dispatcher.register(proxmoxScriptList, async (params) => {
+    // The helper scripts are data shipped with the agent: they answer whether or not the API is configured,
+    // and load (with their check) at the first call that reads them.
+    dispatcher.register<typeof proxmoxScriptList>('proxmox.script_list', async (params) => {
+      const { findScripts, scriptCategories } = await import('./helper-scripts.ts');
       const scripts = findScripts(params).map(({ id, title, description, category, risk }) => ({ id, title, description, category, risk }));
       return { payload: { scripts, count: scripts.length, categories: scriptCategories() } };
     });
-    dispatcher.register(proxmoxScriptCommand, async (params) => {
+    dispatcher.register<typeof proxmoxScriptCommand>('proxmox.script_command', async (params) => {
+      const { RUNS_WHERE, scriptById } = await import('./helper-scripts.ts');
       const { id, title, category, risk, command, notes } = scriptById(params.id);
       return { payload: { id, title, category, risk, command, notes, runs_where: RUNS_WHERE } };
     });

@@ -1,11 +1,11 @@
-import { proxmoxDomain } from '../../../shared/domains/proxmox/proxmox-domain.ts';
+import { proxmoxHead } from '../../../shared/domains/proxmox/proxmox-head.ts';
 import type { ProxmoxOptions } from '../../../shared/domains/proxmox/proxmox-options.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { ProxmoxCollector } from './proxmox-collector.ts';
 
 /** A Proxmox VE node's API, when configured. */
 export const proxmoxPlugin: CollectorPlugin<ProxmoxCollector> = {
-  domain: proxmoxDomain,
+  domain: proxmoxHead,
   create: ({ domainOptions, log, hooks }) =>
     new ProxmoxCollector({ config: domainOptions as ProxmoxOptions | undefined, log, onFactsChange: hooks.onFactsChange, report: hooks.report }),
 };

@@ -1,98 +1,12 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ApiToken } from './api-token.ts';
 import { proxmoxFailure } from './proxmox-failure.ts';
 import type { PveClient, PveParams } from './pve-client.ts';
 
-/** Proxmox VE writes booleans as 1 and 0. */
-const pveBool = z.union([z.boolean(), z.number()]).transform((value) => Boolean(value));
-const count = z.number();
+import type { PveClusterMember, PveNodeStatus, PveResource, PveShapes, PveTask, PveTaskStatus, PveVersion } from './pve-shapes.ts';
 
-const versionShape = z.object({ version: z.string(), release: z.string(), repoid: z.string() }).loose();
+export type { PveClusterMember, PveResource, PveTask } from './pve-shapes.ts';
 
-const clusterMemberShape = z
-  .object({
-    type: z.string(),
-    name: z.string(),
-    nodeid: count.optional(),
-    ip: z.string().optional(),
-    online: pveBool.optional(),
-    local: pveBool.optional(),
-    quorate: pveBool.optional(),
-  })
-  .loose();
-
-const resourceShape = z
-  .object({
-    id: z.string(),
-    type: z.string(),
-    node: z.string().optional(),
-    vmid: count.optional(),
-    name: z.string().optional(),
-    status: z.string().optional(),
-    cpu: count.optional(),
-    maxcpu: count.optional(),
-    mem: count.optional(),
-    maxmem: count.optional(),
-    maxdisk: count.optional(),
-    uptime: count.optional(),
-    tags: z.string().optional(),
-    template: pveBool.optional(),
-    lock: z.string().optional(),
-  })
-  .loose();
-
-const usageShape = z.object({ total: count, used: count, free: count }).loose();
-
-const nodeStatusShape = z
-  .object({
-    cpu: count,
-    cpuinfo: z.object({ cores: count, cpus: count, sockets: count, model: z.string() }).loose(),
-    loadavg: z.array(z.union([z.string(), z.number()])),
-    memory: usageShape.extend({ available: count.optional() }),
-    rootfs: usageShape.extend({ avail: count }),
-    pveversion: z.string(),
-    'current-kernel': z.object({ release: z.string() }).loose().optional(),
-    // Not in the schema (it allows additional properties), but every Proxmox VE release sends them.
-    kversion: z.string().optional(),
-    uptime: count.optional(),
-    swap: usageShape.optional(),
-  })
-  .loose();
-
-const taskShape = z
-  .object({
-    upid: z.string(),
-    node: z.string(),
-    type: z.string(),
-    id: z.string(),
-    user: z.string(),
-    starttime: count,
-    endtime: count.optional(),
-    status: z.string().optional(),
-  })
-  .loose();
-
-const taskStatusShape = z
-  .object({
-    upid: z.string(),
-    node: z.string(),
-    type: z.string(),
-    id: z.string(),
-    user: z.string(),
-    starttime: count,
-    status: z.enum(['running', 'stopped']),
-    exitstatus: z.string().optional(),
-  })
-  .loose();
-
-const logLineShape = z.object({ n: count, t: z.string() }).loose();
-
-type PveVersion = z.infer<typeof versionShape>;
-export type PveClusterMember = z.infer<typeof clusterMemberShape>;
-export type PveResource = z.infer<typeof resourceShape>;
-type PveNodeStatus = z.infer<typeof nodeStatusShape>;
-export type PveTask = z.infer<typeof taskShape>;
-type PveTaskStatus = z.infer<typeof taskStatusShape>;
 export type GuestType = 'qemu' | 'lxc';
 export type PowerAction = 'start' | 'reboot' | 'shutdown';
 
@@ -124,9 +38,14 @@ export class PveApi {
     return this.session.token.id;
   }
 
-  private async get<T extends z.ZodType>(path: string, shape: T, params?: PveParams): Promise<{ data: z.infer<T>; total: number | undefined }> {
-    const answer = await this.session.client.call({ method: 'GET', path, ...this.common(params) });
-    return { data: this.check(`GET ${path}`, shape, answer.data), total: answer.total };
+  /** A GET, its answer checked against the shape `pick` chooses (the shapes load with the first request, not with the agent). */
+  private async get<T extends z.ZodType>(
+    path: string,
+    pick: (shapes: PveShapes) => T,
+    params?: PveParams,
+  ): Promise<{ data: z.infer<T>; total: number | undefined }> {
+    const [answer, shapes] = await Promise.all([this.session.client.call({ method: 'GET', path, ...this.common(params) }), import('./pve-shapes.ts')]);
+    return { data: this.check(`GET ${path}`, pick(shapes), answer.data), total: answer.total };
   }
 
   private common(params?: PveParams) {
@@ -155,43 +74,43 @@ export class PveApi {
   }
 
   async version(): Promise<PveVersion> {
-    return (await this.get('/version', versionShape)).data;
+    return (await this.get('/version', (s) => s.versionShape)).data;
   }
 
   async clusterStatus(): Promise<PveClusterMember[]> {
-    return (await this.get('/cluster/status', z.array(clusterMemberShape))).data;
+    return (await this.get('/cluster/status', (s) => s.clusterMembersShape)).data;
   }
 
   /** Everything, unfiltered: the node answering is always in it, which tells an ACL-limited view from an empty cluster. */
   async clusterResources(): Promise<PveResource[]> {
-    return (await this.get('/cluster/resources', z.array(resourceShape))).data;
+    return (await this.get('/cluster/resources', (s) => s.resourcesShape)).data;
   }
 
   async nodeStatus(node: string): Promise<PveNodeStatus> {
-    return (await this.get(`/nodes/${segment(node)}/status`, nodeStatusShape)).data;
+    return (await this.get(`/nodes/${segment(node)}/status`, (s) => s.nodeStatusShape)).data;
   }
 
   async nodeTasks(
     node: string,
     filters: { limit: number; errors?: boolean; vmid?: number; typefilter?: string; source?: string; since?: number },
   ): Promise<PveTask[]> {
-    return (await this.get(`/nodes/${segment(node)}/tasks`, z.array(taskShape), filters)).data;
+    return (await this.get(`/nodes/${segment(node)}/tasks`, (s) => s.tasksShape, filters)).data;
   }
 
   async taskStatus(node: string, upid: string): Promise<PveTaskStatus> {
-    return (await this.get(`/nodes/${segment(node)}/tasks/${segment(upid)}/status`, taskStatusShape)).data;
+    return (await this.get(`/nodes/${segment(node)}/tasks/${segment(upid)}/status`, (s) => s.taskStatusShape)).data;
   }
 
   /** Lines `start`… of a task log (numbered from 1 by Proxmox VE), and how many the log has when the API says. */
   async taskLog(node: string, upid: string, start: number, limit: number): Promise<{ lines: { n: number; t: string }[]; total: number | undefined }> {
-    const answer = await this.get(`/nodes/${segment(node)}/tasks/${segment(upid)}/log`, z.array(logLineShape), { start, limit });
+    const answer = await this.get(`/nodes/${segment(node)}/tasks/${segment(upid)}/log`, (s) => s.logLinesShape, { start, limit });
     return { lines: answer.data, total: answer.total };
   }
 
   /** Asks for a power action; Proxmox VE answers with the UPID of the task that carries it out. Never retried. */
   async guestPower(node: string, type: GuestType, vmid: number, action: PowerAction, params: PveParams): Promise<string> {
     const path = `/nodes/${segment(node)}/${type}/${vmid}/status/${action}`;
-    const answer = await this.session.client.call({ method: 'POST', path, ...this.common(params) });
-    return this.check(`POST ${path}`, z.string().min(1), answer.data);
+    const [answer, shapes] = await Promise.all([this.session.client.call({ method: 'POST', path, ...this.common(params) }), import('./pve-shapes.ts')]);
+    return this.check(`POST ${path}`, shapes.upidShape, answer.data);
   }
 }

@@ -1,5 +1,5 @@
 import type { ActionOutput } from '../../../shared/catalog/action.ts';
-import { proxmoxTaskStatus, proxmoxTasks } from '../../../shared/domains/proxmox/proxmox-actions.ts';
+import type { proxmoxTaskStatus, proxmoxTasks } from '../../../shared/domains/proxmox/proxmox-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { ProxmoxAccess } from './proxmox-access.ts';
 import type { PveApi, PveTask } from './pve-api.ts';
@@ -47,7 +47,7 @@ async function logTail(api: PveApi, node: string, upid: string, wanted: number) 
 
 /** proxmox_tasks and proxmox_task_status, with the read token. */
 export function registerTaskReads(dispatcher: Dispatcher, access: ProxmoxAccess): void {
-  dispatcher.register(proxmoxTasks, async (params, context) => {
+  dispatcher.register<typeof proxmoxTasks>('proxmox.tasks', async (params, context) => {
     const api = access.reader(context);
     let node = params.node;
     if (node === undefined) node = await access.membership.localNode(api);
@@ -70,7 +70,7 @@ export function registerTaskReads(dispatcher: Dispatcher, access: ProxmoxAccess)
     return { payload: { node, answered_by_node: await access.membership.answeredBy(api), tasks: rows, count: rows.length } };
   });
 
-  dispatcher.register(proxmoxTaskStatus, async (params, context) => {
+  dispatcher.register<typeof proxmoxTaskStatus>('proxmox.task_status', async (params, context) => {
     const api = access.reader(context);
     // A task's status and log live on the node that ran it, which the UPID names.
     const { node } = parseUpid(params.upid);

@@ -1,4 +1,4 @@
-import { UPID_PATTERN } from '../../../shared/domains/proxmox/proxmox-actions.ts';
+import { UPID_PATTERN } from '../../../shared/domains/proxmox/proxmox-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 
 interface Upid {

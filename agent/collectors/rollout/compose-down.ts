@@ -1,4 +1,4 @@
-import { composeDown } from '../../../shared/domains/rollout/compose-actions.ts';
+import type { composeDown } from '../../../shared/domains/rollout/compose-actions.ts';
 import type { ErrorInfo } from '../../../shared/errors/fleet-error.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -16,7 +16,7 @@ const STOP_GRACE_S = 10;
  */
 export function registerComposeDown(dispatcher: Dispatcher, rollout: RolloutEngine): void {
   const docker = rollout.engine.docker;
-  dispatcher.register(composeDown, (params) =>
+  dispatcher.register<typeof composeDown>('rollout.compose_down', (params) =>
     rollout.engine.run(async () => {
       const filters = { label: [`${PROJECT_LABEL}=${params.project}`] };
       const rows = await docker.listContainers({ all: true, filters });

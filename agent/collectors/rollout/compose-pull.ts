@@ -1,5 +1,5 @@
-import { composePull } from '../../../shared/domains/rollout/compose-actions.ts';
-import { PULL_TIMEOUT_S } from '../../../shared/domains/rollout/rollout-shapes.ts';
+import type { composePull } from '../../../shared/domains/rollout/compose-actions.ts';
+import { PULL_TIMEOUT_S } from '../../../shared/domains/rollout/rollout-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { SERVICE_LABEL } from './compose-labels.ts';
@@ -13,7 +13,7 @@ import { shortId } from './short-id.ts';
  * refused) is answered as failed beside the others, with its error.
  */
 export function registerComposePull(dispatcher: Dispatcher, rollout: RolloutEngine): void {
-  dispatcher.register(composePull, (params, context) =>
+  dispatcher.register<typeof composePull>('rollout.compose_pull', (params, context) =>
     rollout.engine.run(async () => {
       const containers = await projectContainers(rollout.engine.docker, params.project, params.services);
       const servicesOf = new Map<string, Set<string>>();

@@ -1,6 +1,7 @@
 import type { ContainerInspectInfo } from 'dockerode';
-import { composeUp } from '../../../shared/domains/rollout/compose-actions.ts';
-import { HEALTH_TIMEOUT_S, type Replacement } from '../../../shared/domains/rollout/rollout-shapes.ts';
+import type { composeUp } from '../../../shared/domains/rollout/compose-actions.ts';
+import { HEALTH_TIMEOUT_S } from '../../../shared/domains/rollout/rollout-head.ts';
+import type { Replacement } from '../../../shared/domains/rollout/rollout-shapes.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { SERVICE_LABEL } from './compose-labels.ts';
 import { inspectEach, projectContainers } from './compose-project.ts';
@@ -20,7 +21,7 @@ import { rolloutMessage } from './rollout-message.ts';
  */
 export function registerComposeUp(dispatcher: Dispatcher, rollout: RolloutEngine): void {
   const docker = rollout.engine.docker;
-  dispatcher.register(composeUp, (params, context) =>
+  dispatcher.register<typeof composeUp>('rollout.compose_up', (params, context) =>
     rollout.engine.run(async () => {
       const containers = await projectContainers(docker, params.project, params.services);
       const waitS = params.timeout_s ?? HEALTH_TIMEOUT_S;

@@ -1,6 +1,6 @@
 import type { ContainerInspectInfo } from 'dockerode';
-import { HEALTH_TIMEOUT_S, PULL_TIMEOUT_S } from '../../../shared/domains/rollout/rollout-shapes.ts';
-import { containerUpdateImage } from '../../../shared/domains/rollout/update-actions.ts';
+import { HEALTH_TIMEOUT_S, PULL_TIMEOUT_S } from '../../../shared/domains/rollout/rollout-head.ts';
+import type { containerUpdateImage } from '../../../shared/domains/rollout/update-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { ContainerDirectory } from '../../engine/container-directory.ts';
@@ -40,7 +40,7 @@ export async function pullMissing(rollout: RolloutEngine, images: readonly strin
 export function registerContainerUpdate(dispatcher: Dispatcher, rollout: RolloutEngine): void {
   const docker = rollout.engine.docker;
   const directory = new ContainerDirectory(docker);
-  dispatcher.register(containerUpdateImage, (params, context) =>
+  dispatcher.register<typeof containerUpdateImage>('rollout.container_update_image', (params, context) =>
     rollout.engine.run(async () => {
       const byName = params.name !== undefined;
       if (byName === (params.project !== undefined || params.service !== undefined) || (!byName && (!params.project || !params.service))) {

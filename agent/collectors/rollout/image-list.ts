@@ -1,4 +1,4 @@
-import { imageList } from '../../../shared/domains/rollout/image-actions.ts';
+import type { imageList } from '../../../shared/domains/rollout/image-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { RolloutEngine } from './rollout-engine.ts';
 import { shortId } from './short-id.ts';
@@ -6,7 +6,7 @@ import { shortId } from './short-id.ts';
 /** image_list: the engine's images (the top-level ones, as docker images shows), with how many containers each one makes. */
 export function registerImageList(dispatcher: Dispatcher, rollout: RolloutEngine): void {
   const docker = rollout.engine.docker;
-  dispatcher.register(imageList, (params) =>
+  dispatcher.register<typeof imageList>('rollout.image_list', (params) =>
     rollout.engine.run(async () => {
       const filters: Record<string, string[]> = {};
       if (params.reference !== undefined) filters.reference = [params.reference];

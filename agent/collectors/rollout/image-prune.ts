@@ -1,4 +1,4 @@
-import { imagePrune } from '../../../shared/domains/rollout/image-actions.ts';
+import type { imagePrune } from '../../../shared/domains/rollout/image-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { RolloutEngine } from './rollout-engine.ts';
 import { shortId } from './short-id.ts';
@@ -9,7 +9,7 @@ import { shortId } from './short-id.ts';
  */
 export function registerImagePrune(dispatcher: Dispatcher, rollout: RolloutEngine): void {
   const docker = rollout.engine.docker;
-  dispatcher.register(imagePrune, (params) =>
+  dispatcher.register<typeof imagePrune>('rollout.image_prune', (params) =>
     rollout.engine.run(async () => {
       const filters: Record<string, string[]> = { dangling: [params.all ? 'false' : 'true'] };
       if (params.label !== undefined) filters.label = [params.label];

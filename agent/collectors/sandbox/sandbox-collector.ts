@@ -1,5 +1,5 @@
 import type { ContainerInfo } from 'dockerode';
-import { cgroup, events, layerstack, snapshot, trace } from '../../../shared/domains/sandbox/sandbox-actions.ts';
+import type { cgroup, events, layerstack, snapshot, trace } from '../../../shared/domains/sandbox/sandbox-actions.ts';
 import { FleetError, isErrorCode } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
@@ -240,7 +240,7 @@ export class SandboxCollector implements Collector {
   }
 
   register(dispatcher: Dispatcher): void {
-    dispatcher.register(snapshot, async (params) => {
+    dispatcher.register<typeof snapshot>('sandbox.snapshot', async (params) => {
       if (params.sandbox_id !== undefined) {
         const sandbox = await this.find(params.sandbox_id);
         const node = await withDeadline(this.node(sandbox), PER_SANDBOX_MS, `sandbox ${sandbox.id}`);
@@ -274,13 +274,13 @@ export class SandboxCollector implements Collector {
       return { payload: { sandboxes: nodes.sort((a, b) => a.sandbox_id.localeCompare(b.sandbox_id)) } };
     });
 
-    dispatcher.register(trace, async (params) => {
+    dispatcher.register<typeof trace>('sandbox.trace', async (params) => {
       const telemetry = await this.telemetry(await this.find(params.sandbox_id));
       const forest = traceForest(telemetry, params.trace_id ?? 'last');
       return { payload: { view: 'trace', trace: forest.trace, spans: forest.spans } };
     });
 
-    dispatcher.register(events, async (params) => {
+    dispatcher.register<typeof events>('sandbox.events', async (params) => {
       const telemetry = await this.telemetry(await this.find(params.sandbox_id));
       let matched = telemetry.events
         .filter((e) => params.name === undefined || e.name === params.name)
@@ -290,7 +290,7 @@ export class SandboxCollector implements Collector {
       return { payload: { view: 'events', events: matched } };
     });
 
-    dispatcher.register(cgroup, async (params) => {
+    dispatcher.register<typeof cgroup>('sandbox.cgroup', async (params) => {
       const sandbox = await this.find(params.sandbox_id);
       const scope = params.scope ?? 'sandbox';
       const since = Date.now() - (params.window_ms ?? 60_000);
@@ -315,7 +315,7 @@ export class SandboxCollector implements Collector {
       return { payload: { view: 'cgroup', scope, series } };
     });
 
-    dispatcher.register(layerstack, async (params) => {
+    dispatcher.register<typeof layerstack>('sandbox.layerstack', async (params) => {
       const sandbox = await this.find(params.sandbox_id);
       const [manifest, telemetry] = await Promise.all([this.manifest(sandbox), this.telemetry(sandbox).catch(() => undefined)]);
       const held = telemetry ? leases(telemetry) : new Map<string, Set<string>>();

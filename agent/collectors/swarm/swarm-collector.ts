@@ -1,4 +1,4 @@
-import { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/domains/swarm/swarm-actions.ts';
+import type { getClusterStatus, getEvents, getLogs, getTopology, watchService } from '../../../shared/domains/swarm/swarm-actions.ts';
 import type { SwarmSnapshot } from '../../../shared/engine/records.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../../shared/log/logger.ts';
@@ -144,14 +144,14 @@ export class SwarmCollector implements Collector {
   }
 
   register(dispatcher: Dispatcher): void {
-    dispatcher.register(getClusterStatus, async () => ({ payload: clusterStatus(await this.snapshot()) }));
-    dispatcher.register(getTopology, async (params) => ({ payload: topology(await this.snapshot(), params.view, params.node) }));
-    dispatcher.register(getLogs, async (params, context) => {
+    dispatcher.register<typeof getClusterStatus>('swarm.cluster_status', async () => ({ payload: clusterStatus(await this.snapshot()) }));
+    dispatcher.register<typeof getTopology>('swarm.topology', async (params) => ({ payload: topology(await this.snapshot(), params.view, params.node) }));
+    dispatcher.register<typeof getLogs>('swarm.logs', async (params, context) => {
       const snapshot = await this.snapshot();
       const request = { ...params, ...(params.cluster !== undefined ? { cluster: params.cluster } : {}) };
       return { payload: await readSwarmLogs(this.engine, snapshot, request, context.signal) };
     });
-    dispatcher.register(getEvents, async (params) => {
+    dispatcher.register<typeof getEvents>('swarm.events', async (params) => {
       const snapshot = await this.snapshot();
       const since = params.since === undefined ? 0 : toUnixSeconds(params.since, 'since') * 1000;
       const until = params.until === undefined ? Number.POSITIVE_INFINITY : toUnixSeconds(params.until, 'until') * 1000;
@@ -191,7 +191,7 @@ export class SwarmCollector implements Collector {
         .slice(0, params.limit ?? 100);
       return { payload: { events: rows, count: rows.length } };
     });
-    dispatcher.register(watchService, async (params, context) => {
+    dispatcher.register<typeof watchService>('swarm.watch', async (params, context) => {
       const snapshot = await this.snapshot();
       const service = snapshot.services.find((s) => s.id === params.service || s.name === params.service);
       if (!service) throw new FleetError('not_found', `no service "${params.service}" in this swarm`, { hint: 'find with type service lists them.' });

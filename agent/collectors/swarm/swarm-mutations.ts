@@ -1,5 +1,5 @@
 import { serviceProgress } from '../../../shared/domains/swarm/convergence.ts';
-import {
+import type {
   createConfig,
   createSecret,
   removeConfig,
@@ -24,9 +24,11 @@ import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { CallContext, Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { serviceRecord } from '../../engine/engine-records.ts';
-import { applySection, sectionDetails } from './service-sections.ts';
 import type { EngineJson, SwarmEngine } from './swarm-engine.ts';
 import type { SwarmReader } from './swarm-reader.ts';
+
+/** The sections of a service spec and their shapes, loaded with the first call that changes one. */
+const sections = () => import('./service-sections.ts');
 
 /** How long a mutation with wait: true blocks at most. */
 const WAIT_MS = 60_000;
@@ -127,7 +129,7 @@ async function converging(tools: SwarmTools, serviceId: string, wait: boolean | 
 }
 
 export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools): void {
-  dispatcher.register(scaleService, async (params, context) => {
+  dispatcher.register<typeof scaleService>('swarm.scale_service', async (params, context) => {
     const service = await findService(tools, params.id);
     if (!service.Spec.Mode?.Replicated) {
       throw new FleetError('invalid_argument', `service ${service.Spec.Name} is ${serviceRecord(service).mode}, not replicated`, {
@@ -140,7 +142,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: await converging(tools, service.ID, params.wait, context) };
   });
 
-  dispatcher.register(updateServiceImage, async (params, context) => {
+  dispatcher.register<typeof updateServiceImage>('swarm.update_service_image', async (params, context) => {
     const service = await findService(tools, params.id);
     const spec = structuredClone(service.Spec);
     spec.TaskTemplate.ContainerSpec.Image = params.image;
@@ -148,7 +150,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: await converging(tools, service.ID, params.wait, context) };
   });
 
-  dispatcher.register(rollbackService, async (params, context) => {
+  dispatcher.register<typeof rollbackService>('swarm.rollback_service', async (params, context) => {
     const service = await findService(tools, params.id);
     if (!service.PreviousSpec) {
       throw new FleetError('conflict', `service ${service.Spec.Name} has no previous spec to roll back to`, {
@@ -159,7 +161,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: await converging(tools, service.ID, params.wait, context) };
   });
 
-  dispatcher.register(restartService, async (params, context) => {
+  dispatcher.register<typeof restartService>('swarm.restart_service', async (params, context) => {
     const service = await findService(tools, params.id);
     const spec = structuredClone(service.Spec);
     spec.TaskTemplate.ForceUpdate = (spec.TaskTemplate.ForceUpdate ?? 0) + 1;
@@ -167,7 +169,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: await converging(tools, service.ID, params.wait, context) };
   });
 
-  dispatcher.register(removeTask, async (params) => {
+  dispatcher.register<typeof removeTask>('swarm.remove_task', async (params) => {
     if (tools.localRole() === 'worker') return { payload: await removeLocalTask(tools, params.id) };
     const snapshot = await tools.reader.snapshot(true);
     const task =
@@ -189,7 +191,8 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: { removed: task.name, service: task.service_name, node: node?.hostname ?? task.node_id } };
   });
 
-  dispatcher.register(updateService, async (params, context) => {
+  dispatcher.register<typeof updateService>('swarm.update_service', async (params, context) => {
+    const { applySection, sectionDetails } = await sections();
     const service = await findService(tools, params.id);
     const spec = structuredClone(service.Spec);
     applySection(spec, params.section, params.value);
@@ -209,6 +212,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
   });
 
   const references = (kind: 'secrets' | 'configs') => async (params: { id: string; secrets?: EngineJson[]; configs?: EngineJson[]; version?: number }) => {
+    const { sectionDetails } = await sections();
     const service = await findService(tools, params.id);
     const wanted = (kind === 'secrets' ? params.secrets : params.configs) ?? [];
     const resolved = await Promise.all(wanted.map(async (ref) => ({ ref, item: await findByName(tools, kind, ref.name) })));
@@ -223,10 +227,10 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     const after = await tools.engine.request('GET', `/services/${service.ID}`);
     return { payload: { id: after.ID, name: after.Spec.Name, version: after.Version.Index, section: kind, details: sectionDetails(after.Spec, kind) } };
   };
-  dispatcher.register(updateServiceSecrets, references('secrets'));
-  dispatcher.register(updateServiceConfigs, references('configs'));
+  dispatcher.register<typeof updateServiceSecrets>('swarm.update_service_secrets', references('secrets'));
+  dispatcher.register<typeof updateServiceConfigs>('swarm.update_service_configs', references('configs'));
 
-  dispatcher.register(updateServiceMounts, async (params, context) => {
+  dispatcher.register<typeof updateServiceMounts>('swarm.update_service_mounts', async (params, context) => {
     const service = await findService(tools, params.id);
     const existing = ((service.Spec.TaskTemplate.ContainerSpec.Mounts ?? []) as EngineJson[]).map((m) => ({
       type: m.Type ?? 'volume',
@@ -273,6 +277,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     }));
     await updateSpec(tools, service, spec, params.version);
     const after = await tools.engine.request('GET', `/services/${service.ID}`);
+    const { sectionDetails } = await sections();
     return { payload: { id: after.ID, name: after.Spec.Name, version: after.Version.Index, section: 'mounts', details: sectionDetails(after.Spec, 'mounts') } };
   });
 
@@ -289,10 +294,10 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
       tools.reader.invalidate();
       return { payload: { id: created.ID, name: params.name, size_bytes: bytes.length } };
     };
-  dispatcher.register(createSecret, create('secrets'));
-  dispatcher.register(createConfig, create('configs'));
+  dispatcher.register<typeof createSecret>('swarm.create_secret', create('secrets'));
+  dispatcher.register<typeof createConfig>('swarm.create_config', create('configs'));
 
-  dispatcher.register(updateNodeLabels, async (params) => {
+  dispatcher.register<typeof updateNodeLabels>('swarm.update_node_labels', async (params) => {
     const node = await findByName(tools, 'nodes', params.id);
     const spec = structuredClone(node.Spec);
     const labels = { ...(spec.Labels ?? {}) } as Record<string, string>;
@@ -307,7 +312,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     return { payload: { id: after.ID, name: after.Description.Hostname, version: after.Version.Index, labels: after.Spec.Labels ?? {} } };
   });
 
-  dispatcher.register(updateNode, async (params) => {
+  dispatcher.register<typeof updateNode>('swarm.update_node', async (params) => {
     const node = await findByName(tools, 'nodes', params.id);
     const spec = structuredClone(node.Spec);
     if (params.section === 'availability') {
@@ -338,7 +343,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     };
   });
 
-  dispatcher.register(removeService, async (params) => {
+  dispatcher.register<typeof removeService>('swarm.remove_service', async (params) => {
     const service = await findService(tools, params.id);
     await tools.engine.request('DELETE', `/services/${service.ID}`);
     tools.reader.invalidate();
@@ -350,9 +355,9 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     tools.reader.invalidate();
     return { payload: { removed: item.Spec.Name, type: kind.slice(0, -1) } };
   };
-  dispatcher.register(removeSecret, removePayload('secrets'));
-  dispatcher.register(removeConfig, removePayload('configs'));
-  dispatcher.register(removeNetwork, async (params) => {
+  dispatcher.register<typeof removeSecret>('swarm.remove_secret', removePayload('secrets'));
+  dispatcher.register<typeof removeConfig>('swarm.remove_config', removePayload('configs'));
+  dispatcher.register<typeof removeNetwork>('swarm.remove_network', async (params) => {
     const network = await findByName(tools, 'networks', params.id);
     if (network.Ingress || network.Name === 'ingress' || network.Name === 'docker_gwbridge') {
       throw new FleetError('invalid_argument', `${network.Name} is part of the swarm's own plumbing and cannot be removed`);
@@ -361,7 +366,7 @@ export function registerSwarmMutations(dispatcher: Dispatcher, tools: SwarmTools
     tools.reader.invalidate();
     return { payload: { removed: network.Name, type: 'network' } };
   });
-  dispatcher.register(removeVolume, async (params) => {
+  dispatcher.register<typeof removeVolume>('swarm.remove_volume', async (params) => {
     await tools.engine.request('DELETE', `/volumes/${encodeURIComponent(params.name)}`, { query: { force: params.force === true } });
     tools.reader.invalidate();
     return { payload: { removed: params.name, type: 'volume' } };

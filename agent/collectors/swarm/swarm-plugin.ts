@@ -1,10 +1,10 @@
-import { swarmDomain } from '../../../shared/domains/swarm/swarm-domain.ts';
+import { swarmHead } from '../../../shared/domains/swarm/swarm-head.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { SwarmCollector } from './swarm-collector.ts';
 
 /** The swarm, where the engine is a manager. */
 export const swarmPlugin: CollectorPlugin<SwarmCollector> = {
-  domain: swarmDomain,
+  domain: swarmHead,
   create: ({ options, flags, log, hooks, engine }) =>
     new SwarmCollector({
       docker: engine,

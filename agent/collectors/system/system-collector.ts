@@ -1,13 +1,6 @@
 import { loadavg, uptime } from 'node:os';
-import {
-  alerts,
-  alertsHistory,
-  openPorts,
-  PROCESS_CPU_WINDOW_MS,
-  processes,
-  setAlertThresholds,
-  systemStatus,
-} from '../../../shared/domains/system/system-actions.ts';
+import type { alerts, alertsHistory, openPorts, processes, setAlertThresholds, systemStatus } from '../../../shared/domains/system/system-actions.ts';
+import { PROCESS_CPU_WINDOW_MS } from '../../../shared/domains/system/system-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { LocalCalls } from '../../dispatcher/local-calls.ts';
@@ -17,7 +10,6 @@ import type { SystemSampler } from '../../sampler/system-sampler.ts';
 import type { Collector, CollectorStatus, Report } from '../collector.ts';
 import { AlertRecorder, readings, type Thresholds } from './alert-recorder.ts';
 import { AlertThresholds } from './alert-thresholds.ts';
-import { domainAlerts } from './domain-alerts.ts';
 import { HostProcesses, type ProcessTable } from './host-processes.ts';
 import { type ListeningSocket, readHostSockets, type SocketTable } from './host-sockets.ts';
 import type { ProcFiles } from './proc-files.ts';
@@ -207,7 +199,7 @@ export class SystemCollector implements Collector {
     const { sampler, si } = this.options;
     this.calls.attach(dispatcher);
 
-    dispatcher.register(systemStatus, async () => {
+    dispatcher.register<typeof systemStatus>('system.status', async () => {
       const [figures, os, cpu, containers] = await Promise.all([
         sampler.figures(),
         // The OS and CPU model do not change while the agent runs.
@@ -247,7 +239,7 @@ export class SystemCollector implements Collector {
       };
     });
 
-    dispatcher.register(processes, async (params) => {
+    dispatcher.register<typeof processes>('system.processes', async (params) => {
       // Callers within the cache's life share one measurement: the same figures for everyone asking at once.
       const data = await sampler.cached('processes', () => this.processTable());
       const limit = params.limit ?? 10;
@@ -276,7 +268,7 @@ export class SystemCollector implements Collector {
       };
     });
 
-    dispatcher.register(openPorts, async (params) => {
+    dispatcher.register<typeof openPorts>('system.open_ports', async (params) => {
       const table = await sampler.cached('connections', () => this.socketTable());
       let published = new Map<string, string>();
       let dockerFailed = false;
@@ -329,7 +321,7 @@ export class SystemCollector implements Collector {
       };
     });
 
-    dispatcher.register(alerts, async (params, context) => {
+    dispatcher.register<typeof alerts>('system.alerts', async (params, context) => {
       const figures = await sampler.figures();
       const thresholds = {
         cpu: params.cpu_threshold ?? this.thresholds.current.cpu,
@@ -337,6 +329,8 @@ export class SystemCollector implements Collector {
         disk: params.disk_threshold ?? this.thresholds.current.disk,
       };
       // What the other domains watch on the host (a failed unit), beside the figures over their thresholds.
+      // Loaded with the first call: the domains' alert parts bring their schemas.
+      const { domainAlerts } = await import('./domain-alerts.ts');
       const domains = await domainAlerts(this.calls, context);
       const list = [...readings(figures, thresholds), ...domains.rows];
       const worst = list.some((r) => r.state === 'critical') ? 'critical' : list.some((r) => r.state === 'warning') ? 'warning' : 'ok';
@@ -346,13 +340,13 @@ export class SystemCollector implements Collector {
       };
     });
 
-    dispatcher.register(setAlertThresholds, async (params) => {
+    dispatcher.register<typeof setAlertThresholds>('system.set_alert_thresholds', async (params) => {
       const changed = this.thresholds.set({ cpu: params.cpu_threshold, memory: params.memory_threshold, disk: params.disk_threshold });
       const { cpu, memory, disk } = this.thresholds.current;
       return { payload: { thresholds: { cpu_percent: cpu, memory_percent: memory, disk_percent: disk }, changed } };
     });
 
-    dispatcher.register(alertsHistory, async (params) => ({
+    dispatcher.register<typeof alertsHistory>('system.alerts_history', async (params) => ({
       payload: { crossings: this.recorder.history(params.since_unix_ms ?? 0, params.limit ?? 100) },
     }));
   }

@@ -4,26 +4,21 @@ import type si from 'systeminformation';
 /** The slice of systeminformation the system collector uses on demand (a test may pass a fake). */
 export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'osInfo' | 'cpu'>;
 
-let loaded: SystemInfo | undefined;
-
 /**
- * The systeminformation functions the agent uses, required from their own
- * files: the package's index loads every part of it (Bluetooth vendors,
- * printers, Wi-Fi, VirtualBox, USB, audio…) for 1.4 MiB of an idle agent's
- * memory the agent never reads (docs/performance.md). The index adds nothing
- * else on Linux.
+ * The systeminformation functions the agent uses, each required from its own
+ * file at its first call: the package's index loads every part of it
+ * (Bluetooth vendors, printers, Wi-Fi, VirtualBox, USB, audio…) for 1.4 MiB
+ * of an idle agent's memory the agent never reads, and even the four parts it
+ * calls hold 6.9 MiB that an agent nobody asks for processes, sockets or its
+ * OS never needs (docs/performance.md). The index adds nothing else on Linux.
  */
 export function systemInfo(): SystemInfo {
-  if (loaded) return loaded;
   const require = createRequire(import.meta.url);
   const part = (name: string) => require(`systeminformation/lib/${name}.js`);
-  const cpu = part('cpu');
-  const osInfo = part('osinfo');
-  loaded = {
-    cpu: cpu.cpu,
-    networkConnections: part('network').networkConnections,
-    osInfo: osInfo.osInfo,
-    processes: part('processes').processes,
+  return {
+    cpu: ((...args: unknown[]) => part('cpu').cpu(...args)) as SystemInfo['cpu'],
+    networkConnections: ((...args: unknown[]) => part('network').networkConnections(...args)) as SystemInfo['networkConnections'],
+    osInfo: ((...args: unknown[]) => part('osinfo').osInfo(...args)) as SystemInfo['osInfo'],
+    processes: ((...args: unknown[]) => part('processes').processes(...args)) as SystemInfo['processes'],
   };
-  return loaded;
 }

@@ -1,4 +1,4 @@
-import { systemDomain } from '../../../shared/domains/system/system-domain.ts';
+import { systemHead } from '../../../shared/domains/system/system-head.ts';
 import { ContainerFacts } from '../../engine/container-facts.ts';
 import type { CollectorPlugin } from '../collector-plugin.ts';
 import { ownsPidNamespace } from './own-pid-namespace.ts';
@@ -7,7 +7,7 @@ import { systemInfo } from './system-info.ts';
 
 /** The host itself, on every agent: status, processes, ports, alerts. */
 export const systemPlugin: CollectorPlugin<SystemCollector> = {
-  domain: systemDomain,
+  domain: systemHead,
   create: ({ options, sampler, hooks, engine }) => {
     const containerOnly = options.hostProc === undefined && ownsPidNamespace();
     return new SystemCollector({

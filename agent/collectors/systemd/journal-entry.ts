@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { type journalLineShape, PRIORITIES } from '../../../shared/domains/systemd/journal-actions.ts';
+import type { journalLineShape } from '../../../shared/domains/systemd/journal-actions.ts';
+import { PRIORITIES } from '../../../shared/domains/systemd/systemd-head.ts';
 
 export type JournalLine = z.infer<typeof journalLineShape>;
 

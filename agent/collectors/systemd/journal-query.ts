@@ -1,4 +1,4 @@
-import { journalQuery, journalSearch } from '../../../shared/domains/systemd/journal-actions.ts';
+import type { journalQuery, journalSearch } from '../../../shared/domains/systemd/journal-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { toUnixSeconds } from '../../engine/engine-time.ts';
 import { type JournalLine, journalLine, lineUnixMs } from './journal-entry.ts';
@@ -12,7 +12,7 @@ const DAY_S = 86_400;
 
 /** journal_query and journal_search: the host's journal, newest first. */
 export function registerJournalActions(dispatcher: Dispatcher, journal: JournalReader): void {
-  dispatcher.register(journalQuery, async (params, context) => {
+  dispatcher.register<typeof journalQuery>('systemd.journal_query', async (params, context) => {
     const limit = params.lines ?? 50;
     const lines: JournalLine[] = [];
     let chars = 0;
@@ -56,7 +56,7 @@ export function registerJournalActions(dispatcher: Dispatcher, journal: JournalR
     };
   });
 
-  dispatcher.register(journalSearch, async (params, context) => {
+  dispatcher.register<typeof journalSearch>('systemd.journal_search', async (params, context) => {
     const keep = params.lines ?? 3;
     const lines: JournalLine[] = [];
     let newest: JournalLine | undefined;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PRIORITIES } from '../../../shared/domains/systemd/journal-actions.ts';
+import { PRIORITIES } from '../../../shared/domains/systemd/systemd-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { ENTRY_FIELDS } from './journal-entry.ts';
 

@@ -1,5 +1,5 @@
 import type { ActionOutput } from '../../../shared/catalog/action.ts';
-import { serviceList, serviceRestart, serviceStart, serviceStatus, serviceStop } from '../../../shared/domains/systemd/service-actions.ts';
+import type { serviceList, serviceRestart, serviceStart, serviceStatus, serviceStop } from '../../../shared/domains/systemd/service-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import { type JournalLine, journalLine } from './journal-entry.ts';
@@ -32,7 +32,7 @@ export function registerServiceActions(
   journal: JournalReader,
   deadlineWaitMs: (deadline: number) => number,
 ): void {
-  dispatcher.register(serviceList, async (params) => {
+  dispatcher.register<typeof serviceList>('systemd.service_list', async (params) => {
     const units = (await manager.list(['*.service']))
       .filter((unit) => params.state === undefined || unit.active_state === params.state || unit.sub_state === params.state)
       .filter((unit) => params.name === undefined || unit.name.toLowerCase().includes(params.name.toLowerCase()))
@@ -40,7 +40,7 @@ export function registerServiceActions(
     return { payload: { units, count: units.length } };
   });
 
-  dispatcher.register(serviceStatus, async (params, context) => {
+  dispatcher.register<typeof serviceStatus>('systemd.service_status', async (params, context) => {
     const name = unitName(params.name);
     const { unit, service } = await manager.read(name);
     const journalLines = await lastLines(journal, name, params.lines ?? 10, context.signal);
@@ -91,7 +91,7 @@ export function registerServiceActions(
       ],
     };
   };
-  dispatcher.register(serviceStart, change('StartUnit'));
-  dispatcher.register(serviceRestart, change('RestartUnit'));
-  dispatcher.register(serviceStop, change('StopUnit'));
+  dispatcher.register<typeof serviceStart>('systemd.service_start', change('StartUnit'));
+  dispatcher.register<typeof serviceRestart>('systemd.service_restart', change('RestartUnit'));
+  dispatcher.register<typeof serviceStop>('systemd.service_stop', change('StopUnit'));
 }

@@ -1,10 +1,10 @@
-import { watchAdd } from '../../../shared/domains/watch/watch-actions.ts';
+import type { watchAdd } from '../../../shared/domains/watch/watch-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { WatchContext } from './watch-status.ts';
 
 /** watch_add: starts watching a target; its current run becomes the one a restart is measured against. */
 export function registerWatchAdd(dispatcher: Dispatcher, context: WatchContext): void {
-  dispatcher.register(watchAdd, async (params) => {
+  dispatcher.register<typeof watchAdd>('watch.add', async (params) => {
     const runner = params.runner ?? 'docker';
     const existing = context.store.get(params.container);
     const added = !existing || existing.runner !== runner || existing.unit !== params.unit;

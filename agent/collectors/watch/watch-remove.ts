@@ -1,10 +1,10 @@
-import { watchRemove } from '../../../shared/domains/watch/watch-actions.ts';
+import type { watchRemove } from '../../../shared/domains/watch/watch-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
 import type { WatchContext } from './watch-status.ts';
 
 /** watch_remove: stops watching a target; its incidents stay. */
 export function registerWatchRemove(dispatcher: Dispatcher, context: WatchContext): void {
-  dispatcher.register(watchRemove, async (params) => {
+  dispatcher.register<typeof watchRemove>('watch.remove', async (params) => {
     const removed = context.store.remove(params.container);
     return { payload: { container: params.container, removed, watching: context.store.list().length } };
   });

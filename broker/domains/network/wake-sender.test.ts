@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NETWORKS_FACT, sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
+import { sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
+import { NETWORKS_FACT } from '../../../shared/domains/network/network-head.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 import { chooseWakeSender } from './wake-sender.ts';
 import { normalizeMac, parseWakeTargets } from './wake-targets.ts';

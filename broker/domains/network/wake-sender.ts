@@ -1,5 +1,6 @@
 import { contains, formatSubnet, parseCidr, type Subnet } from '../../../shared/domains/network/ipv4.ts';
-import { NETWORKS_FACT, sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
+import { sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
+import { NETWORKS_FACT } from '../../../shared/domains/network/network-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
 

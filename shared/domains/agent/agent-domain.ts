@@ -1,11 +1,10 @@
 import type { Domain } from '../domain.ts';
 import { agentInfo, agentSetLabels } from './agent-actions.ts';
+import { agentHead } from './agent-head.ts';
 
-/** The agent itself: who it is, what it runs, its labels. */
+/** The agent domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const agentDomain = {
-  name: 'agent',
-  rank: 20,
-  icon: '<rect x="5" y="8" width="14" height="12" rx="2"/><path d="M12 8V4M9 14h.01M15 14h.01"/>',
+  ...agentHead,
   actions: [agentInfo, agentSetLabels],
   reports: {},
 } as const satisfies Domain;

@@ -1,21 +1,10 @@
 import type { Domain } from '../domain.ts';
 import { backupCreate, backupDrill, backupList, backupRestore } from './backup-actions.ts';
+import { backupHead } from './backup-head.ts';
 
-/** Where archives go when --backup-dir is not given: this folder of the agent's --data-dir (doctor reads it too). */
-export const DEFAULT_BACKUP_FOLDER = 'backups';
-
-/** Archives of containers' named volumes on each host's disk, rehearsed and restored through the engine. */
+/** The backup domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const backupDomain = {
-  name: 'backup',
-  rank: 120,
-  icon: '<rect x="3" y="4" width="18" height="5" rx="1"/><path d="M5 9v11h14V9M10 13h4"/>',
+  ...backupHead,
   actions: [backupList, backupCreate, backupDrill, backupRestore],
   reports: {},
-  flags: {
-    'backup-dir': {
-      type: 'string',
-      description: `where volume archives are kept (default: ${DEFAULT_BACKUP_FOLDER}/ in --data-dir)`,
-      placeholder: 'DIR',
-    },
-  },
 } as const satisfies Domain;

@@ -1,14 +1,13 @@
 import type { Domain } from '../domain.ts';
+import { checkupHead } from './checkup-head.ts';
 import { configValidate } from './config-validate-action.ts';
 import { doctor } from './doctor-action.ts';
 import { inventoryExport, inventoryScan } from './inventory-actions.ts';
 import { report } from './report-action.ts';
 
-/** A host's check-up, as homebutler groups it: what changed, what is wrong, what runs where, whether its config holds. */
+/** The checkup domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const checkupDomain = {
-  name: 'checkup',
-  rank: 80,
-  icon: '<rect x="5" y="4" width="14" height="17" rx="2"/><path d="M9 4V2h6v2M9 13l2 2 4-4"/>',
+  ...checkupHead,
   actions: [report, doctor, inventoryScan, inventoryExport, configValidate],
   reports: {},
 } as const satisfies Domain;

@@ -1,8 +1,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { FleetError } from '../../errors/fleet-error.ts';
 import type { SystemAccounts, SystemUser } from '../../options/system-accounts.ts';
+import { zodLibrary } from '../../options/zod-library.ts';
 import { yamlLibrary } from '../../yaml/yaml-library.ts';
 import { type ArgvPart, COMMAND_PATH, type CommandDefinition, type CommandParam } from './command-definition.ts';
 import { paramArgument } from './param-argument.ts';
@@ -12,39 +13,47 @@ const PARAM_NAME = /^[a-z][a-z0-9_]{0,31}$/;
 /** `{name}` anywhere in an argv element: a whole element is a parameter, a part of one is refused. */
 const PARAM_REFERENCE = /\{([a-z][a-z0-9_]{0,31})\}/;
 
-const scalar = z.union([z.string(), z.number()]);
+/** The file's shape, made at the first file read (the schema library is not loaded by agents without one). */
+function fileSchemas() {
+  const { z: zod } = zodLibrary();
+  const scalar = zod.union([zod.string(), zod.number()]);
 
-const paramSchema = z
-  .object({
-    type: z.enum(['enum', 'integer', 'string']),
-    description: z.string().max(200).optional(),
-    values: z.array(scalar).min(1).max(200).optional(),
-    min: z.number().int().optional(),
-    max: z.number().int().optional(),
-    pattern: z.string().min(1).max(500).optional(),
-    max_length: z.number().int().min(1).max(4096).optional(),
-    allow_dash: z.boolean().optional(),
-    default: scalar.optional(),
-  })
-  .strict();
+  const paramSchema = zod
+    .object({
+      type: zod.enum(['enum', 'integer', 'string']),
+      description: zod.string().max(200).optional(),
+      values: zod.array(scalar).min(1).max(200).optional(),
+      min: zod.number().int().optional(),
+      max: zod.number().int().optional(),
+      pattern: zod.string().min(1).max(500).optional(),
+      max_length: zod.number().int().min(1).max(4096).optional(),
+      allow_dash: zod.boolean().optional(),
+      default: scalar.optional(),
+    })
+    .strict();
 
-const entrySchema = z
-  .object({
-    name: z.string().regex(NAME, 'a name is lower-case letters, digits, _ and -, starting with a letter'),
-    description: z.string().max(300).optional(),
-    argv: z.array(scalar).min(1).max(64),
-    params: z.record(z.string().regex(PARAM_NAME, 'a parameter name is lower-case letters, digits and _'), paramSchema).optional(),
-    timeout_s: z.number().int().min(1).max(60).optional(),
-    output_kib: z.number().int().min(1).max(1024).optional(),
-    run_as: z.union([z.string().min(1), z.number().int().min(0)]).optional(),
-    level: z.number().int().min(1, 'a command is level 1 to 3: every run is audited, none is a level-0 read').max(3).optional(),
-    destructive: z.boolean().optional(),
-  })
-  .strict();
+  const entrySchema = zod
+    .object({
+      name: zod.string().regex(NAME, 'a name is lower-case letters, digits, _ and -, starting with a letter'),
+      description: zod.string().max(300).optional(),
+      argv: zod.array(scalar).min(1).max(64),
+      params: zod.record(zod.string().regex(PARAM_NAME, 'a parameter name is lower-case letters, digits and _'), paramSchema).optional(),
+      timeout_s: zod.number().int().min(1).max(60).optional(),
+      output_kib: zod.number().int().min(1).max(1024).optional(),
+      run_as: zod.union([zod.string().min(1), zod.number().int().min(0)]).optional(),
+      level: zod.number().int().min(1, 'a command is level 1 to 3: every run is audited, none is a level-0 read').max(3).optional(),
+      destructive: zod.boolean().optional(),
+    })
+    .strict();
 
-const fileSchema = z.array(entrySchema).max(200);
+  const fileSchema = zod.array(entrySchema).max(200);
+  return { paramSchema, entrySchema, fileSchema };
+}
 
-type Entry = z.infer<typeof entrySchema>;
+type FileSchemas = ReturnType<typeof fileSchemas>;
+let schemas: FileSchemas | undefined;
+
+type Entry = z.infer<FileSchemas['entrySchema']>;
 
 /** What the file is read against: the machine's users, the agent's own uid, and whether a program exists and runs. */
 export interface CommandFileContext {
@@ -85,7 +94,8 @@ export function parseCommandFile(text: string, file: string, context: CommandFil
   } catch (error) {
     throw fail('', `not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
-  const parsed = fileSchema.safeParse(raw ?? []);
+  schemas ??= fileSchemas();
+  const parsed = schemas.fileSchema.safeParse(raw ?? []);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const [index, ...rest] = issue?.path ?? [];
@@ -140,7 +150,7 @@ function definition(entry: Entry, context: CommandFileContext, fail: (why: strin
   };
 }
 
-function param(command: string, name: string, spec: z.infer<typeof paramSchema>, fail: (why: string) => FleetError): CommandParam {
+function param(command: string, name: string, spec: z.infer<FileSchemas['paramSchema']>, fail: (why: string) => FleetError): CommandParam {
   const misplaced = (keys: (keyof typeof spec)[]) => {
     const found = keys.filter((key) => spec[key] !== undefined);
     if (found.length) throw fail(`${found.join(', ')} is not for a parameter of type ${spec.type}`);

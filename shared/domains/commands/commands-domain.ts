@@ -1,15 +1,10 @@
 import type { Domain } from '../domain.ts';
 import { commandList, commandRun } from './commands-actions.ts';
-import { COMMANDS_FLAGS } from './commands-flags.ts';
-import { resolveCommandsOptions } from './commands-options.ts';
+import { commandsHead } from './commands-head.ts';
 
-/** The commands a host's operator declares for the fleet to run by name (a runbook's diagnostics and fixes), instead of a shell over ssh. */
+/** The commands domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const commandsDomain = {
-  name: 'commands',
-  rank: 146,
-  icon: '<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M7 9l3 3-3 3M13 15h4"/>',
+  ...commandsHead,
   actions: [commandList, commandRun],
   reports: {},
-  flags: COMMANDS_FLAGS,
-  agentOptions: (flags) => resolveCommandsOptions(flags.commands as string | undefined),
 } as const satisfies Domain;

@@ -2,19 +2,11 @@ import { containerInventorySchema } from '../../engine/record-schemas.ts';
 import type { Domain } from '../domain.ts';
 import { containerEventSchema } from './container-event.ts';
 import { dockerEvents, dockerInspect, dockerList, dockerLogs, dockerRestart, dockerStart, dockerStats, dockerStop, dockerTop } from './docker-actions.ts';
+import { dockerHead } from './docker-head.ts';
 
-/** Each host's Docker engine: its containers, their logs, stats and events. */
+/** The docker domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const dockerDomain = {
-  name: 'docker',
-  rank: 40,
-  icon: '<rect x="3" y="10" width="18" height="9" rx="1"/><path d="M7 10V6h4v4M13 10V6h4v4"/>',
+  ...dockerHead,
   actions: [dockerList, dockerStats, dockerLogs, dockerTop, dockerInspect, dockerStart, dockerRestart, dockerStop, dockerEvents],
   reports: { container_inventory: containerInventorySchema, container_event: containerEventSchema },
-  flags: {
-    'docker-socket': {
-      type: 'string',
-      description: 'the Docker engine: a socket path, unix://PATH or tcp://HOST:PORT (default: DOCKER_HOST, else /var/run/docker.sock)',
-      placeholder: 'ADDRESS',
-    },
-  },
 } as const satisfies Domain;

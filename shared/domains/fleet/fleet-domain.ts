@@ -1,12 +1,11 @@
 import type { Domain } from '../domain.ts';
 import { fleetStatus, listAgents, revokeAgent } from './fleet-actions.ts';
+import { fleetHead } from './fleet-head.ts';
 import { describe, find, getMetrics, getRecommendations } from './index-actions.ts';
 
-/** What the broker answers itself: its agents and its index of the fleet's resources. */
+/** The fleet domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const fleetDomain = {
-  name: 'fleet',
-  rank: 10,
-  icon: '<circle cx="12" cy="5" r="2"/><circle cx="5" cy="19" r="2"/><circle cx="19" cy="19" r="2"/><path d="M12 7v5l-6 5.5M12 12l6 5.5"/>',
+  ...fleetHead,
   actions: [fleetStatus, listAgents, revokeAgent, find, describe, getMetrics, getRecommendations],
   reports: {},
 } as const satisfies Domain;

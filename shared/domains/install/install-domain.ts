@@ -1,18 +1,10 @@
 import type { Domain } from '../domain.ts';
 import { installApp, installList, installPurge, installStatus, installUninstall } from './install-actions.ts';
+import { installHead } from './install-head.ts';
 
-/** Apps from a catalog of compose-style definitions, installed on a host through its Docker engine. */
+/** The install domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const installDomain = {
-  name: 'install',
-  rank: 130,
-  icon: '<path d="M12 3v12M7 10l5 5 5-5M4 17v3h16v-3"/>',
+  ...installHead,
   actions: [installList, installStatus, installApp, installUninstall, installPurge],
   reports: {},
-  flags: {
-    'app-catalog': {
-      type: 'string',
-      description: "a folder of the site's own app definitions for install_app (one YAML or JSON file per app), besides the built-in catalog",
-      placeholder: 'DIR',
-    },
-  },
 } as const satisfies Domain;

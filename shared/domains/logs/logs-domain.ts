@@ -1,15 +1,10 @@
 import type { Domain } from '../domain.ts';
 import { logTail } from './log-actions.ts';
-import { LOGS_FLAGS } from './logs-flags.ts';
-import { resolveLogsOptions } from './logs-options.ts';
+import { logsHead } from './logs-head.ts';
 
-/** Plain log files on the host, under the paths its operator allows. */
+/** The logs domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const logsDomain = {
-  name: 'logs',
-  rank: 145,
-  icon: '<path d="M6 3h9l4 4v14H6z"/><path d="M9 11h7M9 15h7M9 19h4"/>',
+  ...logsHead,
   actions: [logTail],
   reports: {},
-  flags: LOGS_FLAGS,
-  agentOptions: (flags) => resolveLogsOptions({ logPaths: (flags['log-paths'] as string[] | undefined) ?? [] }),
 } as const satisfies Domain;

@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-
-/** The fact in each agent's Hello naming its IPv4 subnets (`10.0.0.5/24,…`): a claim, used only to choose among agents a caller may use. */
-export const NETWORKS_FACT = 'ipv4_networks';
-
-/** A scan never lasts longer than this, whatever the deadline. */
-export const SCAN_LIMIT_MS = 30_000;
+import { SCAN_LIMIT_MS } from './network-head.ts';
 
 const deviceShape = z.object({
   ip: z.string(),
@@ -70,7 +65,8 @@ export const wake = defineAction({
 
 /**
  * What the broker asks the agent it chose for wake: send the magic packet.
- * Not a tool of its own (wake is), so it is not in the domain's action list.
+ * Not a tool of its own (wake is), so it is not in the domain's action list
+ * but among its `brokerCalls`.
  */
 export const sendMagicPacket = defineAction({
   id: 'network.send_magic_packet',

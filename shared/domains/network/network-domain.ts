@@ -1,20 +1,11 @@
 import type { Domain } from '../domain.ts';
-import { networkScan, wake } from './network-actions.ts';
-import { WAKE_FLAGS } from './wake-flags.ts';
+import { networkScan, sendMagicPacket, wake } from './network-actions.ts';
+import { networkHead } from './network-head.ts';
 
-/** Each host's local networks: what is on them, and waking machines there. */
+/** The network domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const networkDomain = {
-  name: 'network',
-  rank: 100,
-  icon: '<circle cx="12" cy="12" r="9"/><path d="M3 12h18M12 3c3 3 3 15 0 18M12 3c-3 3-3 15 0 18"/>',
+  ...networkHead,
   actions: [networkScan, wake],
+  brokerCalls: [sendMagicPacket],
   reports: {},
-  brokerFlags: WAKE_FLAGS,
-  flags: {
-    'scan-reverse-dns': {
-      type: 'boolean',
-      description: "ask the system's DNS resolver for the names of devices network_scan finds (multicast DNS asks only the devices)",
-      default: true,
-    },
-  },
 } as const satisfies Domain;

@@ -1,13 +1,10 @@
 import type { Domain } from '../domain.ts';
 import { notifyTest } from './notify-actions.ts';
-import { NOTIFY_FLAGS } from './notify-flags.ts';
+import { notifyHead } from './notify-head.ts';
 
-/** Notifications the broker sends about the fleet (incidents, agents offline), and the tool that tests its channels. */
+/** The notify domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const notifyDomain = {
-  name: 'notify',
-  rank: 110,
-  icon: '<path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4zM10 21h4"/>',
+  ...notifyHead,
   actions: [notifyTest],
   reports: {},
-  brokerFlags: NOTIFY_FLAGS,
 } as const satisfies Domain;

@@ -1,16 +1,11 @@
 import type { Domain } from '../domain.ts';
 import { packageList, packageUpdates } from './package-actions.ts';
 import { packageInventorySchema } from './package-inventory.ts';
-import { PACKAGES_FLAGS } from './packages-flags.ts';
-import { resolvePackagesOptions } from './packages-options.ts';
+import { packagesHead } from './packages-head.ts';
 
-/** The host's installed packages and pending updates, read from its own package database and index files. */
+/** The packages domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const packagesDomain = {
-  name: 'packages',
-  rank: 150,
-  icon: '<path d="M12 3l8 4.5v9L12 21l-8-4.5v-9z"/><path d="M4 7.5l8 4.5 8-4.5M12 12v9"/>',
+  ...packagesHead,
   actions: [packageList, packageUpdates],
   reports: { packages_installed: packageInventorySchema },
-  flags: PACKAGES_FLAGS,
-  agentOptions: (flags) => resolvePackagesOptions({ hostRoot: flags['host-root'] as string }),
 } as const satisfies Domain;

@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-
-/**
- * A task's id as Proxmox VE writes it: `UPID:node:pid:pstart:starttime:type:id:user:`
- * (pid, pstart and starttime in hex). The node it ran on is its second field.
- */
-export const UPID_PATTERN =
-  /^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
+import { UPID_PATTERN } from './proxmox-head.ts';
 
 /** Proxmox VE's own rule for node names (`pve-node`): they end up in API paths. */
 const nodeName = z

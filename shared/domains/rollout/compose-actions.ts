@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-import { healthTimeoutS, PULL_TIMEOUT_S, projectParam, pullTimeoutS, replacementShape, rollWaitsMs, serviceName } from './rollout-shapes.ts';
+import { PULL_TIMEOUT_S } from './rollout-head.ts';
+import { healthTimeoutS, projectParam, pullTimeoutS, replacementShape, rollWaitsMs, serviceName } from './rollout-shapes.ts';
 
 const services = z.array(serviceName).min(1).max(50).optional().describe('default: all of the project');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-import { imageParam, PULL_TIMEOUT_S, pullTimeoutS } from './rollout-shapes.ts';
+import { PULL_TIMEOUT_S } from './rollout-head.ts';
+import { imageParam, pullTimeoutS } from './rollout-shapes.ts';
 
 export const imagePull = defineAction({
   id: 'rollout.image_pull',

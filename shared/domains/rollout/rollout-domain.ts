@@ -1,28 +1,12 @@
 import type { Domain } from '../domain.ts';
 import { composeDown, composePull, composeUp } from './compose-actions.ts';
 import { imageList, imagePrune, imagePull } from './image-actions.ts';
+import { rolloutHead } from './rollout-head.ts';
 import { containerUpdateImage } from './update-actions.ts';
 
-/**
- * Moving a Docker host to new images: pulls with the host's own registry
- * logins, its images, and containers and compose projects recreated on new
- * images with a health check's verdict and a way back. A domain of its own
- * beside docker's: these change what runs and reach registries, where the
- * docker domain reads and nudges containers, and it has a flag of its own.
- */
+/** The rollout domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const rolloutDomain = {
-  name: 'rollout',
-  rank: 45,
-  icon: '<path d="M4 17l5-5-5-5M12 19h8"/><rect x="13" y="5" width="7" height="7" rx="1"/>',
+  ...rolloutHead,
   actions: [imageList, imagePull, imagePrune, containerUpdateImage, composePull, composeUp, composeDown],
   reports: {},
-  flags: {
-    'docker-config': {
-      type: 'string',
-      description:
-        "the Docker config folder whose config.json holds this host's registry logins (auths, credHelpers, credsStore), for image pulls; default ~/.docker",
-      env: 'DOCKER_CONFIG',
-      placeholder: 'DIR',
-    },
-  },
 } as const satisfies Domain;

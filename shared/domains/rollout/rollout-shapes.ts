@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HEALTH_TIMEOUT_S, PULL_TIMEOUT_S } from './rollout-head.ts';
 
 /** An image reference as a parameter; the agent checks it by the engine's own rules. */
 export const imageParam = z.string().min(1).max(512);
@@ -21,9 +22,6 @@ export const serviceName = z
 export const pullTimeoutS = z.number().int().min(10).max(3600).optional().describe('default 300');
 /** How long a new container may take to be healthy, in seconds. */
 export const healthTimeoutS = z.number().int().min(5).max(600).optional().describe('Health wait per container, default 60 s');
-
-export const PULL_TIMEOUT_S = 300;
-export const HEALTH_TIMEOUT_S = 60;
 
 /**
  * What a roll-forward may take by design: a pull of the new image, then each

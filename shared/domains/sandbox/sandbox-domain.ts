@@ -1,19 +1,10 @@
 import type { Domain } from '../domain.ts';
 import * as sandbox from './sandbox-actions.ts';
+import { sandboxHead } from './sandbox-head.ts';
 
-/** Containers labelled as sandboxes, seen from the host. */
+/** The sandbox domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const sandboxDomain = {
-  name: 'sandbox',
-  rank: 60,
-  icon: '<rect x="3" y="3" width="18" height="18" rx="2" stroke-dasharray="3 3"/><circle cx="12" cy="12" r="3"/>',
+  ...sandboxHead,
   actions: [sandbox.snapshot, sandbox.trace, sandbox.events, sandbox.cgroup, sandbox.layerstack],
   reports: {},
-  flags: {
-    'sandbox-label': {
-      type: 'string',
-      description: 'the container label that marks a sandbox (its value is the sandbox id)',
-      default: 'fleetmesh.sandbox',
-      placeholder: 'LABEL',
-    },
-  },
 } as const satisfies Domain;

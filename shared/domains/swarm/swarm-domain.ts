@@ -1,12 +1,11 @@
 import { swarmSnapshotSchema } from '../../engine/record-schemas.ts';
 import type { Domain } from '../domain.ts';
 import * as swarm from './swarm-actions.ts';
+import { swarmHead } from './swarm-head.ts';
 
-/** Docker Swarm clusters, through one manager agent each. */
+/** The swarm domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const swarmDomain = {
-  name: 'swarm',
-  rank: 50,
-  icon: '<path d="M12 2l8 4.5v9L12 20l-8-4.5v-9zM12 11l8-4.5M12 11v9M12 11L4 6.5"/>',
+  ...swarmHead,
   actions: [
     swarm.getClusterStatus,
     swarm.getTopology,
@@ -33,7 +32,4 @@ export const swarmDomain = {
     swarm.removeVolume,
   ],
   reports: { swarm_snapshot: swarmSnapshotSchema },
-  flags: {
-    'swarm-name': { type: 'string', description: 'a name for the swarm this engine manages, which swarm tools accept as cluster', placeholder: 'NAME' },
-  },
 } as const satisfies Domain;

@@ -1,14 +1,8 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
+import { PROCESS_CPU_WINDOW_MS } from './system-head.ts';
 
 const percent = z.number().nullable();
-
-/**
- * How long `processes` measures each process's CPU share, at the call: long
- * enough for a busy process to show (top's own delay is 1 to 3 s), short
- * enough for an answer a model waits on.
- */
-export const PROCESS_CPU_WINDOW_MS = 1000;
 
 const diskShape = z.object({
   mount: z.string(),

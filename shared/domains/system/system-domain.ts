@@ -1,25 +1,11 @@
 import type { Domain } from '../domain.ts';
 import { alertCrossingSchema } from './alert-crossing.ts';
 import { alerts, alertsHistory, openPorts, processes, setAlertThresholds, systemStatus } from './system-actions.ts';
+import { systemHead } from './system-head.ts';
 
-/** Where docker-compose.yml and the Helm chart mount the host's /proc: used when it is there and nothing names another. */
-export const DEFAULT_HOST_PROC = '/host/proc';
-
-/** The host: its load, processes, ports and alerts. */
+/** The system domain whole: its head (what an agent reads at start) with its actions and report schemas. */
 export const systemDomain = {
-  name: 'system',
-  rank: 30,
-  icon: '<rect x="3" y="4" width="18" height="12" rx="1"/><path d="M8 20h8M12 16v4M6 12l3-3 3 2 5-5"/>',
+  ...systemHead,
   actions: [systemStatus, processes, openPorts, alerts, alertsHistory, setAlertThresholds],
   reports: { alert_crossing: alertCrossingSchema },
-  flags: {
-    'host-proc': {
-      type: 'string',
-      description: `the host's /proc as mounted into the agent's container; processes, listening ports and their owners are read there, not in the container (default ${DEFAULT_HOST_PROC} when it exists)`,
-      placeholder: 'DIR',
-    },
-    'alert-cpu': { type: 'integer', description: 'CPU alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
-    'alert-memory': { type: 'integer', description: 'memory alert threshold, percent', default: 85, min: 1, max: 100, placeholder: 'PERCENT' },
-    'alert-disk': { type: 'integer', description: 'disk alert threshold, percent', default: 90, min: 1, max: 100, placeholder: 'PERCENT' },
-  },
 } as const satisfies Domain;

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { defineAction } from '../../catalog/action.ts';
-
-/** syslog's priorities, most severe first: a priority filter keeps this one and the more severe. */
-export const PRIORITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'] as const;
+import { PRIORITIES } from './systemd-head.ts';
 
 const time = z.union([z.string().max(64), z.number()]);
 

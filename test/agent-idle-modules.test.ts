@@ -1,0 +1,66 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliProcess } from './harness/cli-process.ts';
+import { startTestFleet, type TestFleet } from './harness/test-fleet.ts';
+import { waitFor } from './harness/wait.ts';
+
+const PRELOAD = fileURLToPath(new URL('./harness/loaded-libraries.mjs', import.meta.url));
+
+interface Loaded {
+  zod: boolean;
+  commonjs: string[];
+}
+
+// An idle agent holds what it needs to stay connected and sample its host; each domain's schemas, and the
+// libraries a call reads with, load at the first call that needs them (docs/performance.md, the idle agent).
+describe('an agent process', () => {
+  let fleet: TestFleet;
+  let agent: CliProcess;
+  let report: string;
+
+  async function loaded(): Promise<Loaded> {
+    rmSync(report, { force: true });
+    agent.child.kill('SIGUSR2');
+    await waitFor(() => existsSync(report), { what: 'the agent to write which libraries it has loaded' });
+    return JSON.parse(await waitFor(() => readFileSync(report, 'utf8') || undefined)) as Loaded;
+  }
+
+  beforeAll(async () => {
+    fleet = await startTestFleet();
+    report = join(fleet.root, 'loaded.json');
+    agent = new CliProcess([...(await fleet.agentArgs('idle')), '--docker-socket', join(fleet.root, 'no-docker.sock')], {
+      nodeFlags: ['--import', PRELOAD],
+      env: { FLEETMESH_TEST_LOADED_FILE: report },
+    });
+    await waitFor(() => fleet.broker.registry.find('idle')?.state === 'online', { timeoutMs: 60_000, what: 'the agent online' });
+  }, 90_000);
+
+  afterAll(async () => {
+    await agent?.stop();
+    await fleet?.stop();
+  });
+
+  it('connected and idle, has loaded no schema library and no systeminformation', async () => {
+    // Past its first samples and inventories.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const idle = await loaded();
+    expect(idle.zod).toBe(false);
+    expect(idle.commonjs.filter((path) => path.includes('systeminformation'))).toEqual([]);
+  });
+
+  it("checks a call's parameters against its action's schema, loaded with the first call of its domain", async () => {
+    const host = fleet.broker.registry.find('idle');
+    if (!host) throw new Error('the agent is not registered');
+    const call = (action: string, params: Record<string, unknown>) =>
+      fleet.broker.fanOut([host], { action, params, timeoutMs: 20_000, caller: 'test' }).then(([answer]) => answer?.outcome);
+    const refused = await call('system.processes', { limit: 'many' });
+    expect(JSON.stringify(refused)).toMatch(/invalid_argument.*limit/s);
+    const status = await call('system.status', {});
+    expect(status?.ok).toBe(true);
+    const after = await loaded();
+    expect(after.zod).toBe(true);
+    expect(after.commonjs.some((path) => path.includes('systeminformation'))).toBe(true);
+  });
+});
