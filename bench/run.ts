@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark scenario, or those named with --only.
  *   npm run bench -- --only mesh --agents 500,2000 --rounds 50 --calls 200 --idle-seconds 60 [--simulators N] [--profile] [--agent-node PATH]
+ *   npm run bench -- --only idle --idle-seconds 60 [--agent-node PATH]   (the idle agent alone, as mesh ends)
  *   npm run bench -- --only docker --containers 20 --idle-seconds 60
  *   npm run bench -- --only tokens --hosts 100
  *   npm run bench -- --only cli --runs 10
@@ -76,6 +77,8 @@ if (selected.has('mesh')) {
   }
   process.stderr.write('mesh: MCP overhead on a local agent\n');
   results.push(withLoad(await mcpOverheadScenario(Number(values.calls), values.profile ? profileDir() : undefined)));
+}
+if (selected.has('mesh') || selected.has('idle')) {
   process.stderr.write('mesh: idle agent\n');
   results.push(withLoad(await idleAgentScenario(Number(values['idle-seconds']), values['agent-node'])));
 }
