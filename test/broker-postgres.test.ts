@@ -6,6 +6,8 @@ import { BOOTSTRAP_FILES, writeBootstrapFiles } from '../broker/bootstrap/bootst
 import { readBrokerBootstrap } from '../broker/bootstrap/broker-bootstrap.ts';
 import { SERVER_CERT_FILE } from '../broker/pki/broker-authority.ts';
 import { STORE_FILE } from '../broker/store/broker-store.ts';
+import { CaSignerTable } from '../broker/store/ca-signer-table.ts';
+import { MIGRATIONS } from '../broker/store/migrations.ts';
 import { PostgresEngine } from '../broker/store/postgres-engine.ts';
 import { brokerAddresses, brokerProcessArgs, enrolledAgentProcess } from './harness/broker-process.ts';
 import { CliProcess, runFleetmesh } from './harness/cli-process.ts';
@@ -108,6 +110,27 @@ describe('a broker on PostgreSQL', () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 200 }, () => engine.get('SELECT pg_sleep(0.3)')));
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
     expect(Date.now() - started).toBeGreaterThan(5000);
+  });
+
+  it('renews the signer lease ahead of the statements waiting for a connection, so a crowd of agents does not let it lapse', async () => {
+    const database = await freshDatabase(inject('postgresUrl'));
+    cleanups.push(() => database.drop());
+    const engine = new PostgresEngine(database.url);
+    cleanups.push(() => engine.close());
+    await engine.migrate(MIGRATIONS);
+    const signer = new CaSignerTable(engine);
+    expect(await signer.hold('broker-a', Date.now(), Date.now() + 8000)).toBe(true);
+    // 200 statements of 0.3 s on the broker's 10 connections: about 6 s of waiting, behind which an 8 s lease renewed every 2 s would lapse.
+    const crowd = Promise.allSettled(Array.from({ length: 200 }, () => engine.get('SELECT pg_sleep(0.3)')));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    expect(await signer.hold('broker-a', Date.now(), Date.now() + 8000)).toBe(true);
+    const renewedInMs = Date.now() - started;
+    const outcomes = await crowd;
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    // Its turn is the next connection given back (a statement of 0.3 s), not the crowd's last.
+    expect(renewedInMs).toBeLessThan(1500);
+    expect(Date.now() - started).toBeGreaterThan(4000);
   });
 
   it('answers reads while PostgreSQL is down, refuses changes as unavailable, and recovers when it is back', async () => {

@@ -15,6 +15,8 @@ export class CaSignerTable {
        ON CONFLICT (id) DO UPDATE SET broker_id = excluded.broker_id, expires_at = excluded.expires_at
        WHERE ca_signer.broker_id = ? OR ca_signer.expires_at < ?`,
       [brokerId, expiresAt, brokerId, now],
+      // Renewed ahead of the agents' statements: a renewal that waited past the lease let another broker take it.
+      { ahead: true },
     );
     return changed > 0;
   }

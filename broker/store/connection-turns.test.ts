@@ -31,4 +31,17 @@ describe('turns of the store connections', () => {
     expect(order).toEqual(['first', 'late gave up: the store is busy: a statement waited 0.1 s for one of its 2 connections', 'next']);
     expect(turns.queued).toBe(0);
   });
+
+  it('gives the next turn to a caller that goes ahead, before those that waited, in the order such callers came', async () => {
+    const turns = new ConnectionTurns(1, 1000, 'the store');
+    const order: string[] = [];
+    await turns.take();
+    const waiter = (name: string, ahead = false) => turns.take(ahead).then(() => order.push(name));
+    const waited = [waiter('reader 1'), waiter('reader 2'), waiter('lease', true), waiter('second lease', true), waiter('reader 3')];
+    for (let turn = 0; turn < waited.length; turn++) {
+      turns.give();
+      await waited[[2, 3, 0, 1, 4][turn] as number];
+    }
+    expect(order).toEqual(['lease', 'second lease', 'reader 1', 'reader 2', 'reader 3']);
+  });
 });

@@ -5,6 +5,8 @@ interface Waiter {
   timer: NodeJS.Timeout;
   /** It gave up waiting: the turn goes to the next one. */
   gone: boolean;
+  /** It went before those that waited already. */
+  ahead: boolean;
 }
 
 /**
@@ -38,8 +40,11 @@ export class ConnectionTurns {
     return this.waiting.length - this.head;
   }
 
-  /** Resolves once one of the connections is this caller's; `give` hands it on. */
-  take(): Promise<void> {
+  /**
+   * Resolves once one of the connections is this caller's; `give` hands it on.
+   * `ahead`: before those waiting (after any others that went ahead).
+   */
+  take(ahead = false): Promise<void> {
     if (this.free > 0) {
       this.free -= 1;
       return Promise.resolve();
@@ -48,6 +53,7 @@ export class ConnectionTurns {
       const waiter: Waiter = {
         go: resolve,
         gone: false,
+        ahead,
         timer: setTimeout(() => {
           // Left where it stands in the queue; `give` skips it.
           waiter.gone = true;
@@ -58,7 +64,12 @@ export class ConnectionTurns {
           );
         }, this.maxWaitMs),
       };
-      this.waiting.push(waiter);
+      if (!ahead) this.waiting.push(waiter);
+      else {
+        let at = this.head;
+        while (at < this.waiting.length && (this.waiting[at] as Waiter).ahead) at += 1;
+        this.waiting.splice(at, 0, waiter);
+      }
     });
   }
 
@@ -78,9 +89,9 @@ export class ConnectionTurns {
     this.free += 1;
   }
 
-  /** Runs `work` on a turn of its own. */
-  async with<T>(work: () => Promise<T>): Promise<T> {
-    await this.take();
+  /** Runs `work` on a turn of its own, `ahead` of those waiting or not. */
+  async with<T>(work: () => Promise<T>, ahead = false): Promise<T> {
+    await this.take(ahead);
     try {
       return await work();
     } finally {

@@ -61,8 +61,8 @@ export class PostgresEngine implements SqlEngine {
     return (await this.query(sql, params)).rows[0] as T | undefined;
   }
 
-  async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    return (await this.query(sql, params)).rowCount ?? 0;
+  async run(sql: string, params: readonly SqlValue[] = [], options: { ahead?: boolean } = {}): Promise<number> {
+    return (await this.query(sql, params, options.ahead)).rowCount ?? 0;
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
@@ -129,12 +129,12 @@ export class PostgresEngine implements SqlEngine {
     await this.pool.end();
   }
 
-  private async query(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+  private async query(sql: string, params: readonly SqlValue[], ahead = false): Promise<pg.QueryResult> {
     const text = this.numbered(sql);
     try {
       const inTransaction = this.context.current;
       if (inTransaction) return await inTransaction.query(text, params as SqlValue[]);
-      return await this.turns.with(() => this.pool.query(text, params as SqlValue[]));
+      return await this.turns.with(() => this.pool.query(text, params as SqlValue[]), ahead);
     } catch (error) {
       throw asStoreError(error);
     }

@@ -16,8 +16,12 @@ export interface SqlEngine {
   readonly shared: boolean;
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
-  /** Runs a statement; resolves to the number of rows it changed. */
-  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /**
+   * Runs a statement; resolves to the number of rows it changed. `ahead`: it
+   * goes before the statements waiting for one of a server's connections (a
+   * lease whose renewal must not wait behind a crowd of agents' reads).
+   */
+  run(sql: string, params?: readonly SqlValue[], options?: { ahead?: boolean }): Promise<number>;
   /**
    * Runs `work` in one transaction: every statement issued from inside it, at
    * any depth of awaits, belongs to it; a nested call joins the outer one.
