@@ -8,15 +8,18 @@
  * seals the fleet CA's key on the shared store, as --ca-key-secret-file does;
  * CA_DIR holds the CA the fleet was enrolled with (ca.crt, ca.key), which
  * every broker of the cluster is given, as --ca-cert-file and --ca-key-file.
+ * With BENCH_BROKER_LOG=DIR each broker writes its info log to DIR/<broker id>.log
+ * (the signer lease changing hands, brokers counted gone, streams refused);
+ * without it the brokers log nothing.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIdentity } from '../../broker/auth/identities.ts';
 import { NO_BOOTSTRAP } from '../../broker/bootstrap/broker-bootstrap.ts';
 import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { CA_CERT_FILE, CA_KEY_FILE } from '../../broker/pki/broker-authority.ts';
-import { silentLogger } from '../../shared/log/logger.ts';
+import { createLogger, type Logger, silentLogger } from '../../shared/log/logger.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
 import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
 
@@ -36,7 +39,15 @@ const options = inProcessBrokerOptions(dataDir, {
     : {}),
 });
 options.admissionLimits = oneAddressFleetLimits(options.admissionLimits);
-const broker = await Broker.start(options, silentLogger);
+/** The broker's log: silent, or info lines to a file of its own under BENCH_BROKER_LOG. */
+function brokerLog(): Logger {
+  const dir = process.env.BENCH_BROKER_LOG;
+  if (!dir) return silentLogger;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${brokerId ?? 'single'}.log`);
+  return createLogger({ level: 'info', format: 'text', write: (line) => appendFileSync(file, `${line}\n`) });
+}
+const broker = await Broker.start(options, brokerLog());
 // The identity the rounds run as: the brokers holding the agents authorise each relayed call for it. One per process:
 // the single broker started again after its SIGKILL finds the first one's in its data dir.
 const name = `bench-${brokerId ?? 'single'}-${process.pid}`;
