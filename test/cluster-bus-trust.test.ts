@@ -14,6 +14,7 @@ import { beatMessage, type CallReply, type CallRequestMessage, callReply, SUBJEC
 import { BusTrust, type DropReason } from '../broker/cluster/bus-trust.ts';
 import { silentLogger } from '../shared/log/logger.ts';
 import { type CertificateAuthority, createCertificateAuthority, createKeyPair, issueServerCertificate } from '../shared/pki/certificates.ts';
+import { captureLogger } from './harness/capture-logger.ts';
 import { CliProcess } from './harness/cli-process.ts';
 import { removeContainers, runContainer, testDocker } from './harness/containers.ts';
 import { call, identityToken, mcpClient } from './harness/mcp-client.ts';
@@ -318,6 +319,30 @@ describe('a broker starting on a bus', () => {
       await broker.stop();
     }
   });
+
+  it('says why it lost the bus: a server that stops answering is a stale connection after two unanswered pings', async () => {
+    const guarded = await nats(['--auth', 'ping-token']);
+    const { log, lines } = captureLogger();
+    const broker = await Broker.start(
+      brokerOptions(join(temp.path, `broker-${++count}`), {
+        cluster: { url: guarded.url, token: 'ping-token', brokerId: `solo-${count}`, beatIntervalMs: 1000 },
+      }),
+      log,
+    );
+    try {
+      guarded.freeze(true);
+      const lost = await waitFor(() => lines.find((line) => line.message === 'disconnected from the bus; reconnecting'), {
+        timeoutMs: 30_000,
+        what: 'the broker to count the bus lost',
+      });
+      expect(lost.reason).toMatch(/no answer to 2 pings in a row/);
+      guarded.freeze(false);
+      await waitFor(() => lines.find((line) => line.message === 'reconnected to the bus'), { timeoutMs: 30_000, what: 'the broker back on the bus' });
+    } finally {
+      guarded.freeze(false);
+      await broker.stop();
+    }
+  }, 60_000);
 
   it('refuses a wrong token with one clear error, and takes the right one', async () => {
     const guarded = await nats(['--auth', 's3cret-token']);

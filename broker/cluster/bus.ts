@@ -42,6 +42,9 @@ interface BusEvents {
 }
 
 const encoder = new TextEncoder();
+/** The client pings the server this often, and counts the connection stale after this many unanswered: 10 s of silence. */
+const PING_INTERVAL_MS = 5000;
+const MAX_PINGS_OUT = 2;
 
 /** The servers and credentials of a bus URL, which may list several servers after the first. */
 export function parseBusUrl(url: string): { servers: string[]; tls: boolean; user?: string; pass?: string; token?: string } {
@@ -151,8 +154,8 @@ export class Bus extends EventEmitter<BusEvents> {
         ...(tls ? { tls } : {}),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
-        pingInterval: 5000,
-        maxPingOut: 2,
+        pingInterval: PING_INTERVAL_MS,
+        maxPingOut: MAX_PINGS_OUT,
       });
     } catch (error) {
       throw new FleetError('unavailable', `cannot reach the bus at ${servers.join(',')}: ${(error as Error).message}`, {
@@ -299,10 +302,15 @@ export class Bus extends EventEmitter<BusEvents> {
   }
 
   private async watch(): Promise<void> {
+    // Why the connection is about to drop, when the client or the server said: the disconnect itself does not.
+    let why: string | undefined;
     for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect' && this.connectedNow) {
+      if (status.type === 'staleConnection') why = `no answer to ${MAX_PINGS_OUT} pings in a row (this broker's loop may have been held)`;
+      else if (status.type === 'error') why = status.error.message;
+      else if (status.type === 'disconnect' && this.connectedNow) {
         this.connectedNow = false;
-        this.log.warn('disconnected from the bus; reconnecting', { server: status.server });
+        this.log.warn('disconnected from the bus; reconnecting', { server: status.server, ...(why ? { reason: why } : {}) });
+        why = undefined;
         this.emit('disconnected');
       } else if (status.type === 'reconnect') {
         this.connectedNow = true;

@@ -45,7 +45,13 @@ export class NatsServer {
     );
   }
 
+  /** Stops the server's process where it stands (SIGSTOP) or lets it go on (SIGCONT): a server that answers nothing, with its connections open. */
+  freeze(frozen: boolean): void {
+    this.child?.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
+  }
+
   async stop(): Promise<void> {
+    this.freeze(false);
     const child = this.child;
     this.child = undefined;
     if (!child || child.exitCode !== null) return;
