@@ -102,7 +102,9 @@ export async function startTestFleet(overrides: Partial<BrokerOptions> & { log?:
         newKeys ? { newKeys } : {},
       );
       agents.add(agent);
-      if (waitOnline && !agent.connection.connected) await nextEvent(agent.connection, 'connected');
+      // An agent whose first dials failed while the machine was loaded (other test files, a fleet of 200 enrolling
+      // at once) comes back after its backoff, up to 15 s a try: 20 s was not always enough for a second try.
+      if (waitOnline && !agent.connection.connected) await nextEvent(agent.connection, 'connected', 60_000);
       return agent;
     },
     async restartBroker(changes = {}) {
