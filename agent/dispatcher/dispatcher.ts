@@ -1,5 +1,5 @@
 import type { Action, ActionInput } from '../../shared/catalog/action.ts';
-import { loadDomain } from '../../shared/domains/domain-heads.ts';
+import { loadAction } from '../../shared/domains/domain-heads.ts';
 import { type ErrorInfo, FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
@@ -52,8 +52,7 @@ const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES - 64 * 1024;
 
 /** The declaration of an action, by id, from its domain (loaded with its schemas on first ask). */
 async function declaredAction(id: string): Promise<Action> {
-  const domain = await loadDomain(id.slice(0, id.indexOf('.')));
-  const action = [...(domain?.actions ?? []), ...(domain?.brokerCalls ?? [])].find((candidate) => candidate.id === id);
+  const action = await loadAction(id);
   if (!action) throw new FleetError('internal', `this agent serves ${id}, which no domain declares`);
   return action;
 }

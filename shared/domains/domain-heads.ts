@@ -1,3 +1,4 @@
+import type { Action } from '../catalog/action.ts';
 import type { FlagValues } from '../options/command-line.ts';
 import type { Domain, DomainHead } from './domain.ts';
 import { DOMAIN_HEAD_FOLDERS, DOMAIN_LOADERS } from './domain-heads.gen.ts';
@@ -46,4 +47,10 @@ export function loadDomain(name: string): Promise<Domain | undefined> {
     loading.set(name, domain);
   }
   return domain;
+}
+
+/** The declaration of an action by id, among its domain's tools and broker calls (loading the domain); undefined when none declares it. */
+export async function loadAction(id: string): Promise<Action | undefined> {
+  const domain = await loadDomain(id.slice(0, id.indexOf('.')));
+  return [...(domain?.actions ?? []), ...(domain?.brokerCalls ?? [])].find((action) => action.id === id);
 }

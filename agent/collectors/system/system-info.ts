@@ -14,11 +14,13 @@ export type SystemInfo = Pick<typeof si, 'processes' | 'networkConnections' | 'o
  */
 export function systemInfo(): SystemInfo {
   const require = createRequire(import.meta.url);
-  const part = (name: string) => require(`systeminformation/lib/${name}.js`);
+  /** A function of one file of the package, required when first called (require keeps the file). */
+  const lazy = <K extends keyof SystemInfo>(file: string, name: K) =>
+    ((...args: unknown[]) => require(`systeminformation/lib/${file}.js`)[name](...args)) as SystemInfo[K];
   return {
-    cpu: ((...args: unknown[]) => part('cpu').cpu(...args)) as SystemInfo['cpu'],
-    networkConnections: ((...args: unknown[]) => part('network').networkConnections(...args)) as SystemInfo['networkConnections'],
-    osInfo: ((...args: unknown[]) => part('osinfo').osInfo(...args)) as SystemInfo['osInfo'],
-    processes: ((...args: unknown[]) => part('processes').processes(...args)) as SystemInfo['processes'],
+    cpu: lazy('cpu', 'cpu'),
+    networkConnections: lazy('network', 'networkConnections'),
+    osInfo: lazy('osinfo', 'osInfo'),
+    processes: lazy('processes', 'processes'),
   };
 }
