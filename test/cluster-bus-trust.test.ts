@@ -207,7 +207,7 @@ describe('a bus only brokers can speak on', () => {
     expect((await call(client, 'agent_info', { host: 'target' })).structuredContent).toMatchObject({ labels: { replay: 'two' } });
   });
 
-  it('believes reports only from the broker that holds the agent, and presence only from the broker it names', async () => {
+  it('believes reports only from the broker that holds the agent, and presence (alone or in a batch) only from the broker it names', async () => {
     const id = agentId('target');
     const report = { kind: 'container_inventory', payload: { taken_unix_ms: Date.now(), containers: [], volumes: [] }, observedUnixMs: Date.now() };
     const notHolder = dropsOf(cluster.a, 'wrong_sender');
@@ -224,6 +224,13 @@ describe('a bus only brokers can speak on', () => {
       lastSeenAt: null,
     });
     await spoken();
+    // In a batch too: the batch is the rogue's own, the presence in it speaks for broker c.
+    const inBatch = dropsOf(cluster.a, 'wrong_sender');
+    rogue.bus.publish(SUBJECTS.presences, {
+      broker: 'rogue',
+      presences: [{ broker: 'c', agent: id, state: 'online', connectedAt: Date.now() + 60_000, hello: null, labels: {}, lastSeenAt: null }],
+    });
+    await inBatch();
     const unsigned = dropsOf(cluster.a, 'unsigned');
     attacker.publish(
       SUBJECTS.presence,

@@ -181,7 +181,9 @@ export async function clusterScenario(agentCount: number, rounds: number, layout
   const temp = mkdtempSync(join(tmpdir(), 'fm-bench-cluster-'));
   const postgres = await startPostgres();
   const busToken = randomBytes(16).toString('hex');
-  const nats = await NatsServer.start(['--auth', busToken]);
+  // With BENCH_BROKER_LOG the bus logs too (a slow consumer it cut off is said there, not to the broker).
+  const natsLog = process.env.BENCH_BROKER_LOG ? ['--log', join(process.env.BENCH_BROKER_LOG, 'nats-server.log')] : [];
+  const nats = await NatsServer.start(['--auth', busToken, ...natsLog]);
   try {
     const outcomes: Partial<Record<Layout, Outcome>> = {};
     if (layouts.includes('single')) {

@@ -10,6 +10,7 @@ import type { StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import { BROKER_STOPPED } from '../store/mcp-tasks-table.ts';
 import { Bus, type BusOptions } from './bus.ts';
+import { type BatchedReport, BusBatches } from './bus-batches.ts';
 import { type BusKeys, certifyBusKeys, newBusKeys } from './bus-keys.ts';
 import {
   beatMessage,
@@ -17,6 +18,7 @@ import {
   type PresenceMessage,
   presenceMessage,
   presenceSyncMessage,
+  presencesMessage,
   reportMessage,
   reportsMessage,
   revokedMessage,
@@ -30,7 +32,6 @@ import { Rebalancer } from './rebalancer.ts';
 import type { RelayAuthorizationDeps } from './relay-authorization.ts';
 import { RemoteCalls } from './remote-calls.ts';
 import { RemoteSession } from './remote-session.ts';
-import { type BatchedReport, ReportBatches } from './report-batches.ts';
 import { SigningService } from './signing-service.ts';
 
 export interface ClusterOptions extends BusOptions {
@@ -115,7 +116,10 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
   private lastBeatAt: number | undefined;
   /** The brokers whose beats say they read reports in batches. */
   private readonly batchReaders = new Set<string>();
-  private readonly reportBatches: ReportBatches;
+  private readonly reportBatches: BusBatches<BatchedReport>;
+  /** The brokers whose beats say they read presence changes in batches. */
+  private readonly presenceBatchReaders = new Set<string>();
+  private readonly presenceBatches: BusBatches<PresenceMessage>;
   /** Where agents reach each broker that said so on its beat. */
   private readonly agentAddresses = new Map<string, string>();
   /** Set once this broker is shutting down. */
@@ -154,7 +158,12 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       log,
     });
     this.rebalancer = new Rebalancer(registry, log);
-    this.reportBatches = new ReportBatches(options.brokerId, (json) => this.bus.publishJson(SUBJECTS.reports, json));
+    this.presenceBatches = new BusBatches<PresenceMessage>({ broker: options.brokerId }, 'presences', (json) => this.bus.publishJson(SUBJECTS.presences, json));
+    this.reportBatches = new BusBatches<BatchedReport>({ broker: options.brokerId }, 'reports', (json) => {
+      // An agent's presence goes before its reports: the others believe a report only from the broker they know holds it.
+      this.presenceBatches.flush();
+      this.bus.publishJson(SUBJECTS.reports, json);
+    });
     this.signing = new SigningService(bus, store, deps.authority, options.brokerId, log);
   }
 
@@ -233,6 +242,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     clearInterval(this.refreshTimer);
     await this.signing.stop();
     clearTimeout(this.orphansTimer);
+    this.presenceBatches.flush();
     this.reportBatches.flush();
     // Written first: the others believe a `gone` only once the store says this broker stopped.
     await this.store.brokers.stopped(this.brokerId, Date.now()).catch((error: unknown) => {
@@ -251,15 +261,25 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       this.bus.refuse('wrong_sender', { subject, sender, why: `it spoke as broker ${broker}` });
       return false;
     };
+    /** In order: an agent this broker has not met yet is read from the store first. */
+    const applyPresence = (messages: readonly PresenceMessage[]) => {
+      this.presence = this.presence.then(async () => {
+        for (const message of messages) {
+          try {
+            if (message.state !== 'offline' && !this.registry.get(message.agent)) await this.registry.refreshFromStore(message.agent);
+            this.onPresence(message);
+          } catch (error) {
+            this.log.warn('could not apply a presence message', { agent: message.agent, error: (error as Error).message });
+          }
+        }
+      });
+    };
     this.bus.subscribe(SUBJECTS.presence, presenceMessage, ({ sender, message }) => {
-      if (!speaksFor(sender, message.broker, SUBJECTS.presence)) return;
-      // In order: an agent this broker has not met yet is read from the store first.
-      this.presence = this.presence
-        .then(async () => {
-          if (message.state !== 'offline' && !this.registry.get(message.agent)) await this.registry.refreshFromStore(message.agent);
-          this.onPresence(message);
-        })
-        .catch((error: unknown) => this.log.warn('could not apply a presence message', { agent: message.agent, error: (error as Error).message }));
+      if (speaksFor(sender, message.broker, SUBJECTS.presence)) applyPresence([message]);
+    });
+    this.bus.subscribe(SUBJECTS.presences, presencesMessage, ({ sender, message }) => {
+      if (speaksFor(sender, message.broker, SUBJECTS.presences))
+        applyPresence(message.presences.filter((one) => speaksFor(sender, one.broker, SUBJECTS.presences)));
     });
     this.bus.subscribe(SUBJECTS.presenceSync, presenceSyncMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.presenceSync)) return;
@@ -274,6 +294,8 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       this.heardFrom(sender);
       if (message.reportBatches) this.batchReaders.add(sender);
       else this.batchReaders.delete(sender);
+      if (message.presenceBatches) this.presenceBatchReaders.add(sender);
+      else this.presenceBatchReaders.delete(sender);
       if (message.leaving) this.agentAddresses.delete(sender);
       else if (message.agentAddress) this.agentAddresses.set(sender, message.agentAddress);
     });
@@ -294,12 +316,24 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       }
       this.registry.remoteReport(report.agent, sender, report.kind, report.payload, report.observedUnixMs);
     };
+    // After the presence messages heard before them, which may still wait on the store: an agent's first
+    // inventory follows its presence from the broker that holds it, and was dropped when it overtook it.
+    const remoteReports = (sender: string, subject: string, reports: readonly BatchedReport[]) => {
+      this.presence = this.presence.then(() => {
+        for (const report of reports) {
+          try {
+            remoteReport(sender, subject, report);
+          } catch (error) {
+            this.log.warn('could not apply a report of another broker', { agent: report.agent, error: (error as Error).message });
+          }
+        }
+      });
+    };
     this.bus.subscribe(SUBJECTS.report, reportMessage, ({ sender, message }) => {
-      if (speaksFor(sender, message.broker, SUBJECTS.report)) remoteReport(sender, SUBJECTS.report, message);
+      if (speaksFor(sender, message.broker, SUBJECTS.report)) remoteReports(sender, SUBJECTS.report, [message]);
     });
     this.bus.subscribe(SUBJECTS.reports, reportsMessage, ({ sender, message }) => {
-      if (!speaksFor(sender, message.broker, SUBJECTS.reports)) return;
-      for (const report of message.reports) remoteReport(sender, SUBJECTS.reports, report);
+      if (speaksFor(sender, message.broker, SUBJECTS.reports)) remoteReports(sender, SUBJECTS.reports, message.reports);
     });
     this.bus.subscribe(SUBJECTS.samples, samplesMessage, ({ sender, message }) => {
       if (!speaksFor(sender, message.broker, SUBJECTS.samples)) return;
@@ -385,6 +419,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     this.bus.publish(SUBJECTS.beat, {
       broker: this.brokerId,
       reportBatches: true,
+      presenceBatches: true,
       ...(this.leaving ? { leaving: true as const } : agentAddress ? { agentAddress } : {}),
     });
   }
@@ -430,6 +465,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     if (!this.lastBeat.delete(broker)) return;
     this.agentAddresses.delete(broker);
     this.batchReaders.delete(broker);
+    this.presenceBatchReaders.delete(broker);
     this.log.warn('broker left the cluster; its agents are offline until they reconnect', { broker, reason });
     // A broker shutting down completes its own rows; one that died never will.
     if (died) {
@@ -482,7 +518,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       .catch((error: unknown) => this.log.warn('could not settle the audit rows of brokers that left', { error: (error as Error).message }));
   }
 
-  /** Presence messages, applied one after another. */
+  /** Presence messages and the reports heard after them, applied one after another. */
   private presence: Promise<void> = Promise.resolve();
 
   private onPresence(message: PresenceMessage): void {
@@ -513,7 +549,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       this.announced.add(host.id);
       this.announce(host);
     } else if (this.announced.delete(host.id) && host.session === undefined) {
-      this.bus.publish(SUBJECTS.presence, {
+      this.sendPresence({
         broker: this.brokerId,
         agent: host.id,
         state: 'offline',
@@ -521,13 +557,13 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
         hello: null,
         labels: {},
         lastSeenAt: host.lastSeenAt,
-      } satisfies PresenceMessage);
+      });
     }
     this.server.follow(host.id, heldHere(host));
   }
 
   private announce(host: Host): void {
-    this.bus.publish(SUBJECTS.presence, {
+    this.sendPresence({
       broker: this.brokerId,
       agent: host.id,
       state: host.state,
@@ -535,7 +571,17 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       hello: host.hello as Record<string, unknown> | null,
       labels: host.labels,
       lastSeenAt: host.lastSeenAt,
-    } satisfies PresenceMessage);
+    });
+  }
+
+  /** In a batch when every broker listening reads them; one at a time, after what waits, while one of an earlier version listens. */
+  private sendPresence(message: PresenceMessage): void {
+    if ([...this.lastBeat.keys()].every((broker) => this.presenceBatchReaders.has(broker))) {
+      this.presenceBatches.add(message);
+    } else {
+      this.presenceBatches.flush();
+      this.bus.publish(SUBJECTS.presence, message);
+    }
   }
 
   private announceAll(): void {

@@ -12,6 +12,8 @@ import { MCP_TASK_STATUSES } from '../store/mcp-tasks-table.ts';
 export const SUBJECTS = {
   /** A change of which broker holds an agent, or of its state there. */
   presence: 'fleetmesh.presence',
+  /** Several presence changes in one message, once every broker listening said on its beat that it reads them. */
+  presences: 'fleetmesh.presences',
   /** A broker that (re)joined asks everyone to say again which agents they hold. */
   presenceSync: 'fleetmesh.presence.sync',
   /** Every broker says it is alive, once a beat. */
@@ -69,6 +71,8 @@ export const presenceMessage = z.object({
 });
 export type PresenceMessage = z.infer<typeof presenceMessage>;
 
+export const presencesMessage = z.object({ broker: brokerId, presences: z.array(presenceMessage) });
+
 export const brokerMessage = z.object({ broker: brokerId });
 
 /**
@@ -90,6 +94,8 @@ export const beatMessage = z.object({
   leaving: z.literal(true).optional(),
   /** It reads agents' reports in batches (`SUBJECTS.reports`); a broker of an earlier version does not say so. */
   reportBatches: z.literal(true).optional(),
+  /** It reads presence changes in batches (`SUBJECTS.presences`); a broker of an earlier version does not say so. */
+  presenceBatches: z.literal(true).optional(),
 });
 
 export const reportMessage = z.object({
@@ -127,6 +133,8 @@ export const callRequest = z.object({
   /** Who asks and for which action: the broker that runs the call authorises it again from these (relay-authorization.ts). */
   authority: z.object({ identityId: z.string().min(1).max(100), actionId: z.string().min(1).max(200), confirmed: z.boolean() }),
   streamChunks: z.boolean(),
+  /** The asking broker reads outcomes in batches (`t: 'outcomes'`); one of an earlier version does not say so and gets them one at a time. */
+  batchOutcomes: z.literal(true).optional(),
   /** The call's audit row: the receiving broker notes there what its agents answer after the call gave up. */
   auditId: z.string().min(1).max(100).optional(),
 });
@@ -135,6 +143,7 @@ export type CallRequestMessage = z.infer<typeof callRequest>;
 export const callReply = z.discriminatedUnion('t', [
   z.object({ t: z.literal('chunk'), agent: agentId, seq: z.number(), payload: z.unknown() }),
   z.object({ t: z.literal('outcome'), agent: agentId, outcome: callOutcomeSchema }),
+  z.object({ t: z.literal('outcomes'), outcomes: z.array(z.object({ agent: agentId, outcome: callOutcomeSchema })).min(1) }),
 ]);
 export type CallReply = z.infer<typeof callReply>;
 

@@ -2,16 +2,18 @@ import type { Msg } from '@nats-io/transport-node';
 import { errorInfo, type FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { AgentRegistry, Host } from '../agents/agent-registry.ts';
+import type { CallOutcome } from '../agents/agent-session.ts';
 import { lateNote } from '../calls/call-audit.ts';
 import type { RefusalAudit } from '../calls/refusal-audit.ts';
 import { fanOut, type HostOutcome } from '../fanout/fan-out.ts';
 import type { AuditTable } from '../store/audit-table.ts';
 import type { Bus, BusMessage, BusSubscription } from './bus.ts';
+import { BusBatches } from './bus-batches.ts';
 import { brokerMessage, type CallReply, type CallRequestMessage, callRequest, SUBJECTS } from './bus-messages.ts';
 import { authorizeRelayedCall, type RelayAuthorizationDeps } from './relay-authorization.ts';
 
 export interface CallServerOptions {
-  bus: Pick<Bus, 'subscribe' | 'publishSealed' | 'refuse'>;
+  bus: Pick<Bus, 'subscribe' | 'publishSealed' | 'publishSealedJson' | 'refuse'>;
   registry: AgentRegistry;
   /** What a relayed call is authorised against again here. */
   relay: RelayAuthorizationDeps;
@@ -30,6 +32,12 @@ export interface CallServerOptions {
  * grants, the audit row of a change) before any agent hears of it, and its
  * answers are sealed to the broker that asked.
  */
+/** Answers one agent of a relayed call. */
+type Answer = (agent: string, outcome: CallOutcome) => void;
+
+/** How long an outcome of a call for several agents waits for others to go back with it. */
+const OUTCOME_BATCH_MS = 20;
+
 export class CallServer {
   private readonly agentSubscriptions = new Map<string, BusSubscription>();
   private brokerSubscription: BusSubscription | undefined;
@@ -66,7 +74,7 @@ export class CallServer {
   }
 
   private async serve({ sender, message: request }: BusMessage<CallRequestMessage>, raw: Msg): Promise<void> {
-    const { bus, registry } = this.options;
+    const { bus } = this.options;
     const reply = raw.reply;
     if (!reply) return;
     if (request.from !== sender) {
@@ -75,6 +83,27 @@ export class CallServer {
     }
     const receivedAt = Date.now();
     const send = (message: CallReply) => bus.publishSealed(reply, message, [sender]);
+    // A call for several agents answers in batches when the asking broker reads them: at 15,000 agents, one sealed
+    // message per outcome held the asking broker's loop long enough for the bus to cut it off as a slow consumer.
+    const batches =
+      request.batchOutcomes && request.agents.length > 1
+        ? new BusBatches<{ agent: string; outcome: CallOutcome }>(
+            { t: 'outcomes' },
+            'outcomes',
+            (json) => bus.publishSealedJson(reply, json, [sender]),
+            OUTCOME_BATCH_MS,
+          )
+        : undefined;
+    const answer: Answer = (agent, outcome) => (batches ? batches.add({ agent, outcome }) : send({ t: 'outcome', agent, outcome }));
+    try {
+      await this.serveHere(request, sender, receivedAt, send, answer);
+    } finally {
+      batches?.flush();
+    }
+  }
+
+  private async serveHere(request: CallRequestMessage, sender: string, receivedAt: number, send: (message: CallReply) => void, answer: Answer): Promise<void> {
+    const { bus, registry } = this.options;
     const local: Host[] = [];
     for (const agentId of request.agents) {
       const host = registry.get(agentId);
@@ -82,17 +111,13 @@ export class CallServer {
         local.push(host);
         continue;
       }
-      send({
-        t: 'outcome',
-        agent: agentId,
-        outcome: {
-          ok: false,
-          error: errorInfo(
-            'agent_offline',
-            `agent ${host?.name ?? agentId} is no longer connected to broker ${this.selfId}`,
-            'Call again; list_agents shows where it is now.',
-          ),
-        },
+      answer(agentId, {
+        ok: false,
+        error: errorInfo(
+          'agent_offline',
+          `agent ${host?.name ?? agentId} is no longer connected to broker ${this.selfId}`,
+          'Call again; list_agents shows where it is now.',
+        ),
       });
     }
     if (local.length === 0) return;
@@ -106,7 +131,7 @@ export class CallServer {
       try {
         relayed = await authorizeRelayedCall(this.options.relay, request, sender, local);
       } catch (error) {
-        await this.refuse(request, sender, local, toFleetError(error), send);
+        await this.refuse(request, sender, local, toFleetError(error), answer);
         return;
       }
       if (controller.signal.aborted) return;
@@ -118,7 +143,7 @@ export class CallServer {
         callerLevel: relayed.callerLevel,
         signal: controller.signal,
         ...(request.streamChunks ? { onChunk: (host: Host, payload: unknown, seq: number) => send({ t: 'chunk', agent: host.id, seq, payload }) } : {}),
-        onHostDone: ({ host, outcome }) => send({ t: 'outcome', agent: host.id, outcome }),
+        onHostDone: ({ host, outcome }) => answer(host.id, outcome),
         ...(request.auditId ? { onLate: (late: HostOutcome) => this.noteLate(request, late) } : {}),
       });
     } finally {
@@ -127,7 +152,7 @@ export class CallServer {
   }
 
   /** Audits a call refused here as the MCP edge audits one, then answers every agent of it with the refusal. */
-  private async refuse(request: CallRequestMessage, sender: string, hosts: Host[], failure: FleetError, send: (message: CallReply) => void): Promise<void> {
+  private async refuse(request: CallRequestMessage, sender: string, hosts: Host[], failure: FleetError, answer: Answer): Promise<void> {
     this.options.log.warn('a call relayed by another broker was refused', { broker: sender, action: request.action, reason: failure.message });
     await this.options.refusals
       .record({
@@ -142,7 +167,7 @@ export class CallServer {
       })
       .catch(() => {});
     const error = errorInfo(failure.code, failure.message, failure.hint);
-    for (const host of hosts) send({ t: 'outcome', agent: host.id, outcome: { ok: false, error } });
+    for (const host of hosts) answer(host.id, { ok: false, error });
   }
 
   /**

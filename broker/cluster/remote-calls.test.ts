@@ -114,6 +114,29 @@ describe('calls to agents held by other brokers', () => {
     expect(bus.listening()).toBe(0);
   });
 
+  it('asks for the outcomes of a call for several agents in batches and settles each agent of a batch; a lone call asks for none', async () => {
+    const bus = fakeBus();
+    const calls = remoteCalls(bus);
+    const shared = request();
+    const first = calls.call('b', 'agent-1', shared);
+    const second = calls.call('b', 'agent-2', shared);
+    const lone = calls.call('c', 'agent-3', request());
+    await Promise.resolve();
+    const [batched, single] = bus.published;
+    expect(batched?.message).toMatchObject({ agents: ['agent-1', 'agent-2'], batchOutcomes: true });
+    expect(single?.message).not.toHaveProperty('batchOutcomes');
+    bus.answer(batched?.reply as string, {
+      t: 'outcomes',
+      outcomes: [
+        { agent: 'agent-2', outcome: { ok: true, payload: { n: 2 }, failedCollectors: [], errors: [] } },
+        { agent: 'agent-1', outcome: { ok: false, error: { code: 'collector_failed', message: 'no', hint: '' } } },
+      ],
+    });
+    expect(await first).toMatchObject({ ok: false, error: { code: 'collector_failed' } });
+    expect(await second).toMatchObject({ ok: true, payload: { n: 2 } });
+    expect(await settled(lone)).toBe(false);
+  });
+
   it('answers agent_offline when no broker holds the agent (no responders)', async () => {
     const bus = fakeBus();
     const calls = remoteCalls(bus);

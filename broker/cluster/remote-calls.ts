@@ -30,8 +30,9 @@ function remoteTimeoutMs(remainingMs: number): number {
  * tick with the same action, parameters, deadline and caller (one fan-out)
  * travel as one request per holding broker; a lone call goes to the agent's
  * own subject, where NATS "no responders" means no broker holds it. Chunks and
- * outcomes come back on the request's inbox; cancellation and the deadline
- * travel with the request.
+ * outcomes come back on the request's inbox (the outcomes of a request for
+ * several agents in batches); cancellation and the deadline travel with the
+ * request.
  */
 export class RemoteCalls {
   private queued = new Map<string, Waiting[]>();
@@ -188,7 +189,8 @@ export class RemoteCalls {
       }
       const reply = raw.message;
       if (reply.t === 'chunk') pending.get(reply.agent)?.request.onChunk?.(reply.payload, reply.seq);
-      else flight.settle(reply.agent, reply.outcome as CallOutcome);
+      else if (reply.t === 'outcome') flight.settle(reply.agent, reply.outcome as CallOutcome);
+      else for (const { agent, outcome } of reply.outcomes) flight.settle(agent, outcome as CallOutcome);
     });
     const remainingMs = Math.max(0, request.deadlineUnixMs - Date.now());
     timer = setTimeout(() => {
@@ -217,6 +219,7 @@ export class RemoteCalls {
       caller: request.caller,
       authority: request.authority as NonNullable<CallRequest['authority']>,
       streamChunks: request.onChunk !== undefined,
+      ...(toAgent ? {} : { batchOutcomes: true as const }),
       ...(request.auditId ? { auditId: request.auditId } : {}),
     };
     // Sealed: parameters may hold secrets (create_secret's data) that no one else on the bus may read.
