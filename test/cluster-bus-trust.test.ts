@@ -12,6 +12,7 @@ import { signEnvelope } from '../broker/cluster/bus-envelope.ts';
 import { type BusKeys, createBusKeys } from '../broker/cluster/bus-keys.ts';
 import { beatMessage, type CallReply, type CallRequestMessage, callReply, SUBJECTS } from '../broker/cluster/bus-messages.ts';
 import { BusTrust, type DropReason } from '../broker/cluster/bus-trust.ts';
+import { DockerIndexer } from '../broker/domains/docker/docker-indexer.ts';
 import { silentLogger } from '../shared/log/logger.ts';
 import { type CertificateAuthority, createCertificateAuthority, createKeyPair, issueServerCertificate } from '../shared/pki/certificates.ts';
 import { captureLogger } from './harness/capture-logger.ts';
@@ -239,6 +240,30 @@ describe('a bus only brokers can speak on', () => {
     await unsigned();
     expect(heldBy(cluster.a, 'target')).toBe('c');
     expect((await call(client, 'agent_info', { host: 'target' })).structuredContent).toMatchObject({ host: 'target', availability: 'available' });
+  });
+
+  it("applies a broker's report of an agent it just met after that agent's presence, which waits on the store", async () => {
+    // An agent enrolled after broker a started, so a reads it from the store when it first hears of it.
+    const id = `late-${randomUUID()}`;
+    await cluster.a.store.agents.insert({ id, name: 'late-joiner', tokenLabels: {}, publicKeySha256: 'x'.repeat(64), enrolledAt: Date.now(), tokenId: 'none' });
+    const wrongSender = dropped(cluster.a, 'wrong_sender');
+    const now = Date.now();
+    rogue.bus.publish(SUBJECTS.presences, {
+      broker: 'rogue',
+      presences: [{ broker: 'rogue', agent: id, state: 'online', connectedAt: now, hello: null, labels: {}, lastSeenAt: now }],
+    });
+    rogue.bus.publish(SUBJECTS.reports, {
+      broker: 'rogue',
+      reports: [{ agent: id, kind: 'container_inventory', payload: { taken_unix_ms: now, containers: [], volumes: [] }, observedUnixMs: now }],
+    });
+    await waitFor(() => cluster.a.index.indexer(DockerIndexer).inventory(id), { what: "the late joiner's inventory in a's index" });
+    expect(heldBy(cluster.a, 'late-joiner')).toBe('rogue');
+    expect(dropped(cluster.a, 'wrong_sender')).toBe(wrongSender);
+    rogue.bus.publish(SUBJECTS.presences, {
+      broker: 'rogue',
+      presences: [{ broker: 'rogue', agent: id, state: 'offline', connectedAt: 0, hello: null, labels: {}, lastSeenAt: now }],
+    });
+    await waitFor(() => cluster.a.registry.find('late-joiner')?.session === undefined, { what: 'the late joiner offline on a' });
   });
 
   it('acts on a revocation or a departure only once the store says so', async () => {
