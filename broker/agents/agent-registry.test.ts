@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/log/logger.ts';
+import { waitFor } from '../../test/harness/wait.ts';
 import type { AgentState } from '../store/agents-table.ts';
 import { BrokerStore } from '../store/broker-store.ts';
 import { AgentRegistry } from './agent-registry.ts';
@@ -33,7 +34,7 @@ describe('the registry with a silent agent', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    return { registry, session, host, states, ended };
+    return { registry, session, host, states, ended, store };
   }
 
   it('is stale after three missed heartbeats, then the broker ends its stream after the grace and it is offline', async () => {
@@ -47,6 +48,21 @@ describe('the registry with a silent agent', () => {
     expect(states).toEqual(['stale', 'offline']);
     expect(session.isOpen).toBe(false);
     expect(ended).toEqual([expect.objectContaining({ details: 'no heartbeat for 6000 ms' })]);
+  });
+
+  it('records the state changes queued together in one statement, the last change of an agent winning', async () => {
+    const { registry, host, store } = await setup();
+    const written: string[] = [];
+    const setStates = store.agents.setStates.bind(store.agents);
+    store.agents.setStates = (changes) => {
+      written.push([...changes].map(([id, change]) => `${id}:${change.state}`).join(','));
+      return setStates(changes);
+    };
+    const heardAt = host.lastHeartbeatAt ?? 0;
+    registry.sweep(heardAt + 3000);
+    registry.sweep(heardAt + 6000);
+    await waitFor(async () => written.length > 0 && (await store.agents.get('quiet'))?.state === 'offline', { what: 'the agent offline in the store' });
+    expect(written).toEqual(['quiet:offline']);
   });
 
   it('goes through stale even when one late sweep finds it silent past the grace', async () => {

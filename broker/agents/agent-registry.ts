@@ -116,6 +116,8 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   private writes: Promise<void> = Promise.resolve();
   /** Writes waiting for the next batch (persist). */
   private queued: { what: string; write: () => Promise<unknown> }[] = [];
+  /** The state changes of the last write queued, while nothing else was queued after it: more join it. */
+  private openStates: Map<string, { state: AgentState; lastSeenAt: number | null }> | undefined;
 
   constructor(
     private readonly store: BrokerStore,
@@ -161,7 +163,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     }
     this.flushSeen();
     if (!this.sharedStore) this.persist('agent states', () => this.store.agents.markAllOffline());
-    for (const id of this.sharedStore ? held : []) this.persist('an agent state', () => this.store.agents.setState(id, 'offline', null));
+    for (const id of this.sharedStore ? held : []) this.recordState(id, 'offline', null);
     await this.writes;
   }
 
@@ -397,9 +399,25 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     if (state !== previous) {
       host.stateSince = Date.now();
       const lastSeenAt = host.lastSeenAt;
-      if (record) this.persist('an agent state', () => this.store.agents.setState(host.id, state, lastSeenAt));
+      if (record) this.recordState(host.id, state, lastSeenAt);
       this.emit('state', host, previous);
     }
+  }
+
+  /**
+   * Queues a state change, in one statement with the others queued since the
+   * last other write (a broker counted gone leaves thousands of agents
+   * offline at once); a later change of the same agent in it replaces the
+   * earlier one, as nothing about that agent was queued between them.
+   */
+  private recordState(agentId: string, state: AgentState, lastSeenAt: number | null): void {
+    if (this.openStates) {
+      this.openStates.set(agentId, { state, lastSeenAt });
+      return;
+    }
+    const states = new Map([[agentId, { state, lastSeenAt }]]);
+    this.persist('agent states', () => this.store.agents.setStates(states));
+    this.openStates = states;
   }
 
   private flushSeen(): void {
@@ -418,6 +436,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
    * logged, and memory stays this broker's truth.
    */
   private persist(what: string, write: () => Promise<unknown>): void {
+    this.openStates = undefined;
     this.queued.push({ what, write });
     if (this.queued.length > 1) return;
     this.writes = this.writes.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => this.commitQueued());
@@ -426,6 +445,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   private async commitQueued(): Promise<void> {
     const batch = this.queued;
     this.queued = [];
+    this.openStates = undefined;
     if (batch.length > 1) {
       try {
         await this.store.transaction(async () => {

@@ -437,6 +437,26 @@ describe.each(ENGINES)('the broker store on $name', (engine) => {
     for (const row of rows) expect(row.lastSeenAt).toBe(seen.get(row.id) ?? null);
   });
 
+  it("records many agents' states over several statements, keeping a last-seen time when none is given, and no other agent's", async () => {
+    const { store } = await open();
+    for (let i = 0; i < 1234; i++) {
+      await store.agents.insert({ id: `a${i}`, name: `host-${i}`, tokenLabels: {}, publicKeySha256: 'k', enrolledAt: 1, tokenId: 't' });
+    }
+    await store.agents.touch(new Map([['a1', 1_796_000_000_001]]));
+    const changes = new Map(
+      Array.from({ length: 1100 }, (_, i) => [
+        `a${i}`,
+        { state: i % 2 ? ('online' as const) : ('stale' as const), lastSeenAt: i === 1 ? null : 1_796_000_000_000 + i },
+      ]),
+    );
+    await store.agents.setStates(changes);
+    for (const row of await store.agents.list()) {
+      const change = changes.get(row.id);
+      expect(row.state).toBe(change?.state ?? 'offline');
+      expect(row.lastSeenAt).toBe(row.id === 'a1' ? 1_796_000_000_001 : (change?.lastSeenAt ?? null));
+    }
+  });
+
   it('tells a watching broker when another connection revokes an agent or grants a role', async () => {
     const { store, location } = await open();
     const { store: admin } = await open(location);
