@@ -9,8 +9,9 @@
  * CA_DIR holds the CA the fleet was enrolled with (ca.crt, ca.key), which
  * every broker of the cluster is given, as --ca-cert-file and --ca-key-file.
  * With BENCH_BROKER_LOG=DIR each broker writes its info log to DIR/<broker id>.log
- * (the signer lease changing hands, brokers counted gone, streams refused);
- * without it the brokers log nothing.
+ * (the signer lease changing hands, brokers counted gone, streams refused),
+ * and every 5 s a line of its own figures (agents held and reachable, the
+ * admission gate's, the event loop's delay); without it the brokers log nothing.
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,9 @@ import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { CA_CERT_FILE, CA_KEY_FILE } from '../../broker/pki/broker-authority.ts';
 import { createLogger, type Logger, silentLogger } from '../../shared/log/logger.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
+import { gateFigures } from '../fleet/gate-figures.ts';
 import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
+import { loopDelay } from '../mesh/loop-delay.ts';
 
 type Request = { id: number; type: 'stats'; gc?: boolean } | { id: number; type: 'fanout'; timeoutMs: number } | { id: number; type: 'stop' };
 
@@ -47,7 +50,15 @@ function brokerLog(): Logger {
   const file = join(dir, `${brokerId ?? 'single'}.log`);
   return createLogger({ level: 'info', format: 'text', write: (line) => appendFileSync(file, `${line}\n`) });
 }
-const broker = await Broker.start(options, brokerLog());
+const log = brokerLog();
+const broker = await Broker.start(options, log);
+if (process.env.BENCH_BROKER_LOG) {
+  const delay = loopDelay();
+  setInterval(() => {
+    const { p99_ms, max_ms } = delay();
+    log.info('bench figures', { ...stats(), ...gateFigures(broker), loop_p99_ms: Math.round(p99_ms), loop_max_ms: Math.round(max_ms) });
+  }, 5000).unref();
+}
 // The identity the rounds run as: the brokers holding the agents authorise each relayed call for it. One per process:
 // the single broker started again after its SIGKILL finds the first one's in its data dir.
 const name = `bench-${brokerId ?? 'single'}-${process.pid}`;

@@ -7,6 +7,7 @@ import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { loadDistBroker } from '../fleet/dist-broker.ts';
 import { fanOutRound } from '../fleet/fan-out-round.ts';
+import { gateFigures } from '../fleet/gate-figures.ts';
 import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
 import { loopDelay } from './loop-delay.ts';
 
@@ -40,19 +41,8 @@ function stats(gc = false) {
     rss_bytes: process.memoryUsage().rss,
     heap_used_bytes: process.memoryUsage().heapUsed,
     online: hosts.filter((h) => h.state === 'online').length,
-    ...admission(),
+    ...gateFigures(broker),
     loop_p99_ms: Math.round(delay().p99_ms),
-  };
-}
-
-/** The admission gate's figures, flat: what waits at each stage, and how connections left it so far. */
-function admission(): Record<string, number> {
-  const figures = broker.mesh.admission();
-  if (!figures) return {};
-  return {
-    ...Object.fromEntries(Object.entries(figures.pending).map(([stage, count]) => [`gate_${stage}`, count])),
-    gate_handed_over: figures.handedOver,
-    ...Object.fromEntries(Object.entries(figures.outcomes).map(([outcome, count]) => [`gate_${outcome}`, count])),
   };
 }
 
