@@ -311,8 +311,11 @@ export class Bus extends EventEmitter<BusEvents> {
     let why: string | undefined;
     for await (const status of this.nc.status()) {
       if (status.type === 'staleConnection') why = `no answer to ${MAX_PINGS_OUT} pings in a row (this broker's loop may have been held)`;
-      else if (status.type === 'error') why = status.error.message;
-      else if (status.type === 'disconnect' && this.connectedNow) {
+      else if (status.type === 'error') {
+        why = status.error.message;
+        // While disconnected too: a reconnect the server refuses says why only here.
+        this.log.info('the bus server reported an error', { error: why, connected: this.connectedNow });
+      } else if (status.type === 'disconnect' && this.connectedNow) {
         this.connectedNow = false;
         this.log.warn('disconnected from the bus; reconnecting', { server: status.server, ...(why ? { reason: why } : {}) });
         why = undefined;
