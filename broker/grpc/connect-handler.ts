@@ -13,8 +13,6 @@ import type { Enrollment } from '../enrollment/enrollment.ts';
 import type { FleetAuthority } from '../pki/fleet-authority.ts';
 import type { AgentRow, StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
-import type { CertificateRow } from '../store/certificates-table.ts';
-import { CoalescedReads } from '../store/coalesced-reads.ts';
 import { trustUpdateFor } from './trust-updates.ts';
 import { versionSkew } from './version-skew.ts';
 
@@ -35,23 +33,10 @@ interface ConnectHandlerOptions {
   leaving?: () => readonly string[] | undefined;
 }
 
-/** The rows a stream is authenticated against, read for all the streams of one turn of the loop at once. */
-interface AuthReads {
-  certificate: CoalescedReads<string, CertificateRow & { revokedAt: number | null }>;
-  agent: CoalescedReads<string, AgentRow>;
-}
-
-function authReads(store: BrokerStore): AuthReads {
-  return {
-    certificate: new CoalescedReads((serials) => store.certificates.withRevocationMany(serials)),
-    agent: new CoalescedReads((ids) => store.agents.getMany(ids)),
-  };
-}
-
 /** Who is on the other end of a stream, from the verified client certificate only. */
 async function authenticate(
   call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>,
-  reads: AuthReads,
+  store: BrokerStore,
   authority: FleetAuthority,
 ): Promise<{ agentId: string; serial: string; caPin: string; agent: AgentRow }> {
   const certificate = call.getAuthContext().sslPeerCertificate;
@@ -69,14 +54,14 @@ async function authenticate(
   }
   const agentId = agentIdFromAltNames(certificate.subjectaltname);
   const serial = normalizeSerial(certificate.serialNumber);
-  const issued = await reads.certificate.read(serial);
+  const issued = await store.certificates.withRevocation(serial);
   if (!agentId || !issued || issued.agentId !== agentId) {
     throw new FleetError('forbidden', 'the client certificate was not issued to an agent of this broker', {
       hint: 'Enroll the agent again with a join token from this broker.',
       details: { authentication: true },
     });
   }
-  const agent = await reads.agent.read(agentId);
+  const agent = await store.agents.get(agentId);
   if (issued.revokedAt !== null || !agent || agent.revokedAt !== null) {
     const when = new Date(issued.revokedAt ?? agent?.revokedAt ?? Date.now()).toISOString();
     throw new FleetError('forbidden', `the certificate of agent ${agent?.name ?? agentId} was revoked at ${when}`, {
@@ -112,14 +97,13 @@ function storedHello(hello: Hello): StoredHello {
 /** Serves one agent's Connect stream from authentication to its end. */
 export function createConnectHandler(options: ConnectHandlerOptions): grpc.handleBidiStreamingCall<AgentFrame, BrokerFrame> {
   const { store, registry, enrollment, authority, log } = options;
-  const reads = authReads(store);
   return async (call) => {
     // An unhandled 'error' on a stream kills the process (DESIGN §10).
     call.on('error', () => {});
     let identity: Awaited<ReturnType<typeof authenticate>>;
     try {
       // Frames wait in the stream (no 'data' listener yet) while the store answers.
-      identity = await authenticate(call, reads, authority);
+      identity = await authenticate(call, store, authority);
     } catch (error) {
       const failure = toFleetError(error);
       log.warn('agent stream refused', { peer: call.getPeer(), reason: failure.message });

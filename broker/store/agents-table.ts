@@ -112,13 +112,6 @@ export class AgentsTable {
     return raw ? fromRaw(raw) : undefined;
   }
 
-  /** Many agents' rows at once, by id (those found). */
-  async getMany(ids: readonly string[]): Promise<Map<string, AgentRow>> {
-    if (ids.length === 0) return new Map();
-    const raws = await this.sql.all<RawAgentRow>(`SELECT * FROM agents WHERE id IN (${ids.map(() => '?').join(', ')})`, [...ids]);
-    return new Map(raws.map((raw) => [raw.id, fromRaw(raw)]));
-  }
-
   /** The unrevoked agent holding a name (names compare case-insensitively). */
   async findLiveByName(name: string): Promise<AgentRow | undefined> {
     const raw = await this.sql.get<RawAgentRow>('SELECT * FROM agents WHERE lower(name) = lower(?) AND revoked_at IS NULL', [name]);

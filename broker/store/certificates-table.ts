@@ -1,6 +1,6 @@
 import type { SqlEngine } from './sql-engine.ts';
 
-export interface CertificateRow {
+interface CertificateRow {
   serial: string;
   agentId: string;
   issuedAt: number;
@@ -53,18 +53,16 @@ export class CertificatesTable {
   }
 
   /**
-   * Certificates and when each was revoked (null if it was not), by serial,
-   * in one statement (those found): every agent stream that opens asks,
-   * thousands at once when a fleet comes back, and the streams of one turn of
-   * the loop ask together (connect-handler.ts).
+   * A certificate and when it was revoked (null if it was not), in one
+   * statement: every agent stream that opens asks, thousands at once when a
+   * fleet comes back.
    */
-  async withRevocationMany(serials: readonly string[]): Promise<Map<string, CertificateRow & { revokedAt: number | null }>> {
-    if (serials.length === 0) return new Map();
-    const raws = await this.sql.all<RawCertificateRow & { revocation_revoked_at: number | null }>(
-      `SELECT certificates.*, revocations.revoked_at AS revocation_revoked_at FROM certificates LEFT JOIN revocations ON revocations.serial = certificates.serial WHERE certificates.serial IN (${serials.map(() => '?').join(', ')})`,
-      [...serials],
+  async withRevocation(serial: string): Promise<(CertificateRow & { revokedAt: number | null }) | undefined> {
+    const raw = await this.sql.get<RawCertificateRow & { revocation_revoked_at: number | null }>(
+      'SELECT certificates.*, revocations.revoked_at AS revocation_revoked_at FROM certificates LEFT JOIN revocations ON revocations.serial = certificates.serial WHERE certificates.serial = ?',
+      [serial],
     );
-    return new Map(raws.map((raw) => [raw.serial, { ...fromRaw(raw), revokedAt: raw.revocation_revoked_at }]));
+    return raw ? { ...fromRaw(raw), revokedAt: raw.revocation_revoked_at } : undefined;
   }
 
   /** Certificates issued before CAs were recorded belong to the first CA: recorded as such once it is known. */
