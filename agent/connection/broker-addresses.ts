@@ -15,3 +15,13 @@ export function parseBrokerAddresses(text: string, what = '--broker'): string[] 
   for (const address of addresses) parseHostPort(address, what);
   return addresses;
 }
+
+/**
+ * Which of `count` addresses to dial after a failure on the one at `index`:
+ * another one, at random. The agents of a broker that died then spread over
+ * the others; each choosing the next in its list sent them all to one broker.
+ */
+export function nextAddressIndex(index: number, count: number, random: () => number = Math.random): number {
+  if (count <= 1) return 0;
+  return (index + 1 + Math.floor(random() * (count - 1))) % count;
+}

@@ -24,7 +24,7 @@ import type { Dispatcher, ResultSink } from '../dispatcher/dispatcher.ts';
 import { caPinsOf } from '../enrollment/fetch-broker-ca.ts';
 import { type AgentIdentity, replaceCertificate, replaceTrust } from '../identity/agent-identity.ts';
 import { fullJitterDelayMs, setLongTimeout, sleep } from './backoff.ts';
-import { parseBrokerAddresses } from './broker-addresses.ts';
+import { nextAddressIndex, parseBrokerAddresses } from './broker-addresses.ts';
 import { createMeshClient, type MeshClient } from './mesh-client.ts';
 
 export type HelloInit = MessageInitShape<typeof HelloSchema>;
@@ -201,8 +201,9 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
         this.emit('fatal', fatal);
         return;
       }
-      // With several brokers (a cluster), the next attempt dials the next one.
-      this.addressTurn += 1;
+      // With several brokers (a cluster), the next attempt dials another one.
+      const addresses = this.addresses();
+      this.addressTurn = nextAddressIndex(this.addressTurn % addresses.length, addresses.length);
       if (end.welcomed) toldToReconnect = false;
       if (end.reconnect) {
         // A clean close: the broker chose when this agent comes back, and the next failure starts the backoff afresh.
@@ -284,11 +285,16 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
     }
   }
 
+  /** The identity's broker addresses, then those brokers sent this agent to. */
+  private addresses(): string[] {
+    const own = parseBrokerAddresses(this.identity.brokerAddress);
+    return [...own, ...this.learnedAddresses.filter((learned) => !own.includes(learned))];
+  }
+
   private runStream(): Promise<StreamEnd> {
     const { log, dispatcher } = this.options;
     const identity = this.identity;
-    const own = parseBrokerAddresses(identity.brokerAddress);
-    const addresses = [...own, ...this.learnedAddresses.filter((learned) => !own.includes(learned))];
+    const addresses = this.addresses();
     const address = this.redirectAddress ?? (addresses[this.addressTurn % addresses.length] as string);
     this.redirectAddress = undefined;
     const openedAt = Date.now();
