@@ -363,7 +363,7 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
       if (!heldHere(host)) return;
       const report = { agent: host.id, kind, payload, observedUnixMs };
       // One at a time while a broker of an earlier version listens: it reads no batches.
-      if ([...this.lastBeat.keys()].every((broker) => this.batchReaders.has(broker))) this.reportBatches.add(report);
+      if (this.allRead(this.batchReaders)) this.reportBatches.add(report);
       else this.bus.publish(SUBJECTS.report, { broker: self, ...report });
     });
     this.registry.on('revoked', (host) => {
@@ -574,9 +574,14 @@ export class BrokerCluster extends EventEmitter<ClusterEvents> {
     });
   }
 
+  /** Whether every broker alive now said on its beat that it reads a kind of batch. */
+  private allRead(readers: ReadonlySet<string>): boolean {
+    return [...this.lastBeat.keys()].every((broker) => readers.has(broker));
+  }
+
   /** In a batch when every broker listening reads them; one at a time, after what waits, while one of an earlier version listens. */
   private sendPresence(message: PresenceMessage): void {
-    if ([...this.lastBeat.keys()].every((broker) => this.presenceBatchReaders.has(broker))) {
+    if (this.allRead(this.presenceBatchReaders)) {
       this.presenceBatches.add(message);
     } else {
       this.presenceBatches.flush();
