@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { create } from '@bufbuild/protobuf';
-import * as grpc from '@grpc/grpc-js';
 import type { HostSample } from '../../shared/catalog/sample.ts';
 import { type ErrorInfo, FleetError } from '../../shared/errors/fleet-error.ts';
 import {
@@ -16,6 +15,7 @@ import {
   ReportSchema,
   ResultSchema,
 } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { GrpcCode, type GrpcStatus } from '../../shared/grpc/status-codes.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { createCertificateRequest } from '../../shared/pki/certificate-request.ts';
 import { createKeyPair, type KeyPair } from '../../shared/pki/certificates.ts';
@@ -25,7 +25,7 @@ import { caPinsOf } from '../enrollment/fetch-broker-ca.ts';
 import { type AgentIdentity, replaceCertificate, replaceTrust } from '../identity/agent-identity.ts';
 import { fullJitterDelayMs, setLongTimeout, sleep } from './backoff.ts';
 import { nextAddressIndex, parseBrokerAddresses } from './broker-addresses.ts';
-import { createMeshClient, type MeshClient } from './mesh-client.ts';
+import { createMeshClient, type MeshClient, type MeshStream } from './mesh-client.ts';
 
 export type HelloInit = MessageInitShape<typeof HelloSchema>;
 
@@ -56,7 +56,7 @@ interface ConnectionEvents {
 }
 
 interface StreamEnd {
-  status: Partial<grpc.StatusObject>;
+  status: GrpcStatus;
   welcomed: boolean;
   livedMs: number;
   /** The broker asked this agent to come back later (shutdown, admission pacing). */
@@ -95,7 +95,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   private identity: AgentIdentity;
   private readonly stopController = new AbortController();
   private running: Promise<void> | undefined;
-  private current: { client: MeshClient; stream: grpc.ClientDuplexStream<AgentFrame, BrokerFrame> } | undefined;
+  private current: { client: MeshClient; stream: MeshStream } | undefined;
   private isConnected = false;
   private renewTimer: { clear(): void } | undefined;
   private renewAtFor: { serial: string; at: number } | undefined;
@@ -138,10 +138,9 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   async stop(): Promise<void> {
     this.stopController.abort();
     this.renewTimer?.clear();
-    if (this.current) {
-      this.current.stream.cancel();
-      this.current.client.close();
-    }
+    const current = this.current;
+    current?.stream.cancel();
+    current?.client.close();
     await this.running;
   }
 
@@ -220,16 +219,16 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
         await sleep(delayMs, stopped);
         continue;
       }
-      const clean = end.status.code === grpc.status.OK;
+      const clean = end.status.code === GrpcCode.OK;
       failures = clean || (end.welcomed && end.livedMs >= HEALTHY_SESSION_MS) ? 1 : failures + 1;
       const capMs = toldToReconnect ? Math.min(this.options.backoffCapMs, RESTART_BACKOFF_CAP_MS) : this.options.backoffCapMs;
       const delayMs = fullJitterDelayMs(failures, this.options.backoffBaseMs, capMs);
       log.warn('not connected to the broker; retrying', {
-        reason: end.status.details ?? 'stream ended',
+        reason: end.status.details || 'stream ended',
         retry_in_ms: delayMs,
         attempt: failures,
         // The broker serves a certificate of a CA this agent does not trust: say why in words.
-        ...(UNTRUSTED_SERVER.test(end.status.details ?? '')
+        ...(UNTRUSTED_SERVER.test(end.status.details)
           ? {
               hint: "the broker's certificate is not issued by a CA this agent trusts: if the fleet's CA was rotated while this agent was away, enroll it again with a join token and the current pin (fleetmesh token create prints both)",
             }
@@ -247,16 +246,16 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
   }
 
   /** Decides whether a stream's end is final. */
-  private async classify(status: Partial<grpc.StatusObject>): Promise<FleetError | undefined> {
-    if (status.code === grpc.status.PERMISSION_DENIED) {
-      const rotatedOut = /no longer trusts/.test(status.details ?? '');
-      return new FleetError('forbidden', `the broker refused this agent: ${status.details ?? 'permission denied'}`, {
+  private async classify(status: GrpcStatus): Promise<FleetError | undefined> {
+    if (status.code === GrpcCode.PERMISSION_DENIED) {
+      const rotatedOut = /no longer trusts/.test(status.details);
+      return new FleetError('forbidden', `the broker refused this agent: ${status.details || 'permission denied'}`, {
         hint: rotatedOut
           ? "The fleet's CA was rotated while this agent was away. Enroll it again with a join token and the current pin (fleetmesh token create prints both); with the same --data-dir it keeps its name."
           : 'This agent was revoked. To bring the host back, enroll it as a new agent with a fresh join token (after removing its data dir).',
       });
     }
-    if (status.code === grpc.status.UNAUTHENTICATED && this.identity.notAfter.getTime() <= Date.now()) {
+    if (status.code === GrpcCode.UNAUTHENTICATED && this.identity.notAfter.getTime() <= Date.now()) {
       return (await this.recoverExpired()) ? undefined : new FleetError('forbidden', 'the agent certificate has expired');
     }
     return undefined;
@@ -323,9 +322,8 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
             }),
           }),
       };
-      // grpc-js raises both 'error' and 'status' (and sometimes 'end') for one
-      // failure; settle once, so one failure means one reconnect (DESIGN §10).
-      const finish = (status: Partial<grpc.StatusObject>) => {
+      // One failure means one reconnect (DESIGN §10): a Reconnect frame settles the stream before its status comes.
+      const finish = (status: GrpcStatus) => {
         if (settled) return;
         settled = true;
         clearInterval(heartbeat);
@@ -336,16 +334,11 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
         client.close();
         if (this.isConnected) {
           this.isConnected = false;
-          this.emit('disconnected', status.details ?? 'stream ended');
+          this.emit('disconnected', status.details || 'stream ended');
         }
         resolve({ status, welcomed, livedMs: Date.now() - openedAt, ...(reconnect ? { reconnect } : {}) });
       };
-      stream.on('error', (error: grpc.ServiceError) => finish({ code: error.code, details: error.details || error.message }));
-      stream.on('status', (status: grpc.StatusObject) => finish(status));
-      stream.on('end', () => {
-        // Wait for 'status'; if the stream ended cleanly, nothing more comes.
-        setImmediate(() => finish({ code: grpc.status.UNAVAILABLE, details: 'the broker ended the stream' }));
-      });
+      stream.on('status', finish);
       stream.on('data', (frame: BrokerFrame) => {
         switch (frame.frame.case) {
           case 'welcome': {
@@ -395,7 +388,7 @@ export class BrokerConnection extends EventEmitter<ConnectionEvents> {
           case 'reconnect': {
             const { delayMs, address: next, reason } = frame.frame.value;
             reconnect = { delayMs, address: next };
-            finish({ code: grpc.status.OK, details: reason || 'the broker asked this agent to reconnect' });
+            finish({ code: GrpcCode.OK, details: reason || 'the broker asked this agent to reconnect' });
             stream.cancel();
             return;
           }

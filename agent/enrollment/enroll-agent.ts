@@ -1,8 +1,7 @@
 import { create } from '@bufbuild/protobuf';
-import * as grpc from '@grpc/grpc-js';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
 import { EnrollRequestSchema, type EnrollResponse } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
-import { fromGrpcError } from '../../shared/grpc/grpc-status.ts';
+import { fromGrpcError, GrpcCode, type GrpcStatus } from '../../shared/grpc/status-codes.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
 import { createCertificateRequest } from '../../shared/pki/certificate-request.ts';
 import { createKeyPair, type KeyPair, keyPairOf, publicKeyFingerprint, readCertificate } from '../../shared/pki/certificates.ts';
@@ -59,8 +58,8 @@ async function enrollAt(brokerAddress: string, keys: KeyPair, options: EnrollOpt
   const client = createMeshClient(brokerAddress, { caCertificatePem });
   let response: EnrollResponse;
   try {
-    response = await new Promise<EnrollResponse>((resolve, reject) => {
-      client.enroll(
+    response = await client
+      .enroll(
         create(EnrollRequestSchema, {
           token: options.token,
           csrPem: createCertificateRequest(keys, options.name),
@@ -68,15 +67,15 @@ async function enrollAt(brokerAddress: string, keys: KeyPair, options: EnrollOpt
           previousAgentId: options.previous?.agentId ?? '',
           agentVersion: FLEETMESH_VERSION,
         }),
-        new grpc.Metadata(),
-        { deadline: Date.now() + ENROLL_TIMEOUT_MS },
-        (error, value) => (error || !value ? reject(fromGrpcError(error ?? { details: 'empty response' })) : resolve(value)),
-      );
-    });
+        ENROLL_TIMEOUT_MS,
+      )
+      .catch((status: GrpcStatus) => {
+        throw fromGrpcError(status);
+      });
   } catch (error) {
     const failure = error as FleetError;
     const grpcCode = failure.details?.grpcCode;
-    if (grpcCode === grpc.status.UNAVAILABLE || grpcCode === grpc.status.DEADLINE_EXCEEDED) {
+    if (grpcCode === GrpcCode.UNAVAILABLE || grpcCode === GrpcCode.DEADLINE_EXCEEDED) {
       // A certificate that does not name the address dialled is a setting to change, not a broker to wait for.
       if (/altnames|hostname/i.test(failure.message)) {
         throw new FleetError('invalid_argument', `cannot enroll with the broker at ${brokerAddress}: ${failure.message}`, {

@@ -1,5 +1,5 @@
-import * as grpc from '@grpc/grpc-js';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { GrpcCode } from '../../shared/grpc/status-codes.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { fullJitterDelayMs, sleep } from '../connection/backoff.ts';
 import type { AgentIdentity } from '../identity/agent-identity.ts';
@@ -13,7 +13,7 @@ interface EnrollBackoff {
 /** Worth another attempt: no broker answered in time, the broker asked to be tried again later (its rate limit), or its store could not answer. */
 function isTransient(error: unknown): boolean {
   if (!(error instanceof FleetError)) return false;
-  return error.code === 'agent_offline' || error.code === 'unavailable' || error.details?.grpcCode === grpc.status.RESOURCE_EXHAUSTED;
+  return error.code === 'agent_offline' || error.code === 'unavailable' || error.details?.grpcCode === GrpcCode.RESOURCE_EXHAUSTED;
 }
 
 /**

@@ -1,14 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { type ErrorCode, FleetError, isErrorCode } from '../errors/fleet-error.ts';
+import type { ErrorCode, FleetError } from '../errors/fleet-error.ts';
+import { CODE_KEY, HINT_KEY } from './status-codes.ts';
 
 /**
- * FleetError ↔ gRPC status, the one place the two vocabularies meet. The
- * fleetmesh code and hint ride in trailing metadata, so the far side gets back
- * exactly the error that was thrown.
+ * FleetError → gRPC status, for what the broker answers. The fleetmesh code
+ * and hint ride in trailing metadata, so the far side gets back exactly the
+ * error that was thrown (`fromGrpcError` in `status-codes.ts` reads them back).
  */
-
-const CODE_KEY = 'fleetmesh-code';
-const HINT_KEY = 'fleetmesh-hint-bin';
 
 const TO_GRPC: Record<ErrorCode, grpc.status> = {
   invalid_argument: grpc.status.INVALID_ARGUMENT,
@@ -43,28 +41,4 @@ export function toGrpcStatus(error: FleetError): Partial<grpc.StatusObject> {
         ? grpc.status.RESOURCE_EXHAUSTED
         : TO_GRPC[error.code];
   return { code, details: error.message, metadata };
-}
-
-/** A FleetError from a failed gRPC call, keeping a broker's own code and hint when it sent them. */
-export function fromGrpcError(error: grpc.ServiceError | Partial<grpc.StatusObject>): FleetError {
-  const metadata = error.metadata;
-  const sentCode = metadata?.get(CODE_KEY)[0];
-  const sentHint = metadata?.get(HINT_KEY)[0];
-  const hint = Buffer.isBuffer(sentHint) ? sentHint.toString('utf8') : '';
-  const details = error.details ?? (error as Error).message ?? 'unknown gRPC failure';
-  const grpcCode = error.code ?? grpc.status.UNKNOWN;
-  if (typeof sentCode === 'string' && isErrorCode(sentCode)) {
-    return new FleetError(sentCode, details, { hint, details: { grpcCode } });
-  }
-  const code: ErrorCode =
-    grpcCode === grpc.status.DEADLINE_EXCEEDED
-      ? 'deadline_exceeded'
-      : grpcCode === grpc.status.UNAVAILABLE
-        ? 'agent_disconnected'
-        : grpcCode === grpc.status.UNAUTHENTICATED || grpcCode === grpc.status.PERMISSION_DENIED
-          ? 'forbidden'
-          : grpcCode === grpc.status.UNIMPLEMENTED
-            ? 'unsupported'
-            : 'internal';
-  return new FleetError(code, details, { hint, details: { grpcCode } });
 }

@@ -1,22 +1,14 @@
 import { create } from '@bufbuild/protobuf';
-import type * as grpc from '@grpc/grpc-js';
-import { Metadata } from '@grpc/grpc-js';
-import { createMeshClient, type MeshClientCredentials } from '../../agent/connection/mesh-client.ts';
-import {
-  type AgentFrame,
-  AgentFrameSchema,
-  type BrokerFrame,
-  EnrollRequestSchema,
-  HeartbeatSchema,
-  HelloSchema,
-} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { createMeshClient, type MeshClientCredentials, type MeshStream } from '../../agent/connection/mesh-client.ts';
+import { AgentFrameSchema, type BrokerFrame, EnrollRequestSchema, HeartbeatSchema, HelloSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import type { GrpcStatus } from '../../shared/grpc/status-codes.ts';
 import { PROTOCOL_VERSION } from '../../shared/version.ts';
 
 /** A Connect stream opened by hand, to present credentials no well-behaved agent would. */
 export interface RawStream {
   frames: BrokerFrame[];
-  status: Promise<grpc.StatusObject>;
-  stream: grpc.ClientDuplexStream<AgentFrame, BrokerFrame>;
+  status: Promise<GrpcStatus>;
+  stream: MeshStream;
   close(): void;
 }
 
@@ -25,8 +17,7 @@ export function openRawStream(address: string, credentials: MeshClientCredential
   const stream = client.connect();
   const frames: BrokerFrame[] = [];
   stream.on('data', (frame: BrokerFrame) => frames.push(frame));
-  stream.on('error', () => {});
-  const status = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+  const status = new Promise<GrpcStatus>((resolve) => stream.on('status', resolve));
   let beat: NodeJS.Timeout | undefined;
   if (options.hello !== false) {
     stream.write(
@@ -56,7 +47,7 @@ export function openRawStream(address: string, credentials: MeshClientCredential
 
 /** How a raw Enroll ended: the gRPC status code and its details (OK when a certificate came back). */
 export interface RawEnrollOutcome {
-  code: grpc.status;
+  code: number;
   details: string;
 }
 
@@ -67,10 +58,11 @@ export function rawEnroll(
   request: { token?: string; csrPem?: string; name?: string; previousAgentId?: string; agentVersion?: string },
 ): Promise<RawEnrollOutcome> {
   const client = createMeshClient(address, { caCertificatePem });
-  return new Promise<RawEnrollOutcome>((resolve) => {
-    client.enroll(create(EnrollRequestSchema, request), new Metadata(), { deadline: Date.now() + 60_000 }, (error: grpc.ServiceError | null) => {
-      client.close();
-      resolve(error ? { code: error.code, details: error.details } : { code: 0, details: 'enrolled' });
-    });
-  });
+  return client
+    .enroll(create(EnrollRequestSchema, request), 60_000)
+    .then(
+      () => ({ code: 0, details: 'enrolled' }),
+      (status: GrpcStatus) => ({ code: status.code, details: status.details }),
+    )
+    .finally(() => client.close());
 }
