@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FleetError } from '../../shared/errors/fleet-error.ts';
+import { childProcess } from '../lazy-builtins.ts';
 
 /**
  * What the engine takes in its X-Registry-Auth header for one pull: a login,
@@ -106,7 +106,7 @@ export class RegistryCredentials {
     if (!HELPER_NAME.test(name)) return Promise.reject(this.unreadable(`"${name}" is not a credential helper name`));
     const program = `docker-credential-${name}`;
     return new Promise((resolve, reject) => {
-      const child = execFile(
+      const child = childProcess().execFile(
         program,
         ['get'],
         { timeout: HELPER_TIMEOUT_MS, maxBuffer: 64 * 1024, ...(this.helperEnv ? { env: this.helperEnv } : {}) },

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createGunzip } from 'node:zlib';
+import { zlib } from '../../lazy-builtins.ts';
 import type { BackupApi } from './backup-engine.ts';
 import type { Manifest } from './backup-store.ts';
 import { helperImage, withVolumeHelper } from './volume-helper.ts';
@@ -22,7 +22,7 @@ export async function restoreArchive(
   const mounts = manifest.volumes.map((volume) => ({ volume: targets.get(volume.name) ?? volume.name, name: volume.name }));
   await withVolumeHelper(docker, owner, image, mounts, false, async (helper) => {
     const file = createReadStream(path);
-    const tar = file.pipe(createGunzip());
+    const tar = file.pipe(zlib().createGunzip());
     const abort = () => {
       file.destroy();
       tar.destroy(signal.reason as Error);

@@ -4,9 +4,9 @@ import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import type { backupCreate } from '../../../shared/domains/backup/backup-actions.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { zlib } from '../../lazy-builtins.ts';
 import { type BackupEngine, workSignal } from './backup-engine.ts';
 import { backupSource } from './backup-sources.ts';
 import { type Manifest, VOLUMES_ROOT } from './backup-store.ts';
@@ -75,7 +75,7 @@ export function registerBackupCreate(dispatcher: Dispatcher, backup: BackupEngin
                 done(null, chunk);
               },
             });
-            await pipeline(tar, counter, filter, createGzip(), tap, createWriteStream(partial, { mode: 0o600 }), {
+            await pipeline(tar, counter, filter, zlib().createGzip(), tap, createWriteStream(partial, { mode: 0o600 }), {
               signal: workSignal(context, params.timeout_s, 600),
             });
           },

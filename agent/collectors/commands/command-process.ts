@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { COMMAND_PATH } from '../../../shared/domains/commands/command-definition.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { childProcess } from '../../lazy-builtins.ts';
 
 type Stream = 'stdout' | 'stderr';
 
@@ -40,7 +40,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
   const [program, ...args] = request.argv;
   const startedMs = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(program as string, args, {
+    const child = childProcess().spawn(program as string, args, {
       shell: false,
       env: { PATH: COMMAND_PATH },
       cwd: '/',

@@ -1,13 +1,13 @@
-import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { ContainerFacts } from '../../engine/container-facts.ts';
 import type { EngineClient } from '../../engine/engine-client.ts';
+import { dgram } from '../../lazy-builtins.ts';
 
 /** Whether this host lets a program listen on the port now (a taken port answers EADDRINUSE). */
 function canListen(port: number, protocol: 'tcp' | 'udp'): Promise<boolean> {
   return new Promise((resolve) => {
     if (protocol === 'udp') {
-      const socket = createSocket('udp4');
+      const socket = dgram().createSocket('udp4');
       socket.once('error', () => resolve(false));
       socket.bind(port, () => socket.close(() => resolve(true)));
       return;

@@ -1,8 +1,8 @@
-import { createSocket } from 'node:dgram';
 import { contains, formatSubnet } from '../../../shared/domains/network/ipv4.ts';
 import type { sendMagicPacket } from '../../../shared/domains/network/network-actions.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { dgram } from '../../lazy-builtins.ts';
 import { ownSubnets } from './own-subnets.ts';
 
 /** Wake-on-LAN's customary port. */
@@ -28,7 +28,7 @@ export function registerMagicPacket(dispatcher: Dispatcher): void {
       });
     }
     const packet = magicPacket(params.mac);
-    const socket = createSocket('udp4');
+    const socket = dgram().createSocket('udp4');
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);

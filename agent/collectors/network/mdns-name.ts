@@ -1,4 +1,4 @@
-import { createSocket } from 'node:dgram';
+import { dgram } from '../../lazy-builtins.ts';
 
 const MDNS_PORT = 5353;
 const TYPE_PTR = 12;
@@ -75,7 +75,7 @@ export async function mdnsNames(ips: readonly string[], waitMs: number, signal?:
   const names = new Map<string, string>();
   if (ips.length === 0) return names;
   const wanted = new Set(ips);
-  const socket = createSocket('udp4');
+  const socket = dgram().createSocket('udp4');
   socket.on('message', (message) => {
     try {
       for (const answer of ptrAnswers(message)) if (wanted.has(answer.ip) && !names.has(answer.ip)) names.set(answer.ip, answer.name);

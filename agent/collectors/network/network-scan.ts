@@ -1,11 +1,11 @@
-import { createSocket } from 'node:dgram';
-import { Resolver } from 'node:dns/promises';
+import type { Resolver } from 'node:dns/promises';
 import { formatSubnet, hostAddresses, parseCidr, type Subnet, within } from '../../../shared/domains/network/ipv4.ts';
 import type { networkScan } from '../../../shared/domains/network/network-actions.ts';
 import { SCAN_LIMIT_MS } from '../../../shared/domains/network/network-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import { sleep } from '../../connection/backoff.ts';
 import type { Dispatcher } from '../../dispatcher/dispatcher.ts';
+import { dgram, dnsPromises } from '../../lazy-builtins.ts';
 import { mdnsNames } from './mdns-name.ts';
 import { resolvedNeighbours } from './neighbour-table.ts';
 import { type OwnSubnet, ownSubnets } from './own-subnets.ts';
@@ -75,7 +75,7 @@ export function registerNetworkScan(dispatcher: Dispatcher, options: { reverseDn
     const { scan, skipped } = chooseSubnets(own, params.subnet);
     const selves = new Set(own.map((s) => s.address));
     const targets = scan.flatMap((subnet) => hostAddresses(subnet).filter((ip) => !selves.has(ip)));
-    const socket = createSocket('udp4');
+    const socket = dgram().createSocket('udp4');
     socket.on('error', () => undefined);
     const probe = Buffer.alloc(1);
     try {
@@ -94,7 +94,7 @@ export function registerNetworkScan(dispatcher: Dispatcher, options: { reverseDn
         .map((s) => ({ ip: s.address, mac: null, hostname: null, status: 'self' as const, interface: s.interface })),
       ...neighbours.map((n) => ({ ip: n.ip, mac: n.mac, hostname: null, status: 'up' as const, interface: n.device })),
     ];
-    const resolver = new Resolver({ timeout: NAME_WAIT_MS, tries: 1 });
+    const resolver = new (dnsPromises().Resolver)({ timeout: NAME_WAIT_MS, tries: 1 });
     // Reverse DNS first, then the name a device gives itself over multicast DNS; both within the scan's time.
     const nameWaitMs = Math.max(0, Math.min(NAME_WAIT_MS, stopAt - Date.now()));
     const [reverse, multicast] = await Promise.all([

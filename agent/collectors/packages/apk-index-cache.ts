@@ -1,13 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { compareApkVersions } from '../../../shared/domains/packages/apk-version.ts';
+import { zlib } from '../../lazy-builtins.ts';
 import type { InstalledPackage } from './installed-package.ts';
 import { tarFile } from './tar-file.ts';
 import type { PendingUpdate, UpdateMetadata } from './update-metadata.ts';
 
-const gunzipAsync = promisify(gunzip);
+const gunzipAsync = (data: Buffer) => promisify(zlib().gunzip)(data);
 
 /** Where apk keeps the indexes it fetched (`apk update`): its cache, or the cache folder /etc/apk/cache links to. */
 const CACHE_DIRS = ['var/cache/apk', 'etc/apk/cache'];

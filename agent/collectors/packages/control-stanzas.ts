@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { readline } from '../../lazy-builtins.ts';
 
 /**
  * Reads a file of RFC 822-style stanzas (dpkg's status, apt's Packages lists)
@@ -14,7 +14,7 @@ export async function readStanzas(path: string, wanted: readonly string[], take:
     if (Object.keys(fields).length) take(fields);
     fields = {};
   };
-  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
+  for await (const line of readline().createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
     if (line === '') {
       flush();
       continue;

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { childProcess } from '../../lazy-builtins.ts';
 import type { InstalledPackage } from './installed-package.ts';
 
 /** One package a line: name, [epoch:]version-release, architecture and install time (seconds), as `rpm --queryformat` writes them. */
@@ -39,7 +39,7 @@ async function readCopy(dbPath: string, rpm: string): Promise<InstalledPackage[]
 
 function query(dbPath: string, rpm: string): Promise<InstalledPackage[]> {
   return new Promise((resolve, reject) => {
-    execFile(
+    childProcess().execFile(
       rpm,
       ['--dbpath', dbPath, '--query', '--all', '--queryformat', QUERY_FORMAT],
       { maxBuffer: 64 * 1024 * 1024, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } },

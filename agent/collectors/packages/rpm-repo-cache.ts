@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import * as zlib from 'node:zlib';
 import { compareRpmVersions } from '../../../shared/domains/packages/rpm-version.ts';
+import { zlib } from '../../lazy-builtins.ts';
 import type { InstalledPackage } from './installed-package.ts';
 import type { PendingUpdate, UpdateMetadata } from './update-metadata.ts';
 import { xmlElements } from './xml-elements.ts';
@@ -70,7 +70,7 @@ const createZstdDecompress = (zlib as { createZstdDecompress?: () => NodeJS.Read
 /** A metadata file's text as it streams, decompressed; undefined for a compression this Node cannot read. */
 function opened(path: string): Readable | undefined {
   if (path.endsWith('.xml')) return createReadStream(path);
-  if (path.endsWith('.gz')) return createReadStream(path).pipe(zlib.createGunzip());
+  if (path.endsWith('.gz')) return createReadStream(path).pipe(zlib().createGunzip());
   if (path.endsWith('.zst') && createZstdDecompress) return createReadStream(path).pipe(createZstdDecompress()) as unknown as Readable;
   return undefined;
 }

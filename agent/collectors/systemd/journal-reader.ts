@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { PRIORITIES } from '../../../shared/domains/systemd/systemd-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
+import { childProcess, readline } from '../../lazy-builtins.ts';
 import { ENTRY_FIELDS } from './journal-entry.ts';
 
 /** Which journal is read: the one of the system journalctl runs on, or a host's mounted into the agent's container. */
@@ -110,7 +109,7 @@ export class JournalReader {
         hint: "In a container, mount the host's /var/log/journal read-only and pass --journal-dir.",
       });
     }
-    const child = spawn(this.source.journalctl, journalctlArgs(this.source, filter, limit), {
+    const child = childProcess().spawn(this.source.journalctl, journalctlArgs(this.source, filter, limit), {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
     });
@@ -129,7 +128,7 @@ export class JournalReader {
       child.once('close', (code) => resolve({ code }));
     });
     try {
-      for await (const text of createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
+      for await (const text of readline().createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
         if (stopped) break;
         if (!text) continue;
         let entry: Record<string, unknown>;
