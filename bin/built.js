@@ -26,6 +26,18 @@ export function codeIsBuilt() {
   return true;
 }
 
+/** The agent's bundle (dist/agent.cjs, bin/build-agent.js) is newer than every source file it could hold and package.json. */
+export function agentBundleIsBuilt() {
+  const built = mtime(`${root}dist/agent.cjs`);
+  if (built === undefined || built < (mtime(`${root}package.json`) ?? 0)) return false;
+  for (const dir of ['shared', 'agent', 'cli']) {
+    for (const file of readdirSync(`${root}${dir}`, { recursive: true })) {
+      if (file.endsWith('.ts') && !file.endsWith('.test.ts') && (mtime(`${root}${dir}/${file}`) ?? 0) > built) return false;
+    }
+  }
+  return true;
+}
+
 /** The console and the widgets were built (dist/web) after the last change to anything under web/. */
 export function webIsBuilt() {
   const built = Math.min(mtime(`${root}dist/web/index.html`) ?? 0, mtime(`${root}dist/web/widgets/widgets.js`) ?? 0);

@@ -1,8 +1,7 @@
-import { FleetError, toFleetError } from '../shared/errors/fleet-error.ts';
-import { terminalSafe } from '../shared/format/terminal-safe.ts';
 import type { FlagSpecs } from '../shared/options/command-line.ts';
 import { FLEETMESH_VERSION } from '../shared/version.ts';
 import type { CliIo, Command } from './command.ts';
+import { fencedIo, runCommand } from './run-command.ts';
 
 /**
  * Every command by name, its module loaded only when it runs: a command pulls
@@ -182,15 +181,9 @@ function findCommand(argv: string[]): { entry: CommandEntry; rest: string[] } | 
   return undefined;
 }
 
-/**
- * Runs one command. Everything any command prints goes through the terminal
- * fence: agent names, labels, versions, errors, audit notes and tool answers
- * are written by whoever controls a host, and none of their control
- * characters reaches the terminal as one (`fleetmesh agents` once printed an
- * agent's labels raw, escape sequences and all).
- */
+/** Runs the command that argv names, or prints the overview, the version, or what was not understood. */
 export async function runCli(argv: string[], unfenced: CliIo): Promise<number> {
-  const io: CliIo = { ...unfenced, stdout: (text) => unfenced.stdout(terminalSafe(text)), stderr: (text) => unfenced.stderr(terminalSafe(text)) };
+  const io = fencedIo(unfenced);
   const [first] = argv;
   if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
     io.stdout(`${overview()}\n`);
@@ -207,23 +200,5 @@ export async function runCli(argv: string[], unfenced: CliIo): Promise<number> {
     io.stderr(`fleetmesh: unknown command "${argv.slice(0, group.length ? 2 : 1).join(' ')}". ${hint}\n`);
     return 2;
   }
-  try {
-    const [command, { formatHelp, parseCommandLine, unknownVariablesWarning }] = await Promise.all([
-      found.entry.load(),
-      import('../shared/options/command-line.ts'),
-    ]);
-    const parsed = parseCommandLine(command.spec, found.rest, io.env);
-    if (parsed.help) {
-      io.stdout(`${formatHelp(command.spec)}\n`);
-      return 0;
-    }
-    const warning = unknownVariablesWarning(command.spec, io.env);
-    if (warning) io.stderr(`fleetmesh ${found.entry.name}: ${warning}\n`);
-    return await command.run(parsed, io);
-  } catch (error) {
-    const failure = toFleetError(error);
-    // One line: what is wrong, then what to do about it.
-    io.stderr(`fleetmesh ${found.entry.name}: ${failure.message}${failure.hint ? ` (${failure.hint.replace(/\.$/, '')})` : ''}\n`);
-    return error instanceof FleetError && failure.code === 'invalid_argument' ? 2 : 1;
-  }
+  return runCommand(found.entry.name, found.entry.load, found.rest, io);
 }

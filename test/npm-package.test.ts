@@ -93,6 +93,7 @@ describe('the npm package, installed from its tarball where the repository is ou
         'CHANGELOG.md',
         'bin/fleetmesh.js',
         'dist/cli/main.js',
+        'dist/agent.cjs',
         'dist/web/index.html',
         'dist/web/widgets/widgets.js',
       ]),

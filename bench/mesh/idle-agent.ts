@@ -7,7 +7,7 @@ import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { createJoinToken } from '../../broker/enrollment/join-tokens.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { CliProcess } from '../../test/harness/cli-process.ts';
-import { buildDist, DIST_MAIN } from '../fleet/build-dist.ts';
+import { buildDist, DIST_AGENT, DIST_MAIN } from '../fleet/build-dist.ts';
 import { processUsage } from '../proc-stats.ts';
 import type { ScenarioResult } from '../report.ts';
 
@@ -25,9 +25,9 @@ async function bareNodeUsage(node: string): Promise<ReturnType<typeof processUsa
   }
 }
 
-/** An agent process from the build, and how it is started. */
-function agentProcess(node: string, args: string[]): CliProcess {
-  return new CliProcess(['agent', ...args], { entry: DIST_MAIN, nodeFlags: AGENT_NODE_FLAGS, env: { NODE_ENV: 'production' }, node });
+/** An agent process from the build, started as its deployments start it: the agent's bundle (or `entry`), with their flags. */
+function agentProcess(node: string, args: string[], entry = DIST_AGENT): CliProcess {
+  return new CliProcess(['agent', ...args], { entry, nodeFlags: AGENT_NODE_FLAGS, env: { NODE_ENV: 'production' }, node });
 }
 
 /** Waits for the agent online, lets it settle, and measures it over the idle window. */
@@ -45,10 +45,11 @@ async function idleUsage(broker: Broker, agent: CliProcess, idleSeconds: number)
 }
 
 /**
- * One agent as the image runs it (dist/, NODE_ENV=production), connected and
+ * One agent as its deployments run it (dist/agent.cjs, NODE_ENV=production), connected and
  * sampling, idle: its RSS and CPU over a while, first just enrolled, then
  * started again from the identity it keeps (as it runs after any restart of
- * its host or container). No Docker here, so the docker collector is off; the
+ * its host or container), and beside it the same agent from the ES modules of
+ * dist/cli/main.js (what `fleetmesh agent` runs). No Docker here, so the docker collector is off; the
  * docker scenario measures an idle agent beside a live engine.
  */
 export async function idleAgentScenario(idleSeconds: number, node = process.execPath): Promise<ScenarioResult> {
@@ -66,10 +67,15 @@ export async function idleAgentScenario(idleSeconds: number, node = process.exec
     process.stderr.write(`  agent started again from its identity, idle for ${idleSeconds} s…\n`);
     agent = agentProcess(node, common);
     const { before, after } = await idleUsage(broker, agent, idleSeconds);
+    await agent.stop();
+    while (broker.registry.find('idle-host')?.state === 'online') await new Promise((resolve) => setTimeout(resolve, 100));
+    process.stderr.write(`  the same agent from dist/cli/main.js (ES modules), idle for ${idleSeconds} s…\n`);
+    agent = agentProcess(node, common, DIST_MAIN);
+    const modules = await idleUsage(broker, agent, idleSeconds);
     const bare = await bareNodeUsage(node);
     const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
     return {
-      scenario: 'mesh, idle agent (dist/, as the image runs it)',
+      scenario: 'mesh, idle agent (dist/agent.cjs, as its deployments run it)',
       figures: {
         agent_rss_mib: after.rssBytes / 2 ** 20,
         agent_private_rss_mib: after.anonRssBytes / 2 ** 20,
@@ -78,6 +84,8 @@ export async function idleAgentScenario(idleSeconds: number, node = process.exec
         bare_node_rss_mib: bare.rssBytes / 2 ** 20,
         bare_node_private_rss_mib: bare.anonRssBytes / 2 ** 20,
         agent_rss_vs_bare_node: after.rssBytes / bare.rssBytes,
+        agent_rss_es_modules_mib: modules.after.rssBytes / 2 ** 20,
+        agent_private_rss_es_modules_mib: modules.after.anonRssBytes / 2 ** 20,
         agent_rss_just_enrolled_vs_bare_node: enrolled.after.rssBytes / bare.rssBytes,
         node: version,
         node_flags: AGENT_NODE_FLAGS.join(' '),
