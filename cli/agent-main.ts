@@ -5,8 +5,8 @@ import { fencedIo, runCommand } from './run-command.ts';
  * `fleetmesh agent` as a program of its own: what `npm run build` bundles
  * into `dist/agent.cjs`, the one file the agent's deployments run. It holds
  * the agent and nothing of the broker or the MCP client, as CommonJS: an ES
- * module entry costs a process Node's ES module loader, 3.5 MiB of an idle
- * agent's memory on Node 24 (docs/performance.md, the idle agent). It takes
+ * module entry costs a process Node's ES module loader, about 2.5 MiB of an
+ * idle agent's memory on Node 24 (docs/performance.md, the idle agent). It takes
  * the agent's flags, after an optional `agent`, so a deployment's command
  * line is the same for `fleetmesh.js agent …` and `agent.cjs agent …`.
  */
