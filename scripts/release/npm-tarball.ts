@@ -13,10 +13,12 @@ import { runCommand } from './run-command.ts';
 /**
  * The packed size the tarball must stay under. Measured at 0.1.0: 0.61 MB
  * (2.1 MB unpacked, 432 files), three quarters of it the web console and the
- * widget bundle. A quarter of headroom: a source map, a test or a bundled
+ * widget bundle; on 6 December 0.93 MB (3.1 MB unpacked, 669 files), 0.17 MB of
+ * it the agent's own bundle, dist/agent.cjs (protobuf-es inside, on purpose).
+ * About a sixth of headroom: a source map, a test or another bundled
  * dependency slipping in breaks it at once.
  */
-export const NPM_TARBALL_BUDGET_BYTES = 768 * 1024;
+export const NPM_TARBALL_BUDGET_BYTES = 1088 * 1024;
 
 export interface NpmTarball {
   /** The .tgz written in the output directory. */
