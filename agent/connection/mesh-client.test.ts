@@ -68,24 +68,32 @@ describe('the agent gRPC client', () => {
     return { frames, status };
   }
 
-  it('posts to the Connect path, reassembles messages however DATA frames cut them, and ends with the trailers status', async () => {
+  it('posts to the Connect path, reassembles messages however DATA frames cut or join them, and ends with the trailers status', async () => {
     handler = (stream) => {
       stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
       const one = framed(welcome('first'));
       const two = framed(welcome('second'));
       const three = framed(welcome('third'));
+      // Over HTTP/2's 16 KiB frames: it arrives in many pieces.
+      const large = framed(welcome('x'.repeat(200_000)));
       // The first message in two pieces, then the second and third in one write.
       stream.write(one.subarray(0, 3));
       setTimeout(() => {
         stream.write(one.subarray(3));
-        stream.end(Buffer.concat([two, three]));
+        stream.write(Buffer.concat([two, three]));
+        stream.end(large);
       }, 20);
       stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'bye%20now' }));
     };
     const client = new MeshClient(address, { caCertificatePem });
     const { frames, status } = openStream(client);
     expect(await status).toMatchObject({ code: GrpcCode.OK, details: 'bye now' });
-    expect(frames.map((frame) => (frame.frame.case === 'welcome' ? frame.frame.value.name : frame.frame.case))).toEqual(['first', 'second', 'third']);
+    expect(frames.map((frame) => (frame.frame.case === 'welcome' ? frame.frame.value.name : frame.frame.case))).toEqual([
+      'first',
+      'second',
+      'third',
+      'x'.repeat(200_000),
+    ]);
     client.close();
     const last = seen.at(-1);
     expect(last?.path).toBe('/fleetmesh.v1.Mesh/Connect');

@@ -141,7 +141,9 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
   private ended: GrpcStatus | undefined;
   private received: GrpcStatus | undefined;
   private streamError: Error | undefined;
-  private buffered: Buffer | undefined;
+  /** Bytes received and not yet a whole message, kept as they came (joined once a message is whole). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private lastWritten: { message: MessageShape<In>; frame: Buffer } | undefined;
 
   constructor(
@@ -219,18 +221,24 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
   private end(status: GrpcStatus): void {
     if (this.ended) return;
     this.ended = status;
-    this.buffered = undefined;
+    this.pending = [];
+    this.pendingBytes = 0;
     // Told on the next tick, as a status always is: whoever cancels finishes its own step first.
     process.nextTick(() => this.emit('status', status));
   }
 
   /** Reassembles length-prefixed messages from the chunks HTTP/2 hands over. */
   private read(chunk: Buffer): void {
-    let data = this.buffered ? Buffer.concat([this.buffered, chunk]) : chunk;
-    while (!this.ended && data.length >= 5) {
-      const compressed = data.readUInt8(0) !== 0;
-      const length = data.readUInt32BE(1);
-      if (compressed) {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    while (!this.ended && this.pendingBytes >= 5) {
+      let head = this.pending[0] as Buffer;
+      if (head.length < 5) {
+        head = Buffer.concat(this.pending);
+        this.pending = [head];
+      }
+      const length = head.readUInt32BE(1);
+      if (head.readUInt8(0) !== 0) {
         this.fail(GrpcCode.INTERNAL, 'the broker sent a compressed message, which this agent did not ask for');
         return;
       }
@@ -238,7 +246,11 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
         this.fail(GrpcCode.RESOURCE_EXHAUSTED, `the broker sent a message of ${length} bytes, over the ${MAX_MESSAGE_BYTES} allowed`);
         return;
       }
-      if (data.length < 5 + length) break;
+      if (this.pendingBytes < 5 + length) return;
+      const data = this.pending.length === 1 ? head : Buffer.concat(this.pending);
+      const rest = data.subarray(5 + length);
+      this.pending = rest.length > 0 ? [rest] : [];
+      this.pendingBytes = rest.length;
       let message: MessageShape<Out>;
       try {
         message = fromBinary(this.output, data.subarray(5, 5 + length));
@@ -246,10 +258,8 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
         this.fail(GrpcCode.INTERNAL, `the broker sent a message that does not decode: ${(error as Error).message}`);
         return;
       }
-      data = data.subarray(5 + length);
       this.emit('data', message);
     }
-    this.buffered = data.length > 0 && !this.ended ? data : undefined;
   }
 
   private fail(code: GrpcCode, details: string): void {
