@@ -10,7 +10,7 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 /**
  * `npm run prepare` runs after `npm ci` and whenever npx links this checkout
  * to run its bin (`npx fleetmesh …`): it must build what is stale and nothing
- * else. Tried on a checkout of its own whose "compiler" and "bundler" only
+ * else. Tried on a checkout of its own whose "compiler" and "bundlers" only
  * note that they ran.
  */
 describe('npm run prepare builds only what is stale', () => {
@@ -45,6 +45,7 @@ describe('npm run prepare builds only what is stale', () => {
     }
     const note = (what: string) => `require('node:fs').appendFileSync(${JSON.stringify(join(root, 'ran'))}, '${what}\\n')`;
     file('node_modules/typescript/bin/tsc', note('tsc'));
+    file('bin/build-agent.js', note('bundle'));
     file('tsconfig.build.json', '{}');
     file('package.json', JSON.stringify({ name: 'prepare-test', scripts: { 'build:web': `node -e "${note('web').replace(/"/g, '\\"')}"` } }));
     for (const dir of ['shared', 'broker', 'agent', 'cli']) file(`${dir}/index.ts`);
@@ -54,12 +55,13 @@ describe('npm run prepare builds only what is stale', () => {
 
   const buildEverything = () => {
     for (const dir of ['shared', 'broker', 'agent', 'cli']) file(`dist/${dir}/index.js`);
+    file('dist/agent.cjs');
     file('dist/web/index.html');
     file('dist/web/widgets/widgets.js');
   };
 
-  it('builds the code and the web pages of a fresh checkout', () => {
-    expect(prepare()).toEqual(['tsc', 'web']);
+  it("builds the code, the agent's bundle and the web pages of a fresh checkout", () => {
+    expect(prepare()).toEqual(['tsc', 'bundle', 'web']);
   });
 
   it('builds nothing when dist/ is current (the first npx fleetmesh of a built checkout)', () => {
@@ -68,13 +70,13 @@ describe('npm run prepare builds only what is stale', () => {
     expect(prepare('--web')).toEqual([]);
   });
 
-  it('compiles again when a source file is newer than its build, or has none', () => {
+  it("compiles again when a source file is newer than its build, or has none, and bundles the agent again when it is the agent's", () => {
     buildEverything();
     file('broker/index.ts');
     expect(prepare()).toEqual(['tsc']);
     buildEverything();
     file('agent/new-file.ts');
-    expect(prepare()).toEqual(['tsc']);
+    expect(prepare()).toEqual(['tsc', 'bundle']);
     // Test files are not built.
     rmSync(join(root, 'agent/new-file.ts'));
     file('agent/new-file.test.ts');
@@ -86,7 +88,7 @@ describe('npm run prepare builds only what is stale', () => {
     file('web/src/page.ts');
     file('cli/index.ts');
     expect(prepare('--web')).toEqual(['web']);
-    expect(prepare()).toEqual(['tsc', 'web']);
+    expect(prepare()).toEqual(['tsc', 'bundle', 'web']);
   });
 
   it('does nothing where there is nothing to build with (an install without the dev tools)', () => {
