@@ -33,6 +33,12 @@ function agentProcess(node: string, args: string[], entry = DIST_AGENT): CliProc
   return new CliProcess(['agent', ...args], { entry, nodeFlags: AGENT_NODE_FLAGS, env: { NODE_ENV: 'production' }, node });
 }
 
+/** Stops the agent and waits until the broker has it offline, so the next one starts from a clean slate. */
+async function stopAgent(broker: Broker, agent: CliProcess): Promise<void> {
+  await agent.stop();
+  while (broker.registry.find('idle-host')?.state === 'online') await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** Waits for the agent online, lets it settle, and measures it over the idle window. */
 async function idleUsage(broker: Broker, agent: CliProcess, idleSeconds: number) {
   while (broker.registry.find('idle-host')?.state !== 'online') {
@@ -65,13 +71,11 @@ export async function idleAgentScenario(idleSeconds: number, node = process.exec
   try {
     process.stderr.write(`  agent just enrolled, idle for ${idleSeconds} s…\n`);
     const enrolled = await idleUsage(broker, agent, idleSeconds);
-    await agent.stop();
-    while (broker.registry.find('idle-host')?.state === 'online') await new Promise((resolve) => setTimeout(resolve, 100));
+    await stopAgent(broker, agent);
     process.stderr.write(`  agent started again from its identity, idle for ${idleSeconds} s…\n`);
     agent = agentProcess(node, common);
     const { before, after } = await idleUsage(broker, agent, idleSeconds);
-    await agent.stop();
-    while (broker.registry.find('idle-host')?.state === 'online') await new Promise((resolve) => setTimeout(resolve, 100));
+    await stopAgent(broker, agent);
     process.stderr.write(`  the same agent from dist/cli/main.js (ES modules), idle for ${idleSeconds} s…\n`);
     agent = agentProcess(node, common, DIST_MAIN);
     const modules = await idleUsage(broker, agent, idleSeconds);
