@@ -40,7 +40,7 @@ LABEL org.opencontainers.image.title="fleetmesh" \
 # own state dir inside it with mode 0700.
 RUN mkdir -p /var/lib/fleetmesh \
  && chmod 1777 /var/lib/fleetmesh \
- && ln -s /opt/fleetmesh/bin/fleetmesh.js /usr/local/bin/fleetmesh
+ && ln -s /opt/fleetmesh/bin/fleetmesh.cjs /usr/local/bin/fleetmesh
 WORKDIR /var/lib/fleetmesh
 ENV NODE_ENV=production
 USER node
@@ -48,16 +48,17 @@ EXPOSE 7400 7443
 # Probes /readyz of whichever role the container runs (bin/healthcheck.js): the broker's MCP
 # listener, or the agent's --health-listen; an agent without one has nothing to probe.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/opt/fleetmesh/bin/healthcheck.js"]
-# The broker keeps V8's defaults; the agent's deployments (docker-compose.yml, the Helm chart) override
-# the entrypoint to add --max-semi-space-size=1 --lite-mode --bytecode-old-age=1, which keep 14, 13 and
-# 1.2 MiB of an idle agent's memory free, and to run dist/agent.cjs, the agent alone in one CommonJS file,
-# 2.3 MiB less than the ES modules of `fleetmesh agent` (docs/performance.md). Both take the same arguments.
-ENTRYPOINT ["node", "/opt/fleetmesh/bin/fleetmesh.js"]
+# The broker keeps V8's defaults. The agent runs dist/agent.cjs, the agent alone in one CommonJS file
+# (2.3 MiB less than the ES modules of the other commands), with --max-semi-space-size=1 --lite-mode
+# --bytecode-old-age=1, which keep 14, 13 and 1.2 MiB of an idle agent's memory free (docs/performance.md):
+# `docker run IMAGE agent …` through bin/fleetmesh.cjs, which replaces itself with that command line (same
+# pid), and the agent's deployments (docker-compose.yml, the Helm chart) by naming it as their entrypoint.
+ENTRYPOINT ["node", "/opt/fleetmesh/bin/fleetmesh.cjs"]
 CMD ["--help"]
 
 FROM runtime AS prebuilt-app
 COPY package.json package-lock.json /opt/fleetmesh/
-COPY bin/fleetmesh.js bin/healthcheck.js /opt/fleetmesh/bin/
+COPY bin/fleetmesh.cjs bin/fleetmesh.js bin/healthcheck.js /opt/fleetmesh/bin/
 COPY node_modules /opt/fleetmesh/node_modules/
 COPY dist /opt/fleetmesh/dist/
 
@@ -89,7 +90,7 @@ RUN npx tsc -p tsconfig.build.json --sourceMap false && npm run build:web \
 
 FROM runtime AS release
 COPY --from=build /src/package.json /src/package-lock.json /opt/fleetmesh/
-COPY bin/fleetmesh.js bin/healthcheck.js /opt/fleetmesh/bin/
+COPY bin/fleetmesh.cjs bin/fleetmesh.js bin/healthcheck.js /opt/fleetmesh/bin/
 COPY --from=build /src/node_modules /opt/fleetmesh/node_modules/
 COPY --from=build /src/dist /opt/fleetmesh/dist/
 COPY --from=build /src/sbom.cdx.json /opt/fleetmesh/sbom.cdx.json

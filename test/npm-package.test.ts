@@ -10,6 +10,7 @@ import { runCommand } from '../scripts/release/run-command.ts';
 import { CliProcess } from './harness/cli-process.ts';
 import { call } from './harness/mcp-client.ts';
 import { makeTempDir } from './harness/temp-dir.ts';
+import { waitFor } from './harness/wait.ts';
 
 /**
  * As root (CI, the developers' machines), every command runs in a mount
@@ -46,6 +47,7 @@ describe('the npm package, installed from its tarball where the repository is ou
   const env = cleanEnv(home);
   let tarball: NpmTarball;
   let up: CliProcess | undefined;
+  let agent: CliProcess | undefined;
   /** Where the broker `fleetmesh up` started listens, and its admin token. */
   let mcpUrl = '';
   let token = '';
@@ -76,6 +78,7 @@ describe('the npm package, installed from its tarball where the repository is ou
   }, 900_000);
 
   afterAll(async () => {
+    await agent?.stop();
     await up?.stop();
     temp.remove();
   });
@@ -91,6 +94,7 @@ describe('the npm package, installed from its tarball where the repository is ou
         'package.json',
         'README.md',
         'CHANGELOG.md',
+        'bin/fleetmesh.cjs',
         'bin/fleetmesh.js',
         'dist/cli/main.js',
         'dist/agent.cjs',
@@ -98,7 +102,13 @@ describe('the npm package, installed from its tarball where the repository is ou
         'dist/web/widgets/widgets.js',
       ]),
     );
-    expect(tarball.files.filter((file) => !file.startsWith('dist/')).sort()).toEqual(['CHANGELOG.md', 'README.md', 'bin/fleetmesh.js', 'package.json']);
+    expect(tarball.files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
+      'CHANGELOG.md',
+      'README.md',
+      'bin/fleetmesh.cjs',
+      'bin/fleetmesh.js',
+      'package.json',
+    ]);
     expect(tarball.files.filter((file) => /\.(ts|map)$/.test(file) || /(^|\/)test\//.test(file))).toEqual([]);
   });
 
@@ -108,7 +118,7 @@ describe('the npm package, installed from its tarball where the repository is ou
     expect(manifest).toMatchObject({
       name: 'fleetmesh',
       version: pkg.version,
-      bin: { fleetmesh: 'bin/fleetmesh.js' },
+      bin: { fleetmesh: 'bin/fleetmesh.cjs' },
       engines: { node: '>=20.18 <21 || >=22' },
     });
     expect(manifest.scripts).toBeUndefined();
@@ -177,4 +187,36 @@ describe('the npm package, installed from its tarball where the repository is ou
       await client.close();
     }
   }, 60_000);
+
+  it('joins a second host with the installed `fleetmesh agent`: the agent alone in one CommonJS file, with its V8 flags where node can replace its process', async () => {
+    if (!up) throw new Error('an earlier test did not start fleetmesh up');
+    const installedCli = async (...args: string[]) => {
+      const [command = 'node', ...rest] = [...HIDE_REPOSITORY, join(prefix, 'bin/fleetmesh'), ...args];
+      return runCommand(command, rest, { cwd: empty, env });
+    };
+    const created = JSON.parse(await installedCli('token', 'create', '--output', 'json')) as { token: string; ca_pin: string; broker: string };
+    agent = new CliProcess(
+      ['agent', '--broker', created.broker, '--token', created.token, '--ca-pin', created.ca_pin, '--data-dir', join(temp.path, 'second'), '--name', 'second'],
+      { cwd: empty, env, entry: join(prefix, 'bin/fleetmesh'), prefix: HIDE_REPOSITORY },
+    );
+    const online = async () => {
+      const listed = JSON.parse(await installedCli('call', 'list_agents', '--url', mcpUrl, '--output', 'json')) as {
+        agents: { name: string; state: string }[];
+      };
+      return listed.agents.some((host) => host.name === 'second' && host.state === 'online');
+    };
+    await waitFor(online, { what: `the agent "second" online (its output: ${agent.output})`, timeoutMs: 30_000, intervalMs: 500 });
+
+    // The process started as the installed command; what runs in it now is the bundle, under the same pid.
+    const cmdline = readFileSync(`/proc/${agent.child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const bundle = join(installed, 'dist/agent.cjs');
+    if (typeof (process as { execve?: unknown }).execve === 'function') {
+      expect(cmdline.slice(1, 6)).toEqual(['--max-semi-space-size=1', '--lite-mode', '--bytecode-old-age=1', bundle, 'agent']);
+    } else {
+      // A node that cannot replace its process (Node 20) requires the bundle in place, flags as they were.
+      expect(cmdline.slice(1, 3)).toEqual([join(prefix, 'bin/fleetmesh'), 'agent']);
+    }
+    await agent.stop();
+    expect(agent.exitCode).toBe(0);
+  }, 90_000);
 });

@@ -2,7 +2,7 @@
  * The build context of the Dockerfile's `prebuilt` target, for a machine where
  * the image's build stage cannot run (no base image to pull, no registry from
  * inside a build): what that stage would make, made here instead. package.json
- * and its lock, the two bin/ scripts, a dist/ built afresh (build-dist.ts), the
+ * and its lock, the three bin/ scripts, a dist/ built afresh (build-dist.ts), the
  * installed production packages (their native module built for this
  * machine's node) and, under sbom-generator/, the SBOM generator with the
  * packages it needs, which the Dockerfile runs as it would in the build stage.
@@ -59,7 +59,7 @@ function dependencyClosure(name: string): string[] {
 
 /** Fills `dir` (empty) with the prebuilt target's context; `root` holds the Dockerfile, package.json and lock to use (a release's). */
 export async function stageImageContext(dir: string, root = REPO_ROOT): Promise<void> {
-  for (const file of ['Dockerfile', 'package.json', 'package-lock.json', 'bin/fleetmesh.js', 'bin/healthcheck.js']) {
+  for (const file of ['Dockerfile', 'package.json', 'package-lock.json', 'bin/fleetmesh.cjs', 'bin/fleetmesh.js', 'bin/healthcheck.js']) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     copyFileSync(join(file.startsWith('bin/') ? REPO_ROOT : root, file), join(dir, file));
   }

@@ -1,7 +1,8 @@
 /**
  * The npm package, packed in a staging directory: package.json without what
  * only a checkout uses (scripts, devDependencies, the install-script policy),
- * README, CHANGELOG, bin/fleetmesh.js and a dist/ built afresh (build-dist.ts).
+ *  README, CHANGELOG, the bin/ scripts (fleetmesh.cjs, fleetmesh.js) and a dist/ built
+ * afresh (build-dist.ts).
  * Nothing is compiled at install time.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +42,7 @@ export async function packNpmTarball(outDir: string, root = REPO_ROOT): Promise<
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     for (const file of ['README.md', 'CHANGELOG.md']) copyFileSync(join(root, file), join(stage, file));
     mkdirSync(join(stage, 'bin'));
-    copyFileSync(join(REPO_ROOT, 'bin/fleetmesh.js'), join(stage, 'bin/fleetmesh.js'));
+    for (const file of ['bin/fleetmesh.cjs', 'bin/fleetmesh.js']) copyFileSync(join(REPO_ROOT, file), join(stage, file));
 
     await buildDist(join(stage, 'dist'));
 
