@@ -269,9 +269,11 @@ describe('deploying with Docker', () => {
         `127.0.0.1:${mcpPort}`,
       );
       const created = await waitFor(
-        () => docker('exec', brokerName, 'fleetmesh', 'token', 'create', '--broker-address', `${brokerName}:7443`, '--output', 'json').catch(() => undefined),
+        () => docker('exec', brokerName, 'fleetmesh', 'token', 'create', '--broker-address', `${brokerName}:7443`, '--output', 'json'),
         { timeoutMs: 60_000, intervalMs: 500, what: 'the broker in its container to make a join token' },
-      );
+      ).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await run('sh', ['-c', `docker logs --tail 30 ${brokerName} 2>&1`], { env }).catch(String)}`);
+      });
       const { token, ca_pin: caPin } = JSON.parse(created) as { token: string; ca_pin: string };
       await docker(
         'run',
@@ -307,6 +309,14 @@ describe('deploying with Docker', () => {
       expect(await docker('exec', brokerName, 'fleetmesh', 'agents')).toMatch(/^image-agent\s+online/m);
       // The agent runs as node too: nothing here gives it root.
       expect(await inspect('{{.Config.User}}', agentName)).toBe('node');
+      // The entrypoint hands `agent` to the agent's bundle, in the container's first process: with the agent's V8
+      // flags where node can replace its process (the image's Node 24), else required as it is.
+      const first = (await docker('exec', agentName, 'cat', '/proc/1/cmdline')).split('\0').filter(Boolean).slice(1);
+      if (typeof (process as { execve?: unknown }).execve === 'function') {
+        expect(first.slice(0, 5)).toEqual(['--max-semi-space-size=1', '--lite-mode', '--bytecode-old-age=1', '/opt/fleetmesh/dist/agent.cjs', 'agent']);
+      } else {
+        expect(first.slice(0, 2)).toEqual(['/opt/fleetmesh/bin/fleetmesh.cjs', 'agent']);
+      }
 
       const identity = JSON.parse(await docker('exec', brokerName, 'fleetmesh', 'identity', 'create', 'me', '--level', '1', '--output', 'json')) as {
         token: string;
