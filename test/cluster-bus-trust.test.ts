@@ -376,6 +376,37 @@ describe('a broker starting on a bus', () => {
     }
   }, 60_000);
 
+  it('keeps trying a bus that refuses it for a while, and is back on it once the server takes its token again', async () => {
+    const guarded = await nats(['--auth', 'kept-token']);
+    const { log, lines } = captureLogger();
+    const broker = await Broker.start(
+      brokerOptions(join(temp.path, `broker-${++count}`), {
+        cluster: { url: guarded.url, token: 'kept-token', brokerId: `solo-${count}`, beatIntervalMs: 1000 },
+      }),
+      log,
+    );
+    try {
+      // The server comes back expecting another token (changed there before the brokers' files): every
+      // reconnect is refused for the same reason, as a held loop's are with "Authentication Timeout".
+      await guarded.stop();
+      await guarded.start(['--auth', 'another-token']);
+      const refusals = () => lines.filter((line) => line.message === 'the bus server reported an error' && /authorization/i.test(String(line.error)));
+      await waitFor(() => refusals().length >= 1, { timeoutMs: 20_000, what: 'the server refusing the broker' });
+      // Three seconds of refusals, five or so reconnects: logged once, not each time.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(refusals()).toHaveLength(1);
+      expect(broker.cluster?.problem()).toBe('disconnected from NATS; reconnecting');
+
+      await guarded.stop();
+      await guarded.start(['--auth', 'kept-token']);
+      await waitFor(() => lines.find((line) => line.message === 'reconnected to the bus'), { timeoutMs: 20_000, what: 'the broker back on the bus' });
+      expect(broker.cluster?.problem()).toBeUndefined();
+      expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    } finally {
+      await broker.stop();
+    }
+  }, 60_000);
+
   it('refuses a wrong token with one clear error, and takes the right one', async () => {
     const guarded = await nats(['--auth', 's3cret-token']);
     await expect(start({ url: guarded.url, token: 'wrong' })).rejects.toThrow(/cannot reach the bus at nats:\/\/127\.0\.0\.1:\d+: .*Authorization/i);

@@ -45,6 +45,8 @@ const encoder = new TextEncoder();
 /** The client pings the server this often, and counts the connection stale after this many unanswered: 10 s of silence. */
 const PING_INTERVAL_MS = 5000;
 const MAX_PINGS_OUT = 2;
+/** The same error from the bus server, while it keeps refusing a reconnect, is logged once in this long. */
+const REPEATED_ERROR_LOG_MS = 30_000;
 
 /** The servers and credentials of a bus URL, which may list several servers after the first. */
 export function parseBusUrl(url: string): { servers: string[]; tls: boolean; user?: string; pass?: string; token?: string } {
@@ -125,6 +127,7 @@ async function takesStrangers(servers: string[], tls: ConnectionOptions['tls']):
  */
 export class Bus extends EventEmitter<BusEvents> {
   private connectedNow = true;
+  private closing = false;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -135,6 +138,13 @@ export class Bus extends EventEmitter<BusEvents> {
   ) {
     super();
     void this.watch();
+    void this.nc.closed().then((error) => {
+      if (this.closing) return;
+      // Not expected with a reconnect that never gives up; if it happens, say so rather than be off the bus in silence.
+      this.connectedNow = false;
+      this.log.error('the connection to the bus closed and will not come back: restart this broker', { ...(error ? { error: error.message } : {}) });
+      this.emit('disconnected');
+    });
   }
 
   static async open(options: BusOptions, trust: BusTrust, log: Logger): Promise<Bus> {
@@ -154,6 +164,10 @@ export class Bus extends EventEmitter<BusEvents> {
         ...(tls ? { tls } : {}),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
+        // The client otherwise stops for good after the server refuses two reconnects in a row for the same
+        // authentication reason, and "Authentication Timeout" is one: a broker whose loop was held past the
+        // server's 2 s to send its credentials, twice, was left off the bus until it restarted.
+        ignoreAuthErrorAbort: true,
         pingInterval: PING_INTERVAL_MS,
         maxPingOut: MAX_PINGS_OUT,
       });
@@ -298,6 +312,7 @@ export class Bus extends EventEmitter<BusEvents> {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.nc.isClosed()) return;
     try {
       await this.nc.drain();
@@ -309,12 +324,20 @@ export class Bus extends EventEmitter<BusEvents> {
   private async watch(): Promise<void> {
     // Why the connection is about to drop, when the client or the server said: the disconnect itself does not.
     let why: string | undefined;
+    /** The last error logged, when, and how many of the same came since. */
+    let logged = { error: '', atMs: 0, since: 0 };
     for await (const status of this.nc.status()) {
       if (status.type === 'staleConnection') why = `no answer to ${MAX_PINGS_OUT} pings in a row (this broker's loop may have been held)`;
       else if (status.type === 'error') {
         why = status.error.message;
-        // While disconnected too: a reconnect the server refuses says why only here.
-        this.log.info('the bus server reported an error', { error: why, connected: this.connectedNow });
+        // While disconnected too: a reconnect the server refuses says why only here, every half second or so.
+        const now = Date.now();
+        if (why === logged.error && now - logged.atMs < REPEATED_ERROR_LOG_MS) logged.since += 1;
+        else {
+          const repeated = why === logged.error ? { repeated: logged.since + 1 } : {};
+          this.log.info('the bus server reported an error', { error: why, connected: this.connectedNow, ...repeated });
+          logged = { error: why, atMs: now, since: 0 };
+        }
       } else if (status.type === 'disconnect' && this.connectedNow) {
         this.connectedNow = false;
         this.log.warn('disconnected from the bus; reconnecting', { server: status.server, ...(why ? { reason: why } : {}) });
@@ -322,6 +345,7 @@ export class Bus extends EventEmitter<BusEvents> {
         this.emit('disconnected');
       } else if (status.type === 'reconnect') {
         this.connectedNow = true;
+        logged = { error: '', atMs: 0, since: 0 };
         this.log.info('reconnected to the bus', { server: status.server });
         this.emit('reconnected');
       }

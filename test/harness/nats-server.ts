@@ -14,7 +14,7 @@ export class NatsServer {
 
   private constructor(
     readonly port: number,
-    private readonly extraArgs: string[],
+    private extraArgs: string[],
   ) {}
 
   get url(): string {
@@ -28,7 +28,9 @@ export class NatsServer {
     return server;
   }
 
-  async start(): Promise<void> {
+  /** `extraArgs`: other flags than it was first started with, from now on (a changed `--auth`). */
+  async start(extraArgs?: string[]): Promise<void> {
+    if (extraArgs) this.extraArgs = extraArgs;
     const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(this.port), ...this.extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
     child.stderr?.on('data', (data: Buffer) => {
