@@ -141,8 +141,9 @@ export class Bus extends EventEmitter<BusEvents> {
     void this.nc.closed().then((error) => {
       if (this.closing) return;
       // Not expected with a reconnect that never gives up; if it happens, say so rather than be off the bus in silence.
-      this.connectedNow = false;
       this.log.error('the connection to the bus closed and will not come back: restart this broker', { ...(error ? { error: error.message } : {}) });
+      if (!this.connectedNow) return;
+      this.connectedNow = false;
       this.emit('disconnected');
     });
   }
