@@ -328,11 +328,16 @@ describe('a broker starting on a bus', () => {
     return server;
   };
   let count = 0;
-  const start = (cluster: Record<string, unknown> & { url: string }) =>
+  const start = (cluster: Record<string, unknown> & { url: string }, log = silentLogger) =>
     Broker.start(
       brokerOptions(join(temp.path, `broker-${++count}`), { cluster: { token: undefined, brokerId: `solo-${count}`, beatIntervalMs: 1000, ...cluster } }),
-      silentLogger,
+      log,
     );
+  /** A broker on a bus that wants `token`, and the lines it logs. */
+  const startLogged = async (url: string, token: string) => {
+    const { log, lines } = captureLogger();
+    return { broker: await start({ url, token }, log), lines };
+  };
 
   it('refuses a bus without credentials, and one that lets strangers in even when the broker has a token', async () => {
     const open = await nats();
@@ -354,13 +359,7 @@ describe('a broker starting on a bus', () => {
 
   it('says why it lost the bus: a server that stops answering is a stale connection after two unanswered pings', async () => {
     const guarded = await nats(['--auth', 'ping-token']);
-    const { log, lines } = captureLogger();
-    const broker = await Broker.start(
-      brokerOptions(join(temp.path, `broker-${++count}`), {
-        cluster: { url: guarded.url, token: 'ping-token', brokerId: `solo-${count}`, beatIntervalMs: 1000 },
-      }),
-      log,
-    );
+    const { broker, lines } = await startLogged(guarded.url, 'ping-token');
     try {
       guarded.freeze(true);
       const lost = await waitFor(() => lines.find((line) => line.message === 'disconnected from the bus; reconnecting'), {
@@ -378,13 +377,7 @@ describe('a broker starting on a bus', () => {
 
   it('keeps trying a bus that refuses it for a while, and is back on it once the server takes its token again', async () => {
     const guarded = await nats(['--auth', 'kept-token']);
-    const { log, lines } = captureLogger();
-    const broker = await Broker.start(
-      brokerOptions(join(temp.path, `broker-${++count}`), {
-        cluster: { url: guarded.url, token: 'kept-token', brokerId: `solo-${count}`, beatIntervalMs: 1000 },
-      }),
-      log,
-    );
+    const { broker, lines } = await startLogged(guarded.url, 'kept-token');
     try {
       // The server comes back expecting another token (changed there before the brokers' files): every
       // reconnect is refused for the same reason, as a held loop's are with "Authentication Timeout".
