@@ -26,6 +26,8 @@ function buildBundle(): { path: string; remove(): void } {
 interface Loaded {
   zod: boolean;
   commonjs: string[];
+  /** Node's built-in modules loaded, by their internal names (`readline`, `zlib`, `internal/…`). */
+  builtins: string[];
 }
 
 // An idle agent holds what it needs to stay connected and sample its host; each domain's schemas, and the
@@ -65,7 +67,7 @@ describe.each([
     bundle?.remove();
   });
 
-  it('connected and idle, has loaded no schema library, no systeminformation and no gRPC library', async () => {
+  it('connected and idle, has loaded no schema library, no systeminformation, no gRPC library and no built-in only calls use', async () => {
     // Past its first samples and inventories.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const idle = await loaded();
@@ -73,6 +75,10 @@ describe.each([
     expect(idle.commonjs.filter((path) => path.includes('systeminformation'))).toEqual([]);
     // The agent speaks gRPC over node:http2 itself (agent/connection/mesh-client.ts).
     expect(idle.commonjs.filter((path) => path.includes('@grpc'))).toEqual([]);
+    // Built-ins only calls use (agent/lazy-builtins.ts); the packages collector reads dpkg's status at start
+    // without node:readline. From the sources, the TypeScript loader (tsx) loads child_process and dgram itself.
+    const onlyCalls = bundled ? ['readline', 'zlib', 'dgram', 'child_process', 'dns/promises'] : ['readline', 'zlib', 'dns/promises'];
+    expect(idle.builtins.filter((name) => onlyCalls.includes(name))).toEqual([]);
   });
 
   it("checks a call's parameters against its action's schema, loaded with the first call of its domain", async () => {
