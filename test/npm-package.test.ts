@@ -53,6 +53,11 @@ describe('the npm package, installed from its tarball where the repository is ou
   let token = '';
   const installed = join(prefix, 'lib/node_modules/fleetmesh');
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+  /** The installed `fleetmesh` command with these arguments, run where the repository is out of reach; its output. */
+  const installedCli = (...args: string[]) => {
+    const [command = 'node', ...rest] = [...HIDE_REPOSITORY, join(prefix, 'bin/fleetmesh'), ...args];
+    return runCommand(command, rest, { cwd: empty, env });
+  };
 
   beforeAll(async () => {
     for (const dir of [prefix, home, empty]) mkdirSync(dir);
@@ -131,8 +136,7 @@ describe('the npm package, installed from its tarball where the repository is ou
     const modules = readdirSync(join(installed, 'node_modules'));
     for (const tool of ['typescript', 'tsx', 'vite', 'vitest', 'esbuild']) expect(modules, tool).not.toContain(tool);
     expect(existsSync(join(installed, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))).toBe(true);
-    const [command = 'node', ...args] = [...HIDE_REPOSITORY, join(prefix, 'bin/fleetmesh'), '--version'];
-    expect((await runCommand(command, args, { cwd: empty, env })).trim()).toBe(pkg.version);
+    expect((await installedCli('--version')).trim()).toBe(pkg.version);
   });
 
   it('runs fleetmesh up from the installed package: a broker, the local agent online, and MCP calls from a client and from its own CLI', async () => {
@@ -158,8 +162,7 @@ describe('the npm package, installed from its tarball where the repository is ou
     }
 
     // The installed CLI's own client, with the admin token `up` kept in the working directory.
-    const [command = 'node', ...args] = [...HIDE_REPOSITORY, join(prefix, 'bin/fleetmesh'), 'call', 'list_agents', '--url', mcpUrl, '--output', 'json'];
-    const listed = JSON.parse(await runCommand(command, args, { cwd: empty, env }));
+    const listed = JSON.parse(await installedCli('call', 'list_agents', '--url', mcpUrl, '--output', 'json'));
     expect(listed).toMatchObject({ count: 1, agents: [{ name: 'installed', state: 'online', version: pkg.version }] });
   }, 120_000);
 
@@ -190,10 +193,6 @@ describe('the npm package, installed from its tarball where the repository is ou
 
   it('joins a second host with the installed `fleetmesh agent`: the agent alone in one CommonJS file, with its V8 flags where node can replace its process', async () => {
     if (!up) throw new Error('an earlier test did not start fleetmesh up');
-    const installedCli = async (...args: string[]) => {
-      const [command = 'node', ...rest] = [...HIDE_REPOSITORY, join(prefix, 'bin/fleetmesh'), ...args];
-      return runCommand(command, rest, { cwd: empty, env });
-    };
     const created = JSON.parse(await installedCli('token', 'create', '--output', 'json')) as { token: string; ca_pin: string; broker: string };
     agent = new CliProcess(
       ['agent', '--broker', created.broker, '--token', created.token, '--ca-pin', created.ca_pin, '--data-dir', join(temp.path, 'second'), '--name', 'second'],

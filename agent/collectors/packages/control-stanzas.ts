@@ -15,7 +15,8 @@ export async function readStanzas(path: string, wanted: readonly string[], take:
     if (Object.keys(fields).length) take(fields);
     fields = {};
   };
-  const line = (text: string) => {
+  const line = (raw: string) => {
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text === '') {
       flush();
       return;
@@ -30,8 +31,8 @@ export async function readStanzas(path: string, wanted: readonly string[], take:
   for await (const chunk of createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>) {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop() ?? '';
-    for (const text of lines) line(text.endsWith('\r') ? text.slice(0, -1) : text);
+    for (const text of lines) line(text);
   }
-  if (rest !== '') line(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+  if (rest !== '') line(rest);
   flush();
 }
