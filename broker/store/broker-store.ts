@@ -15,6 +15,7 @@ import { JoinTokensTable } from './join-tokens-table.ts';
 import { McpSessionsTable } from './mcp-sessions-table.ts';
 import { McpTasksTable } from './mcp-tasks-table.ts';
 import { MetricsTable } from './metrics-table.ts';
+import { MetricsWriter } from './metrics-writer.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { OAuthRecordsTable } from './oauth-records-table.ts';
 import { PostgresEngine } from './postgres-engine.ts';
@@ -63,6 +64,7 @@ export class BrokerStore {
   private constructor(
     private readonly sql: SqlEngine,
     brokerId: string | undefined,
+    metricsWriter: MetricsWriter | null,
   ) {
     this.agents = new AgentsTable(sql);
     this.roles = new AgentRolesTable(sql);
@@ -73,7 +75,7 @@ export class BrokerStore {
     this.oauth = new OAuthRecordsTable(sql);
     this.approvals = new ApprovalsTable(sql);
     this.audit = new AuditTable(sql, brokerId);
-    this.metrics = new MetricsTable(sql);
+    this.metrics = new MetricsTable(sql, metricsWriter);
     this.taskFailures = new TaskFailuresTable(sql);
     this.mcpTasks = new McpTasksTable(sql, brokerId);
     this.mcpSessions = new McpSessionsTable(sql);
@@ -87,10 +89,12 @@ export class BrokerStore {
     const create = options.create ?? true;
     const location = parseStoreLocation(options.store, join(dataDir, STORE_FILE));
     let sql: SqlEngine;
+    let metricsWriter: MetricsWriter | null = null;
     if (location.engine === 'sqlite') {
       if (create) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       try {
         sql = SqliteEngine.open(location.path, { create });
+        metricsWriter = new MetricsWriter(location.path);
       } catch (error) {
         throw new FleetError('not_found', `no broker state at ${location.path}: ${(error as Error).message}`, {
           hint: 'Pass the broker data dir with --data-dir (the broker creates it on first start).',
@@ -105,7 +109,7 @@ export class BrokerStore {
       await sql.close();
       throw error;
     }
-    return new BrokerStore(sql, options.brokerId);
+    return new BrokerStore(sql, options.brokerId, metricsWriter);
   }
 
   /** Whether other brokers may share this store (a cluster), or it is this broker's alone. */
@@ -166,6 +170,7 @@ export class BrokerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.metrics.close();
     await this.sql.close();
   }
 }

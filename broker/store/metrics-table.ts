@@ -1,3 +1,4 @@
+import type { MetricsWriter } from './metrics-writer.ts';
 import { nextTurn, placeholders, queryInBatches, type SqlEngine, type SqlValue, writeInBatches } from './sql-engine.ts';
 
 export type MetricKind = 'host' | 'container';
@@ -52,9 +53,16 @@ const UPSERT_ROWS = 500;
 /** Rows deleted per statement when pruning: about 45 ms of SQLite's time on a store of 5 million rows. */
 const PRUNE_ROWS = 500;
 
-/** Minute-resolution metrics history, one row per entity and minute. */
+/**
+ * Minute-resolution metrics history, one row per entity and minute. With a
+ * `writer` (the broker's SQLite file), writes and prunes go through it to a
+ * thread of their own; reads stay here.
+ */
 export class MetricsTable {
-  constructor(private readonly sql: SqlEngine) {}
+  constructor(
+    private readonly sql: SqlEngine,
+    private readonly writer: MetricsWriter | null = null,
+  ) {}
 
   /**
    * Writes many rows, a figure a newer row lacks keeping its stored value. A
@@ -63,6 +71,7 @@ export class MetricsTable {
    * (writeInBatches).
    */
   async upsert(rows: readonly MetricRow[]): Promise<void> {
+    if (this.writer !== null) return this.writer.upsert(rows);
     await writeInBatches(rows, UPSERT_ROWS, (chunk) =>
       this.sql.run(
         `INSERT INTO metrics (kind, entity, minute, host_id, name, service, cpu_percent, memory_bytes, net_bytes_per_s, disk_percent)
@@ -92,11 +101,17 @@ export class MetricsTable {
    * statement, so no statement holds the event loop for long (SQLite).
    */
   async prune(before: number, maxRows: number): Promise<void> {
+    if (this.writer !== null) return this.writer.prune(before, maxRows);
     await this.deleteBefore(before);
     const count = (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM metrics'))?.n ?? 0;
     if (count <= maxRows) return;
     const cut = await this.sql.get<{ minute: number }>('SELECT minute FROM metrics ORDER BY minute LIMIT 1 OFFSET ?', [count - maxRows]);
     if (cut) await this.deleteBefore(cut.minute);
+  }
+
+  /** Waits for the writes asked for; ends the writer's thread. */
+  async close(): Promise<void> {
+    await this.writer?.close();
   }
 
   /** Deletes the rows older than `minute`, oldest first, PRUNE_ROWS to a statement, the event loop free between two. */
