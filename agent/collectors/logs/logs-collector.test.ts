@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logTail } from '../../../shared/domains/logs/log-actions.ts';
@@ -71,6 +71,38 @@ describe('log_tail reads only the log files the host’s operator allows', () =>
     const answer = await following;
     expect(answer.payload?.lines.map((line) => line.text)).toEqual(['fresh one', 'fresh two']);
     expect(answer.chunks).toEqual([{ path, lines: [{ text: 'fresh one' }, { text: 'fresh two' }] }]);
+  });
+
+  it('follows a file renamed away by its rotation: the old file to its end, then the new one from its start', async () => {
+    const { calls, logs } = setup();
+    const path = join(logs, 'app.log');
+    const following = calls.call(logTail, { path, lines: 10, follow_ms: 2500 });
+    setTimeout(() => {
+      appendFileSync(path, 'before rotation\nlast of the old');
+      renameSync(path, join(logs, 'app.log.1'));
+      appendFileSync(join(logs, 'app.log.1'), ' file\n');
+    }, 300);
+    setTimeout(() => writeFileSync(path, 'first of the new file\n'), 900);
+    setTimeout(() => appendFileSync(path, 'second of the new file\n'), 1500);
+    const answer = await following;
+    expect(answer.errors).toEqual([]);
+    const fresh = ['before rotation', 'last of the old file', 'first of the new file', 'second of the new file'];
+    expect(answer.payload?.lines.map((line) => line.text)).toEqual(['line 295', 'line 296', 'line 297', 'line 298', 'line 299', 'line 300', ...fresh]);
+    expect((answer.chunks as { lines: { text: string }[] }[]).flatMap((chunk) => chunk.lines.map((line) => line.text))).toEqual(fresh);
+    expect(answer.payload?.size_bytes).toBe('first of the new file\nsecond of the new file\n'.length);
+  });
+
+  it('does not follow a rotation out of the globs: a link put at the path is not read', async () => {
+    const { calls, logs, secrets } = setup();
+    const path = join(logs, 'app.log');
+    const following = calls.call(logTail, { path, lines: 1, follow_ms: 1500 });
+    setTimeout(() => {
+      renameSync(path, join(logs, 'app.log.1'));
+      symlinkSync(join(secrets, 'shadow'), path);
+    }, 300);
+    const answer = await following;
+    expect(answer.payload?.lines.map((line) => line.text)).toEqual(['line 300']);
+    expect(JSON.stringify(answer)).not.toContain('secret');
   });
 
   it('is unavailable, saying how to allow files, when the operator allowed none', async () => {
