@@ -8,6 +8,7 @@ import { Broker } from '../../broker/broker.ts';
 import { inProcessBrokerOptions } from '../../broker/broker-options.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { oneAddressFleetLimits } from '../fleet/one-address-fleet.ts';
+import { startLoopWatchdog } from './loop-watchdog.ts';
 
 type Request = { id: number; type: 'sample' } | { id: number; type: 'identity'; name: string } | { id: number; type: 'stop' };
 
@@ -24,6 +25,9 @@ broker.registry.on('state', (host, previous) => {
 });
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
+// SOAK_LOOP_WATCHDOG=FILE: where the loop stood while it was held past 2 s, one hold a line (loop-watchdog.ts).
+const watchdogFile = process.env.SOAK_LOOP_WATCHDOG;
+const stopWatchdog = watchdogFile ? startLoopWatchdog(watchdogFile) : async () => {};
 
 /** Memory after a full collection (so growth is what stays), the loop's delay since the last sample, and live handles. */
 function sample() {
@@ -49,6 +53,7 @@ process.on('message', async (message: Request) => {
     process.send?.({ id: message.id, token: (await createIdentity(broker.store, { name: message.name, level: 1 })).token });
   } else if (message.type === 'stop') {
     loopDelay.disable();
+    await stopWatchdog();
     await broker.stop();
     process.send?.({ id: message.id });
     process.exit(0);
