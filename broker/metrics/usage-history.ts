@@ -68,6 +68,7 @@ export class UsageHistory {
   ) {}
 
   start(): void {
+    this.store.metrics.openWriter();
     this.registry.on('heartbeat', (host) => this.observe(host));
     this.timers = [
       setInterval(() => void this.flush(minuteOf(Date.now())), this.options.flushIntervalMs),

@@ -109,6 +109,11 @@ export class MetricsTable {
     if (cut) await this.deleteBefore(cut.minute);
   }
 
+  /** Starts the writer's thread, if there is one, ahead of the first write. */
+  openWriter(): void {
+    this.writer?.open();
+  }
+
   /** Waits for the writes asked for; ends the writer's thread. */
   async close(): Promise<void> {
     await this.writer?.close();
