@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
-import { EnrollResponseSchema, Mesh, ReconnectSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { AgentFrameSchema, EnrollResponseSchema, Mesh, ReconnectSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import { addService } from '../../shared/grpc/service-adapter.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -19,6 +19,7 @@ import type { ServingCertificate, ServingIdentity } from '../pki/serving-certifi
 import type { BrokerStore } from '../store/broker-store.ts';
 import { AdmissionGate, type AdmissionLimits } from './admission-gate.ts';
 import { type AdmissionRate, spreadReturns } from './admission-pacer.ts';
+import { decodeAgentFrame } from './agent-frames.ts';
 import { createConnectHandler } from './connect-handler.ts';
 import { TlsCertificates } from './tls-certificates.ts';
 import { trustUpdateFor } from './trust-updates.ts';
@@ -119,49 +120,55 @@ export class MeshServer {
     const connect = createConnectHandler({ ...options, leaving: () => this.elsewhere });
     // A connection's first call shows its TLS handshake is done: the gate stops counting it against its source.
     let gate: AdmissionGate | undefined;
-    addService(server, Mesh, {
-      enroll: async (call, callback) => {
-        gate?.established(call.getPeer());
-        const request = call.request;
-        const source = peerAddress(call.getPeer());
-        const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
-        try {
-          this.admitEnroll(source, tokenId);
-          const result = await options.enrollment.enroll({
-            token: request.token,
-            csrPem: request.csrPem,
-            name: request.name,
-            previousAgentId: request.previousAgentId,
-            agentVersion: request.agentVersion,
-          });
-          await options.registry.refreshFromStore(result.agentId);
-          callback(
-            null,
-            create(EnrollResponseSchema, {
-              agentId: result.agentId,
-              name: result.name,
-              certificatePem: result.certificatePem,
-              caCertificatePem: result.caCertificatePem,
-              notAfterUnixMs: BigInt(result.notAfter.getTime()),
-              labels: result.labels,
-            }),
-          );
-        } catch (error) {
-          const failure = toFleetError(error);
-          this.refusals.warn('enrollment refused', {
-            source,
-            name: loggable(request.name, 63),
-            token_id: tokenId,
-            reason: failure.message,
-          });
-          callback(toGrpcStatus(failure));
-        }
+    addService(
+      server,
+      Mesh,
+      {
+        enroll: async (call, callback) => {
+          gate?.established(call.getPeer());
+          const request = call.request;
+          const source = peerAddress(call.getPeer());
+          const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
+          try {
+            this.admitEnroll(source, tokenId);
+            const result = await options.enrollment.enroll({
+              token: request.token,
+              csrPem: request.csrPem,
+              name: request.name,
+              previousAgentId: request.previousAgentId,
+              agentVersion: request.agentVersion,
+            });
+            await options.registry.refreshFromStore(result.agentId);
+            callback(
+              null,
+              create(EnrollResponseSchema, {
+                agentId: result.agentId,
+                name: result.name,
+                certificatePem: result.certificatePem,
+                caCertificatePem: result.caCertificatePem,
+                notAfterUnixMs: BigInt(result.notAfter.getTime()),
+                labels: result.labels,
+              }),
+            );
+          } catch (error) {
+            const failure = toFleetError(error);
+            this.refusals.warn('enrollment refused', {
+              source,
+              name: loggable(request.name, 63),
+              token_id: tokenId,
+              reason: failure.message,
+            });
+            callback(toGrpcStatus(failure));
+          }
+        },
+        connect: (call) => {
+          gate?.established(call.getPeer());
+          connect(call);
+        },
       },
-      connect: (call) => {
-        gate?.established(call.getPeer());
-        connect(call);
-      },
-    });
+      // The frames agents send by the thousand are read without protobuf-es's reflection.
+      new Map([[AgentFrameSchema, decodeAgentFrame]]),
+    );
     // The chain carries the CA too, so an enrolling agent can read it and check it against its pin.
     const certificates = new TlsCertificates(Buffer.from(options.authority.set.clientCasPem()), tlsIdentity(options.serving.current));
     this.tls = certificates;

@@ -51,12 +51,17 @@ function serializer<D extends DescMessage>(desc: D): (value: MessageShape<D>) =>
   };
 }
 
-function deserializer<D extends DescMessage>(desc: D): (bytes: Buffer) => MessageShape<D> {
+function deserializer<D extends DescMessage>(desc: D, decoders: Decoders): (bytes: Buffer) => MessageShape<D> {
+  const decode = decoders.get(desc);
+  if (decode) return decode as (bytes: Buffer) => MessageShape<D>;
   return (bytes) => fromBinary(desc, bytes);
 }
 
+/** Decoders written for a message type, used in place of `fromBinary` (they must build what it builds). */
+export type Decoders = ReadonlyMap<DescMessage, (bytes: Buffer) => unknown>;
+
 /** The grpc-js service definition of a generated service. */
-function serviceDefinition(service: DescService): grpc.ServiceDefinition {
+function serviceDefinition(service: DescService, decoders: Decoders = new Map()): grpc.ServiceDefinition {
   const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   for (const method of service.methods) {
     const streamsIn = method.methodKind === 'client_streaming' || method.methodKind === 'bidi_streaming';
@@ -66,17 +71,22 @@ function serviceDefinition(service: DescService): grpc.ServiceDefinition {
       requestStream: streamsIn,
       responseStream: streamsOut,
       requestSerialize: serializer(method.input) as (value: unknown) => Buffer,
-      requestDeserialize: deserializer(method.input),
+      requestDeserialize: deserializer(method.input, decoders),
       responseSerialize: serializer(method.output) as (value: unknown) => Buffer,
-      responseDeserialize: deserializer(method.output),
+      responseDeserialize: deserializer(method.output, decoders),
       originalName: method.name,
     };
   }
   return definition;
 }
 
-export function addService<T extends GenServiceMethods>(server: grpc.Server, service: GenService<T>, implementation: ServiceImplementation<T>): void {
-  server.addService(serviceDefinition(service), implementation as unknown as grpc.UntypedServiceImplementation);
+export function addService<T extends GenServiceMethods>(
+  server: grpc.Server,
+  service: GenService<T>,
+  implementation: ServiceImplementation<T>,
+  decoders?: Decoders,
+): void {
+  server.addService(serviceDefinition(service, decoders), implementation as unknown as grpc.UntypedServiceImplementation);
 }
 
 export function createClient<T extends GenServiceMethods>(
