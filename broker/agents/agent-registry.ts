@@ -10,6 +10,7 @@ import type { AgentRow, AgentState, StoredHello } from '../store/agents-table.ts
 import { effectiveLabels } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
 import type { AgentSession, HostSession } from './agent-session.ts';
+import { sharedHello } from './shared-hellos.ts';
 
 /**
  * The shortest silence after which the broker ends an agent's stream, whatever
@@ -84,7 +85,7 @@ function hostFromRow(row: AgentRow, roles: RoleGrant[]): Host {
     roles,
     state: 'offline',
     session: undefined,
-    hello: row.hello,
+    hello: row.hello && sharedHello(row.hello),
     version: row.version,
     enrolledAt: row.enrolledAt,
     lastSeenAt: row.lastSeenAt,
@@ -200,7 +201,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
       local.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
     }
     host.session = session;
-    host.hello = presence.hello;
+    host.hello = presence.hello && sharedHello(presence.hello);
     host.version = presence.hello?.agent_version ?? host.version;
     host.labels = { ...presence.labels, ...host.operatorLabels };
     host.lastSeenAt = presence.lastSeenAt;
@@ -295,7 +296,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     const previousSession = host.session;
     const previousState = host.state;
     host.session = session;
-    host.hello = hello;
+    host.hello = sharedHello(hello);
     host.version = hello.agent_version;
     host.name = row.name;
     host.labels = { ...reportedLabels, ...row.tokenLabels };
@@ -318,7 +319,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
   updateHello(session: AgentSession, hello: StoredHello, reportedLabels: Record<string, string>): void {
     const host = this.hosts.get(session.agentId);
     if (!host || host.session !== session) return;
-    host.hello = hello;
+    host.hello = sharedHello(hello);
     host.labels = { ...reportedLabels, ...host.operatorLabels };
     const now = Date.now();
     this.persist('an agent hello', () => this.store.agents.recordHello(host.id, { version: hello.agent_version, hello, reportedLabels, now }));

@@ -1,6 +1,7 @@
 import { errorInfo } from '../../shared/errors/fleet-error.ts';
 import type { Host } from '../agents/agent-registry.ts';
 import { type CallAuthority, type CallOutcome, callFrame, encodeParams } from '../agents/agent-session.ts';
+import { offersAction } from '../agents/shared-hellos.ts';
 
 export interface FanOutRequest {
   action: string;
@@ -39,7 +40,7 @@ function refuseLocally(host: Host, action: string): CallOutcome | undefined {
       ),
     };
   }
-  if (host.hello && !host.hello.actions.includes(action)) {
+  if (host.hello && !offersAction(host.hello, action)) {
     return {
       ok: false,
       error: errorInfo(

@@ -3,6 +3,7 @@ import { sendMagicPacket } from '../../../shared/domains/network/network-actions
 import { NETWORKS_FACT } from '../../../shared/domains/network/network-head.ts';
 import { FleetError } from '../../../shared/errors/fleet-error.ts';
 import type { Host } from '../../agents/agent-registry.ts';
+import { offersAction } from '../../agents/shared-hellos.ts';
 
 /** The limited broadcast: it says nothing about which segment the target is on. */
 export const LIMITED_BROADCAST = '255.255.255.255';
@@ -33,7 +34,7 @@ function claimedSubnets(host: Host): Subnet[] {
  */
 export function chooseWakeSender(permitted: readonly Host[], broadcast: string): WakeSender {
   const online = permitted
-    .filter((host) => host.session?.isOpen && host.hello?.actions.includes(sendMagicPacket.id))
+    .filter((host) => host.session?.isOpen && host.hello !== null && offersAction(host.hello, sendMagicPacket.id))
     .sort((a, b) => a.name.localeCompare(b.name));
   if (broadcast === LIMITED_BROADCAST) {
     if (online.length === 1) return { host: online[0] as Host, subnet: null };
