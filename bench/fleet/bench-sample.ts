@@ -1,3 +1,4 @@
+import { CATALOG } from '../../shared/catalog/catalog.ts';
 import type { HostSample } from '../../shared/catalog/sample.ts';
 
 /** The host sample every simulated agent of the benches reports: fixed figures, so rounds compare. */
@@ -15,3 +16,13 @@ export const BENCH_SAMPLE: HostSample = {
   net_tx_bytes: 98_765_432,
   sampled_at_unix_ms: Date.now(),
 };
+
+/**
+ * The actions a simulated agent announces in its Hello: every action of the
+ * catalog, as an agent on a host with every domain announces them, beside the
+ * few it answers. A Hello of three actions made the broker's memory per agent
+ * look smaller than a real fleet's.
+ */
+export function announcedActions(answered: readonly string[]): string[] {
+  return [...new Set([...answered, ...CATALOG.map((action) => action.id)])];
+}

@@ -11,6 +11,7 @@ import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
 import type { ContainerFigures } from '../../shared/wire/sample-codec.ts';
 import type { preEnroll } from '../mesh/bench-fleet.ts';
+import { announcedActions } from './bench-sample.ts';
 
 export const CONTAINERS_PER_HOST = 12;
 
@@ -145,7 +146,7 @@ export function simulatedAgent(
     hello: () => ({
       agentVersion: FLEETMESH_VERSION,
       protocolVersion: PROTOCOL_VERSION,
-      actions: dispatcher.actions(),
+      actions: announcedActions(dispatcher.actions()),
       name: identity.name,
       collectors,
       labels: { role: i % 4 ? 'app' : 'db', zone: `zone-${i % 3}` },

@@ -4,7 +4,7 @@ import { Dispatcher } from '../../agent/dispatcher/dispatcher.ts';
 import { agentInfo } from '../../shared/domains/agent/agent-actions.ts';
 import { silentLogger } from '../../shared/log/logger.ts';
 import { FLEETMESH_VERSION, PROTOCOL_VERSION } from '../../shared/version.ts';
-import { BENCH_SAMPLE } from '../fleet/bench-sample.ts';
+import { announcedActions, BENCH_SAMPLE } from '../fleet/bench-sample.ts';
 import type { preEnroll } from './bench-fleet.ts';
 import { ECHO_REPLY_BYTES, ECHO_SERVICE } from './echo-service.ts';
 
@@ -41,7 +41,7 @@ export function simulatedAgent(identity: Enrolled['agents'][number], shared: { k
     dataDir: '/nonexistent',
     identity: { ...identity, brokerAddress: address, caCertificatePem: shared.caCertificatePem, privateKeyPem: shared.keys.privateKeyPem },
     dispatcher,
-    hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: dispatcher.actions(), name: identity.name }),
+    hello: () => ({ agentVersion: FLEETMESH_VERSION, protocolVersion: PROTOCOL_VERSION, actions: announcedActions(dispatcher.actions()), name: identity.name }),
     sample: () => BENCH_SAMPLE,
     log: silentLogger,
     backoffBaseMs: 500,
