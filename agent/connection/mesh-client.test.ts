@@ -29,9 +29,9 @@ const welcome = (name: string) =>
 /** What the test server does with each call, by the path's method name. */
 type Handler = (stream: http2.ServerHttp2Stream, body: Buffer[]) => void;
 
-// The broker serves with grpc-js; these cases are the ones a broker built on it rarely shows (a message split over
-// DATA frames, several in one, a status with metadata and no body, an oversized or undecodable message), served by
-// hand from node:http2 over TLS with a certificate of our own CA.
+// These cases are the ones a broker rarely shows (a message split over DATA frames, several in one, a status with
+// metadata and no body, an oversized or undecodable message), served by hand from node:http2 over TLS with a
+// certificate of our own CA.
 describe('the agent gRPC client', () => {
   let server: http2.Http2SecureServer;
   let address: string;

@@ -12,6 +12,7 @@ import {
   EnrollResponseSchema,
   Mesh,
 } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { frameMessage, MessageReader } from '../../shared/grpc/framing.ts';
 import { GrpcCode, type GrpcStatus, TrailerMetadata } from '../../shared/grpc/status-codes.ts';
 import { FLEETMESH_VERSION, MAX_MESSAGE_BYTES } from '../../shared/version.ts';
 
@@ -22,8 +23,8 @@ import { FLEETMESH_VERSION, MAX_MESSAGE_BYTES } from '../../shared/version.ts';
  * stream at a time and never needs name resolution policies, load balancing,
  * retries or a channel's state machine: what a general client library brings
  * for them stayed resident in every idle agent (docs/performance.md, the idle
- * agent). The broker serves with grpc-js; tests and benchmarks still dial it
- * with grpc-js too.
+ * agent). The broker serves the same protocol with its own server on
+ * `node:http2` (broker/grpc/grpc-server.ts); tests dial it with grpc-js too.
  */
 
 /** `node:http2`, required: an ES import builds the namespace from every export (see `agent/node-http.ts`). */
@@ -141,9 +142,7 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
   private ended: GrpcStatus | undefined;
   private received: GrpcStatus | undefined;
   private streamError: Error | undefined;
-  /** Bytes received and not yet a whole message, kept as they came (joined once a message is whole). */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly reader = new MessageReader('the broker', MAX_MESSAGE_BYTES);
   private lastWritten: { message: MessageShape<In>; frame: Buffer } | undefined;
 
   constructor(
@@ -196,12 +195,7 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
   write(message: MessageShape<In>): void {
     if (this.ended || this.request.destroyed) return;
     if (this.lastWritten?.message !== message) {
-      const body = toBinary(this.input, message);
-      const frame = Buffer.allocUnsafe(5 + body.byteLength);
-      frame.writeUInt8(0, 0);
-      frame.writeUInt32BE(body.byteLength, 1);
-      frame.set(body, 5);
-      this.lastWritten = { message, frame };
+      this.lastWritten = { message, frame: frameMessage(toBinary(this.input, message)) };
     }
     this.request.write(this.lastWritten.frame);
   }
@@ -221,45 +215,26 @@ export class MeshCall<In extends DescMessage, Out extends DescMessage> extends E
   private end(status: GrpcStatus): void {
     if (this.ended) return;
     this.ended = status;
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.reader.clear();
     // Told on the next tick, as a status always is: whoever cancels finishes its own step first.
     process.nextTick(() => this.emit('status', status));
   }
 
-  /** Reassembles length-prefixed messages from the chunks HTTP/2 hands over. */
+  /** Decodes each whole message the chunk completes, until the call ends. */
   private read(chunk: Buffer): void {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    while (!this.ended && this.pendingBytes >= 5) {
-      let head = this.pending[0] as Buffer;
-      if (head.length < 5) {
-        head = Buffer.concat(this.pending);
-        this.pending = [head];
-      }
-      const length = head.readUInt32BE(1);
-      if (head.readUInt8(0) !== 0) {
-        this.fail(GrpcCode.INTERNAL, 'the broker sent a compressed message, which this agent did not ask for');
-        return;
-      }
-      if (length > MAX_MESSAGE_BYTES) {
-        this.fail(GrpcCode.RESOURCE_EXHAUSTED, `the broker sent a message of ${length} bytes, over the ${MAX_MESSAGE_BYTES} allowed`);
-        return;
-      }
-      if (this.pendingBytes < 5 + length) return;
-      const data = this.pending.length === 1 ? head : Buffer.concat(this.pending);
-      const rest = data.subarray(5 + length);
-      this.pending = rest.length > 0 ? [rest] : [];
-      this.pendingBytes = rest.length;
+    if (this.ended) return;
+    const failure = this.reader.read(chunk, (body) => {
       let message: MessageShape<Out>;
       try {
-        message = fromBinary(this.output, data.subarray(5, 5 + length));
+        message = fromBinary(this.output, body);
       } catch (error) {
         this.fail(GrpcCode.INTERNAL, `the broker sent a message that does not decode: ${(error as Error).message}`);
-        return;
+        return false;
       }
       this.emit('data', message);
-    }
+      return !this.ended;
+    });
+    if (failure) this.fail(failure.code, failure.details);
   }
 
   private fail(code: GrpcCode, details: string): void {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import * as grpc from '@grpc/grpc-js';
 import type { HostSample } from '../../shared/catalog/sample.ts';
 import type { Sample } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import { GrpcCode } from '../../shared/grpc/status-codes.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { type ContainerFigures, containersFromWire, sampleFromWire } from '../../shared/wire/sample-codec.ts';
 import { revokeAgent } from '../admin/revoke-agent.ts';
@@ -159,7 +159,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.timers = [];
     const held = this.held().map((host) => host.id);
     for (const host of this.hosts.values()) {
-      host.session?.close({ code: grpc.status.UNAVAILABLE, details: 'the broker is shutting down' });
+      host.session?.close({ code: GrpcCode.UNAVAILABLE, details: 'the broker is shutting down' });
       host.session = undefined;
     }
     this.flushSeen();
@@ -198,7 +198,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     if (local?.isOpen) {
       if (local.connectedAt >= session.connectedAt) return;
       this.log.info('agent stream replaced by a newer one on another broker', { agent: host.name, broker: session.heldBy });
-      local.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
+      local.close({ code: GrpcCode.ABORTED, details: 'replaced by a newer stream from the same agent' });
     }
     host.session = session;
     host.hello = presence.hello && sharedHello(presence.hello);
@@ -307,7 +307,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.persist('an agent hello', () => this.store.agents.recordHello(row.id, { version: hello.agent_version, hello, reportedLabels, now }));
     if (previousSession && previousSession !== session) {
       this.log.info('agent stream replaced by a newer one', { agent: host.name });
-      previousSession.close({ code: grpc.status.ABORTED, details: 'replaced by a newer stream from the same agent' });
+      previousSession.close({ code: GrpcCode.ABORTED, details: 'replaced by a newer stream from the same agent' });
     }
     this.setState(host, 'online', previousState);
     // Moved here from another broker: the state is the same, the holder is not.
@@ -388,7 +388,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
         this.setState(host, 'stale', 'online');
       } else if (host.state === 'stale' && silentMs >= offlineAfterMs) {
         const reason = `no heartbeat for ${silentMs} ms`;
-        local.close({ code: grpc.status.UNAVAILABLE, details: reason });
+        local.close({ code: GrpcCode.UNAVAILABLE, details: reason });
         this.detach(local, reason);
       }
     }
@@ -473,7 +473,7 @@ export class AgentRegistry extends EventEmitter<RegistryEvents> {
     this.byName = undefined;
     if (host.session) {
       this.log.info('closing the stream of a revoked agent', { agent: host.name });
-      host.session.close({ code: grpc.status.PERMISSION_DENIED, details: `agent ${host.name} has been revoked` });
+      host.session.close({ code: GrpcCode.PERMISSION_DENIED, details: `agent ${host.name} has been revoked` });
       host.session = undefined;
     }
     host.state = 'offline';

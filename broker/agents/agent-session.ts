@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
-import type * as grpc from '@grpc/grpc-js';
 import { type ErrorInfo, errorInfo } from '../../shared/errors/fleet-error.ts';
 import { type BrokerFrame, BrokerFrameSchema, type Call, CallSchema, CancelSchema, type Chunk, type Result } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
+import type { OutgoingStatus } from '../../shared/grpc/grpc-status.ts';
 
 export interface CallRequest {
   action: string;
@@ -62,7 +62,7 @@ type BrokerFrameBody = BrokerFrame['frame'];
 export interface BrokerFrameStream {
   write(frame: BrokerFrame): unknown;
   end(): unknown;
-  emit(event: 'error', status: Partial<grpc.StatusObject>): unknown;
+  emit(event: 'error', status: Partial<OutgoingStatus>): unknown;
 }
 
 /** How long an answer is still taken after its call gave up on it. */
@@ -142,7 +142,7 @@ export interface HostSession {
   /** The broker holding the agent's stream when it is not this one. */
   readonly heldBy?: string;
   call(request: CallRequest): Promise<CallOutcome>;
-  close(status?: Partial<grpc.StatusObject>): void;
+  close(status?: Partial<OutgoingStatus>): void;
 }
 
 /**
@@ -306,7 +306,7 @@ export class AgentSession implements HostSession {
   }
 
   /** Ends the stream (with an error status when given) and fails every call still waiting. */
-  close(status?: Partial<grpc.StatusObject>): void {
+  close(status?: Partial<OutgoingStatus>): void {
     if (this.ended) return;
     this.markEnded();
     try {

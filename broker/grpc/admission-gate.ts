@@ -113,7 +113,7 @@ export type GateOutcome = (typeof GATE_OUTCOMES)[number];
 interface Pending {
   socket: Socket;
   source: string;
-  /** The peer as grpc-js names it (`ADDRESS:PORT`), by which established() finds it. */
+  /** The peer as the gRPC server names it (`ADDRESS:PORT`), by which established() finds it. */
   peer: string;
   stage: Stage;
   /** Ends the hello and handshake stages that take too long. */
@@ -185,8 +185,8 @@ export class AdmissionGate {
   }
 
   /**
-   * Listens on every address `host` names (both loopbacks for `localhost`, as
-   * grpc-js would) on one port, and fails only when none could be bound;
+   * Listens on every address `host` names (both loopbacks for `localhost`) on
+   * one port, and fails only when none could be bound;
    * resolves with that port (useful with port 0).
    */
   async listen(host: string, port: number): Promise<number> {
@@ -233,7 +233,7 @@ export class AdmissionGate {
 
   /**
    * The first call of a connection handed over has reached the gRPC server
-   * (`peer` as grpc-js's getPeer() names it): the connection is the server's
+   * (`peer` as the server's getPeer() names it): the connection is the server's
    * from now on and no longer counts against its source.
    */
   established(peer: string): void {

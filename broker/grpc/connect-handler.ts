@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
-import * as grpc from '@grpc/grpc-js';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
 import { type AgentFrame, type BrokerFrame, type Hello, ReconnectSchema, RenewResponseSchema, WelcomeSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
+import { GrpcCode } from '../../shared/grpc/status-codes.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { agentIdFromAltNames, normalizeSerial } from '../../shared/pki/certificates.ts';
 import { FLEETMESH_VERSION } from '../../shared/version.ts';
@@ -13,6 +13,7 @@ import type { Enrollment } from '../enrollment/enrollment.ts';
 import type { FleetAuthority } from '../pki/fleet-authority.ts';
 import type { AgentRow, StoredHello } from '../store/agents-table.ts';
 import type { BrokerStore } from '../store/broker-store.ts';
+import type { ServerCall, StreamHandler } from './grpc-server.ts';
 import { trustUpdateFor } from './trust-updates.ts';
 import { versionSkew } from './version-skew.ts';
 
@@ -35,13 +36,13 @@ interface ConnectHandlerOptions {
 
 /** Who is on the other end of a stream, from the verified client certificate only. */
 async function authenticate(
-  call: grpc.ServerDuplexStream<AgentFrame, BrokerFrame>,
+  call: ServerCall<AgentFrame, BrokerFrame>,
   store: BrokerStore,
   authority: FleetAuthority,
 ): Promise<{ agentId: string; serial: string; caPin: string; agent: AgentRow }> {
   const certificate = call.getAuthContext().sslPeerCertificate;
   if (!certificate) {
-    // grpc-js exposes a peer certificate only when Node's TLS verified it
+    // The server exposes a peer certificate only when Node's TLS verified it
     // against our CA: none presented, another CA's, or an expired one all end here.
     throw new FleetError(
       'forbidden',
@@ -95,7 +96,7 @@ function storedHello(hello: Hello): StoredHello {
 }
 
 /** Serves one agent's Connect stream from authentication to its end. */
-export function createConnectHandler(options: ConnectHandlerOptions): grpc.handleBidiStreamingCall<AgentFrame, BrokerFrame> {
+export function createConnectHandler(options: ConnectHandlerOptions): StreamHandler<AgentFrame, BrokerFrame> {
   const { store, registry, enrollment, authority, log } = options;
   return async (call) => {
     // An unhandled 'error' on a stream kills the process (DESIGN §10).
@@ -123,7 +124,7 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
     }
     let attached = false;
     const helloTimer = setTimeout(() => {
-      if (!attached) session.close({ code: grpc.status.DEADLINE_EXCEEDED, details: 'no Hello within 10 s of opening the stream' });
+      if (!attached) session.close({ code: GrpcCode.DEADLINE_EXCEEDED, details: 'no Hello within 10 s of opening the stream' });
     }, HELLO_TIMEOUT_MS);
     const finish = (reason: string) => {
       clearTimeout(helloTimer);
@@ -136,7 +137,7 @@ export function createConnectHandler(options: ConnectHandlerOptions): grpc.handl
     });
     call.on('cancelled', () => finish('stream cancelled'));
     call.on('close', () => finish('stream closed'));
-    call.on('error', (error) => finish(`stream error: ${error.message}`));
+    call.on('error', (status) => finish(`stream error: ${status.details ?? 'no details'}`));
 
     call.on('data', (frame: AgentFrame) => {
       switch (frame.frame.case) {

@@ -1,9 +1,14 @@
-import { create } from '@bufbuild/protobuf';
-import * as grpc from '@grpc/grpc-js';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
-import { AgentFrameSchema, EnrollResponseSchema, Mesh, ReconnectSchema } from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
-import { toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
-import { addService } from '../../shared/grpc/service-adapter.ts';
+import {
+  type BrokerFrame,
+  BrokerFrameSchema,
+  EnrollRequestSchema,
+  type EnrollResponse,
+  EnrollResponseSchema,
+  Mesh,
+  ReconnectSchema,
+} from '../../shared/gen/fleetmesh/v1/mesh_pb.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { parseHostPort } from '../../shared/options/values.ts';
 import { MAX_MESSAGE_BYTES } from '../../shared/version.ts';
@@ -21,7 +26,7 @@ import { AdmissionGate, type AdmissionLimits } from './admission-gate.ts';
 import { type AdmissionRate, spreadReturns } from './admission-pacer.ts';
 import { decodeAgentFrame } from './agent-frames.ts';
 import { createConnectHandler } from './connect-handler.ts';
-import { TlsCertificates } from './tls-certificates.ts';
+import { GrpcServer } from './grpc-server.ts';
 import { trustUpdateFor } from './trust-updates.ts';
 
 interface MeshServerOptions {
@@ -45,7 +50,7 @@ interface MeshServerOptions {
   log: Logger;
 }
 
-/** The address of a peer as grpc-js spells it (`ADDRESS:PORT`), without the port. */
+/** The address of a peer (`ADDRESS:PORT`), without the port. */
 function peerAddress(peer: string): string {
   return peer.replace(/:\d+$/, '');
 }
@@ -65,16 +70,12 @@ function admit(limiter: RateLimiter, key: string, what: string): void {
   });
 }
 
-function tlsIdentity(identity: ServingIdentity): { certificate: Buffer; privateKey: Buffer } {
-  return { certificate: Buffer.from(identity.certificatePem), privateKey: Buffer.from(identity.privateKeyPem) };
-}
-
 /** How long a broker shutting down lets calls in flight on its agents' streams finish before it moves the agents. */
 const DRAIN_GRACE_MS = 10_000;
 
 /** The broker's gRPC endpoint: Enroll for newcomers, Connect for enrolled agents, one TLS port. */
 export class MeshServer {
-  private server: grpc.Server | undefined;
+  private server: GrpcServer | undefined;
   private gate: AdmissionGate | undefined;
   private readonly enrollsBySource: RateLimiter;
   private readonly enrollsByToken: RateLimiter;
@@ -106,97 +107,91 @@ export class MeshServer {
   /** Binds and serves; resolves with the bound port (useful with port 0). */
   async start(): Promise<number> {
     const { options } = this;
-    const server = new grpc.Server({
-      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
-      'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
-      'grpc.keepalive_time_ms': 20_000,
+    const server = new GrpcServer({
+      tls: this.tlsOptions(options.serving.current, options.authority.set),
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      keepaliveIntervalMs: 20_000,
       // A silent agent is the registry's to judge by its heartbeats (stale, then offline after the grace): a keepalive
       // ping unanswered by a stopped agent process must not end its stream first, which once sent SIGSTOPped agents
       // straight to offline without ever being stale.
-      'grpc.keepalive_timeout_ms': Math.max(10_000, options.heartbeatIntervalMs * (options.offlineAfterMissed + 2)),
-      'grpc.keepalive_permit_without_calls': 1,
-      'grpc.enable_channelz': 0,
+      keepaliveTimeoutMs: Math.max(10_000, options.heartbeatIntervalMs * (options.offlineAfterMissed + 2)),
     });
     const connect = createConnectHandler({ ...options, leaving: () => this.elsewhere });
     // A connection's first call shows its TLS handshake is done: the gate stops counting it against its source.
     let gate: AdmissionGate | undefined;
-    addService(
-      server,
-      Mesh,
-      {
-        enroll: async (call, callback) => {
-          gate?.established(call.getPeer());
-          const request = call.request;
-          const source = peerAddress(call.getPeer());
-          const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
-          try {
-            this.admitEnroll(source, tokenId);
-            const result = await options.enrollment.enroll({
-              token: request.token,
-              csrPem: request.csrPem,
-              name: request.name,
-              previousAgentId: request.previousAgentId,
-              agentVersion: request.agentVersion,
-            });
-            await options.registry.refreshFromStore(result.agentId);
-            callback(
-              null,
-              create(EnrollResponseSchema, {
-                agentId: result.agentId,
-                name: result.name,
-                certificatePem: result.certificatePem,
-                caCertificatePem: result.caCertificatePem,
-                notAfterUnixMs: BigInt(result.notAfter.getTime()),
-                labels: result.labels,
-              }),
-            );
-          } catch (error) {
-            const failure = toFleetError(error);
-            this.refusals.warn('enrollment refused', {
-              source,
-              name: loggable(request.name, 63),
-              token_id: tokenId,
-              reason: failure.message,
-            });
-            callback(toGrpcStatus(failure));
-          }
-        },
-        connect: (call) => {
-          gate?.established(call.getPeer());
-          connect(call);
-        },
+    server.unary(
+      `/${Mesh.typeName}/${Mesh.method.enroll.name}`,
+      { decode: (bytes) => fromBinary(EnrollRequestSchema, bytes), encode: (message: EnrollResponse) => toBinary(EnrollResponseSchema, message) },
+      async (request, call) => {
+        gate?.established(call.getPeer());
+        const source = peerAddress(call.getPeer());
+        const tokenId = request.token.length <= 128 ? joinTokenId(request.token) : undefined;
+        try {
+          this.admitEnroll(source, tokenId);
+          const result = await options.enrollment.enroll({
+            token: request.token,
+            csrPem: request.csrPem,
+            name: request.name,
+            previousAgentId: request.previousAgentId,
+            agentVersion: request.agentVersion,
+          });
+          await options.registry.refreshFromStore(result.agentId);
+          return create(EnrollResponseSchema, {
+            agentId: result.agentId,
+            name: result.name,
+            certificatePem: result.certificatePem,
+            caCertificatePem: result.caCertificatePem,
+            notAfterUnixMs: BigInt(result.notAfter.getTime()),
+            labels: result.labels,
+          });
+        } catch (error) {
+          const failure = toFleetError(error);
+          this.refusals.warn('enrollment refused', {
+            source,
+            name: loggable(request.name, 63),
+            token_id: tokenId,
+            reason: failure.message,
+          });
+          throw failure;
+        }
       },
-      // The frames agents send by the thousand are read without protobuf-es's reflection.
-      new Map([[AgentFrameSchema, decodeAgentFrame]]),
     );
-    // The chain carries the CA too, so an enrolling agent can read it and check it against its pin.
-    const certificates = new TlsCertificates(Buffer.from(options.authority.set.clientCasPem()), tlsIdentity(options.serving.current));
-    this.tls = certificates;
-    options.serving.on('changed', this.onServingChanged);
-    options.authority.on('changed', this.onCasChanged);
-    const credentials = grpc.experimental.createCertificateProviderServerCredentials(certificates, certificates, false);
-    // The port is our own listener's, not grpc-js's: connections reach grpc-js's TLS only when the gate admits them.
-    const injector = server.createConnectionInjector(credentials);
-    gate = new AdmissionGate({ rate: options.admissionRate, limits: options.admissionLimits, admit: (socket) => injector.injectConnection(socket) });
+    server.stream(
+      `/${Mesh.typeName}/${Mesh.method.connect.name}`,
+      // The frames agents send by the thousand are read without protobuf-es's reflection.
+      { decode: decodeAgentFrame, encode: (message: BrokerFrame) => toBinary(BrokerFrameSchema, message) },
+      (call) => {
+        gate?.established(call.getPeer());
+        connect(call);
+      },
+    );
+    // The port is our own listener's: connections reach the server's TLS only when the gate admits them.
+    gate = new AdmissionGate({ rate: options.admissionRate, limits: options.admissionLimits, admit: (socket) => server.inject(socket) });
     const address = parseHostPort(options.listen, '--grpc-listen');
     let port: number;
     try {
       port = await gate.listen(address.host, address.port);
     } catch (error) {
-      server.forceShutdown();
+      await server.close(0);
       throw error;
     }
     this.gate = gate;
     this.server = server;
+    options.serving.on('changed', this.onServingChanged);
+    options.authority.on('changed', this.onCasChanged);
     return port;
   }
 
-  private tls: TlsCertificates | undefined;
+  /** The TLS server's options: the serving identity (its chain carries the CA, for an enrolling agent to check against its pin), and the CAs client certificates are checked against. */
+  private tlsOptions(identity: ServingIdentity, set: CaSet): { key: Buffer; cert: Buffer; ca: Buffer } {
+    return { key: Buffer.from(identity.privateKeyPem), cert: Buffer.from(identity.certificatePem), ca: Buffer.from(set.clientCasPem()) };
+  }
+
   /** Set once draining: the other brokers' agent addresses (none alone). */
   private elsewhere: readonly string[] | undefined;
 
   private readonly onServingChanged = (identity: ServingIdentity): void => {
-    this.tls?.update({ identity: tlsIdentity(identity) });
+    this.server?.setTls(this.tlsOptions(identity, this.options.authority.set));
   };
 
   /**
@@ -207,7 +202,7 @@ export class MeshServer {
    * refused in words.
    */
   private readonly onCasChanged = (set: CaSet): void => {
-    this.tls?.update({ ca: Buffer.from(set.clientCasPem()) });
+    this.server?.setTls(this.tlsOptions(this.options.serving.current, set));
     const leaving: AgentSession[] = [];
     for (const session of this.options.registry.localSessions()) {
       const trust = trustUpdateFor(session, set);
@@ -261,16 +256,6 @@ export class MeshServer {
     this.server = undefined;
     this.gate?.close();
     this.gate = undefined;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        server.forceShutdown();
-        resolve();
-      }, 2000);
-      server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    await server?.close(2000);
   }
 }

@@ -2,13 +2,11 @@ import { Broker } from '../../broker/broker.ts';
 import { BROKER_COMMAND, resolveBrokerOptions } from '../../broker/broker-options.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { defineCommand } from '../command.ts';
-import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
 
 export const brokerCommand = defineCommand({
   spec: BROKER_COMMAND,
   async run(parsed) {
-    quietGrpc();
     const options = resolveBrokerOptions(parsed.values);
     const log = createLogger({ level: options.logLevel, format: options.logFormat });
     const broker = await Broker.start(options, log);

@@ -16,7 +16,6 @@ import { writePrivateKey } from '../../shared/pki/key-files.ts';
 import { currentLaunchPlace } from '../agent-launcher.ts';
 import { clientSnippets } from '../client-snippets.ts';
 import { defineCommand } from '../command.ts';
-import { quietGrpc } from '../quiet-grpc.ts';
 import { untilSignal } from '../until-signal.ts';
 
 const ADMIN_TOKEN_FILE = 'admin.token';
@@ -90,7 +89,6 @@ export const upCommand = defineCommand({
     configFile: true,
   },
   async run(parsed, io) {
-    quietGrpc();
     const { values } = parsed;
     const root = resolve(values['data-dir']);
     const brokerDir = join(root, 'broker');
