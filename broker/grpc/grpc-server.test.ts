@@ -18,45 +18,18 @@ const bytes = { decode: (body: Buffer) => Buffer.from(body), encode: (message: B
 const passThrough = (value: Buffer) => value;
 const MAX_BYTES = 64 * 1024;
 
+/** A method of the test service, its messages passed through as bytes. */
+const method = (name: string, streams: boolean) => ({
+  path: `/test.T/${name}`,
+  requestStream: streams,
+  responseStream: streams,
+  requestSerialize: passThrough,
+  requestDeserialize: passThrough,
+  responseSerialize: passThrough,
+  responseDeserialize: passThrough,
+});
 const Client = grpc.makeGenericClientConstructor(
-  {
-    echo: {
-      path: '/test.T/Echo',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: passThrough,
-      requestDeserialize: passThrough,
-      responseSerialize: passThrough,
-      responseDeserialize: passThrough,
-    },
-    refuse: {
-      path: '/test.T/Refuse',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: passThrough,
-      requestDeserialize: passThrough,
-      responseSerialize: passThrough,
-      responseDeserialize: passThrough,
-    },
-    talk: {
-      path: '/test.T/Talk',
-      requestStream: true,
-      responseStream: true,
-      requestSerialize: passThrough,
-      requestDeserialize: passThrough,
-      responseSerialize: passThrough,
-      responseDeserialize: passThrough,
-    },
-    missing: {
-      path: '/test.T/Missing',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: passThrough,
-      requestDeserialize: passThrough,
-      responseSerialize: passThrough,
-      responseDeserialize: passThrough,
-    },
-  },
+  { echo: method('Echo', false), refuse: method('Refuse', false), talk: method('Talk', true), missing: method('Missing', false) },
   'T',
 );
 type TestClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
