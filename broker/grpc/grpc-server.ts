@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { FleetError, toFleetError } from '../../shared/errors/fleet-error.ts';
+import { toFleetError } from '../../shared/errors/fleet-error.ts';
 import { type FramingFailure, frameMessage, MessageReader } from '../../shared/grpc/framing.ts';
 import { type OutgoingStatus, toGrpcStatus } from '../../shared/grpc/grpc-status.ts';
 import { GrpcCode } from '../../shared/grpc/status-codes.ts';
@@ -55,6 +55,9 @@ function trailersOf(status: CallStatus): http2.OutgoingHttpHeaders {
   }
   return trailers;
 }
+
+/** The headers of every gRPC response: a status in them too makes a trailers-only response. */
+const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc+proto' } as const;
 
 function peerOf(socket: Socket | TLSSocket | undefined): string {
   if (!socket?.remoteAddress) return 'unknown';
@@ -124,7 +127,7 @@ export class ServerCall<In, Out> extends EventEmitter<CallEvents<In>> {
   /** The response's headers go with its first message; a call ended before any gets its status in them alone. */
   private respond(): void {
     if (this.stream.headersSent) return;
-    this.stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': 'identity' }, { waitForTrailers: true });
+    this.stream.respond({ ...RESPONSE_HEADERS, 'grpc-accept-encoding': 'identity' }, { waitForTrailers: true });
   }
 
   /** The peer as `ADDRESS:PORT`. */
@@ -161,7 +164,7 @@ export class ServerCall<In, Out> extends EventEmitter<CallEvents<In>> {
     if (stream.destroyed || stream.writableEnded) return;
     try {
       if (stream.headersSent) stream.end();
-      else stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', ...trailersOf(status) }, { endStream: true });
+      else stream.respond({ ...RESPONSE_HEADERS, ...trailersOf(status) }, { endStream: true });
     } catch {
       // The stream went away meanwhile.
     }
@@ -308,11 +311,7 @@ export class GrpcServer {
     if (!method) {
       // Trailers-only: the status in the one header block.
       stream.respond(
-        {
-          ':status': 200,
-          'content-type': 'application/grpc+proto',
-          ...trailersOf({ code: GrpcCode.UNIMPLEMENTED, details: `no method ${String(headers[':path'])}` }),
-        },
+        { ...RESPONSE_HEADERS, ...trailersOf({ code: GrpcCode.UNIMPLEMENTED, details: `no method ${String(headers[':path'])}` }) },
         { endStream: true },
       );
       return;
@@ -344,7 +343,7 @@ function serveUnary<In, Out>(call: ServerCall<In, Out>, handler: UnaryHandler<In
         call.write(response);
         call.end();
       },
-      (error: unknown) => call.emit('error', error instanceof FleetError ? toGrpcStatus(error) : toGrpcStatus(toFleetError(error))),
+      (error: unknown) => call.emit('error', toGrpcStatus(toFleetError(error))),
     );
   });
 }
